@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what vroce needs to build and test on Debian 12 (bookworm).
+# Idempotent: prints nothing and changes nothing when all is present.
+# Must run as root (CI and developer machines are root).
+set -euo pipefail
+
+pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
+      clang lld llvm sparse xz-utils rsync kmod iproute2)
+
+# The kernel source and the headers of the same 6.12 release.
+need_kernel=1
+if ls -d /usr/src/linux-source-6.12.tar.xz >/dev/null 2>&1 &&
+   ls -d /usr/src/linux-headers-6.12.*-amd64 >/dev/null 2>&1; then
+	need_kernel=0
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+
+[ ${#missing[@]} -eq 0 ] && [ $need_kernel -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing ${missing[*]} (and kernel 6.12 source/headers: $need_kernel); run as root" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt_q() { apt-get -q -o=Dpkg::Use-Pty=0 "$@"; }
+
+echo "install-deps: apt-get update" >&2
+apt_q update >/dev/null
+
+if [ $need_kernel -eq 1 ]; then
+	# linux-source-6.12's version names the headers package of the same
+	# release: 6.12.117-1~deb12u1 -> linux-headers-6.12.117+deb12-amd64.
+	ver=$(apt-cache policy linux-source-6.12 | awk '/Candidate:/ { print $2 }')
+	case "$ver" in
+	6.12.*) ;;
+	*) echo "install-deps: no linux-source-6.12 in the APT sources" >&2; exit 1 ;;
+	esac
+	up=${ver%%-*}
+	missing+=("linux-source-6.12=$ver" "linux-headers-$up+deb12-amd64")
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+apt_q install -y --no-install-recommends "${missing[@]}" >/dev/null

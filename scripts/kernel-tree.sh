@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Print the path of the cached, unpacked linux-source-6.12 tree, unpacking it
+# on first use and wiring this checkout into it as drivers/infiniband/vroce.
+#
+# The tree lives under $VROCE_CACHE (default ~/.cache/vroce), keyed by the
+# Debian package version, so every checkout and CI run shares it.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${VROCE_CACHE:-$HOME/.cache/vroce}
+tarball=/usr/src/linux-source-6.12.tar.xz
+
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
+	echo "kernel-tree: linux-source-6.12 is not installed (scripts/install-deps.sh)" >&2
+	exit 1
+}
+tree=$cache/linux-source-${ver//\~/_}
+
+if [ ! -f "$tree/.vroce-unpacked" ]; then
+	echo "kernel-tree: unpacking $tarball into $tree" >&2
+	rm -rf "$tree" "$tree.tmp"
+	mkdir -p "$tree.tmp"
+	tar -C "$tree.tmp" -xf "$tarball" --strip-components=1
+	touch "$tree.tmp/.vroce-unpacked"
+	mv "$tree.tmp" "$tree"
+fi
+
+# Wire the driver in: the hw/ Kconfig entries sit inside "if !UML", so the
+# source line goes after the INFINIBAND block, where UML sees it too.
+ib=$tree/drivers/infiniband
+ln -sfn "$repo" "$ib/vroce"
+grep -qx 'source "drivers/infiniband/vroce/Kconfig"' "$ib/Kconfig" ||
+	echo 'source "drivers/infiniband/vroce/Kconfig"' >>"$ib/Kconfig"
+grep -qx 'obj-$(CONFIG_VROCE)		+= vroce/' "$ib/Makefile" ||
+	printf 'obj-$(CONFIG_VROCE)\t\t+= vroce/\n' >>"$ib/Makefile"
+
+echo "$tree"

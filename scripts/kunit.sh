@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a clang (LLVM=1) UML kernel from the cached linux-source-6.12 tree
+# with this checkout wired in, run the vroce_* KUnit suites in it through
+# tools/testing/kunit/kunit.py, and count their results from the KTAP log.
+#
+# The build dir is cached under $VROCE_CACHE/build, keyed by kernel version,
+# arch, toolchain and a hash of kunit/.kunitconfig: a second run only
+# rebuilds what changed.
+#
+# Extra arguments go to kunit.py run (for example a filter glob).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${VROCE_CACHE:-$HOME/.cache/vroce}
+tree=$("$repo/scripts/kernel-tree.sh")
+
+kver=$(basename "$tree")
+kver=${kver#linux-source-}
+key=$(sha256sum "$repo/kunit/.kunitconfig" | cut -c1-12)
+build=$cache/build/um-llvm-$kver-$key
+mkdir -p "$build"
+
+# Every suite the sources declare must report.
+mapfile -t suites < <(grep -ho '\.name = "vroce_[a-z0-9_]*"' "$repo"/kunit/*.c |
+		      sed 's/.*"\(.*\)"/\1/' | sort -u)
+[ ${#suites[@]} -gt 0 ] || { echo "kunit: no vroce_* suites declared" >&2; exit 1; }
+
+rm -f "$build/test.log"
+start=$(date +%s)
+rc=0
+python3 "$tree/tools/testing/kunit/kunit.py" run \
+	--arch=um --make_options LLVM=1 --jobs="$(nproc)" \
+	--kunitconfig="$repo/kunit" --build_dir="$build" \
+	"$@" 'vroce_*' || rc=$?
+echo "kunit: kunit.py finished in $(( $(date +%s) - start )) s (exit $rc)"
+
+# The debug options asked for must have survived olddefconfig; kunit.py
+# already refuses a config that lost any, this says which are on.
+on=$(grep -oE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|DEBUG_LIST|FORTIFY_SOURCE)=y' \
+	"$build/.config" | sed 's/^CONFIG_//; s/=y$//' | xargs || true)
+echo "kunit: debug options enabled: ${on:-none}"
+
+if [ ! -s "$build/test.log" ]; then
+	echo "kunit: no test log (build or boot failed)" >&2
+	echo "vroce: 0 passed, ${#suites[@]} failed"
+	exit 1
+fi
+sum_rc=0
+python3 "$repo/scripts/ktap-summary.py" "$build/test.log" "${suites[@]}" || sum_rc=$?
+[ $rc -eq 0 ] && [ $sum_rc -eq 0 ]
