@@ -47,6 +47,15 @@ if [ ! -s "$build/test.log" ]; then
 	echo "vroce: 0 passed, ${#suites[@]} failed"
 	exit 1
 fi
+# A splat fails the run even where no assertion noticed it: KASAN, lockdep,
+# WARN_ON, soft lockups, kmemleak reports.
+splat_rc=0
+if grep -nE 'BUG: |WARNING: |INFO: possible|soft lockup|unreferenced object|Kernel panic|Oops' \
+	"$build/test.log"; then
+	echo "kunit: kernel splats in $build/test.log" >&2
+	splat_rc=1
+fi
+
 sum_rc=0
 python3 "$repo/scripts/ktap-summary.py" "$build/test.log" "${suites[@]}" || sum_rc=$?
-[ $rc -eq 0 ] && [ $sum_rc -eq 0 ]
+[ $rc -eq 0 ] && [ $splat_rc -eq 0 ] && [ $sum_rc -eq 0 ]
