@@ -47,6 +47,8 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	ibdev->phys_port_cnt = VROCE_NUM_PORTS;
 	ibdev->num_comp_vectors = 1;
 	ibdev->dev.parent = dma_dev;
+	/* ib_umem maps user memory for the HCA even before registration. */
+	ibdev->dma_device = dma_dev;
 	strscpy(ibdev->node_desc, "vroce HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &vroce_dev_ops);
 

@@ -4,7 +4,6 @@
  * core's device, and DMA addresses made for the HCA lead back to memory.
  */
 
-#include <kunit/platform_device.h>
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/dma-direct.h>
@@ -13,18 +12,7 @@
 #include <linux/string.h>
 
 #include "../c/vroce.h"
-
-/* A new "vroce" platform device that the driver binds to, removed by KUnit. */
-static struct platform_device *vroce_test_add_hca(struct kunit *test)
-{
-	struct platform_device *pdev;
-
-	pdev = kunit_platform_device_alloc(test, VROCE_DRV_NAME,
-					   PLATFORM_DEVID_AUTO);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdev);
-	KUNIT_ASSERT_EQ(test, kunit_platform_device_add(test, pdev), 0);
-	return pdev;
-}
+#include "vroce_test.h"
 
 static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
 {
@@ -40,6 +28,7 @@ static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, to_vroce_dev(ibdev), vdev);
 	KUNIT_EXPECT_PTR_EQ(test, vdev->dma_dev, &pdev->dev);
 	KUNIT_EXPECT_PTR_EQ(test, ibdev->dev.parent, &pdev->dev);
+	KUNIT_EXPECT_PTR_EQ(test, ibdev->dma_device, &pdev->dev);
 	KUNIT_EXPECT_EQ(test, ibdev->node_type, RDMA_NODE_IB_CA);
 	KUNIT_EXPECT_EQ(test, ibdev->phys_port_cnt, VROCE_NUM_PORTS);
 	KUNIT_EXPECT_EQ(test, ibdev->num_comp_vectors, 1);
@@ -158,7 +147,3 @@ static struct kunit_suite vroce_core_suite = {
 };
 
 kunit_test_suite(vroce_core_suite);
-
-MODULE_DESCRIPTION("KUnit tests for the vroce driver");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

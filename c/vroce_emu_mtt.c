@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA: the translation engine's table walk.
+ *
+ * Given what the driver programmed (root BA, page shifts, region layout)
+ * and a page index, walk the BA tables by DMA address, as the HCA's
+ * hardware walker would, and return the page's DMA address. Nothing the
+ * driver wrote is trusted: the layout is range-checked, every table
+ * address is checked before it is read, and a zero entry is a fault.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/dma-direct.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+
+#include "vroce_emu.h"
+
+#define VROCE_EMU_MIN_SHIFT	12
+#define VROCE_EMU_MAX_BA_SHIFT	21
+#define VROCE_EMU_MAX_BUF_SHIFT	30
+#define VROCE_EMU_BA_SHIFT	3	/* 8-byte entries */
+
+/**
+ * vroce_emu_dma_to_virt() - the HCA's view of memory at a DMA address
+ * @dma_dev: the HCA's DMA device
+ * @dma: the DMA address
+ * @len: bytes to be accessed from @dma, within one page of the system
+ *
+ * The one place where the device model turns an address into a pointer.
+ *
+ * Context: any context.
+ * Return: a kernel pointer, or NULL when the range is not RAM the HCA may
+ * reach.
+ */
+void *vroce_emu_dma_to_virt(struct device *dma_dev, u64 dma, size_t len)
+{
+	phys_addr_t phys = dma_to_phys(dma_dev, dma);
+
+	if (!len || offset_in_page(phys) + len > PAGE_SIZE ||
+	    !pfn_valid(PHYS_PFN(phys)))
+		return NULL;
+	return phys_to_virt(phys);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_dma_to_virt);
+
+/* Read entry @index of the table at @table_ba. */
+static int vroce_emu_read_ba(struct device *dma_dev, u64 table_ba, u64 index,
+			     u32 ba_pg_shift, u64 *entry)
+{
+	__le64 *p;
+
+	if (index >= BIT_ULL(ba_pg_shift - VROCE_EMU_BA_SHIFT) ||
+	    !IS_ALIGNED(table_ba, BIT_ULL(VROCE_EMU_MIN_SHIFT)))
+		return -EFAULT;
+	p = vroce_emu_dma_to_virt(dma_dev, table_ba + index * sizeof(*p),
+				  sizeof(*p));
+	if (!p)
+		return -EFAULT;
+	*entry = le64_to_cpu(READ_ONCE(*p));
+	return 0;
+}
+
+static u64 vroce_emu_root_entries(const struct vroce_emu_region *r, u32 ushift)
+{
+	u32 s;
+
+	if (r->hopnum <= 1)
+		return r->hopnum ? r->count : 1;
+	s = ushift * (r->hopnum - 1);
+	return (r->count >> s) + !!(r->count & (BIT_ULL(s) - 1));
+}
+
+/**
+ * vroce_emu_mtt_translate() - walk a translation to one page
+ * @dma_dev: the HCA's DMA device
+ * @mtt: the translation as programmed
+ * @page: index of the page among all the translation's pages
+ * @addr: where the page's DMA address is returned
+ * @table: if not NULL, where the address of the table holding the page's
+ *	entry is returned (for a hop-0 region: the region's base address);
+ *	also set when that entry is empty
+ *
+ * Context: any context; does not sleep.
+ * Return: 0, or -EINVAL for a malformed translation, -ERANGE for a page
+ * outside it, -EFAULT when a table address or interior entry leads nowhere,
+ * -ENOENT when the page's own entry is empty (not mapped).
+ */
+int vroce_emu_mtt_translate(struct device *dma_dev,
+			    const struct vroce_emu_mtt *mtt, u64 page,
+			    u64 *addr, u64 *table)
+{
+	const struct vroce_emu_region *r = NULL;
+	u64 next = 0, root_index = 0, l, tbl, e;
+	bool direct = true;
+	u32 ushift, i, hop;
+	int err;
+
+	if (mtt->region_count < 1 ||
+	    mtt->region_count > VROCE_EMU_MAX_REGIONS ||
+	    mtt->ba_pg_shift < VROCE_EMU_MIN_SHIFT ||
+	    mtt->ba_pg_shift > VROCE_EMU_MAX_BA_SHIFT ||
+	    mtt->buf_pg_shift < VROCE_EMU_MIN_SHIFT ||
+	    mtt->buf_pg_shift > VROCE_EMU_MAX_BUF_SHIFT)
+		return -EINVAL;
+	ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT;
+
+	/* Regions must tile the pages in order; find the one holding @page. */
+	for (i = 0; i < mtt->region_count; i++) {
+		const struct vroce_emu_region *ri = &mtt->region[i];
+
+		if (ri->offset != next || ri->hopnum > 3 ||
+		    check_add_overflow(next, ri->count, &next))
+			return -EINVAL;
+		if (ri->hopnum)
+			direct = false;
+		if (!r && page < next)
+			r = ri;
+		else if (!r)
+			root_index += vroce_emu_root_entries(ri, ushift);
+	}
+	if (!r)
+		return -ERANGE;
+
+	l = page - r->offset;
+	if (direct) {
+		if (!mtt->root_ba)
+			return -ENOENT;
+		tbl = mtt->root_ba;
+		*addr = mtt->root_ba + (page << mtt->buf_pg_shift);
+		goto out;
+	}
+
+	hop = r->hopnum;
+	tbl = mtt->root_ba;
+	if (hop == 0) {
+		err = vroce_emu_read_ba(dma_dev, tbl, root_index,
+					mtt->ba_pg_shift, &e);
+		if (err)
+			return err;
+		if (!e)
+			return -ENOENT;
+		tbl = e;
+		*addr = e + (l << mtt->buf_pg_shift);
+		goto out;
+	}
+
+	/* Root entry, then one level per remaining hop, bottom entry last. */
+	e = root_index + (l >> (ushift * (hop - 1)));
+	for (; hop > 1; hop--) {
+		err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, &tbl);
+		if (err)
+			return err;
+		if (!tbl)
+			return -EFAULT;
+		e = (l >> (ushift * (hop - 2))) & (BIT_ULL(ushift) - 1);
+	}
+	err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, addr);
+	if (err)
+		return err;
+out:
+	if (table)
+		*table = tbl;
+	return *addr ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mtt_translate);

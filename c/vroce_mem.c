@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce core services for the MR/MTR implementation: accounted allocations
+ * with fault injection (bindings/vroce_core.h).
+ */
+
+#include <kunit/visibility.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+
+#include "vroce.h"
+#include "../bindings/vroce_core.h"
+
+/* Whether an injected fault fails this allocation (see vroce_mem_stats). */
+static bool vroce_mem_should_fail(struct vroce_dev *dev)
+{
+	atomic_t *nth = &dev->mem.fail_nth;
+	int old = atomic_read(nth);
+
+	do {
+		if (old <= 0)
+			return false;
+	} while (!atomic_try_cmpxchg(nth, &old, old - 1));
+
+	return old == 1;
+}
+
+static void vroce_mem_account(struct vroce_dev *dev, bool alloc)
+{
+	atomic64_inc(alloc ? &dev->mem.allocs : &dev->mem.frees);
+}
+
+struct device *vroce_core_dma_device(struct vroce_dev *dev)
+{
+	return dev->dma_dev;
+}
+
+void *vroce_core_zalloc(struct vroce_dev *dev, size_t size)
+{
+	void *ptr;
+
+	if (vroce_mem_should_fail(dev))
+		return NULL;
+	ptr = kvzalloc(size, GFP_KERNEL);
+	if (ptr)
+		vroce_mem_account(dev, true);
+	return ptr;
+}
+
+void vroce_core_free(struct vroce_dev *dev, const void *ptr)
+{
+	if (!ptr)
+		return;
+	kvfree(ptr);
+	vroce_mem_account(dev, false);
+}
+
+void *vroce_core_dma_alloc(struct vroce_dev *dev, size_t size, dma_addr_t *dma)
+{
+	void *va;
+
+	if (vroce_mem_should_fail(dev))
+		return NULL;
+	/* Sizes come from user requests: a failure is an errno, not a splat. */
+	va = dma_alloc_coherent(dev->dma_dev, size, dma,
+				GFP_KERNEL | __GFP_NOWARN);
+	if (va) {
+		vroce_mem_account(dev, true);
+		atomic64_add(size, &dev->mem.dma_bytes);
+	}
+	return va;
+}
+
+void vroce_core_dma_free(struct vroce_dev *dev, size_t size, void *va,
+			 dma_addr_t dma)
+{
+	if (!va)
+		return;
+	dma_free_coherent(dev->dma_dev, size, va, dma);
+	vroce_mem_account(dev, false);
+	atomic64_sub(size, &dev->mem.dma_bytes);
+}
+
+struct ib_umem *vroce_core_umem_get(struct vroce_dev *dev, unsigned long addr,
+				    size_t size, int access)
+{
+	struct ib_umem *umem;
+
+	if (vroce_mem_should_fail(dev))
+		return ERR_PTR(-ENOMEM);
+	umem = ib_umem_get(&dev->ibdev, addr, size, access);
+	if (!IS_ERR(umem))
+		vroce_mem_account(dev, true);
+	return umem;
+}
+
+void vroce_core_umem_release(struct vroce_dev *dev, struct ib_umem *umem)
+{
+	if (!umem)
+		return;
+	ib_umem_release(umem);
+	vroce_mem_account(dev, false);
+}

@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce: memory translate regions (MTR), the C implementation of the MTR
+ * functions of bindings/vroce_abi.h.
+ *
+ * What the HCA walks, with unit = BA table (BT) page size / 8 entries:
+ * - A direct MTR (every region hop 0) has no tables: the root BA is the
+ *   first page of a contiguous buffer.
+ * - Otherwise one root BT page is shared by all regions, each region's
+ *   root entries following the previous region's:
+ *   hop 0: one entry, the address of the region's first page (the
+ *          region's pages are contiguous);
+ *   hop 1: one entry per page, the page's address;
+ *   hop 2: entries point to ceil(count / unit) bottom BT pages, whose
+ *          entries are the pages' addresses;
+ *   hop 3: entries point to ceil(count / unit^2) middle BT pages, whose
+ *          entries point to ceil(count / unit) bottom BT pages.
+ * - Entries are 64-bit little-endian DMA addresses; unused ones are 0.
+ * The region layout (offset, count, hop) is what the HCA is told besides
+ * the root BA and the two page shifts.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/bitops.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iter.h>
+
+#include "../bindings/vroce_abi.h"
+#include "../bindings/vroce_core.h"
+
+/* Yield the CPU every this many table pages or entries written. */
+#define VROCE_MTR_RESCHED_EVERY	1024
+
+#define VROCE_BA_BYTES_SHIFT	3	/* ilog2(VROCE_MTR_BA_BYTES) */
+
+/* One BA table page. */
+struct vroce_bt {
+	__le64 *va;
+	dma_addr_t dma;
+};
+
+/*
+ * One region as built. @mid and @btm are arrays of @nr_mid and @nr_btm
+ * table pages (hop 3 has both, hop 2 only bottom pages).
+ */
+struct vroce_mtr_rgn {
+	u64 offset;
+	u64 count;
+	u32 hopnum;
+	u64 root_index;
+	u64 nr_mid;
+	u64 nr_btm;
+	struct vroce_bt *mid;
+	struct vroce_bt *btm;
+};
+
+/* A DMA-coherent piece of a kernel buffer, @npages buffer pages long. */
+struct vroce_buf_chunk {
+	void *va;
+	dma_addr_t dma;
+	u64 npages;
+};
+
+struct vroce_mtr {
+	struct vroce_dev *dev;
+	struct ib_umem *umem;
+	struct vroce_buf_chunk *chunks;
+	u64 nr_chunks;
+	u32 buf_pg_shift;
+	u32 ba_pg_shift;
+	u64 page_count;
+	u64 mapped;
+	bool is_direct;
+	bool mtt_only;
+	dma_addr_t root_ba;
+	struct vroce_bt root;
+	u32 region_count;
+	struct vroce_mtr_rgn region[VROCE_MTR_MAX_REGIONS];
+};
+
+static u32 vroce_unit_shift(u32 ba_pg_shift)
+{
+	return ba_pg_shift - VROCE_BA_BYTES_SHIFT;
+}
+
+static u64 vroce_div_round_up_shift(u64 n, u32 shift)
+{
+	return (n >> shift) + !!(n & (BIT_ULL(shift) - 1));
+}
+
+/* Root entries a region of @count pages behind @hop levels needs. */
+static u64 vroce_rgn_root_entries(u64 count, u32 hop, u32 ushift)
+{
+	switch (hop) {
+	case 0:
+		return 1;
+	case 1:
+		return count;
+	default:
+		return vroce_div_round_up_shift(count, ushift * (hop - 1));
+	}
+}
+
+static int vroce_mtr_check_attr(const struct vroce_buf_attr *attr,
+				u32 ba_page_shift, bool user)
+{
+	u64 pages = 0;
+	u32 i;
+
+	if (!attr->region_count || attr->region_count > VROCE_MTR_MAX_REGIONS)
+		return -EINVAL;
+	if (attr->page_shift < VROCE_MTR_MIN_PAGE_SHIFT ||
+	    attr->page_shift > VROCE_MTR_MAX_PAGE_SHIFT)
+		return -EINVAL;
+	if (ba_page_shift < VROCE_MTR_MIN_PAGE_SHIFT ||
+	    ba_page_shift > VROCE_MTR_MAX_BA_PAGE_SHIFT)
+		return -EINVAL;
+	if (attr->mtt_only && user)
+		return -EINVAL;
+
+	for (i = 0; i < attr->region_count; i++) {
+		const struct vroce_buf_region_attr *r = &attr->region[i];
+
+		if (!r->size || r->hopnum > VROCE_MTR_MAX_HOP)
+			return -EINVAL;
+		/* Bounded first, so that neither rounding nor the sum wraps. */
+		if (r->size > VROCE_MTR_MAX_PAGES << attr->page_shift)
+			return -EINVAL;
+		pages += vroce_div_round_up_shift(r->size, attr->page_shift);
+	}
+	if (pages > VROCE_MTR_MAX_PAGES)
+		return -EINVAL;
+
+	return 0;
+}
+
+static u64 vroce_attr_total_size(const struct vroce_buf_attr *attr)
+{
+	u64 size = 0;
+	u32 i;
+
+	for (i = 0; i < attr->region_count; i++)
+		size += attr->region[i].size;
+	return size;
+}
+
+/* Page counts of a kernel or table-only buffer follow from the sizes. */
+static void vroce_mtr_kernel_layout(struct vroce_mtr *mtr,
+				    const struct vroce_buf_attr *attr)
+{
+	u32 i;
+
+	mtr->buf_pg_shift = attr->page_shift;
+	for (i = 0; i < attr->region_count; i++)
+		mtr->region[i].count =
+			vroce_div_round_up_shift(attr->region[i].size,
+						 attr->page_shift);
+}
+
+/*
+ * A user buffer's page size is the largest one, up to the one asked for
+ * (exactly the one asked for unless adaptive), at which the pinned memory
+ * and @iova agree; its page count comes from the pinned memory.
+ */
+static int vroce_mtr_user_layout(struct vroce_mtr *mtr,
+				 const struct vroce_buf_attr *attr)
+{
+	unsigned long pgsz;
+	u64 blocks, sum = 0;
+	u32 i;
+
+	pgsz = ib_umem_find_best_pgsz(mtr->umem,
+				      GENMASK(attr->page_shift,
+					      VROCE_MTR_MIN_PAGE_SHIFT),
+				      attr->iova);
+	if (!pgsz || (!attr->adaptive && pgsz != BIT(attr->page_shift)))
+		return -EINVAL;
+	mtr->buf_pg_shift = ilog2(pgsz);
+
+	blocks = ib_umem_num_dma_blocks(mtr->umem, pgsz);
+	if (blocks > VROCE_MTR_MAX_PAGES)
+		return -EINVAL;
+	if (attr->region_count == 1) {
+		mtr->region[0].count = blocks;
+		return 0;
+	}
+
+	/* Several regions: each a whole number of pages, together the buffer. */
+	for (i = 0; i < attr->region_count; i++) {
+		u64 size = attr->region[i].size;
+
+		if (!IS_ALIGNED(size, pgsz))
+			return -EINVAL;
+		mtr->region[i].count = size >> mtr->buf_pg_shift;
+		sum += mtr->region[i].count;
+	}
+	return sum == blocks ? 0 : -EINVAL;
+}
+
+/*
+ * Offsets, hop numbers and the BT page size. Adaptive regions get the
+ * smallest hop whose tables, at the asked-for BT page size, cover them.
+ * The BT page size is then the smallest from @ba_page_shift up whose one
+ * root page holds every region's root entries.
+ */
+static int vroce_mtr_set_hops(struct vroce_mtr *mtr,
+			      const struct vroce_buf_attr *attr,
+			      u32 ba_page_shift)
+{
+	u32 ushift = vroce_unit_shift(ba_page_shift);
+	u64 offset = 0, need;
+	u32 i, shift;
+
+	mtr->is_direct = true;
+	for (i = 0; i < mtr->region_count; i++) {
+		struct vroce_mtr_rgn *rgn = &mtr->region[i];
+		u32 hop = attr->region[i].hopnum;
+
+		if (attr->adaptive)
+			for (hop = 0; hop < VROCE_MTR_MAX_HOP &&
+			     rgn->count > BIT_ULL(ushift * hop); hop++)
+				;
+		rgn->hopnum = hop;
+		rgn->offset = offset;
+		offset += rgn->count;
+		if (hop)
+			mtr->is_direct = false;
+	}
+	mtr->page_count = offset;
+
+	if (mtr->is_direct) {
+		mtr->ba_pg_shift = ba_page_shift;
+		return 0;
+	}
+
+	for (shift = ba_page_shift; shift <= VROCE_MTR_MAX_BA_PAGE_SHIFT;
+	     shift++) {
+		ushift = vroce_unit_shift(shift);
+		need = 0;
+		for (i = 0; i < mtr->region_count; i++) {
+			mtr->region[i].root_index = need;
+			need += vroce_rgn_root_entries(mtr->region[i].count,
+						       mtr->region[i].hopnum,
+						       ushift);
+		}
+		if (need <= BIT_ULL(ushift)) {
+			mtr->ba_pg_shift = shift;
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+static void vroce_mtr_free_bt_array(struct vroce_mtr *mtr,
+				    struct vroce_bt *bt, u64 nr)
+{
+	size_t size = BIT(mtr->ba_pg_shift);
+	u64 i;
+
+	if (!bt)
+		return;
+	for (i = 0; i < nr; i++) {
+		vroce_core_dma_free(mtr->dev, size, bt[i].va, bt[i].dma);
+		if (!(i % VROCE_MTR_RESCHED_EVERY))
+			cond_resched();
+	}
+	vroce_core_free(mtr->dev, bt);
+}
+
+/* Mirror of vroce_mtr_alloc_tables(); also undoes a partial build. */
+static void vroce_mtr_free_tables(struct vroce_mtr *mtr)
+{
+	u32 i;
+
+	for (i = 0; i < mtr->region_count; i++) {
+		struct vroce_mtr_rgn *rgn = &mtr->region[i];
+
+		vroce_mtr_free_bt_array(mtr, rgn->mid, rgn->nr_mid);
+		vroce_mtr_free_bt_array(mtr, rgn->btm, rgn->nr_btm);
+		rgn->mid = NULL;
+		rgn->btm = NULL;
+	}
+	vroce_core_dma_free(mtr->dev, BIT(mtr->ba_pg_shift), mtr->root.va,
+			    mtr->root.dma);
+	mtr->root.va = NULL;
+	mtr->root_ba = 0;
+}
+
+static struct vroce_bt *vroce_mtr_alloc_bt_array(struct vroce_mtr *mtr, u64 nr)
+{
+	size_t size = BIT(mtr->ba_pg_shift);
+	struct vroce_bt *bt;
+	u64 i;
+
+	bt = vroce_core_zalloc(mtr->dev, array_size(nr, sizeof(*bt)));
+	if (!bt)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		bt[i].va = vroce_core_dma_alloc(mtr->dev, size, &bt[i].dma);
+		if (!bt[i].va) {
+			vroce_mtr_free_bt_array(mtr, bt, i);
+			return NULL;
+		}
+		if (!(i % VROCE_MTR_RESCHED_EVERY))
+			cond_resched();
+	}
+	return bt;
+}
+
+/* Point @nr entries of @table, from @first, at the pages of @bt. */
+static void vroce_bt_link(__le64 *table, u64 first, const struct vroce_bt *bt,
+			  u64 nr)
+{
+	u64 i;
+
+	for (i = 0; i < nr; i++)
+		table[first + i] = cpu_to_le64(bt[i].dma);
+}
+
+static int vroce_mtr_alloc_tables(struct vroce_mtr *mtr)
+{
+	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
+	u64 unit = BIT_ULL(ushift), m;
+	u32 i;
+
+	mtr->root.va = vroce_core_dma_alloc(mtr->dev, BIT(mtr->ba_pg_shift),
+					    &mtr->root.dma);
+	if (!mtr->root.va)
+		return -ENOMEM;
+	mtr->root_ba = mtr->root.dma;
+
+	for (i = 0; i < mtr->region_count; i++) {
+		struct vroce_mtr_rgn *rgn = &mtr->region[i];
+
+		if (rgn->hopnum < 2)
+			continue;
+
+		rgn->nr_btm = vroce_div_round_up_shift(rgn->count, ushift);
+		rgn->btm = vroce_mtr_alloc_bt_array(mtr, rgn->nr_btm);
+		if (!rgn->btm)
+			goto err_free_tables;
+
+		if (rgn->hopnum == 2) {
+			vroce_bt_link(mtr->root.va, rgn->root_index, rgn->btm,
+				      rgn->nr_btm);
+			continue;
+		}
+
+		rgn->nr_mid = vroce_div_round_up_shift(rgn->count, 2 * ushift);
+		rgn->mid = vroce_mtr_alloc_bt_array(mtr, rgn->nr_mid);
+		if (!rgn->mid)
+			goto err_free_tables;
+		for (m = 0; m < rgn->nr_mid; m++)
+			vroce_bt_link(rgn->mid[m].va, 0, &rgn->btm[m * unit],
+				      min(unit, rgn->nr_btm - m * unit));
+		vroce_bt_link(mtr->root.va, rgn->root_index, rgn->mid,
+			      rgn->nr_mid);
+	}
+	return 0;
+
+err_free_tables:
+	vroce_mtr_free_tables(mtr);
+	return -ENOMEM;
+}
+
+static void vroce_mtr_free_kbuf(struct vroce_mtr *mtr)
+{
+	u64 i;
+
+	if (!mtr->chunks)
+		return;
+	for (i = 0; i < mtr->nr_chunks; i++)
+		vroce_core_dma_free(mtr->dev,
+				    mtr->chunks[i].npages << mtr->buf_pg_shift,
+				    mtr->chunks[i].va, mtr->chunks[i].dma);
+	vroce_core_free(mtr->dev, mtr->chunks);
+	mtr->chunks = NULL;
+}
+
+/*
+ * A kernel buffer is one contiguous chunk when the MTR is direct, one per
+ * hop-0 region, and one per page elsewhere.
+ */
+static int vroce_mtr_alloc_kbuf(struct vroce_mtr *mtr)
+{
+	struct vroce_buf_chunk *c;
+	u64 nr = 0, p;
+	u32 i;
+
+	if (mtr->is_direct) {
+		nr = 1;
+	} else {
+		for (i = 0; i < mtr->region_count; i++)
+			nr += mtr->region[i].hopnum ? mtr->region[i].count : 1;
+	}
+
+	mtr->chunks = vroce_core_zalloc(mtr->dev, array_size(nr, sizeof(*c)));
+	if (!mtr->chunks)
+		return -ENOMEM;
+	mtr->nr_chunks = nr;
+
+	c = mtr->chunks;
+	if (mtr->is_direct) {
+		c->npages = mtr->page_count;
+	} else {
+		for (i = 0; i < mtr->region_count; i++) {
+			if (!mtr->region[i].hopnum) {
+				(c++)->npages = mtr->region[i].count;
+				continue;
+			}
+			for (p = 0; p < mtr->region[i].count; p++)
+				(c++)->npages = 1;
+		}
+	}
+
+	for (p = 0; p < nr; p++) {
+		c = &mtr->chunks[p];
+		c->va = vroce_core_dma_alloc(mtr->dev,
+					     c->npages << mtr->buf_pg_shift,
+					     &c->dma);
+		if (!c->va) {
+			vroce_mtr_free_kbuf(mtr);
+			return -ENOMEM;
+		}
+		if (!(p % VROCE_MTR_RESCHED_EVERY))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Whether @n pages from @pages follow each other in DMA address space. */
+static bool vroce_pages_contiguous(const dma_addr_t *pages, u64 n, u32 shift)
+{
+	u64 i;
+
+	for (i = 1; i < n; i++)
+		if (pages[i] != pages[0] + (i << shift))
+			return false;
+	return true;
+}
+
+static void vroce_mtr_map_region(struct vroce_mtr *mtr,
+				 struct vroce_mtr_rgn *rgn,
+				 const dma_addr_t *pages, u64 n)
+{
+	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
+	u64 mask = BIT_ULL(ushift) - 1, i;
+
+	switch (rgn->hopnum) {
+	case 0:
+		mtr->root.va[rgn->root_index] = cpu_to_le64(pages[0]);
+		return;
+	case 1:
+		for (i = 0; i < n; i++)
+			mtr->root.va[rgn->root_index + i] = cpu_to_le64(pages[i]);
+		return;
+	default:
+		for (i = 0; i < n; i++) {
+			rgn->btm[i >> ushift].va[i & mask] = cpu_to_le64(pages[i]);
+			if (!(i % (VROCE_MTR_RESCHED_EVERY << ushift)))
+				cond_resched();
+		}
+	}
+}
+
+/* Write the first @count page addresses; the caller checked @count. */
+static int __vroce_mtr_map(struct vroce_mtr *mtr, const dma_addr_t *pages,
+			   u64 count)
+{
+	u64 pgmask = BIT_ULL(mtr->buf_pg_shift) - 1, done, n, i;
+	u32 r;
+
+	for (i = 0; i < count; i++)
+		if (pages[i] & pgmask)
+			return -EINVAL;
+
+	if (mtr->is_direct) {
+		if (!vroce_pages_contiguous(pages, count, mtr->buf_pg_shift))
+			return -ENOBUFS;
+		mtr->root_ba = pages[0];
+		return 0;
+	}
+
+	for (r = 0; r < mtr->region_count; r++) {
+		struct vroce_mtr_rgn *rgn = &mtr->region[r];
+
+		if (rgn->offset >= count)
+			break;
+		n = min(rgn->count, count - rgn->offset);
+		if (!rgn->hopnum &&
+		    !vroce_pages_contiguous(pages + rgn->offset, n,
+					    mtr->buf_pg_shift))
+			return -ENOBUFS;
+	}
+
+	for (r = 0, done = 0; r < mtr->region_count && done < count; r++) {
+		n = min(mtr->region[r].count, count - done);
+		vroce_mtr_map_region(mtr, &mtr->region[r], pages + done, n);
+		done += n;
+	}
+	return 0;
+}
+
+/* Map the pages of the MTR's own buffer, kernel or user. */
+static int vroce_mtr_map_buf(struct vroce_mtr *mtr)
+{
+	struct ib_block_iter biter;
+	dma_addr_t *pages;
+	u64 n = 0, i;
+	int err;
+
+	pages = vroce_core_zalloc(mtr->dev,
+				  array_size(mtr->page_count, sizeof(*pages)));
+	if (!pages)
+		return -ENOMEM;
+
+	if (mtr->umem) {
+		rdma_umem_for_each_dma_block(mtr->umem, &biter,
+					     BIT(mtr->buf_pg_shift)) {
+			if (n == mtr->page_count)
+				break;
+			pages[n++] = rdma_block_iter_dma_address(&biter);
+		}
+	} else {
+		for (i = 0; i < mtr->nr_chunks; i++) {
+			const struct vroce_buf_chunk *c = &mtr->chunks[i];
+			u64 p;
+
+			for (p = 0; p < c->npages; p++)
+				pages[n++] = c->dma + (p << mtr->buf_pg_shift);
+		}
+	}
+
+	err = n == mtr->page_count ? __vroce_mtr_map(mtr, pages, n) : -ENOBUFS;
+	if (!err)
+		mtr->mapped = n;
+	vroce_core_free(mtr->dev, pages);
+	return err;
+}
+
+int vroce_mtr_create(struct vroce_dev *dev, struct vroce_mtr **mtrp,
+		     const struct vroce_buf_attr *attr, u32 ba_page_shift,
+		     struct ib_udata *udata, unsigned long user_addr)
+{
+	struct vroce_mtr *mtr;
+	int err;
+
+	if (!dev || !mtrp || !attr)
+		return -EINVAL;
+	err = vroce_mtr_check_attr(attr, ba_page_shift, udata);
+	if (err)
+		return err;
+
+	mtr = vroce_core_zalloc(dev, sizeof(*mtr));
+	if (!mtr)
+		return -ENOMEM;
+	mtr->dev = dev;
+	mtr->mtt_only = attr->mtt_only;
+	mtr->region_count = attr->region_count;
+
+	if (udata) {
+		mtr->umem = vroce_core_umem_get(dev, user_addr,
+						vroce_attr_total_size(attr),
+						attr->user_access);
+		if (IS_ERR(mtr->umem)) {
+			err = PTR_ERR(mtr->umem);
+			mtr->umem = NULL;
+			goto err_free_mtr;
+		}
+		err = vroce_mtr_user_layout(mtr, attr);
+		if (err)
+			goto err_free_buf;
+	} else {
+		vroce_mtr_kernel_layout(mtr, attr);
+	}
+
+	err = vroce_mtr_set_hops(mtr, attr, ba_page_shift);
+	if (err)
+		goto err_free_buf;
+
+	if (!udata && !mtr->mtt_only) {
+		err = vroce_mtr_alloc_kbuf(mtr);
+		if (err)
+			goto err_free_mtr;
+	}
+
+	if (!mtr->is_direct) {
+		err = vroce_mtr_alloc_tables(mtr);
+		if (err)
+			goto err_free_buf;
+	}
+
+	if (!mtr->mtt_only) {
+		err = vroce_mtr_map_buf(mtr);
+		if (err)
+			goto err_free_tables;
+	}
+
+	*mtrp = mtr;
+	return 0;
+
+err_free_tables:
+	vroce_mtr_free_tables(mtr);
+err_free_buf:
+	vroce_mtr_free_kbuf(mtr);
+	vroce_core_umem_release(dev, mtr->umem);
+err_free_mtr:
+	vroce_core_free(dev, mtr);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_create);
+
+void vroce_mtr_destroy(struct vroce_dev *dev, struct vroce_mtr *mtr)
+{
+	if (!mtr)
+		return;
+	if (!mtr->is_direct)
+		vroce_mtr_free_tables(mtr);
+	vroce_mtr_free_kbuf(mtr);
+	vroce_core_umem_release(dev, mtr->umem);
+	vroce_core_free(dev, mtr);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_destroy);
+
+int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
+		  const dma_addr_t *pages, u64 count)
+{
+	int err;
+
+	if (!mtr || !pages || !count || count > mtr->page_count)
+		return -EINVAL;
+	if (!mtr->mtt_only && count != mtr->page_count)
+		return -ENOBUFS;
+
+	mtr->mapped = 0;
+	err = __vroce_mtr_map(mtr, pages, count);
+	if (!err)
+		mtr->mapped = count;
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_map);
+
+/* The region holding page @idx; @idx is below the page count. */
+static const struct vroce_mtr_rgn *
+vroce_mtr_rgn_of(const struct vroce_mtr *mtr, u64 idx)
+{
+	u32 r = 0;
+
+	while (idx >= mtr->region[r].offset + mtr->region[r].count)
+		r++;
+	return &mtr->region[r];
+}
+
+/* Page @idx's address as the HCA would find it, and its table's address. */
+static u64 vroce_mtr_lookup(const struct vroce_mtr *mtr, u64 idx, u64 *table)
+{
+	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
+	const struct vroce_mtr_rgn *rgn;
+	u64 l, base;
+
+	if (mtr->is_direct) {
+		*table = mtr->root_ba;
+		return mtr->root_ba + (idx << mtr->buf_pg_shift);
+	}
+
+	rgn = vroce_mtr_rgn_of(mtr, idx);
+	l = idx - rgn->offset;
+	switch (rgn->hopnum) {
+	case 0:
+		base = le64_to_cpu(mtr->root.va[rgn->root_index]);
+		*table = base;
+		return base + (l << mtr->buf_pg_shift);
+	case 1:
+		*table = mtr->root.dma;
+		return le64_to_cpu(mtr->root.va[rgn->root_index + l]);
+	default:
+		*table = rgn->btm[l >> ushift].dma;
+		return le64_to_cpu(rgn->btm[l >> ushift].va[l & (BIT_ULL(ushift) - 1)]);
+	}
+}
+
+int vroce_mtr_find(struct vroce_dev *dev, struct vroce_mtr *mtr, u64 offset,
+		   u64 *addrs, u32 max, u64 *base_addr)
+{
+	u64 idx, table, first_table = 0;
+	u32 n;
+
+	if (!mtr || !addrs || max < 1)
+		return -EINVAL;
+
+	idx = offset >> mtr->buf_pg_shift;
+	if (idx >= mtr->mapped)
+		return -ENOENT;
+
+	for (n = 0; n < max && idx + n < mtr->mapped; n++) {
+		addrs[n] = vroce_mtr_lookup(mtr, idx + n, &table);
+		if (!n)
+			first_table = table;
+	}
+	if (base_addr)
+		*base_addr = first_table;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_find);
+
+u64 vroce_mtr_root_ba(const struct vroce_mtr *mtr)
+{
+	return mtr->root_ba;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_root_ba);
+
+bool vroce_mtr_is_direct(const struct vroce_mtr *mtr)
+{
+	return mtr->is_direct;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_is_direct);
+
+u32 vroce_mtr_ba_page_shift(const struct vroce_mtr *mtr)
+{
+	return mtr->ba_pg_shift;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_ba_page_shift);
+
+u32 vroce_mtr_buf_page_shift(const struct vroce_mtr *mtr)
+{
+	return mtr->buf_pg_shift;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_buf_page_shift);
+
+u64 vroce_mtr_page_count(const struct vroce_mtr *mtr)
+{
+	return mtr->page_count;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_page_count);
+
+u32 vroce_mtr_region_count(const struct vroce_mtr *mtr)
+{
+	return mtr->region_count;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_region_count);
+
+int vroce_mtr_region(const struct vroce_mtr *mtr, u32 index,
+		     struct vroce_mtr_region *region)
+{
+	if (!region || index >= mtr->region_count)
+		return -EINVAL;
+	region->offset = mtr->region[index].offset;
+	region->count = mtr->region[index].count;
+	region->hopnum = mtr->region[index].hopnum;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_region);
+
+void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset)
+{
+	u64 idx = offset >> mtr->buf_pg_shift, c = 0;
+	u32 r;
+
+	if (!mtr->chunks || idx >= mtr->page_count)
+		return NULL;
+	if (mtr->is_direct)
+		return mtr->chunks[0].va + offset;
+
+	/* Chunks run in region order: one per hop-0 region, else one a page. */
+	for (r = 0; idx >= mtr->region[r].offset + mtr->region[r].count; r++)
+		c += mtr->region[r].hopnum ? mtr->region[r].count : 1;
+	if (!mtr->region[r].hopnum)
+		return mtr->chunks[c].va +
+		       (offset - (mtr->region[r].offset << mtr->buf_pg_shift));
+	return mtr->chunks[c + idx - mtr->region[r].offset].va +
+	       (offset & (BIT_ULL(mtr->buf_pg_shift) - 1));
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_buf_kva);

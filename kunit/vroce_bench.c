@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_bench: timings of the MTR against baselines, for
+ * 'make bench'. It asserts nothing about time; it prints lines starting
+ * with "vroce-bench:" and is skipped unless the kernel command line has
+ * vroce_kunit.bench=1.
+ *
+ * The same 262,144 page addresses (1 GiB of 4 KiB pages) are written and
+ * read back by:
+ *   limit   - a plain copy of the 8-byte entries into memory already there
+ *   vroce   - a table-only MTR: vroce_mtr_create() + vroce_mtr_map(),
+ *             vroce_mtr_find() for every page, vroce_mtr_destroy()
+ *   xarray  - a page list in an xarray, xa_store()/xa_load() (rxe's way)
+ *   pdir    - a fixed two-level 512 x 512 page directory of DMA-coherent
+ *             pages (pvrdma's way)
+ */
+
+#include <kunit/test.h>
+#include <linux/dma-mapping.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+
+#include "../bindings/vroce_abi.h"
+#include "../c/vroce.h"
+#include "vroce_test.h"
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "run the vroce_bench suite (make bench)");
+
+#define BENCH_ROUNDS	5
+#define PDIR_ENTRIES	512
+
+enum { T_BUILD, T_FIND, T_FREE, T_NR };
+
+struct bench_result {
+	u64 ns[T_NR];		/* best of the rounds */
+};
+
+static void bench_keep_best(struct bench_result *best, const u64 *ns)
+{
+	int t;
+
+	for (t = 0; t < T_NR; t++)
+		if (!best->ns[t] || ns[t] < best->ns[t])
+			best->ns[t] = ns[t];
+}
+
+/* A fake DMA address per page; nothing behind them is ever touched. */
+static dma_addr_t *bench_pages(struct kunit *test, u64 n, u32 shift)
+{
+	dma_addr_t *pages = kunit_kmalloc_array(test, n, sizeof(*pages),
+						GFP_KERNEL);
+	u64 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	for (i = 0; i < n; i++)
+		pages[i] = BIT_ULL(40) + (i << shift);
+	return pages;
+}
+
+static u64 bench_limit(struct kunit *test, const dma_addr_t *pages, u64 n)
+{
+	u64 best = 0, t0, ns;
+	__le64 *dst;
+	int r;
+
+	dst = kunit_kmalloc_array(test, n, sizeof(*dst), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	memset(dst, 0, n * sizeof(*dst));	/* fault it in before timing */
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t0 = ktime_get_ns();
+		memcpy(dst, pages, n * sizeof(*dst));
+		ns = ktime_get_ns() - t0;
+		if (!best || ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
+			const dma_addr_t *pages, u64 n, u32 shift,
+			struct bench_result *best, u64 *table_bytes,
+			u32 *hopnum)
+{
+	struct vroce_buf_attr attr = {
+		.region = { { n << shift, 0 } }, .region_count = 1,
+		.page_shift = shift, .mtt_only = true, .adaptive = true,
+	};
+	struct vroce_mtr_region rgn;
+	struct vroce_mtr *mtr;
+	u64 ns[T_NR], t0, i, addr, sum = 0;
+	int r;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t0 = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12,
+						       NULL, 0), 0);
+		KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, n), 0);
+		ns[T_BUILD] = ktime_get_ns() - t0;
+		*table_bytes = atomic64_read(&vdev->mem.dma_bytes);
+		KUNIT_ASSERT_EQ(test, vroce_mtr_region(mtr, 0, &rgn), 0);
+		*hopnum = rgn.hopnum;
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < n; i++) {
+			vroce_mtr_find(vdev, mtr, i << shift, &addr, 1, NULL);
+			sum += addr;
+		}
+		ns[T_FIND] = ktime_get_ns() - t0;
+
+		t0 = ktime_get_ns();
+		vroce_mtr_destroy(vdev, mtr);
+		ns[T_FREE] = ktime_get_ns() - t0;
+		bench_keep_best(best, ns);
+	}
+	/* What find returned is what was mapped (and the loop is not dead). */
+	KUNIT_EXPECT_EQ(test, sum, BENCH_ROUNDS * (n * pages[0] +
+				    ((n * (n - 1) / 2) << shift)));
+}
+
+static void bench_xarray(struct kunit *test, const dma_addr_t *pages, u64 n,
+			 struct bench_result *best)
+{
+	u64 ns[T_NR], t0, i, sum = 0;
+	struct xarray xa;
+	int r;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		xa_init(&xa);
+		t0 = ktime_get_ns();
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_FALSE(test,
+					   xa_is_err(xa_store(&xa, i,
+							      xa_mk_value(pages[i] >> 12),
+							      GFP_KERNEL)));
+		ns[T_BUILD] = ktime_get_ns() - t0;
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < n; i++)
+			sum += xa_to_value(xa_load(&xa, i)) << 12;
+		ns[T_FIND] = ktime_get_ns() - t0;
+
+		t0 = ktime_get_ns();
+		xa_destroy(&xa);
+		ns[T_FREE] = ktime_get_ns() - t0;
+		bench_keep_best(best, ns);
+	}
+	KUNIT_EXPECT_NE(test, sum, 0);
+}
+
+/* pvrdma-style: a directory page of PDIR_ENTRIES table pages. */
+static void bench_pdir(struct kunit *test, struct device *dma_dev,
+		       const dma_addr_t *pages, u64 n,
+		       struct bench_result *best)
+{
+	struct { u64 *va; dma_addr_t dma; } dir, *tables;
+	u64 ns[T_NR], t0, i, sum = 0, ntables;
+	int r;
+
+	ntables = DIV_ROUND_UP_ULL(n, PDIR_ENTRIES);
+	KUNIT_ASSERT_LE(test, ntables, PDIR_ENTRIES);
+	tables = kunit_kcalloc(test, ntables, sizeof(*tables), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tables);
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t0 = ktime_get_ns();
+		dir.va = dma_alloc_coherent(dma_dev, PAGE_SIZE, &dir.dma,
+					    GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, dir.va);
+		for (i = 0; i < ntables; i++) {
+			tables[i].va = dma_alloc_coherent(dma_dev, PAGE_SIZE,
+							  &tables[i].dma,
+							  GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, tables[i].va);
+			dir.va[i] = tables[i].dma;
+		}
+		for (i = 0; i < n; i++)
+			tables[i / PDIR_ENTRIES].va[i % PDIR_ENTRIES] = pages[i];
+		ns[T_BUILD] = ktime_get_ns() - t0;
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < n; i++)
+			sum += tables[i / PDIR_ENTRIES].va[i % PDIR_ENTRIES];
+		ns[T_FIND] = ktime_get_ns() - t0;
+
+		t0 = ktime_get_ns();
+		for (i = 0; i < ntables; i++)
+			dma_free_coherent(dma_dev, PAGE_SIZE, tables[i].va,
+					  tables[i].dma);
+		dma_free_coherent(dma_dev, PAGE_SIZE, dir.va, dir.dma);
+		ns[T_FREE] = ktime_get_ns() - t0;
+		bench_keep_best(best, ns);
+	}
+	KUNIT_EXPECT_NE(test, sum, 0);
+}
+
+/* ns per page, with two decimals, as "12.34". */
+static void bench_fmt(char *buf, size_t len, u64 ns, u64 n)
+{
+	u64 centi = div64_u64(ns * 100, n);
+
+	snprintf(buf, len, "%llu.%02llu", centi / 100, centi % 100);
+}
+
+/* a / b, with two decimals; "-" when b is 0. */
+static void bench_ratio(char *buf, size_t len, u64 a, u64 b)
+{
+	u64 centi;
+
+	if (!b) {
+		strscpy(buf, "-", len);
+		return;
+	}
+	centi = div64_u64(a * 100, b);
+	snprintf(buf, len, "%llu.%02llux", centi / 100, centi % 100);
+}
+
+static void bench_row(const char *what, u64 ns, u64 n, u64 limit,
+		      u64 xarray, u64 pdir)
+{
+	char v[24], l[24], x[24], p[24];
+
+	bench_fmt(v, sizeof(v), ns, n);
+	bench_ratio(l, sizeof(l), ns, limit);
+	bench_ratio(x, sizeof(x), xarray, ns);
+	bench_ratio(p, sizeof(p), pdir, ns);
+	pr_info("vroce-bench: %-22s %10s %10s %12s %12s\n", what, v, l, x, p);
+}
+
+static void bench_mtr(struct kunit *test, u64 n, u32 shift)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct bench_result v = {}, x = {}, d = {};
+	dma_addr_t *pages = bench_pages(test, n, shift);
+	u64 limit, table_bytes = 0, centi;
+	char bpp[24];
+	u32 hop = 0;
+
+	limit = bench_limit(test, pages, n);
+	bench_vroce(test, vdev, pages, n, shift, &v, &table_bytes, &hop);
+	bench_xarray(test, pages, n, &x);
+	bench_pdir(test, vdev->dma_dev, pages, n, &d);
+
+	pr_info("vroce-bench: %llu pages of %lu KiB (%llu MiB), hop %u, best of %d rounds\n",
+		n, BIT(shift) / SZ_1K, (n << shift) / SZ_1M, hop, BENCH_ROUNDS);
+	pr_info("vroce-bench: %-22s %10s %10s %12s %12s\n", "operation",
+		"ns/page", "vs limit", "xarray/this", "pdir/this");
+	bench_row("limit (copy entries)", limit, n, limit, x.ns[T_BUILD],
+		  d.ns[T_BUILD]);
+	bench_row("vroce create+map", v.ns[T_BUILD], n, limit, x.ns[T_BUILD],
+		  d.ns[T_BUILD]);
+	bench_row("vroce find", v.ns[T_FIND], n, limit, x.ns[T_FIND],
+		  d.ns[T_FIND]);
+	bench_row("vroce destroy", v.ns[T_FREE], n, limit, x.ns[T_FREE],
+		  d.ns[T_FREE]);
+	bench_row("xarray xa_store", x.ns[T_BUILD], n, limit, x.ns[T_BUILD],
+		  d.ns[T_BUILD]);
+	bench_row("xarray xa_load", x.ns[T_FIND], n, limit, x.ns[T_FIND],
+		  d.ns[T_FIND]);
+	bench_row("xarray destroy", x.ns[T_FREE], n, limit, x.ns[T_FREE],
+		  d.ns[T_FREE]);
+	bench_row("pdir build", d.ns[T_BUILD], n, limit, x.ns[T_BUILD],
+		  d.ns[T_BUILD]);
+	bench_row("pdir find", d.ns[T_FIND], n, limit, x.ns[T_FIND],
+		  d.ns[T_FIND]);
+	bench_row("pdir destroy", d.ns[T_FREE], n, limit, x.ns[T_FREE],
+		  d.ns[T_FREE]);
+
+	centi = div64_u64(table_bytes * 100, n);
+	snprintf(bpp, sizeof(bpp), "%llu.%02llu", centi / 100, centi % 100);
+	pr_info("vroce-bench: vroce table bytes per mapped page: %s (%llu bytes of tables for %llu entries)\n",
+		bpp, table_bytes, n);
+}
+
+static void vroce_bench_mtr_4k(struct kunit *test)
+{
+	if (!bench)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+	bench_mtr(test, 262144, 12);
+}
+
+static void vroce_bench_mtr_2m(struct kunit *test)
+{
+	if (!bench)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+	/* The same 1 GiB in 2 MiB pages: 512 entries instead of 262,144. */
+	bench_mtr(test, 512, 21);
+}
+
+static struct kunit_case vroce_bench_cases[] = {
+	KUNIT_CASE_SLOW(vroce_bench_mtr_4k),
+	KUNIT_CASE_SLOW(vroce_bench_mtr_2m),
+	{}
+};
+
+static struct kunit_suite vroce_bench_suite = {
+	.name = "vroce_bench",
+	.test_cases = vroce_bench_cases,
+};
+
+kunit_test_suite(vroce_bench_suite);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the vroce KUnit suites.
+ */
+#ifndef _VROCE_TEST_H_
+#define _VROCE_TEST_H_
+
+#include <kunit/test.h>
+
+struct platform_device;
+struct vroce_dev;
+
+struct platform_device *vroce_test_add_hca(struct kunit *test);
+struct vroce_dev *vroce_test_dev(struct kunit *test);
+void vroce_test_expect_no_memory_held(struct kunit *test,
+				      struct vroce_dev *vdev);
+
+#endif /* _VROCE_TEST_H_ */
