@@ -446,42 +446,57 @@ static bool vroce_pages_contiguous(const dma_addr_t *pages, u64 n, u32 shift)
 	return true;
 }
 
-static void vroce_mtr_map_region(struct vroce_mtr *mtr,
-				 struct vroce_mtr_rgn *rgn,
-				 const dma_addr_t *pages, u64 n)
+/* Copy @n page addresses into table entries; return them OR-ed together. */
+static u64 vroce_bt_fill(__le64 *dst, const dma_addr_t *src, u64 n)
+{
+	u64 acc = 0, i;
+
+	for (i = 0; i < n; i++) {
+		dst[i] = cpu_to_le64(src[i]);
+		acc |= src[i];
+	}
+	return acc;
+}
+
+/* Write the first @n pages of a region; return their addresses OR-ed. */
+static u64 vroce_mtr_map_region(struct vroce_mtr *mtr,
+				struct vroce_mtr_rgn *rgn,
+				const dma_addr_t *pages, u64 n)
 {
 	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
-	u64 mask = BIT_ULL(ushift) - 1, i;
+	u64 unit = BIT_ULL(ushift), acc = 0, b;
 
 	switch (rgn->hopnum) {
 	case 0:
-		mtr->root.va[rgn->root_index] = cpu_to_le64(pages[0]);
-		return;
+		return vroce_bt_fill(&mtr->root.va[rgn->root_index], pages, 1);
 	case 1:
-		for (i = 0; i < n; i++)
-			mtr->root.va[rgn->root_index + i] = cpu_to_le64(pages[i]);
-		return;
+		return vroce_bt_fill(&mtr->root.va[rgn->root_index], pages, n);
 	default:
-		for (i = 0; i < n; i++) {
-			rgn->btm[i >> ushift].va[i & mask] = cpu_to_le64(pages[i]);
-			if (!(i % (VROCE_MTR_RESCHED_EVERY << ushift)))
+		for (b = 0; b << ushift < n; b++) {
+			acc |= vroce_bt_fill(rgn->btm[b].va, pages + (b << ushift),
+					     min(unit, n - (b << ushift)));
+			if (!(b % VROCE_MTR_RESCHED_EVERY))
 				cond_resched();
 		}
+		return acc;
 	}
 }
 
-/* Write the first @count page addresses; the caller checked @count. */
+/*
+ * Write the first @count page addresses; the caller checked @count. Runs
+ * that the HCA addresses from a base must be contiguous, and every address
+ * must be page aligned; a failure may leave entries written, which the
+ * caller then reports as unmapped.
+ */
 static int __vroce_mtr_map(struct vroce_mtr *mtr, const dma_addr_t *pages,
 			   u64 count)
 {
-	u64 pgmask = BIT_ULL(mtr->buf_pg_shift) - 1, done, n, i;
+	u64 pgmask = BIT_ULL(mtr->buf_pg_shift) - 1, acc = 0, done, n;
 	u32 r;
 
-	for (i = 0; i < count; i++)
-		if (pages[i] & pgmask)
-			return -EINVAL;
-
 	if (mtr->is_direct) {
+		if (pages[0] & pgmask)
+			return -EINVAL;
 		if (!vroce_pages_contiguous(pages, count, mtr->buf_pg_shift))
 			return -ENOBUFS;
 		mtr->root_ba = pages[0];
@@ -502,10 +517,10 @@ static int __vroce_mtr_map(struct vroce_mtr *mtr, const dma_addr_t *pages,
 
 	for (r = 0, done = 0; r < mtr->region_count && done < count; r++) {
 		n = min(mtr->region[r].count, count - done);
-		vroce_mtr_map_region(mtr, &mtr->region[r], pages + done, n);
+		acc |= vroce_mtr_map_region(mtr, &mtr->region[r], pages + done, n);
 		done += n;
 	}
-	return 0;
+	return acc & pgmask ? -EINVAL : 0;
 }
 
 /* Map the pages of the MTR's own buffer, kernel or user. */

@@ -12,15 +12,7 @@
 # Extra arguments go to kunit.py run (for example a filter glob).
 set -euo pipefail
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cache=${VROCE_CACHE:-$HOME/.cache/vroce}
-tree=$("$repo/scripts/kernel-tree.sh")
-
-kver=$(basename "$tree")
-kver=${kver#linux-source-}
-key=$(sha256sum "$repo/kunit/.kunitconfig" | cut -c1-12)
-build=$cache/build/um-llvm-$kver-$key
-mkdir -p "$build"
+. "$(dirname "$0")/kunit-env.sh"
 
 # Every suite the sources declare must report.
 mapfile -t suites < <(grep -ho '\.name = "vroce_[a-z0-9_]*"' "$repo"/kunit/*.c |
@@ -30,10 +22,7 @@ mapfile -t suites < <(grep -ho '\.name = "vroce_[a-z0-9_]*"' "$repo"/kunit/*.c |
 rm -f "$build/test.log"
 start=$(date +%s)
 rc=0
-python3 "$tree/tools/testing/kunit/kunit.py" run \
-	--arch=um --make_options LLVM=1 --jobs="$(nproc)" \
-	--kunitconfig="$repo/kunit" --build_dir="$build" \
-	"$@" 'vroce_*' || rc=$?
+"${kunit[@]}" "$@" 'vroce_*' || rc=$?
 echo "kunit: kunit.py finished in $(( $(date +%s) - start )) s (exit $rc)"
 
 # The debug options asked for must have survived olddefconfig; kunit.py

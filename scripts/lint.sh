@@ -6,6 +6,7 @@
 #   - checkpatch.pl --strict --no-tree
 #   - kernel-doc -none -Wall over the headers and the files with ABI kernel-doc
 #   - sparse (C=2) and W=1 over the out-of-tree module build
+#   - docutils over Documentation/*.rst
 # Fails on any finding.
 set -euo pipefail
 
@@ -30,6 +31,13 @@ if [ -n "$kd_out" ]; then
 	echo "$kd_out"
 	fail=1
 fi
+
+echo "lint: reStructuredText of Documentation/"
+for f in Documentation/*.rst; do
+	if ! /usr/bin/rst2pseudoxml --halt=warning --report=warning "$f" >/dev/null; then
+		fail=1
+	fi
+done
 
 echo "lint: W=1 and sparse (C=2) build against ${KDIR:-default headers}"
 log=$(mktemp)
