@@ -9,7 +9,12 @@
 
 #include <linux/atomic.h>
 #include <linux/device.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
+
+#include "vroce_cmd.h"
+#include "vroce_hw.h"
 
 #define VROCE_DRV_NAME		"vroce"
 #define VROCE_NUM_PORTS		1
@@ -39,12 +44,74 @@ struct vroce_mem_stats {
  * @dma_dev: the device that DMA is mapped for (the HCA, emulated or real);
  *	also the parent of @ibdev
  * @mem: allocations made for MR/MTR objects of this device
+ * @hw: register access to the HCA
+ * @cmdq: the command ring
+ * @attr: the HCA's limits, from QUERY_DEVICE
+ * @zombie_lock: protects @zombies
+ * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
+ *	tables, so they are kept until it confirms or is reset
+ * @debugfs_link: vroce/<ibdev name> link to the HCA's debugfs directory
  */
 struct vroce_dev {
 	struct ib_device ibdev;
 	struct device *dma_dev;
 	struct vroce_mem_stats mem;
+	struct vroce_hw hw;
+	struct vroce_cmdq cmdq;
+	struct vroce_dev_attr attr;
+	struct mutex zombie_lock;	/* protects zombies */
+	struct list_head zombies;
+	struct dentry *debugfs_link;
 };
+
+/**
+ * struct vroce_ucontext - a user context (no driver data yet)
+ * @ibuc: the RDMA core's context; allocated by the core
+ */
+struct vroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+/**
+ * struct vroce_pd - a protection domain
+ * @ibpd: the RDMA core's PD; allocated by the core
+ * @pdn: the HCA's number for it
+ */
+struct vroce_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+/**
+ * struct vroce_mr - a memory region
+ * @ibmr: the RDMA core's MR
+ * @mtr: its pages; NULL for a DMA MR
+ * @pages: fast-register page list being built by map_mr_sg
+ * @npages: pages in @pages
+ * @max_pages: room in @pages
+ * @zombie: entry in &vroce_dev.zombies once DESTROY_MR failed
+ * @key_unknown: CREATE_MR timed out: the HCA may hold the MR under a key
+ *	the driver never learnt
+ */
+struct vroce_mr {
+	struct ib_mr ibmr;
+	struct vroce_mtr *mtr;
+	dma_addr_t *pages;
+	u32 npages;
+	u32 max_pages;
+	struct list_head zombie;
+	bool key_unknown;
+};
+
+static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct vroce_pd, ibpd);
+}
+
+static inline struct vroce_mr *to_vroce_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct vroce_mr, ibmr);
+}
 
 static inline struct vroce_dev *to_vroce_dev(struct ib_device *ibdev)
 {
@@ -53,5 +120,23 @@ static inline struct vroce_dev *to_vroce_dev(struct ib_device *ibdev)
 
 struct vroce_dev *vroce_dev_create(struct device *dma_dev);
 void vroce_dev_destroy(struct vroce_dev *vdev);
+int vroce_dev_start(struct vroce_dev *vdev);
+void vroce_dev_stop(struct vroce_dev *vdev);
+
+extern const struct ib_device_ops vroce_dev_ops;
+struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_udata *udata);
+struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+extern bool vroce_allow_remote_dma_mr;
+#endif
 
 #endif /* _VROCE_H_ */

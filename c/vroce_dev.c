@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce: the driver's device object, a wrapper around the RDMA core's
- * struct ib_device.
+ * struct ib_device, and bringing the HCA up and down under it.
  */
 
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
 #include "vroce.h"
-
-static const struct ib_device_ops vroce_dev_ops = {
-	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = VROCE_UVERBS_ABI_VER,
-};
+#include "vroce_regs.h"
 
 /**
  * vroce_dev_create() - allocate and set up the RDMA device of one HCA
  * @dma_dev: the HCA's device, with its DMA mask already set; DMA for the
  *	RDMA device is mapped against it and it becomes the parent
  *
- * The device is not registered with the RDMA core.
+ * The device is neither started nor registered with the RDMA core.
  *
  * Context: process context, may sleep.
  * Return: the new device, to be freed with vroce_dev_destroy(), or
@@ -41,6 +37,8 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 		return ERR_PTR(-ENOMEM);
 
 	vdev->dma_dev = dma_dev;
+	mutex_init(&vdev->zombie_lock);
+	INIT_LIST_HEAD(&vdev->zombies);
 
 	ibdev = &vdev->ibdev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -49,6 +47,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	ibdev->dev.parent = dma_dev;
 	/* ib_umem maps user memory for the HCA even before registration. */
 	ibdev->dma_device = dma_dev;
+	ibdev->node_guid = cpu_to_be64(0x02f0000000000000ULL | get_random_u32());
 	strscpy(ibdev->node_desc, "vroce HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &vroce_dev_ops);
 
@@ -58,7 +57,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_dev_create);
 
 /**
  * vroce_dev_destroy() - free a device made by vroce_dev_create()
- * @vdev: the device; it must not be registered with the RDMA core
+ * @vdev: the device; it must be stopped
  *
  * Context: process context, may sleep.
  */
@@ -67,3 +66,72 @@ void vroce_dev_destroy(struct vroce_dev *vdev)
 	ib_dealloc_device(&vdev->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_dev_destroy);
+
+/* Name the HCA's debugfs directory after the RDMA device too. */
+static void vroce_dev_debugfs_link(struct vroce_dev *vdev)
+{
+	struct dentry *root = debugfs_lookup("vroce", NULL);
+	char target[64];
+
+	if (!root)
+		return;
+	snprintf(target, sizeof(target), "%s", dev_name(vdev->dma_dev));
+	vdev->debugfs_link = debugfs_create_symlink(dev_name(&vdev->ibdev.dev),
+						    root, target);
+	dput(root);
+}
+
+/**
+ * vroce_dev_start() - bring the HCA up and register the RDMA device
+ * @vdev: the device, its hardware handle set
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENODEV when the HCA is not one this driver knows; an error
+ * of vroce_cmdq_init(), of QUERY_DEVICE or of ib_register_device().
+ */
+int vroce_dev_start(struct vroce_dev *vdev)
+{
+	u32 version;
+	int err;
+
+	version = vroce_hw_read32(&vdev->hw, VROCE_REG_VERSION);
+	if (version != VROCE_HW_VERSION) {
+		dev_err(vdev->dma_dev, "unknown HCA version %#x\n", version);
+		return -ENODEV;
+	}
+	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
+
+	err = vroce_cmdq_init(vdev);
+	if (err)
+		return err;
+	err = vroce_cmd_query_device(vdev, &vdev->attr);
+	if (err)
+		goto err_cmdq_exit;
+	err = ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
+	if (err)
+		goto err_cmdq_exit;
+
+	vroce_dev_debugfs_link(vdev);
+	return 0;
+
+err_cmdq_exit:
+	vroce_cmdq_exit(vdev);
+	return err;
+}
+
+/**
+ * vroce_dev_stop() - unregister the RDMA device and stop the HCA
+ * @vdev: a device started by vroce_dev_start()
+ *
+ * Unregistering destroys every MR; the HCA is then reset, after which the
+ * tables of MRs it never let go of can be freed.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_dev_stop(struct vroce_dev *vdev)
+{
+	debugfs_remove(vdev->debugfs_link);
+	ib_unregister_device(&vdev->ibdev);
+	vroce_cmdq_exit(vdev);
+	vroce_mr_reap(vdev, true);
+}

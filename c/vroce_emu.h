@@ -9,8 +9,42 @@
 #include <linux/types.h>
 
 struct device;
+struct platform_device;
+struct vroce_emu;
 
 #define VROCE_EMU_MAX_REGIONS	3
+
+/**
+ * struct vroce_bus_ops - how the driver reaches the HCA: register cycles
+ *	and its interrupt line
+ * @read32: read a 32-bit register of BAR 0
+ * @write32: write a 32-bit register of BAR 0; writes to one register are
+ *	seen by the HCA in program order
+ * @request_irq: connect @handler to the HCA's interrupt; it is called in
+ *	the HCA's process context (like a threaded handler) and may sleep
+ * @free_irq: disconnect it; no call runs once this returns
+ *
+ * For silicon these would be readl()/writel() on the ioremapped BAR and
+ * request_threaded_irq(); the emulated HCA decodes them itself, as a
+ * device decodes bus cycles.
+ */
+struct vroce_bus_ops {
+	u32 (*read32)(void *ctx, u32 off);
+	void (*write32)(void *ctx, u32 off, u32 val);
+	int (*request_irq)(void *ctx, void (*handler)(void *data), void *data);
+	void (*free_irq)(void *ctx);
+};
+
+/**
+ * struct vroce_hca_res - what the bus hands the driver: platform data of
+ *	a "vroce" platform device
+ * @bus: register access and interrupt
+ * @ctx: the bus's cookie for @bus
+ */
+struct vroce_hca_res {
+	const struct vroce_bus_ops *bus;
+	void *ctx;
+};
 
 /**
  * struct vroce_emu_region - one region of a translation, as programmed
@@ -40,6 +74,28 @@ struct vroce_emu_mtt {
 	u32 region_count;
 	struct vroce_emu_region region[VROCE_EMU_MAX_REGIONS];
 };
+
+/*
+ * Errors of the translation engine, as the data path will turn them into
+ * completion statuses.
+ */
+#define VROCE_EMU_EKEY		ENOKEY	/* no valid MR with this key */
+#define VROCE_EMU_EPD		EPERM	/* the MR belongs to another PD */
+#define VROCE_EMU_EBOUNDS	ERANGE	/* outside the MR */
+#define VROCE_EMU_EACCESS	EACCES	/* the MR does not grant the access */
+
+/* Any protection domain (device-internal readers such as debugfs). */
+#define VROCE_EMU_ANY_PD	U32_MAX
+
+void vroce_emu_init(void);
+void vroce_emu_exit(void);
+struct vroce_emu *vroce_emu_add(int id);
+void vroce_emu_del(struct vroce_emu *emu);
+struct platform_device *vroce_emu_pdev(struct vroce_emu *emu);
+int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+			void *buf, u64 len, u32 access, bool write);
+void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
+			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
 
 int vroce_emu_mtt_translate(struct device *dma_dev,
 			    const struct vroce_emu_mtt *mtt, u64 page,

@@ -3,8 +3,9 @@
  * vroce: module init/exit and the platform driver that binds to the HCA.
  *
  * Until silicon is attached the HCA is the emulated one shipped in this
- * module; the module adds it as platform device "vroce.0" at load time, and
- * the driver binds to it like to any other device.
+ * module (c/vroce_emu.c); the module plugs one in as platform device
+ * "vroce.0" at load time, and the driver binds to it like to any other
+ * device: its platform data is the bus the HCA sits on.
  */
 
 #include <linux/dma-mapping.h>
@@ -13,13 +14,18 @@
 #include <linux/platform_device.h>
 
 #include "vroce.h"
+#include "vroce_emu.h"
 
-static struct platform_device *vroce_pdev;
+static struct vroce_emu *vroce_emu0;
 
 static int vroce_probe(struct platform_device *pdev)
 {
+	const struct vroce_hca_res *res = dev_get_platdata(&pdev->dev);
 	struct vroce_dev *vdev;
 	int err;
+
+	if (!res)
+		return -ENODEV;
 
 	/* The HCA masters 64-bit bus addresses, like a PCIe function. */
 	err = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
@@ -29,14 +35,23 @@ static int vroce_probe(struct platform_device *pdev)
 	vdev = vroce_dev_create(&pdev->dev);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
+	vroce_hw_init(&vdev->hw, res);
 
+	err = vroce_dev_start(vdev);
+	if (err) {
+		vroce_dev_destroy(vdev);
+		return err;
+	}
 	platform_set_drvdata(pdev, vdev);
 	return 0;
 }
 
 static void vroce_remove(struct platform_device *pdev)
 {
-	vroce_dev_destroy(platform_get_drvdata(pdev));
+	struct vroce_dev *vdev = platform_get_drvdata(pdev);
+
+	vroce_dev_stop(vdev);
+	vroce_dev_destroy(vdev);
 }
 
 static struct platform_driver vroce_pdrv = {
@@ -51,13 +66,14 @@ static int __init vroce_init(void)
 {
 	int err;
 
+	vroce_emu_init();
 	err = platform_driver_register(&vroce_pdrv);
 	if (err)
-		return err;
+		goto err_emu_exit;
 
-	vroce_pdev = platform_device_register_simple(VROCE_DRV_NAME, 0, NULL, 0);
-	if (IS_ERR(vroce_pdev)) {
-		err = PTR_ERR(vroce_pdev);
+	vroce_emu0 = vroce_emu_add(0);
+	if (IS_ERR(vroce_emu0)) {
+		err = PTR_ERR(vroce_emu0);
 		goto err_unregister_driver;
 	}
 
@@ -65,13 +81,16 @@ static int __init vroce_init(void)
 
 err_unregister_driver:
 	platform_driver_unregister(&vroce_pdrv);
+err_emu_exit:
+	vroce_emu_exit();
 	return err;
 }
 
 static void __exit vroce_exit(void)
 {
-	platform_device_unregister(vroce_pdev);
+	vroce_emu_del(vroce_emu0);
 	platform_driver_unregister(&vroce_pdrv);
+	vroce_emu_exit();
 }
 
 module_init(vroce_init);

@@ -85,6 +85,13 @@ struct vroce_mtr {
 	struct vroce_mtr_rgn region[VROCE_MTR_MAX_REGIONS];
 };
 
+/* Called once per table page or chunk; never on the first, see map(). */
+static void vroce_mtr_maybe_resched(u64 i)
+{
+	if (i && !(i % VROCE_MTR_RESCHED_EVERY))
+		cond_resched();
+}
+
 static u32 vroce_unit_shift(u32 ba_pg_shift)
 {
 	return ba_pg_shift - VROCE_BA_BYTES_SHIFT;
@@ -268,8 +275,7 @@ static void vroce_mtr_free_bt_array(struct vroce_mtr *mtr,
 		return;
 	for (i = 0; i < nr; i++) {
 		vroce_core_dma_free(mtr->dev, size, bt[i].va, bt[i].dma);
-		if (!(i % VROCE_MTR_RESCHED_EVERY))
-			cond_resched();
+		vroce_mtr_maybe_resched(i);
 	}
 	vroce_core_free(mtr->dev, bt);
 }
@@ -308,8 +314,7 @@ static struct vroce_bt *vroce_mtr_alloc_bt_array(struct vroce_mtr *mtr, u64 nr)
 			vroce_mtr_free_bt_array(mtr, bt, i);
 			return NULL;
 		}
-		if (!(i % VROCE_MTR_RESCHED_EVERY))
-			cond_resched();
+		vroce_mtr_maybe_resched(i);
 	}
 	return bt;
 }
@@ -429,8 +434,7 @@ static int vroce_mtr_alloc_kbuf(struct vroce_mtr *mtr)
 			vroce_mtr_free_kbuf(mtr);
 			return -ENOMEM;
 		}
-		if (!(p % VROCE_MTR_RESCHED_EVERY))
-			cond_resched();
+		vroce_mtr_maybe_resched(p);
 	}
 	return 0;
 }
@@ -475,8 +479,7 @@ static u64 vroce_mtr_map_region(struct vroce_mtr *mtr,
 		for (b = 0; b << ushift < n; b++) {
 			acc |= vroce_bt_fill(rgn->btm[b].va, pages + (b << ushift),
 					     min(unit, n - (b << ushift)));
-			if (!(b % VROCE_MTR_RESCHED_EVERY))
-				cond_resched();
+			vroce_mtr_maybe_resched(b);
 		}
 		return acc;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite vroce_core: the module binds to its HCA and sets up the RDMA
- * core's device, and DMA addresses made for the HCA lead back to memory.
+ * KUnit suite vroce_core: the module binds to its HCA, brings it up and
+ * registers it with the RDMA core; DMA addresses made for the HCA lead back
+ * to memory; probe failures and unbinding undo exactly what was done.
  */
 
 #include <kunit/static_stub.h>
@@ -11,7 +12,10 @@
 #include <linux/platform_device.h>
 #include <linux/string.h>
 
+#include <kunit/platform_device.h>
+
 #include "../c/vroce.h"
+#include "../c/vroce_emu.h"
 #include "vroce_test.h"
 
 static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
@@ -35,6 +39,17 @@ static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ibdev->ops.driver_id, RDMA_DRIVER_UNKNOWN);
 	KUNIT_EXPECT_EQ(test, ibdev->ops.uverbs_abi_ver, VROCE_UVERBS_ABI_VER);
 	KUNIT_EXPECT_STREQ(test, ibdev->node_desc, "vroce HCA");
+
+	/* Registered with the RDMA core, with the HCA's limits. */
+	KUNIT_EXPECT_STRNEQ(test, dev_name(&ibdev->dev), "");
+	KUNIT_EXPECT_EQ(test, strncmp(dev_name(&ibdev->dev), "vroce", 5), 0);
+	KUNIT_EXPECT_GT(test, ibdev->attrs.max_mr, 0);
+	KUNIT_EXPECT_GT(test, ibdev->attrs.max_pd, 0);
+	KUNIT_EXPECT_GE(test, ibdev->attrs.max_fast_reg_page_list_len, 512);
+	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(ibdev, 1),
+			IB_LINK_LAYER_ETHERNET);
+	KUNIT_EXPECT_TRUE(test, rdma_protocol_roce(ibdev, 1));
+	KUNIT_EXPECT_FALSE(test, rdma_cap_ib_mad(ibdev, 1));
 
 	/* The probe gave the HCA a full 64-bit DMA mask, streaming and coherent. */
 	KUNIT_EXPECT_EQ(test, dma_get_mask(&pdev->dev), DMA_BIT_MASK(64));
@@ -117,6 +132,19 @@ static void vroce_core_rebind_cycles(struct kunit *test)
 	}
 }
 
+/* A "vroce" device with no bus behind it is not an HCA: no binding. */
+static void vroce_core_no_bus_no_bind(struct kunit *test)
+{
+	struct platform_device *pdev;
+
+	pdev = kunit_platform_device_alloc(test, VROCE_DRV_NAME,
+					   PLATFORM_DEVID_AUTO);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdev);
+	KUNIT_ASSERT_EQ(test, kunit_platform_device_add(test, pdev), 0);
+	KUNIT_EXPECT_NULL(test, pdev->dev.driver);
+	KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
+}
+
 /* Loading the module added the emulated HCA vroce.0 and bound it. */
 static void vroce_core_module_adds_hca(struct kunit *test)
 {
@@ -138,6 +166,7 @@ static struct kunit_case vroce_core_cases[] = {
 	KUNIT_CASE(vroce_core_dma_reaches_memory),
 	KUNIT_CASE(vroce_core_probe_failure_unbinds),
 	KUNIT_CASE(vroce_core_rebind_cycles),
+	KUNIT_CASE(vroce_core_no_bus_no_bind),
 	{}
 };
 

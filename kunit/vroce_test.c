@@ -3,54 +3,132 @@
  * Helpers shared by the vroce KUnit suites.
  */
 
-#include <kunit/platform_device.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 
 #include "../c/vroce.h"
+#include "../c/vroce_emu.h"
 #include "vroce_test.h"
 
+/* What a test's device held when the test got it. */
+struct vroce_test_ctx {
+	struct vroce_emu *emu;
+	s64 allocs;
+	s64 frees;
+};
+
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_emu_del, vroce_emu_del,
+			    struct vroce_emu *);
+
 /**
- * vroce_test_add_hca() - add a "vroce" platform device the driver binds to
- * @test: the test; KUnit removes the device when it ends
+ * vroce_test_add_emu() - plug in an emulated HCA for one test
+ * @test: the test; KUnit unplugs the HCA when it ends
  *
- * Return: the device (bound unless a stub makes the probe fail).
+ * The driver binds to it at once (unless a stub makes the probe fail).
+ *
+ * Return: the HCA.
+ */
+struct vroce_emu *vroce_test_add_emu(struct kunit *test)
+{
+	struct vroce_emu *emu = vroce_emu_add(PLATFORM_DEVID_AUTO);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, emu);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_emu_del,
+							emu), 0);
+	return emu;
+}
+
+/**
+ * vroce_test_add_hca() - the platform device of a new emulated HCA
+ * @test: the test; KUnit unplugs the HCA when it ends
+ *
+ * Return: the platform device.
  */
 struct platform_device *vroce_test_add_hca(struct kunit *test)
 {
-	struct platform_device *pdev;
-
-	pdev = kunit_platform_device_alloc(test, VROCE_DRV_NAME,
-					   PLATFORM_DEVID_AUTO);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdev);
-	KUNIT_ASSERT_EQ(test, kunit_platform_device_add(test, pdev), 0);
-	return pdev;
+	return vroce_emu_pdev(vroce_test_add_emu(test));
 }
 
 /**
  * vroce_test_dev() - a freshly probed vroce device for one test
- * @test: the test; KUnit removes the device when it ends
+ * @test: the test; KUnit unplugs the HCA when it ends
  *
- * Return: the driver's device, with its allocation counters at zero.
+ * Its allocation counters are remembered, for vroce_test_allocs() and
+ * vroce_test_expect_no_memory_held(); vroce_test_emu() returns its HCA.
+ *
+ * Return: the driver's device, started and registered.
  */
 struct vroce_dev *vroce_test_dev(struct kunit *test)
 {
-	struct vroce_dev *vdev = platform_get_drvdata(vroce_test_add_hca(test));
+	struct vroce_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx),
+						   GFP_KERNEL);
+	struct vroce_dev *vdev;
 
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->emu = vroce_test_add_emu(test);
+	vdev = platform_get_drvdata(vroce_emu_pdev(ctx->emu));
 	KUNIT_ASSERT_NOT_NULL(test, vdev);
+	test->priv = ctx;
+	vroce_test_rebase(test, vdev);
 	return vdev;
 }
 
 /**
- * vroce_test_expect_no_memory_held() - every MR/MTR allocation was freed
+ * vroce_test_rebase() - count allocations from now on
  * @test: the test
- * @vdev: the device whose accounting is checked
+ * @vdev: its device, from vroce_test_dev()
+ *
+ * For objects a test sets up once and keeps (a PD and its DMA MR).
+ */
+void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev)
+{
+	struct vroce_test_ctx *ctx = test->priv;
+
+	ctx->allocs = atomic64_read(&vdev->mem.allocs);
+	ctx->frees = atomic64_read(&vdev->mem.frees);
+}
+
+/**
+ * vroce_test_emu() - the HCA behind the test's vroce_test_dev()
+ * @test: the test
+ *
+ * Return: the HCA.
+ */
+struct vroce_emu *vroce_test_emu(struct kunit *test)
+{
+	struct vroce_test_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	return ctx->emu;
+}
+
+/**
+ * vroce_test_allocs() - allocations made since vroce_test_dev()
+ * @test: the test
+ * @vdev: its device
+ *
+ * Return: the number of accounted allocations since the test got @vdev.
+ */
+s64 vroce_test_allocs(struct kunit *test, struct vroce_dev *vdev)
+{
+	struct vroce_test_ctx *ctx = test->priv;
+
+	return atomic64_read(&vdev->mem.allocs) - ctx->allocs;
+}
+
+/**
+ * vroce_test_expect_no_memory_held() - everything allocated since
+ *	vroce_test_dev() was freed
+ * @test: the test
+ * @vdev: its device
  */
 void vroce_test_expect_no_memory_held(struct kunit *test,
 				      struct vroce_dev *vdev)
 {
-	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.allocs),
-			atomic64_read(&vdev->mem.frees));
+	struct vroce_test_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.allocs) - ctx->allocs,
+			atomic64_read(&vdev->mem.frees) - ctx->frees);
 }
 
 MODULE_DESCRIPTION("KUnit tests for the vroce driver");

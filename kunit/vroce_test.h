@@ -9,9 +9,14 @@
 
 struct platform_device;
 struct vroce_dev;
+struct vroce_emu;
 
+struct vroce_emu *vroce_test_add_emu(struct kunit *test);
 struct platform_device *vroce_test_add_hca(struct kunit *test);
 struct vroce_dev *vroce_test_dev(struct kunit *test);
+struct vroce_emu *vroce_test_emu(struct kunit *test);
+void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev);
+s64 vroce_test_allocs(struct kunit *test, struct vroce_dev *vdev);
 void vroce_test_expect_no_memory_held(struct kunit *test,
 				      struct vroce_dev *vdev);
 

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce commands: the command ring, and one function per HCA opcode.
+ *
+ * A command is copied into the next ring slot, the producer index is rung
+ * through the doorbell, and the caller sleeps until the HCA's interrupt
+ * brings the response (matched by token) or the timeout passes. Up to the
+ * ring's depth of commands may be outstanding. HCA status becomes an errno
+ * in exactly one place, vroce_cmd_errno().
+ */
+
+#include <linux/bitfield.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "vroce.h"
+#include "vroce_regs.h"
+#include "../bindings/vroce_abi.h"
+
+static unsigned int cmd_timeout_ms = 2000;
+module_param(cmd_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(cmd_timeout_ms, "how long an HCA command may take (ms)");
+
+/* The one mapping from HCA status to errno. */
+static int vroce_cmd_errno(u16 status)
+{
+	switch (status) {
+	case VROCE_CMD_OK:
+		return 0;
+	case VROCE_CMD_BAD_OPCODE:
+		return -EOPNOTSUPP;
+	case VROCE_CMD_BAD_PARAM:
+	case VROCE_CMD_BAD_HANDLE:
+		return -EINVAL;
+	case VROCE_CMD_NO_RESOURCE:
+		return -ENOMEM;
+	case VROCE_CMD_BUSY:
+		return -EBUSY;
+	default:
+		return -EIO;
+	}
+}
+
+static void *vroce_cmdq_slot(struct vroce_cmdq *q, u32 index)
+{
+	return vroce_mtr_buf_kva(q->mtr, (u64)(index & (q->depth - 1)) *
+					 VROCE_CMD_SLOT_SIZE);
+}
+
+/* Whether a slot is free, re-reading the HCA's consumer index if not. */
+static bool vroce_cmdq_has_space(struct vroce_dev *vdev)
+{
+	struct vroce_cmdq *q = &vdev->cmdq;
+	bool space;
+
+	spin_lock(&q->lock);
+	if (q->pi - q->ci >= q->depth)
+		q->ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
+	space = q->pi - q->ci < q->depth;
+	spin_unlock(&q->lock);
+	return space;
+}
+
+/**
+ * vroce_cmdq_irq() - the HCA's interrupt handler: collect responses
+ * @data: the vroce device
+ *
+ * Context: the HCA's interrupt context (process context, may not block on
+ * the command ring).
+ */
+void vroce_cmdq_irq(void *data)
+{
+	struct vroce_dev *vdev = data;
+	struct vroce_cmdq *q = &vdev->cmdq;
+	const struct vroce_resp_hdr *rh;
+	struct vroce_cmd_ctx *ctx;
+	u32 hw_ci, c;
+
+	vroce_hw_read32(&vdev->hw, VROCE_REG_INTR_CAUSE);
+	hw_ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
+	/* Responses up to hw_ci were written before the HCA moved it. */
+	dma_rmb();
+
+	spin_lock(&q->lock);
+	for (c = q->ci; c != hw_ci && c != q->pi; c++) {
+		rh = vroce_cmdq_slot(q, c) + VROCE_CMD_REQ_SIZE;
+		ctx = &q->ctx[c & (q->depth - 1)];
+		if (ctx->waiting && le32_to_cpu(rh->token) == ctx->token &&
+		    !completion_done(&ctx->done)) {
+			memcpy(ctx->resp, rh, sizeof(ctx->resp));
+			complete(&ctx->done);
+		}
+	}
+	q->ci = c;
+	spin_unlock(&q->lock);
+	wake_up(&q->space);
+}
+
+/*
+ * Post @req (its header's token is filled in) and wait for the response,
+ * copied to @resp. Return the HCA's status as an errno, or -ETIMEDOUT.
+ */
+static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
+			  void *resp, size_t resp_len)
+{
+	struct vroce_cmdq *q = &vdev->cmdq;
+	unsigned long timeout = msecs_to_jiffies(q->timeout_ms), deadline, left;
+	struct vroce_cmd_hdr *hdr = req;
+	struct vroce_cmd_ctx *ctx;
+	u8 *slot;
+	int err;
+
+	might_sleep();
+	deadline = jiffies + timeout;
+	spin_lock(&q->lock);
+	while (q->pi - q->ci >= q->depth) {
+		/* All slots are out: wait for the HCA to consume one. */
+		spin_unlock(&q->lock);
+		if (time_after_eq(jiffies, deadline) ||
+		    !wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
+					deadline - jiffies))
+			return -ETIMEDOUT;
+		spin_lock(&q->lock);
+	}
+	ctx = &q->ctx[q->pi & (q->depth - 1)];
+	reinit_completion(&ctx->done);
+	ctx->token = q->next_token++;
+	if (!q->next_token)
+		q->next_token = 1;	/* 0 marks an empty response */
+	ctx->waiting = true;
+	hdr->token = cpu_to_le32(ctx->token);
+
+	slot = vroce_cmdq_slot(q, q->pi);
+	memset(slot, 0, VROCE_CMD_SLOT_SIZE);
+	memcpy(slot, req, req_len);
+	q->pi++;
+	vroce_hw_ring_cmdq(&vdev->hw, q->pi);
+	spin_unlock(&q->lock);
+
+	left = wait_for_completion_timeout(&ctx->done, timeout);
+
+	spin_lock(&q->lock);
+	ctx->waiting = false;
+	/* A response that raced with the timeout still counts. */
+	if (left || completion_done(&ctx->done)) {
+		memcpy(resp, ctx->resp, resp_len);
+		err = vroce_cmd_errno(le16_to_cpu(((struct vroce_resp_hdr *)resp)->status));
+	} else {
+		err = -ETIMEDOUT;
+	}
+	spin_unlock(&q->lock);
+	if (err == -ETIMEDOUT)
+		dev_warn_ratelimited(vdev->dma_dev, "command %u timed out\n",
+				     le16_to_cpu(hdr->opcode));
+	return err;
+}
+
+/**
+ * vroce_cmdq_init() - set up the command ring and start the HCA
+ * @vdev: the device, its hardware handle set
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM, -EBUSY (interrupt taken) or -EIO (the HCA does not
+ * come up).
+ */
+int vroce_cmdq_init(struct vroce_dev *vdev)
+{
+	struct vroce_cmdq *q = &vdev->cmdq;
+	struct vroce_buf_attr attr = {
+		.region = { { BIT(VROCE_CMDQ_DEPTH_LOG2) * VROCE_CMD_SLOT_SIZE, 1 } },
+		.region_count = 1,
+		.page_shift = PAGE_SHIFT,
+	};
+	struct vroce_mtr_region rgn;
+	u32 i, cfg;
+	int err;
+
+	q->depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
+	q->timeout_ms = cmd_timeout_ms;
+	q->next_token = 1;
+	spin_lock_init(&q->lock);
+	init_waitqueue_head(&q->space);
+
+	q->ctx = kcalloc(q->depth, sizeof(*q->ctx), GFP_KERNEL);
+	if (!q->ctx)
+		return -ENOMEM;
+	for (i = 0; i < q->depth; i++)
+		init_completion(&q->ctx[i].done);
+
+	err = vroce_mtr_create(vdev, &q->mtr, &attr, PAGE_SHIFT, NULL, 0);
+	if (err)
+		goto err_free_ctx;
+	vroce_mtr_region(q->mtr, 0, &rgn);
+
+	err = vroce_hw_request_irq(&vdev->hw, vroce_cmdq_irq, vdev);
+	if (err)
+		goto err_destroy_mtr;
+
+	cfg = FIELD_PREP(VROCE_CMDQ_CFG_DEPTH_LOG2, VROCE_CMDQ_DEPTH_LOG2) |
+	      FIELD_PREP(VROCE_CMDQ_CFG_BA_PG_SHIFT,
+			 vroce_mtr_ba_page_shift(q->mtr)) |
+	      FIELD_PREP(VROCE_CMDQ_CFG_BUF_PG_SHIFT,
+			 vroce_mtr_buf_page_shift(q->mtr)) |
+	      FIELD_PREP(VROCE_CMDQ_CFG_HOPNUM, rgn.hopnum);
+	vroce_hw_write64(&vdev->hw, VROCE_REG_CMDQ_BA, vroce_mtr_root_ba(q->mtr));
+	vroce_hw_write32(&vdev->hw, VROCE_REG_CMDQ_CFG, cfg);
+	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_ENABLE);
+	if (!(vroce_hw_read32(&vdev->hw, VROCE_REG_STATUS) & VROCE_STATUS_READY)) {
+		err = -EIO;
+		goto err_reset;
+	}
+	return 0;
+
+err_reset:
+	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
+	vroce_hw_free_irq(&vdev->hw);
+err_destroy_mtr:
+	vroce_mtr_destroy(vdev, q->mtr);
+err_free_ctx:
+	kfree(q->ctx);
+	return err;
+}
+
+/**
+ * vroce_cmdq_exit() - reset the HCA and free the command ring
+ * @vdev: the device
+ *
+ * After the reset the HCA holds no state and touches no memory.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_cmdq_exit(struct vroce_dev *vdev)
+{
+	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
+	vroce_hw_free_irq(&vdev->hw);
+	vroce_mtr_destroy(vdev, vdev->cmdq.mtr);
+	kfree(vdev->cmdq.ctx);
+}
+
+/**
+ * vroce_cmd_query_device() - QUERY_DEVICE: the HCA's limits
+ * @vdev: the device
+ * @attr: where they are returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or an errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
+{
+	struct vroce_cmd_hdr req = { .opcode = cpu_to_le16(VROCE_CMD_QUERY_DEVICE) };
+	struct vroce_resp_query_device resp;
+	int err;
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	if (err)
+		return err;
+	attr->max_mr_size = le64_to_cpu(resp.max_mr_size);
+	attr->page_size_cap = le64_to_cpu(resp.page_size_cap);
+	attr->max_pd = le32_to_cpu(resp.max_pd);
+	attr->max_mr = le32_to_cpu(resp.max_mr);
+	attr->max_fast_reg_pages = le32_to_cpu(resp.max_fast_reg_pages);
+	attr->vendor_id = le32_to_cpu(resp.vendor_id);
+	return 0;
+}
+
+/**
+ * vroce_cmd_create_pd() - CREATE_PD
+ * @vdev: the device
+ * @pdn: where the new PD's number is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM when the HCA has no PD left, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn)
+{
+	struct vroce_cmd_create_pd req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_PD),
+	};
+	struct vroce_resp_create_pd resp;
+	int err;
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	if (!err)
+		*pdn = le32_to_cpu(resp.pdn);
+	return err;
+}
+
+/**
+ * vroce_cmd_destroy_pd() - DESTROY_PD
+ * @vdev: the device
+ * @pdn: the PD
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for an unknown PD, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn)
+{
+	struct vroce_cmd_destroy_pd req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_PD),
+		.pdn = cpu_to_le32(pdn),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+}
+
+/**
+ * vroce_cmd_create_mr() - CREATE_MR: enter an MR in the HCA's MPT
+ * @vdev: the device
+ * @desc: the MR
+ * @key: where its key (lkey and rkey) is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL when the HCA refuses the description, -ENOMEM when
+ * its MPT is full, another errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
+			u32 *key)
+{
+	struct vroce_cmd_create_mr req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_MR),
+		.pdn = cpu_to_le32(desc->pdn),
+		.access = cpu_to_le32(desc->access),
+		.kind = cpu_to_le32(desc->kind),
+		.iova = cpu_to_le64(desc->iova),
+		.length = cpu_to_le64(desc->length),
+	};
+	struct vroce_resp_create_mr resp;
+	struct vroce_mtr_region rgn;
+	int err;
+
+	if (desc->mtr) {
+		vroce_mtr_region(desc->mtr, 0, &rgn);
+		req.cfg = cpu_to_le32(FIELD_PREP(VROCE_MTT_BA_PG_SHIFT,
+						 vroce_mtr_ba_page_shift(desc->mtr)) |
+				      FIELD_PREP(VROCE_MTT_BUF_PG_SHIFT,
+						 vroce_mtr_buf_page_shift(desc->mtr)) |
+				      FIELD_PREP(VROCE_MTT_HOPNUM, rgn.hopnum));
+		req.root_ba = cpu_to_le64(vroce_mtr_root_ba(desc->mtr));
+		req.page_count = cpu_to_le64(vroce_mtr_page_count(desc->mtr));
+	}
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	if (!err)
+		*key = le32_to_cpu(resp.key);
+	return err;
+}
+
+/**
+ * vroce_cmd_destroy_mr() - DESTROY_MR: take an MR out of the HCA's MPT
+ * @vdev: the device
+ * @key: the MR's key
+ *
+ * Only after this succeeds may the MR's tables and pages be freed.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for an unknown key, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 key)
+{
+	struct vroce_cmd_destroy_mr req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_MR),
+		.key = cpu_to_le32(key),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vroce commands: the command ring and one typed function per HCA opcode
+ * (c/vroce_cmd.c).
+ */
+#ifndef _VROCE_CMD_H_
+#define _VROCE_CMD_H_
+
+#include <linux/completion.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+struct vroce_dev;
+struct vroce_hw;
+struct vroce_mtr;
+
+#define VROCE_CMDQ_DEPTH_LOG2	4	/* 16 slots */
+
+/**
+ * struct vroce_cmd_ctx - one posted command waiting for its response
+ * @done: completed by the interrupt handler when the response is in
+ * @token: the token the response must carry
+ * @waiting: a caller is waiting on @done for @token
+ * @resp: the response, copied out of the ring
+ */
+struct vroce_cmd_ctx {
+	struct completion done;
+	u32 token;
+	bool waiting;
+	u8 resp[64];
+};
+
+/**
+ * struct vroce_cmdq - the command ring
+ * @mtr: the ring memory, described to the HCA by this MTR
+ * @depth: number of slots, a power of two
+ * @lock: protects @pi, @ci, @next_token and @ctx
+ * @pi: next slot to post (free-running)
+ * @ci: the HCA's consumer index as last read (free-running)
+ * @next_token: token of the next command
+ * @ctx: per-slot waiters
+ * @space: woken when slots may have been freed
+ * @timeout_ms: how long a command may take
+ */
+struct vroce_cmdq {
+	struct vroce_mtr *mtr;
+	u32 depth;
+	spinlock_t lock;	/* protects pi, ci, next_token, ctx */
+	u32 pi;
+	u32 ci;
+	u32 next_token;
+	struct vroce_cmd_ctx *ctx;
+	wait_queue_head_t space;
+	unsigned int timeout_ms;
+};
+
+/**
+ * struct vroce_dev_attr - what QUERY_DEVICE reports
+ * @max_mr_size: largest MR in bytes
+ * @page_size_cap: supported buffer page sizes, one bit per size
+ * @max_pd: protection domains
+ * @max_mr: memory regions
+ * @max_fast_reg_pages: pages of a fast-register MR
+ * @vendor_id: PCI-style vendor ID
+ */
+struct vroce_dev_attr {
+	u64 max_mr_size;
+	u64 page_size_cap;
+	u32 max_pd;
+	u32 max_mr;
+	u32 max_fast_reg_pages;
+	u32 vendor_id;
+};
+
+/**
+ * struct vroce_mr_desc - what CREATE_MR tells the HCA about an MR
+ * @pdn: protection domain
+ * @access: VROCE_ACC_* rights
+ * @kind: VROCE_MR_KIND_*
+ * @iova: first address of the MR
+ * @length: bytes
+ * @mtr: its pages, NULL for a DMA MR
+ */
+struct vroce_mr_desc {
+	u32 pdn;
+	u32 access;
+	u32 kind;
+	u64 iova;
+	u64 length;
+	struct vroce_mtr *mtr;
+};
+
+int vroce_cmdq_init(struct vroce_dev *vdev);
+void vroce_cmdq_exit(struct vroce_dev *vdev);
+void vroce_cmdq_irq(void *data);
+
+int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr);
+int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn);
+int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn);
+int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
+			u32 *key);
+int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 key);
+
+#endif /* _VROCE_CMD_H_ */

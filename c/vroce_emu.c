@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA: the device itself, shipped in the module until
+ * silicon exists (like netdevsim).
+ *
+ * It is a platform device whose platform data is its bus (struct
+ * vroce_hca_res). It sees only what silicon would: register writes, a
+ * command ring in host memory that it reads by walking the ring's MTR, and
+ * the tables of the MRs it is told about, by DMA address. It answers in its
+ * own context (a workqueue) and signals completions through the interrupt
+ * handler the driver connected. Nothing the driver writes is trusted.
+ *
+ * Fault knobs, in debugfs under vroce/<device>/ (netdevsim style):
+ *   fail_cmds    fail the next N commands ...
+ *   fail_status  ... with this status (default VROCE_CMD_INTERNAL)
+ *   drop_cmds    carry out the next N commands but never complete them
+ *   delay_ms     wait this long before carrying out each command
+ *   mr_read      write "<key> <iova> <len>", read back the bytes the
+ *                translation engine reads through that MR
+ */
+
+#include <kunit/visibility.h>
+#include <linux/bitfield.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/platform_device.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "vroce_emu.h"
+#include "vroce_regs.h"
+
+#define VROCE_EMU_MAX_PD		1024
+#define VROCE_EMU_MAX_MR		4096
+#define VROCE_EMU_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
+#define VROCE_EMU_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
+#define VROCE_EMU_MAX_FRMR_PAGES	4096
+#define VROCE_EMU_VENDOR_ID		0x1af4	/* virtio's, for emulation */
+#define VROCE_EMU_MR_READ_MAX		SZ_1M
+
+enum vroce_emu_mr_state {
+	VROCE_EMU_MR_FREE = 0,		/* slot unused */
+	VROCE_EMU_MR_VALID,		/* translates */
+	VROCE_EMU_MR_FRMR_INVALID,	/* fast-reg MR not registered yet */
+};
+
+/* One memory protection table entry. */
+struct vroce_emu_mpt {
+	enum vroce_emu_mr_state state;
+	u8 tag;			/* key byte of the MR in this slot, or of the last */
+	u32 pdn;
+	u32 access;
+	u32 kind;
+	u64 iova;
+	u64 length;
+	struct vroce_emu_mtt mtt;
+};
+
+struct vroce_emu {
+	struct platform_device *pdev;
+
+	spinlock_t reg_lock;		/* protects regs[] */
+	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
+
+	struct mutex lock;		/* protects everything below */
+	struct vroce_emu_mpt *mpt;
+	unsigned long *pd_map;
+	void (*irq_handler)(void *data);
+	void *irq_data;
+	u32 fail_cmds;
+	u32 fail_status;
+	u32 drop_cmds;
+	u32 delay_ms;
+
+	struct workqueue_struct *wq;
+	struct work_struct cmd_work;
+	struct dentry *debugfs;
+};
+
+static struct dentry *vroce_emu_debugfs_root;
+
+static struct device *vroce_emu_dev(struct vroce_emu *emu)
+{
+	return &emu->pdev->dev;
+}
+
+static u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
+{
+	return emu->regs[off / sizeof(u32)];
+}
+
+/* ---- bus side: register decode and the interrupt line ---- */
+
+static u32 vroce_emu_read32(void *ctx, u32 off)
+{
+	struct vroce_emu *emu = ctx;
+	u32 val = 0;
+
+	if (off >= VROCE_BAR_SIZE || off % sizeof(u32))
+		return ~0U;	/* what a bus returns for a bad read */
+
+	spin_lock(&emu->reg_lock);
+	val = vroce_emu_reg(emu, off);
+	if (off == VROCE_REG_INTR_CAUSE)
+		emu->regs[off / sizeof(u32)] = 0;
+	spin_unlock(&emu->reg_lock);
+	return val;
+}
+
+static void vroce_emu_reset(struct vroce_emu *emu)
+{
+	mutex_lock(&emu->lock);
+	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
+	bitmap_zero(emu->pd_map, VROCE_EMU_MAX_PD);
+	mutex_unlock(&emu->lock);
+
+	spin_lock(&emu->reg_lock);
+	memset(emu->regs, 0, sizeof(emu->regs));
+	emu->regs[VROCE_REG_VERSION / sizeof(u32)] = VROCE_HW_VERSION;
+	spin_unlock(&emu->reg_lock);
+}
+
+static void vroce_emu_write32(void *ctx, u32 off, u32 val)
+{
+	struct vroce_emu *emu = ctx;
+	bool kick = false;
+
+	if (off >= VROCE_BAR_SIZE || off % sizeof(u32))
+		return;
+	if (off == VROCE_REG_VERSION || off == VROCE_REG_STATUS ||
+	    off == VROCE_REG_CMDQ_CI || off == VROCE_REG_INTR_CAUSE)
+		return;		/* read-only */
+
+	if (off == VROCE_REG_CTRL && (val & VROCE_CTRL_RESET)) {
+		/* Finish what is in flight, then forget everything. */
+		spin_lock(&emu->reg_lock);
+		emu->regs[VROCE_REG_CTRL / sizeof(u32)] = 0;
+		spin_unlock(&emu->reg_lock);
+		flush_work(&emu->cmd_work);
+		vroce_emu_reset(emu);
+		return;
+	}
+
+	spin_lock(&emu->reg_lock);
+	emu->regs[off / sizeof(u32)] = val;
+	if (off == VROCE_REG_CTRL) {
+		if (val & VROCE_CTRL_ENABLE)
+			emu->regs[VROCE_REG_STATUS / sizeof(u32)] |=
+				VROCE_STATUS_READY;
+		else
+			emu->regs[VROCE_REG_STATUS / sizeof(u32)] &=
+				~VROCE_STATUS_READY;
+	}
+	kick = off == VROCE_REG_CMDQ_PI &&
+	       (vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE);
+	spin_unlock(&emu->reg_lock);
+
+	if (kick)
+		queue_work(emu->wq, &emu->cmd_work);
+}
+
+static int vroce_emu_request_irq(void *ctx, void (*handler)(void *data),
+				 void *data)
+{
+	struct vroce_emu *emu = ctx;
+	int err = 0;
+
+	mutex_lock(&emu->lock);
+	if (emu->irq_handler) {
+		err = -EBUSY;
+	} else {
+		emu->irq_handler = handler;
+		emu->irq_data = data;
+	}
+	mutex_unlock(&emu->lock);
+	return err;
+}
+
+static void vroce_emu_free_irq(void *ctx)
+{
+	struct vroce_emu *emu = ctx;
+
+	/* The handler runs under the lock, so none is running after this. */
+	mutex_lock(&emu->lock);
+	emu->irq_handler = NULL;
+	emu->irq_data = NULL;
+	mutex_unlock(&emu->lock);
+}
+
+static const struct vroce_bus_ops vroce_emu_bus_ops = {
+	.read32 = vroce_emu_read32,
+	.write32 = vroce_emu_write32,
+	.request_irq = vroce_emu_request_irq,
+	.free_irq = vroce_emu_free_irq,
+};
+
+/* ---- translation engine ---- */
+
+static struct vroce_emu_mpt *vroce_emu_mpt_of(struct vroce_emu *emu, u32 key)
+{
+	u32 index = key >> 8;
+
+	if (index >= VROCE_EMU_MAX_MR)
+		return NULL;
+	if (emu->mpt[index].state == VROCE_EMU_MR_FREE ||
+	    emu->mpt[index].tag != (key & 0xff))
+		return NULL;
+	return &emu->mpt[index];
+}
+
+/* Copy @len bytes between @buf and bus address @dma, page by page. */
+static int vroce_emu_copy(struct vroce_emu *emu, u64 dma, void *buf, u64 len,
+			  bool write)
+{
+	while (len) {
+		u64 chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(dma));
+		void *p = vroce_emu_dma_to_virt(vroce_emu_dev(emu), dma, chunk);
+
+		if (!p)
+			return -EFAULT;
+		if (write)
+			memcpy(p, buf, chunk);
+		else
+			memcpy(buf, p, chunk);
+		buf += chunk;
+		dma += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+static int vroce_emu_mr_copy(struct vroce_emu *emu,
+			     const struct vroce_emu_mpt *mr, u64 iova,
+			     void *buf, u64 len, bool write)
+{
+	const struct vroce_emu_mtt *mtt = &mr->mtt;
+	u64 pgmask = BIT_ULL(mtt->buf_pg_shift) - 1;
+	u64 off, chunk, addr;
+	int err;
+
+	if (mr->kind == VROCE_MR_KIND_DMA)
+		return vroce_emu_copy(emu, iova, buf, len, write);
+
+	/* Byte offset from the start of the MR's first page. */
+	off = (mr->iova & pgmask) + (iova - mr->iova);
+	while (len) {
+		chunk = min(len, BIT_ULL(mtt->buf_pg_shift) - (off & pgmask));
+		err = vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+					      off >> mtt->buf_pg_shift, &addr,
+					      NULL);
+		if (err)
+			return -EFAULT;
+		err = vroce_emu_copy(emu, addr + (off & pgmask), buf, chunk,
+				     write);
+		if (err)
+			return err;
+		buf += chunk;
+		off += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/**
+ * vroce_emu_mr_access() - the translation engine: move bytes through an MR
+ * @emu: the HCA
+ * @key: the MR's lkey or rkey
+ * @pdn: the protection domain asking, or VROCE_EMU_ANY_PD
+ * @iova: where in the MR
+ * @buf: kernel buffer to copy from (write) or to (read)
+ * @len: bytes
+ * @access: VROCE_ACC_* rights the operation needs; a local read needs none
+ * @write: store into the MR rather than load from it
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_EMU_EKEY, -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS,
+ * -VROCE_EMU_EACCESS, or -EFAULT when the MR's tables lead nowhere.
+ */
+int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+			void *buf, u64 len, u32 access, bool write)
+{
+	struct vroce_emu_mpt *mr;
+	u64 end;
+	int err;
+
+	mutex_lock(&emu->lock);
+	mr = vroce_emu_mpt_of(emu, key);
+	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
+		err = -VROCE_EMU_EKEY;
+	} else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn) {
+		err = -VROCE_EMU_EPD;
+	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
+		   end - mr->iova > mr->length) {
+		err = -VROCE_EMU_EBOUNDS;
+	} else if ((access & mr->access) != access) {
+		err = -VROCE_EMU_EACCESS;
+	} else {
+		err = vroce_emu_mr_copy(emu, mr, iova, buf, len, write);
+	}
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
+
+/* ---- command processor ---- */
+
+static u16 vroce_emu_create_pd(struct vroce_emu *emu,
+			       struct vroce_resp_create_pd *resp)
+{
+	unsigned long pdn = find_first_zero_bit(emu->pd_map, VROCE_EMU_MAX_PD);
+
+	if (pdn >= VROCE_EMU_MAX_PD)
+		return VROCE_CMD_NO_RESOURCE;
+	__set_bit(pdn, emu->pd_map);
+	resp->pdn = cpu_to_le32(pdn);
+	return VROCE_CMD_OK;
+}
+
+static u16 vroce_emu_destroy_pd(struct vroce_emu *emu,
+				const struct vroce_cmd_destroy_pd *cmd)
+{
+	u32 pdn = le32_to_cpu(cmd->pdn);
+
+	if (pdn >= VROCE_EMU_MAX_PD || !test_bit(pdn, emu->pd_map))
+		return VROCE_CMD_BAD_HANDLE;
+	__clear_bit(pdn, emu->pd_map);
+	return VROCE_CMD_OK;
+}
+
+/* Check an MR's table description and turn it into a translation. */
+static bool vroce_emu_mr_mtt(const struct vroce_cmd_create_mr *cmd,
+			     struct vroce_emu_mtt *mtt, u64 length, u64 iova)
+{
+	u32 cfg = le32_to_cpu(cmd->cfg);
+	u64 pages = le64_to_cpu(cmd->page_count), span;
+
+	mtt->root_ba = le64_to_cpu(cmd->root_ba);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_MTT_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_MTT_BUF_PG_SHIFT, cfg);
+	mtt->region_count = 1;
+	mtt->region[0].offset = 0;
+	mtt->region[0].count = pages;
+	mtt->region[0].hopnum = FIELD_GET(VROCE_MTT_HOPNUM, cfg);
+
+	if (!pages || mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30 ||
+	    mtt->ba_pg_shift < 12 || mtt->ba_pg_shift > 21)
+		return false;
+	/* The MR, from the offset of its iova in the first page, must fit. */
+	if (pages > U64_MAX >> mtt->buf_pg_shift ||
+	    check_add_overflow(iova & (BIT_ULL(mtt->buf_pg_shift) - 1), length,
+			       &span))
+		return false;
+	return span <= pages << mtt->buf_pg_shift;
+}
+
+static u16 vroce_emu_create_mr(struct vroce_emu *emu,
+			       const struct vroce_cmd_create_mr *cmd,
+			       struct vroce_resp_create_mr *resp)
+{
+	u32 pdn = le32_to_cpu(cmd->pdn), kind = le32_to_cpu(cmd->kind);
+	u64 length = le64_to_cpu(cmd->length), iova = le64_to_cpu(cmd->iova);
+	struct vroce_emu_mpt entry = {}, *slot;
+	u32 index;
+	u8 tag;
+
+	if (pdn >= VROCE_EMU_MAX_PD || !test_bit(pdn, emu->pd_map))
+		return VROCE_CMD_BAD_HANDLE;
+	entry.access = le32_to_cpu(cmd->access);
+	if (entry.access & ~VROCE_ACC_MASK)
+		return VROCE_CMD_BAD_PARAM;
+
+	switch (kind) {
+	case VROCE_MR_KIND_DMA:
+		if (iova || length != U64_MAX)
+			return VROCE_CMD_BAD_PARAM;
+		break;
+	case VROCE_MR_KIND_MTT:
+		if (!length || length > VROCE_EMU_MAX_MR_SIZE ||
+		    !vroce_emu_mr_mtt(cmd, &entry.mtt, length, iova))
+			return VROCE_CMD_BAD_PARAM;
+		break;
+	case VROCE_MR_KIND_FRMR:
+		if (le64_to_cpu(cmd->page_count) > VROCE_EMU_MAX_FRMR_PAGES ||
+		    !vroce_emu_mr_mtt(cmd, &entry.mtt, 0, 0))
+			return VROCE_CMD_BAD_PARAM;
+		break;
+	default:
+		return VROCE_CMD_BAD_PARAM;
+	}
+
+	for (index = 0; index < VROCE_EMU_MAX_MR; index++)
+		if (emu->mpt[index].state == VROCE_EMU_MR_FREE)
+			break;
+	if (index == VROCE_EMU_MAX_MR)
+		return VROCE_CMD_NO_RESOURCE;
+	slot = &emu->mpt[index];
+
+	/* A new tag, never the slot's previous one: stale keys stay dead. */
+	do {
+		tag = get_random_u8();
+	} while (tag == slot->tag);
+
+	entry.state = kind == VROCE_MR_KIND_FRMR ? VROCE_EMU_MR_FRMR_INVALID :
+						  VROCE_EMU_MR_VALID;
+	entry.tag = tag;
+	entry.pdn = pdn;
+	entry.kind = kind;
+	entry.iova = iova;
+	entry.length = length;
+	*slot = entry;
+	resp->key = cpu_to_le32(index << 8 | tag);
+	return VROCE_CMD_OK;
+}
+
+static u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
+				const struct vroce_cmd_destroy_mr *cmd)
+{
+	struct vroce_emu_mpt *mr = vroce_emu_mpt_of(emu, le32_to_cpu(cmd->key));
+	u8 tag;
+
+	if (!mr)
+		return VROCE_CMD_BAD_HANDLE;
+	tag = mr->tag;
+	memset(mr, 0, sizeof(*mr));
+	mr->tag = tag;
+	return VROCE_CMD_OK;
+}
+
+static u16 vroce_emu_query_device(struct vroce_resp_query_device *resp)
+{
+	resp->max_mr_size = cpu_to_le64(VROCE_EMU_MAX_MR_SIZE);
+	resp->page_size_cap = cpu_to_le64(VROCE_EMU_PAGE_SIZE_CAP);
+	resp->max_pd = cpu_to_le32(VROCE_EMU_MAX_PD);
+	resp->max_mr = cpu_to_le32(VROCE_EMU_MAX_MR);
+	resp->max_fast_reg_pages = cpu_to_le32(VROCE_EMU_MAX_FRMR_PAGES);
+	resp->vendor_id = cpu_to_le32(VROCE_EMU_VENDOR_ID);
+	return VROCE_CMD_OK;
+}
+
+static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
+			     void *resp)
+{
+	const struct vroce_cmd_hdr *hdr = req;
+
+	switch (le16_to_cpu(hdr->opcode)) {
+	case VROCE_CMD_QUERY_DEVICE:
+		return vroce_emu_query_device(resp);
+	case VROCE_CMD_CREATE_PD:
+		return vroce_emu_create_pd(emu, resp);
+	case VROCE_CMD_DESTROY_PD:
+		return vroce_emu_destroy_pd(emu, req);
+	case VROCE_CMD_CREATE_MR:
+		return vroce_emu_create_mr(emu, req, resp);
+	case VROCE_CMD_DESTROY_MR:
+		return vroce_emu_destroy_mr(emu, req);
+	default:
+		return VROCE_CMD_BAD_OPCODE;
+	}
+}
+
+/* The command ring as programmed: one region behind the ring's MTR. */
+static bool vroce_emu_cmdq_mtt(struct vroce_emu *emu,
+			       struct vroce_emu_mtt *mtt, u32 *depth)
+{
+	u32 cfg = vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG);
+	u32 log2 = FIELD_GET(VROCE_CMDQ_CFG_DEPTH_LOG2, cfg);
+	u64 bytes;
+
+	if (log2 < 1 || log2 > 12)
+		return false;
+	*depth = BIT(log2);
+	memset(mtt, 0, sizeof(*mtt));
+	mtt->root_ba = (u64)vroce_emu_reg(emu, VROCE_REG_CMDQ_BA + 4) << 32 |
+		       vroce_emu_reg(emu, VROCE_REG_CMDQ_BA);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_CMDQ_CFG_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_CMDQ_CFG_BUF_PG_SHIFT, cfg);
+	mtt->region_count = 1;
+	mtt->region[0].hopnum = FIELD_GET(VROCE_CMDQ_CFG_HOPNUM, cfg);
+	if (mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30)
+		return false;
+	bytes = (u64)*depth * VROCE_CMD_SLOT_SIZE;
+	mtt->region[0].count = DIV_ROUND_UP_ULL(bytes, BIT_ULL(mtt->buf_pg_shift));
+	return true;
+}
+
+/* The bytes of ring slot @slot, reached through the ring's tables. */
+static void *vroce_emu_slot(struct vroce_emu *emu,
+			    const struct vroce_emu_mtt *mtt, u32 slot)
+{
+	u64 off = (u64)slot * VROCE_CMD_SLOT_SIZE, addr;
+
+	if (vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+				    off >> mtt->buf_pg_shift, &addr, NULL))
+		return NULL;
+	return vroce_emu_dma_to_virt(vroce_emu_dev(emu),
+				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
+				     VROCE_CMD_SLOT_SIZE);
+}
+
+/* Carry out one command; false when the ring is unusable. */
+static bool vroce_emu_one_cmd(struct vroce_emu *emu,
+			      const struct vroce_emu_mtt *mtt, u32 slot,
+			      bool *complete)
+{
+	u8 req[VROCE_CMD_REQ_SIZE], resp[VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE];
+	struct vroce_resp_hdr *rh = (void *)resp;
+	const struct vroce_cmd_hdr *hdr = (void *)req;
+	u32 delay = READ_ONCE(emu->delay_ms);
+	u8 *p;
+	u16 status;
+
+	p = vroce_emu_slot(emu, mtt, slot);
+	if (!p)
+		return false;
+	memcpy(req, p, sizeof(req));
+	memset(resp, 0, sizeof(resp));
+
+	if (delay) {
+		mutex_unlock(&emu->lock);
+		msleep(delay);
+		mutex_lock(&emu->lock);
+	}
+
+	if (emu->fail_cmds) {
+		emu->fail_cmds--;
+		status = emu->fail_status ?: VROCE_CMD_INTERNAL;
+	} else {
+		status = vroce_emu_execute(emu, req, resp);
+	}
+
+	*complete = true;
+	if (emu->drop_cmds) {
+		emu->drop_cmds--;
+		*complete = false;
+		return true;
+	}
+
+	rh->status = cpu_to_le16(status);
+	rh->opcode = hdr->opcode;
+	rh->token = hdr->token;
+	memcpy(p + VROCE_CMD_REQ_SIZE, resp, sizeof(resp));
+	return true;
+}
+
+static void vroce_emu_cmd_work(struct work_struct *work)
+{
+	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
+	struct vroce_emu_mtt mtt;
+	bool raise = false, complete;
+	u32 depth, pi, ci, ctrl;
+
+	mutex_lock(&emu->lock);
+	for (;;) {
+		spin_lock(&emu->reg_lock);
+		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
+		pi = vroce_emu_reg(emu, VROCE_REG_CMDQ_PI);
+		ci = vroce_emu_reg(emu, VROCE_REG_CMDQ_CI);
+		spin_unlock(&emu->reg_lock);
+		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci ||
+		    !vroce_emu_cmdq_mtt(emu, &mtt, &depth) || pi - ci > depth)
+			break;
+		if (!vroce_emu_one_cmd(emu, &mtt, ci & (depth - 1), &complete))
+			break;
+
+		/* The response is in memory before the index moves. */
+		spin_lock(&emu->reg_lock);
+		emu->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
+		if (complete)
+			emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |=
+				VROCE_INTR_CMD_DONE;
+		spin_unlock(&emu->reg_lock);
+		raise |= complete;
+	}
+
+	if (raise && emu->irq_handler &&
+	    !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & VROCE_INTR_CMD_DONE))
+		emu->irq_handler(emu->irq_data);
+	mutex_unlock(&emu->lock);
+}
+
+/* ---- fault knobs and debugfs ---- */
+
+/**
+ * vroce_emu_set_faults() - set the fault knobs (what debugfs sets)
+ * @emu: the HCA
+ * @fail_cmds: fail this many next commands
+ * @fail_status: with this status (0: VROCE_CMD_INTERNAL)
+ * @drop_cmds: carry out this many next commands without completing them
+ * @delay_ms: delay each command by this much
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
+			  u32 fail_status, u32 drop_cmds, u32 delay_ms)
+{
+	mutex_lock(&emu->lock);
+	emu->fail_cmds = fail_cmds;
+	emu->fail_status = fail_status;
+	emu->drop_cmds = drop_cmds;
+	WRITE_ONCE(emu->delay_ms, delay_ms);
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
+
+struct vroce_emu_mr_read {
+	struct vroce_emu *emu;
+	void *buf;
+	size_t len;
+};
+
+static int vroce_emu_mr_read_open(struct inode *inode, struct file *file)
+{
+	struct vroce_emu_mr_read *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return -ENOMEM;
+	r->emu = inode->i_private;
+	file->private_data = r;
+	return 0;
+}
+
+static int vroce_emu_mr_read_release(struct inode *inode, struct file *file)
+{
+	struct vroce_emu_mr_read *r = file->private_data;
+
+	kvfree(r->buf);
+	kfree(r);
+	return 0;
+}
+
+static ssize_t vroce_emu_mr_read_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	struct vroce_emu_mr_read *r = file->private_data;
+	char line[64];
+	u64 iova, len;
+	void *buf;
+	u32 key;
+	int err;
+
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (sscanf(line, "%x %llx %llu", &key, &iova, &len) != 3 || !len ||
+	    len > VROCE_EMU_MR_READ_MAX)
+		return -EINVAL;
+
+	buf = kvzalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = vroce_emu_mr_access(r->emu, key, VROCE_EMU_ANY_PD, iova, buf, len,
+				  0, false);
+	if (err) {
+		kvfree(buf);
+		return err;
+	}
+	kvfree(r->buf);
+	r->buf = buf;
+	r->len = len;
+	return count;
+}
+
+static ssize_t vroce_emu_mr_read_read(struct file *file, char __user *ubuf,
+				      size_t count, loff_t *ppos)
+{
+	struct vroce_emu_mr_read *r = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
+}
+
+static const struct file_operations vroce_emu_mr_read_fops = {
+	.owner = THIS_MODULE,
+	.open = vroce_emu_mr_read_open,
+	.release = vroce_emu_mr_read_release,
+	.write = vroce_emu_mr_read_write,
+	.read = vroce_emu_mr_read_read,
+	.llseek = default_llseek,
+};
+
+static void vroce_emu_debugfs_init(struct vroce_emu *emu)
+{
+	struct dentry *d;
+
+	if (!vroce_emu_debugfs_root)
+		return;
+	d = debugfs_create_dir(dev_name(vroce_emu_dev(emu)),
+			       vroce_emu_debugfs_root);
+	emu->debugfs = d;
+	debugfs_create_u32("fail_cmds", 0600, d, &emu->fail_cmds);
+	debugfs_create_u32("fail_status", 0600, d, &emu->fail_status);
+	debugfs_create_u32("drop_cmds", 0600, d, &emu->drop_cmds);
+	debugfs_create_u32("delay_ms", 0600, d, &emu->delay_ms);
+	debugfs_create_file("mr_read", 0600, d, emu, &vroce_emu_mr_read_fops);
+}
+
+/* ---- the device ---- */
+
+/**
+ * vroce_emu_add() - plug in an emulated HCA
+ * @id: platform device id (PLATFORM_DEVID_AUTO for any)
+ *
+ * Adds platform device "vroce.<id>"; the vroce driver binds to it when
+ * registered.
+ *
+ * Context: process context, may sleep.
+ * Return: the HCA, or an ERR_PTR().
+ */
+struct vroce_emu *vroce_emu_add(int id)
+{
+	struct vroce_hca_res res = { .bus = &vroce_emu_bus_ops };
+	struct vroce_emu *emu;
+	int err = -ENOMEM;
+
+	emu = kzalloc(sizeof(*emu), GFP_KERNEL);
+	if (!emu)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&emu->reg_lock);
+	mutex_init(&emu->lock);
+	INIT_WORK(&emu->cmd_work, vroce_emu_cmd_work);
+
+	emu->mpt = kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
+	if (!emu->mpt)
+		goto err_free_emu;
+	emu->pd_map = bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
+	if (!emu->pd_map)
+		goto err_free_mpt;
+	emu->wq = alloc_ordered_workqueue("vroce_emu", 0);
+	if (!emu->wq)
+		goto err_free_pd_map;
+	vroce_emu_reset(emu);
+
+	emu->pdev = platform_device_alloc("vroce", id);
+	if (!emu->pdev)
+		goto err_destroy_wq;
+	res.ctx = emu;
+	err = platform_device_add_data(emu->pdev, &res, sizeof(res));
+	if (err)
+		goto err_put_pdev;
+	err = platform_device_add(emu->pdev);
+	if (err)
+		goto err_put_pdev;
+
+	vroce_emu_debugfs_init(emu);
+	return emu;
+
+err_put_pdev:
+	platform_device_put(emu->pdev);
+err_destroy_wq:
+	destroy_workqueue(emu->wq);
+err_free_pd_map:
+	bitmap_free(emu->pd_map);
+err_free_mpt:
+	kvfree(emu->mpt);
+err_free_emu:
+	kfree(emu);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_add);
+
+/**
+ * vroce_emu_del() - unplug an emulated HCA
+ * @emu: the HCA from vroce_emu_add()
+ *
+ * The driver is unbound first, then the device's memory goes.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_emu_del(struct vroce_emu *emu)
+{
+	debugfs_remove_recursive(emu->debugfs);
+	platform_device_unregister(emu->pdev);
+	destroy_workqueue(emu->wq);
+	bitmap_free(emu->pd_map);
+	kvfree(emu->mpt);
+	kfree(emu);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_del);
+
+/**
+ * vroce_emu_pdev() - the platform device of an emulated HCA
+ * @emu: the HCA
+ *
+ * Return: its platform device.
+ */
+struct platform_device *vroce_emu_pdev(struct vroce_emu *emu)
+{
+	return emu->pdev;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_pdev);
+
+/**
+ * vroce_emu_init() - set up what all emulated HCAs share
+ *
+ * Context: module init.
+ */
+void vroce_emu_init(void)
+{
+	vroce_emu_debugfs_root = debugfs_create_dir("vroce", NULL);
+}
+
+/**
+ * vroce_emu_exit() - tear down what vroce_emu_init() set up
+ *
+ * Context: module exit, after every HCA is deleted.
+ */
+void vroce_emu_exit(void)
+{
+	debugfs_remove_recursive(vroce_emu_debugfs_root);
+	vroce_emu_debugfs_root = NULL;
+}

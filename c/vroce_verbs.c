@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce verbs: device and port queries, user contexts and protection
+ * domains, and the table of operations the RDMA core calls.
+ *
+ * The port is RoCE v2 on the wire; until queue pairs exist it announces
+ * only the protocol, with no MAD or CM support, so that ib_mad and ib_cm
+ * leave it alone.
+ */
+
+#include <linux/sizes.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "vroce.h"
+#include "vroce_regs.h"
+#include "../bindings/vroce_abi.h"
+
+static int vroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *props,
+			      struct ib_udata *uhw)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibdev);
+
+	if (uhw && (uhw->inlen || uhw->outlen))
+		return -EINVAL;
+
+	props->fw_ver = 1;
+	props->sys_image_guid = ibdev->node_guid;
+	props->vendor_id = vdev->attr.vendor_id;
+	props->hw_ver = VROCE_HW_VERSION;
+	props->max_mr_size = vdev->attr.max_mr_size;
+	props->page_size_cap = vdev->attr.page_size_cap;
+	props->max_pd = vdev->attr.max_pd;
+	props->max_mr = vdev->attr.max_mr;
+	props->max_fast_reg_page_list_len = vdev->attr.max_fast_reg_pages;
+	props->max_pi_fast_reg_page_list_len = 0;
+	return 0;
+}
+
+static int vroce_query_port(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attr *props)
+{
+	/* The core has zeroed @props. */
+	props->state = IB_PORT_ACTIVE;
+	props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	props->max_mtu = IB_MTU_4096;
+	props->active_mtu = IB_MTU_4096;
+	props->gid_tbl_len = 1;
+	props->pkey_tbl_len = 1;
+	props->max_msg_sz = SZ_1G;
+	props->active_width = IB_WIDTH_4X;
+	props->active_speed = IB_SPEED_EDR;
+	return 0;
+}
+
+static int vroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			    u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static enum rdma_link_layer vroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int vroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+				    struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+static int vroce_alloc_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
+{
+	return 0;
+}
+
+static void vroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int vroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return vroce_cmd_create_pd(to_vroce_dev(ibpd->device),
+				   &to_vroce_pd(ibpd)->pdn);
+}
+
+static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibpd->device);
+	int err;
+
+	/*
+	 * A PD holds no memory the HCA could reach; if the HCA does not
+	 * confirm, its number stays taken until the HCA is reset.
+	 */
+	err = vroce_cmd_destroy_pd(vdev, to_vroce_pd(ibpd)->pdn);
+	if (err)
+		ibdev_warn_ratelimited(&vdev->ibdev, "DESTROY_PD %u failed (%d)\n",
+				       to_vroce_pd(ibpd)->pdn, err);
+	return 0;
+}
+
+/* What 'rdma res show mr -d' adds for a vroce MR. */
+static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct vroce_mr *mr = to_vroce_mr(ibmr);
+	struct vroce_mtr_region rgn;
+	struct nlattr *table;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (!mr->mtr) {
+		if (rdma_nl_put_driver_string(msg, "kind", "dma"))
+			goto err_cancel;
+		goto out;
+	}
+	vroce_mtr_region(mr->mtr, 0, &rgn);
+	if (rdma_nl_put_driver_string(msg, "kind",
+				      mr->pages ? "fast-reg" : "user") ||
+	    rdma_nl_put_driver_u32(msg, "hop_num", rgn.hopnum) ||
+	    rdma_nl_put_driver_u32(msg, "ba_pg_shift",
+				   vroce_mtr_ba_page_shift(mr->mtr)) ||
+	    rdma_nl_put_driver_u32(msg, "buf_pg_shift",
+				   vroce_mtr_buf_page_shift(mr->mtr)) ||
+	    rdma_nl_put_driver_u64(msg, "page_count",
+				   vroce_mtr_page_count(mr->mtr)) ||
+	    rdma_nl_put_driver_u64_hex(msg, "root_ba",
+				       vroce_mtr_root_ba(mr->mtr)))
+		goto err_cancel;
+out:
+	nla_nest_end(msg, table);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
+
+const struct ib_device_ops vroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = VROCE_UVERBS_ABI_VER,
+
+	.query_device = vroce_query_device,
+	.query_port = vroce_query_port,
+	.query_pkey = vroce_query_pkey,
+	.get_link_layer = vroce_get_link_layer,
+	.get_port_immutable = vroce_get_port_immutable,
+	.alloc_ucontext = vroce_alloc_ucontext,
+	.dealloc_ucontext = vroce_dealloc_ucontext,
+	.alloc_pd = vroce_alloc_pd,
+	.dealloc_pd = vroce_dealloc_pd,
+	.get_dma_mr = vroce_get_dma_mr,
+	.reg_user_mr = vroce_reg_user_mr,
+	.alloc_mr = vroce_alloc_mr,
+	.map_mr_sg = vroce_map_mr_sg,
+	.dereg_mr = vroce_dereg_mr,
+	.fill_res_mr_entry = vroce_fill_res_mr_entry,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, vroce_ucontext, ibuc),
+};

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_mr: the MR verbs through the RDMA core's own API
+ * (ib_alloc_pd, ib_reg_user_mr, ib_alloc_mr, ib_map_mr_sg, ib_dereg_mr),
+ * checked by moving bytes through each MR with the emulated HCA's
+ * translation engine, and the HCA's fault knobs.
+ */
+
+#include <kunit/test.h>
+#include <linux/dma-mapping.h>
+#include <linux/mman.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_verbs.h>
+
+#include "../bindings/vroce_abi.h"
+#include "../c/vroce.h"
+#include "../c/vroce_emu.h"
+#include "../c/vroce_regs.h"
+#include "vroce_test.h"
+
+#define MR_LEN		(3 * SZ_4K + 123)
+
+static void vroce_test_fill(u8 *buf, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = seed + i * 7;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_dealloc_pd, ib_dealloc_pd,
+			    struct ib_pd *);
+
+static struct ib_pd *vroce_test_pd(struct kunit *test, struct vroce_dev *vdev,
+				   unsigned int flags)
+{
+	struct ib_pd *pd = ib_alloc_pd(&vdev->ibdev, flags);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_dealloc_pd,
+							pd), 0);
+	/* The PD's own DMA MR lives as long as the PD: count from here. */
+	vroce_test_rebase(test, vdev);
+	return pd;
+}
+
+static u32 vroce_test_pdn(struct ib_pd *pd)
+{
+	return to_vroce_pd(pd)->pdn;
+}
+
+/* Kernel memory mapped for the HCA, released by KUnit. */
+struct vroce_test_kbuf {
+	struct device *dev;
+	void *va;
+	dma_addr_t dma;
+	size_t len;
+};
+
+static void vroce_test_kbuf_free(void *data)
+{
+	struct vroce_test_kbuf *b = data;
+
+	dma_unmap_single(b->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+	kfree(b->va);
+}
+
+static struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
+					       struct vroce_dev *vdev,
+					       size_t len)
+{
+	struct vroce_test_kbuf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->dev = vdev->dma_dev;
+	b->len = len;
+	b->va = kzalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->va);
+	b->dma = dma_map_single(b->dev, b->va, len, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, dma_mapping_error(b->dev, b->dma));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_kbuf_free,
+							b), 0);
+	return b;
+}
+
+/* The PD's DMA MR (its local_dma_lkey) reads and writes kernel memory. */
+static void vroce_mr_dma_mr_moves_bytes(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, MR_LEN);
+	u8 *in = kunit_kzalloc(test, MR_LEN, GFP_KERNEL);
+	u8 *out = kunit_kzalloc(test, MR_LEN, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_NE(test, pd->local_dma_lkey, 0);
+	KUNIT_EXPECT_EQ(test, pd->unsafe_global_rkey, 0);
+
+	vroce_test_fill(in, MR_LEN, 1);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+						  vroce_test_pdn(pd), b->dma,
+						  in, MR_LEN,
+						  VROCE_ACC_LOCAL_WRITE, true),
+			0);
+	dma_sync_single_for_cpu(b->dev, b->dma, MR_LEN, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_MEMEQ(test, b->va, in, MR_LEN);
+
+	vroce_test_fill(b->va, MR_LEN, 99);
+	dma_sync_single_for_device(b->dev, b->dma, MR_LEN, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+						  vroce_test_pdn(pd), b->dma,
+						  out, MR_LEN, 0, false), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, b->va, MR_LEN);
+
+	/* It grants no remote access, and belongs to its PD only. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+						  vroce_test_pdn(pd), b->dma,
+						  out, 8, VROCE_ACC_REMOTE_READ,
+						  false), -VROCE_EMU_EACCESS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+						  vroce_test_pdn(pd) + 1,
+						  b->dma, out, 8, 0, false),
+			-VROCE_EMU_EPD);
+}
+
+static void vroce_test_forbid_remote_dma_mr(void *data)
+{
+	vroce_allow_remote_dma_mr = false;
+}
+
+/* IB_PD_UNSAFE_GLOBAL_RKEY only when the administrator allows it. */
+static void vroce_mr_unsafe_global_rkey(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
+	struct ib_pd *pd;
+	u64 v = 0;
+
+	pd = ib_alloc_pd(&vdev->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(pd), -EOPNOTSUPP);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_forbid_remote_dma_mr,
+							NULL), 0);
+	vroce_allow_remote_dma_mr = true;
+	pd = vroce_test_pd(test, vdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_ASSERT_NE(test, pd->unsafe_global_rkey, 0);
+	*(u64 *)b->va = 0x1122334455667788ULL;
+	dma_sync_single_for_device(b->dev, b->dma, SZ_4K, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, pd->unsafe_global_rkey,
+						  vroce_test_pdn(pd), b->dma,
+						  &v, sizeof(v),
+						  VROCE_ACC_REMOTE_READ, false),
+			0);
+	KUNIT_EXPECT_EQ(test, v, 0x1122334455667788ULL);
+}
+
+static void vroce_mr_dma_mr_bad_access(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	const struct ib_device_ops *ops = &vdev->ibdev.ops;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_MW_BIND)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_ON_DEMAND)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_REMOTE_READ)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_REMOTE_WRITE)),
+			-EINVAL);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* User memory in the test's own address space, filled with a pattern. */
+static unsigned long vroce_test_user_mem(struct kunit *test, size_t len,
+					 u8 seed)
+{
+	u8 *pattern = kunit_kzalloc(test, len, GFP_KERNEL);
+	unsigned long uaddr;
+
+	KUNIT_ASSERT_NOT_NULL(test, pattern);
+	uaddr = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	vroce_test_fill(pattern, len, seed);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr, pattern, len),
+			0);
+	return uaddr;
+}
+
+/* A user MR: the HCA reads what the user wrote and writes what it reads. */
+static void vroce_mr_user_mr_moves_bytes(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long uaddr = vroce_test_user_mem(test, 4 * SZ_4K, 5);
+	u64 start = uaddr + 100, iova = 0x7700000000ULL + 100;
+	u8 *want = kunit_kzalloc(test, MR_LEN, GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, MR_LEN, GFP_KERNEL);
+	u32 pdn = vroce_test_pdn(pd), key;
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	mr = ib_reg_user_mr(pd, start, MR_LEN, iova,
+			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, mr->lkey, mr->rkey);
+	KUNIT_EXPECT_EQ(test, mr->iova, iova);
+	KUNIT_EXPECT_EQ(test, mr->length, MR_LEN);
+
+	/* Read through the MR, across page boundaries. */
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)start, MR_LEN),
+			0);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova, got,
+						  MR_LEN, 0, false), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, MR_LEN);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey, pdn,
+						  iova + 4000, got, 300,
+						  VROCE_ACC_REMOTE_READ, false),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, want + 4000, 300);
+
+	/* Write through it; the user sees the bytes. */
+	vroce_test_fill(want, MR_LEN, 200);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova, want,
+						  MR_LEN, VROCE_ACC_LOCAL_WRITE,
+						  true), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)start, MR_LEN),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, MR_LEN);
+
+	/* What the MR does not allow. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova - 1,
+						  got, 1, 0, false),
+			-VROCE_EMU_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova,
+						  got, MR_LEN + 1, 0, false),
+			-VROCE_EMU_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, U64_MAX,
+						  got, 2, 0, false),
+			-VROCE_EMU_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey, pdn, iova, got,
+						  8, VROCE_ACC_REMOTE_WRITE, true),
+			-VROCE_EMU_EACCESS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn + 1, iova,
+						  got, 8, 0, false),
+			-VROCE_EMU_EPD);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey ^ 0x80, pdn,
+						  iova, got, 8, 0, false),
+			-VROCE_EMU_EKEY);
+
+	/* After dereg the key is dead and the memory is back. */
+	key = mr->lkey;
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, key, pdn, iova, got, 8, 0,
+						  false), -VROCE_EMU_EKEY);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+static void vroce_mr_user_mr_errors(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 0);
+	int acc = IB_ACCESS_LOCAL_WRITE;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, uaddr, 0, uaddr, acc)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr,
+					       vdev->attr.max_mr_size + 1,
+					       uaddr, acc)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
+					       IB_ACCESS_MW_BIND)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
+					       IB_ACCESS_REMOTE_WRITE)), -EINVAL);
+	/* ib_umem_get()'s errno comes back as it is, not as -ENOMEM. */
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, SZ_4K, SZ_4K, SZ_4K, acc)),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, U64_MAX - SZ_4K, SZ_16K,
+					       0, acc)), -EINVAL);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* Keys: unique while live, a new tag when a slot is reused, no stride. */
+static void vroce_mr_keys(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_mr *mr[8], *again;
+	bool same_stride = true;
+	u32 old;
+	u64 v;
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(mr); i++) {
+		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, mr[i]->lkey, mr[j]->lkey);
+		if (i >= 2 && mr[i]->lkey - mr[i - 1]->lkey !=
+			      mr[1]->lkey - mr[0]->lkey)
+			same_stride = false;
+	}
+	KUNIT_EXPECT_FALSE_MSG(test, same_stride, "keys are sequential");
+
+	old = mr[3]->lkey;
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[3]), 0);
+	again = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, again);
+	/* Same MPT slot, another tag: the stale key stays dead. */
+	KUNIT_EXPECT_EQ(test, again->lkey >> 8, old >> 8);
+	KUNIT_EXPECT_NE(test, again->lkey & 0xff, old & 0xff);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, old, VROCE_EMU_ANY_PD,
+						  0, &v, 8, 0, false),
+			-VROCE_EMU_EKEY);
+	mr[3] = again;
+
+	for (i = 0; i < ARRAY_SIZE(mr); i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* Fast-register MRs: sizes, types, and what map_mr_sg puts in the tables. */
+static void vroce_mr_fast_reg(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, 5 * SZ_4K);
+	struct scatterlist sg[2];
+	unsigned int off = 0;
+	u64 addr[4], v;
+	struct ib_mr *mr;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_SG_GAPS, 4)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 0)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG,
+					    vdev->attr.max_fast_reg_pages + 1)),
+			-EINVAL);
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 512);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(b->dma, SZ_4K));
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 3);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	/* Not registered yet: the HCA does not translate it. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey,
+						  vroce_test_pdn(pd), 0, &v, 8,
+						  0, false), -VROCE_EMU_EKEY);
+
+	/* Two DMA-mapped pieces: pages 0..1 and 3 of the buffer. */
+	sg_init_table(sg, 2);
+	sg_dma_address(&sg[0]) = b->dma;
+	sg_dma_len(&sg[0]) = 2 * SZ_4K;
+	sg_dma_address(&sg[1]) = b->dma + 3 * SZ_4K;
+	sg_dma_len(&sg[1]) = SZ_4K;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, &off, SZ_4K), 2);
+	KUNIT_EXPECT_EQ(test, mr->iova, b->dma);
+	KUNIT_EXPECT_EQ(test, mr->length, 3 * SZ_4K);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_find(vdev, to_vroce_mr(mr)->mtr, 0,
+					     addr, 4, NULL), 3);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, addr[i], b->dma + i * SZ_4K);
+	KUNIT_EXPECT_EQ(test, addr[2], b->dma + 3 * SZ_4K);
+
+	/* More pages than the MR holds: only what fits is mapped. */
+	sg_dma_len(&sg[0]) = 3 * SZ_4K;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, &off, SZ_4K), 1);
+	/* Only 4 KiB MR pages. */
+	KUNIT_EXPECT_LT(test, ib_map_mr_sg(mr, sg, 2, &off, SZ_64K), 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* A command the HCA fails comes back as an errno, leaving nothing behind. */
+static void vroce_mr_knob_fail(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 0);
+
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
+			-ENOMEM);
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_BAD_PARAM, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr,
+						     IB_ACCESS_LOCAL_WRITE)),
+			-EINVAL);
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_INTERNAL, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -EIO);
+	vroce_test_expect_no_memory_held(test, vdev);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+}
+
+static void vroce_test_restore_timeout(void *data)
+{
+	struct vroce_dev *vdev = data;
+
+	vdev->cmdq.timeout_ms = 2000;
+}
+
+/*
+ * A command that never completes times out. If it was a CREATE_MR, the
+ * HCA may hold the MR under a key nobody learnt: its tables stay until the
+ * HCA is reset.
+ */
+static void vroce_mr_knob_timeout(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_mr *mr;
+
+	vdev->cmdq.timeout_ms = 100;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_restore_timeout,
+							vdev), 0);
+
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
+
+	/* A slow HCA is a timeout too, and the ring still works afterwards. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 300);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
+			-ETIMEDOUT);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_test_restore_timeout(vdev);
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	/*
+	 * Retrying cannot free MRs whose key is unknown: they stay, memory
+	 * held, until the HCA is reset when the driver unbinds (which KASAN
+	 * and kmemleak watch at the end of this test).
+	 */
+	vroce_mr_reap(vdev, false);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_NE(test, vroce_test_allocs(test, vdev), 0);
+}
+
+/*
+ * A failing DESTROY_MR: dereg succeeds for the caller, the HCA still holds
+ * the MR, and its memory is kept until a retry succeeds.
+ */
+static void vroce_mr_knob_failed_destroy(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 9);
+	u8 want[64], got[64];
+	struct ib_mr *mr;
+	u32 key;
+
+	mr = ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr, IB_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	key = mr->lkey;
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)uaddr, 64), 0);
+
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_BUSY, 0, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
+	/* The HCA can still reach the pages: they must still be there. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, key, VROCE_EMU_ANY_PD,
+						  uaddr, got, 64, 0, false), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, 64);
+	KUNIT_EXPECT_NE(test, vroce_test_allocs(test, vdev), 0);
+
+	vroce_mr_reap(vdev, false);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, key, VROCE_EMU_ANY_PD,
+						  uaddr, got, 64, 0, false),
+			-VROCE_EMU_EKEY);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* Every allocation of an MR verb fails in turn: -ENOMEM, nothing leaked. */
+static void vroce_mr_alloc_faults(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 0);
+	s64 base, allocs[2];
+	struct ib_mr *mr;
+	int v, n;
+
+	for (v = 0; v < 2; v++) {
+		base = vroce_test_allocs(test, vdev);
+		mr = v ? ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr,
+					IB_ACCESS_LOCAL_WRITE) :
+			 ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 600);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+		allocs[v] = vroce_test_allocs(test, vdev) - base;
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+		KUNIT_ASSERT_GT(test, allocs[v], 1);
+
+		for (n = 1; n <= allocs[v]; n++) {
+			atomic_set(&vdev->mem.fail_nth, n);
+			mr = v ? ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr,
+						IB_ACCESS_LOCAL_WRITE) :
+				 ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 600);
+			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(mr), -ENOMEM,
+					    "verb %d, allocation %d", v, n);
+			if (!IS_ERR(mr))
+				ib_dereg_mr(mr);
+			vroce_test_expect_no_memory_held(test, vdev);
+		}
+		atomic_set(&vdev->mem.fail_nth, 0);
+	}
+}
+
+static struct kunit_case vroce_mr_cases[] = {
+	KUNIT_CASE(vroce_mr_dma_mr_moves_bytes),
+	KUNIT_CASE(vroce_mr_unsafe_global_rkey),
+	KUNIT_CASE(vroce_mr_dma_mr_bad_access),
+	KUNIT_CASE(vroce_mr_user_mr_moves_bytes),
+	KUNIT_CASE(vroce_mr_user_mr_errors),
+	KUNIT_CASE(vroce_mr_keys),
+	KUNIT_CASE(vroce_mr_fast_reg),
+	KUNIT_CASE(vroce_mr_knob_fail),
+	KUNIT_CASE(vroce_mr_knob_timeout),
+	KUNIT_CASE(vroce_mr_knob_failed_destroy),
+	KUNIT_CASE(vroce_mr_alloc_faults),
+	{}
+};
+
+static struct kunit_suite vroce_mr_suite = {
+	.name = "vroce_mr",
+	.test_cases = vroce_mr_cases,
+};
+
+kunit_test_suite(vroce_mr_suite);
