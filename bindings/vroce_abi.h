@@ -146,8 +146,9 @@ void vroce_mtr_destroy(struct vroce_dev *dev, struct vroce_mtr *mtr);
  * those (fast-register MRs). An MTR with a buffer must be remapped whole.
  * Pages of a direct MTR or of a hop-0 region must be contiguous.
  *
- * Context: process context, may sleep. The caller serialises map and find
- * on one MTR.
+ * Context: process context; yields the CPU only when mapping more than
+ * 2^19 pages, so smaller maps (fast-register MRs) may run in atomic
+ * context. The caller serialises map and find on one MTR.
  * Return: 0 on success, or
  * -EINVAL for NULL @mtr or @pages, zero @count, or @count above the MTR's
  * page count (a write past the end of the tables);
