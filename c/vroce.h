@@ -50,7 +50,9 @@ struct vroce_mem_stats {
  * @zombie_lock: protects @zombies
  * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
  *	tables, so they are kept until it confirms or is reset
- * @debugfs_link: vroce/<ibdev name> link to the HCA's debugfs directory
+ * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
+ * @kmr_lock: protects @kmr
+ * @kmr: kernel MRs made through debugfs (c/vroce_debugfs.c)
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -61,7 +63,9 @@ struct vroce_dev {
 	struct vroce_dev_attr attr;
 	struct mutex zombie_lock;	/* protects zombies */
 	struct list_head zombies;
-	struct dentry *debugfs_link;
+	struct dentry *debugfs;
+	struct mutex kmr_lock;	/* protects kmr */
+	struct vroce_kmr *kmr;
 };
 
 /**
@@ -134,6 +138,9 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+
+void vroce_debugfs_init(struct vroce_dev *vdev);
+void vroce_debugfs_exit(struct vroce_dev *vdev);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 extern bool vroce_allow_remote_dma_mr;

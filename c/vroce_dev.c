@@ -6,7 +6,6 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -39,6 +38,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	vdev->dma_dev = dma_dev;
 	mutex_init(&vdev->zombie_lock);
 	INIT_LIST_HEAD(&vdev->zombies);
+	mutex_init(&vdev->kmr_lock);
 
 	ibdev = &vdev->ibdev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -66,20 +66,6 @@ void vroce_dev_destroy(struct vroce_dev *vdev)
 	ib_dealloc_device(&vdev->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_dev_destroy);
-
-/* Name the HCA's debugfs directory after the RDMA device too. */
-static void vroce_dev_debugfs_link(struct vroce_dev *vdev)
-{
-	struct dentry *root = debugfs_lookup("vroce", NULL);
-	char target[64];
-
-	if (!root)
-		return;
-	snprintf(target, sizeof(target), "%s", dev_name(vdev->dma_dev));
-	vdev->debugfs_link = debugfs_create_symlink(dev_name(&vdev->ibdev.dev),
-						    root, target);
-	dput(root);
-}
 
 /**
  * vroce_dev_start() - bring the HCA up and register the RDMA device
@@ -111,7 +97,7 @@ int vroce_dev_start(struct vroce_dev *vdev)
 	if (err)
 		goto err_cmdq_exit;
 
-	vroce_dev_debugfs_link(vdev);
+	vroce_debugfs_init(vdev);
 	return 0;
 
 err_cmdq_exit:
@@ -130,7 +116,7 @@ err_cmdq_exit:
  */
 void vroce_dev_stop(struct vroce_dev *vdev)
 {
-	debugfs_remove(vdev->debugfs_link);
+	vroce_debugfs_exit(vdev);
 	ib_unregister_device(&vdev->ibdev);
 	vroce_cmdq_exit(vdev);
 	vroce_mr_reap(vdev, true);

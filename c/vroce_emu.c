@@ -42,7 +42,7 @@
 #define VROCE_EMU_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
 #define VROCE_EMU_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
 #define VROCE_EMU_MAX_FRMR_PAGES	4096
-#define VROCE_EMU_VENDOR_ID		0x1af4	/* virtio's, for emulation */
+#define VROCE_EMU_VENDOR_ID		0	/* not a PCI function: no vendor */
 #define VROCE_EMU_MR_READ_MAX		SZ_1M
 
 enum vroce_emu_mr_state {
@@ -308,6 +308,84 @@ int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
+
+/**
+ * vroce_emu_frmr_register() - what the HCA does for a REG_MR work request
+ * @emu: the HCA
+ * @key: the key to register under: the MR's MPT index, and the tag the
+ *	consumer chose (ib_update_fast_reg_key())
+ * @pdn: the protection domain of the queue pair posting it
+ * @iova: first address of the MR
+ * @length: bytes
+ * @access: VROCE_ACC_* rights
+ *
+ * The fast-register MR must exist, be free (not registered), belong to
+ * @pdn, and the range must fit the pages mapped into its table. The data
+ * path calls this when it executes the work request.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_EMU_EKEY (no such fast-register MR, or already
+ * registered), -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS, -VROCE_EMU_EACCESS
+ * (unknown rights).
+ */
+int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+			    u64 length, u32 access)
+{
+	u32 index = key >> 8;
+	struct vroce_emu_mpt *mr;
+	u64 span;
+	int err = 0;
+
+	mutex_lock(&emu->lock);
+	mr = index < VROCE_EMU_MAX_MR ? &emu->mpt[index] : NULL;
+	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
+	    mr->state != VROCE_EMU_MR_FRMR_INVALID)
+		err = -VROCE_EMU_EKEY;
+	else if (mr->pdn != pdn)
+		err = -VROCE_EMU_EPD;
+	else if (access & ~VROCE_ACC_MASK)
+		err = -VROCE_EMU_EACCESS;
+	else if (check_add_overflow(iova & (BIT_ULL(mr->mtt.buf_pg_shift) - 1),
+				    length, &span) ||
+		 span > mr->mtt.region[0].count << mr->mtt.buf_pg_shift)
+		err = -VROCE_EMU_EBOUNDS;
+	if (!err) {
+		mr->tag = key & 0xff;
+		mr->iova = iova;
+		mr->length = length;
+		mr->access = access;
+		mr->state = VROCE_EMU_MR_VALID;
+	}
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
+
+/**
+ * vroce_emu_frmr_invalidate() - what the HCA does for a LOCAL_INV
+ * @emu: the HCA
+ * @key: the registered fast-register MR's key
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_EMU_EKEY when @key is not a registered fast-register
+ * MR.
+ */
+int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key)
+{
+	struct vroce_emu_mpt *mr;
+	int err = -VROCE_EMU_EKEY;
+
+	mutex_lock(&emu->lock);
+	mr = vroce_emu_mpt_of(emu, key);
+	if (mr && mr->kind == VROCE_MR_KIND_FRMR &&
+	    mr->state == VROCE_EMU_MR_VALID) {
+		mr->state = VROCE_EMU_MR_FRMR_INVALID;
+		err = 0;
+	}
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
 
 /* ---- command processor ---- */
 

@@ -94,6 +94,9 @@ void vroce_emu_del(struct vroce_emu *emu);
 struct platform_device *vroce_emu_pdev(struct vroce_emu *emu);
 int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 			void *buf, u64 len, u32 access, bool write);
+int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+			    u64 length, u32 access);
+int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key);
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
 

@@ -337,19 +337,27 @@ static void vroce_mr_keys(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
-/* Fast-register MRs: sizes, types, and what map_mr_sg puts in the tables. */
+/*
+ * Fast-register MRs: sizes, types, what map_mr_sg puts in the tables, and
+ * bytes through the MR once the HCA registers it.
+ */
 static void vroce_mr_fast_reg(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, 5 * SZ_4K);
+	u8 *in = kunit_kzalloc(test, 3 * SZ_4K, GFP_KERNEL);
+	u8 *out = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
 	struct scatterlist sg[2];
 	unsigned int off = 0;
 	u64 addr[4], v;
 	struct ib_mr *mr;
+	u32 old_key;
 	int i;
 
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_SG_GAPS, 4)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 0)),
@@ -384,6 +392,61 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_EQ(test, addr[i], b->dma + i * SZ_4K);
 	KUNIT_EXPECT_EQ(test, addr[2], b->dma + 3 * SZ_4K);
+
+	/*
+	 * What a REG_MR work request does on the HCA (the data path will post
+	 * it): register under a new consumer key byte, then move bytes.
+	 */
+	old_key = mr->rkey;
+	ib_update_fast_reg_key(mr, (mr->rkey + 1) & 0xff);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd) + 1,
+						      mr->iova, mr->length,
+						      VROCE_ACC_LOCAL_WRITE),
+			-VROCE_EMU_EPD);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, 3 * SZ_4K + 1,
+						      VROCE_ACC_LOCAL_WRITE),
+			-VROCE_EMU_EBOUNDS);
+	KUNIT_ASSERT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, mr->length,
+						      VROCE_ACC_LOCAL_WRITE |
+						      VROCE_ACC_REMOTE_READ),
+			0);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, mr->length, 0),
+			-VROCE_EMU_EKEY);
+	vroce_test_fill(in, 3 * SZ_4K, 77);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey,
+						  vroce_test_pdn(pd), mr->iova,
+						  in, 3 * SZ_4K,
+						  VROCE_ACC_LOCAL_WRITE, true), 0);
+	dma_sync_single_for_cpu(b->dev, b->dma, 5 * SZ_4K, DMA_BIDIRECTIONAL);
+	/* Pages 0, 1 and 3 of the buffer, page 2 untouched. */
+	KUNIT_EXPECT_MEMEQ(test, b->va, in, 2 * SZ_4K);
+	KUNIT_EXPECT_MEMEQ(test, b->va + 3 * SZ_4K, in + 2 * SZ_4K, SZ_4K);
+	KUNIT_EXPECT_EQ(test, memchr_inv(b->va + 2 * SZ_4K, 0, SZ_4K), NULL);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd),
+						  mr->iova + SZ_4K + 100, out,
+						  SZ_4K, VROCE_ACC_REMOTE_READ,
+						  false), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, in + SZ_4K + 100, SZ_4K);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, old_key,
+						  vroce_test_pdn(pd), mr->iova,
+						  out, 8, 0, false),
+			-VROCE_EMU_EKEY);
+	/* LOCAL_INV: the key is dead again. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey), 0);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd), mr->iova,
+						  out, 8, 0, false),
+			-VROCE_EMU_EKEY);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey),
+			-VROCE_EMU_EKEY);
 
 	/* More pages than the MR holds: only what fits is mapped. */
 	sg_dma_len(&sg[0]) = 3 * SZ_4K;

@@ -8,7 +8,7 @@ set -euo pipefail
 
 pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       clang lld llvm sparse xz-utils rsync kmod iproute2
-      python3-docutils)
+      python3-docutils patch)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1

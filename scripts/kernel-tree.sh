@@ -18,12 +18,21 @@ ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
 }
 tree=$cache/linux-source-${ver//\~/_}
 
-if [ ! -f "$tree/.vroce-unpacked" ]; then
+# The tree is the package's source plus the project's patches to the test
+# kernel (scripts/patches/). When the patches change, the tree is unpacked
+# anew and the build dirs made from the old one are dropped: an unpacked
+# file keeps its old mtime, so make would not see it change back.
+patches=$(cat "$repo"/scripts/patches/*.patch 2>/dev/null | sha256sum | cut -c1-16)
+if [ "$(cat "$tree/.vroce-patches" 2>/dev/null)" != "$patches" ]; then
 	echo "kernel-tree: unpacking $tarball into $tree" >&2
-	rm -rf "$tree" "$tree.tmp"
+	rm -rf "$tree" "$tree.tmp" "$cache/build/"*"-${tree##*/linux-source-}-"*
 	mkdir -p "$tree.tmp"
 	tar -C "$tree.tmp" -xf "$tarball" --strip-components=1
-	touch "$tree.tmp/.vroce-unpacked"
+	for p in "$repo"/scripts/patches/*.patch; do
+		[ -e "$p" ] || continue
+		patch -d "$tree.tmp" -p1 -s -f <"$p" >&2
+	done
+	echo "$patches" >"$tree.tmp/.vroce-patches"
 	mv "$tree.tmp" "$tree"
 fi
 

@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The part of 'make demo' that runs inside the test kernel (as its init,
+# through scripts/uml-run.sh). $1: the built uverbs test program.
+set -u
+
+D=/sys/kernel/debug/vroce/vroce0
+ok=0
+bad=0
+step() { printf '\n== %s\n' "$*"; }
+pass() { echo "demo: ok: $*"; ok=$((ok + 1)); }
+fail() { echo "demo: FAILED: $*"; bad=$((bad + 1)); }
+
+# Read LEN bytes at IOVA through KEY with the HCA's translation engine.
+hca_read() {
+	exec 3<>"$D/hca/mr_read" || return 1
+	printf '%s %s %s\n' "$1" "$2" "$3" >&3 || { exec 3>&-; return 1; }
+	head -c "$3" <&3 | tr -d '\000'
+	exec 3>&-
+}
+
+step "the device, as the RDMA core shows it"
+rdma dev show vroce0 && pass "rdma dev shows vroce0" || fail "rdma dev"
+rdma link show vroce0/1
+
+step "kernel MRs: a PD with its DMA MR, and a fast-reg MR over a kernel buffer"
+echo create >"$D/kmr" && pass "kernel PD, DMA MR and fast-reg MR created" ||
+	fail "kmr create"
+cat "$D/kmr"
+set -- "$1" $(cat "$D/kmr")
+# $2.. = pdn N dma_lkey K buf_dma A len L frmr_key F frmr_iova I frmr_len N
+dma_lkey=$5 buf_dma=$7 frmr_key=${11}
+
+step "the HCA reads the kernel buffer through the DMA MR (first 64 bytes)"
+got=$(hca_read "$dma_lkey" "$buf_dma" 64)
+printf '%s\n' "$got"
+case "$got" in
+"vroce kernel buffer, byte     0"*) pass "bytes through the DMA MR match" ;;
+*) fail "bytes through the DMA MR" ;;
+esac
+got=$(hca_read "$dma_lkey" "$(printf %#x $((buf_dma + 8192)))" 32)
+printf '%s\n' "$got"
+case "$got" in
+"vroce kernel buffer, byte  8192"*) pass "bytes two pages in match" ;;
+*) fail "bytes two pages in" ;;
+esac
+
+step "the fast-reg MR: mapped, but not yet registered by a REG_MR work request"
+if hca_read "$frmr_key" "$buf_dma" 16 2>/dev/null; then
+	fail "the HCA translated an unregistered fast-reg MR"
+else
+	pass "the HCA refuses the fast-reg MR until it is registered"
+fi
+
+step "a user MR over malloc'd memory through raw uverbs; the HCA reads it back"
+VROCE_UVERBS_HOLD='echo; echo "== rdma -dd res show mr (while the user MR lives)"; rdma -dd res show mr' \
+	"$1" && pass "user MR end to end" || fail "user MR end to end"
+
+echo destroy >"$D/kmr"
+step "summary"
+echo "demo: $ok passed, $bad failed"
+[ "$bad" -eq 0 ]

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'make demo': build what is needed, boot the test kernel with vroce built
+# in (UML, the host's root as hostfs), and on its emulated HCA vroce0
+# register a DMA MR, a fast-register MR and a user MR, move bytes through
+# them with the HCA, and print what 'rdma' shows.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+"$repo/scripts/install-deps.sh"
+bin=$(mktemp /tmp/vroce_uverbs_test.XXXXXX)
+trap 'rm -f "$bin"' EXIT
+gcc -O2 -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"
+echo "demo: building (or reusing) the test kernel, then booting it" >&2
+"$repo/scripts/uml-run.sh" "$repo/scripts/demo-guest.sh $bin"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the cached UML test kernel (the one 'make check' builds, vroce built
+# in) with the host's root file system as its root (hostfs), run a shell
+# snippet as init, and print what it printed. KUnit does not run in this
+# boot. The snippet runs as root inside the UML kernel with /proc, /sys,
+# /dev (devtmpfs) and debugfs mounted and the checkout as working dir.
+#
+# Usage: scripts/uml-run.sh 'SHELL COMMANDS'
+# Exit status: the snippet's.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 'shell commands'" >&2; exit 2; }
+. "$(dirname "$0")/kunit-env.sh"
+
+kpy=(python3 "$tree/tools/testing/kunit/kunit.py")
+if ! "${kpy[@]}" config "${kunit_opts[@]}" >"$build/uml-build.log" 2>&1 ||
+   ! "${kpy[@]}" build --jobs="$(nproc)" "${kunit_opts[@]}" >>"$build/uml-build.log" 2>&1; then
+	cat "$build/uml-build.log" >&2
+	exit 1
+fi
+
+work=$(mktemp -d /tmp/vroce-uml.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# init ends by powering the UML kernel off, which ends the process.
+cat >"$work/poweroff.c" <<'C'
+#include <sys/reboot.h>
+#include <unistd.h>
+int main(void) { sync(); return reboot(RB_POWER_OFF); }
+C
+gcc -O2 -o "$work/poweroff" "$work/poweroff.c"
+cat >"$work/init" <<INIT
+#!/bin/sh
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# With the XSTATE patch UML may keep only the FXSR part of a process's FP
+# state (AMX hosts): keep glibc on its SSE2 paths, which that covers.
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX2,-AVX,-FMA
+export PATH HOME=/root GLIBC_TUNABLES
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug
+cd "$repo"
+# Output goes to a tmpfs first and is copied out in one write at the end:
+# hostfs loses parts of a file written piecemeal (it comes back with holes).
+mount -t tmpfs tmpfs "$work/guest"
+( $1 ) >"$work/guest/out" 2>&1
+echo \$? >"$work/guest/rc"
+cat "$work/guest/out" >"$work/out"
+cat "$work/guest/rc" >"$work/rc"
+exec "$work/poweroff"
+INIT
+chmod +x "$work/init"
+mkdir "$work/guest"
+
+timeout "${VROCE_UML_TIMEOUT:-300}" "$build/linux" mem=1G rootfstype=hostfs rootflags=/ rw \
+	init="$work/init" kunit.enable=0 quiet </dev/null >"$work/console" 2>&1 || true
+
+if [ ! -s "$work/rc" ]; then
+	echo "uml-run: the test kernel did not run the snippet to its end; console:" >&2
+	tail -n 40 "$work/console" >&2
+	[ -f "$work/out" ] && cat "$work/out"
+	exit 1
+fi
+cat "$work/out"
+if grep -qE 'BUG: |WARNING: |INFO: possible|soft lockup|Kernel panic|Oops' "$work/console"; then
+	echo "uml-run: kernel splats on the console:" >&2
+	grep -nE -A20 'BUG: |WARNING: |INFO: possible|soft lockup|Kernel panic|Oops' "$work/console" >&2
+	exit 1
+fi
+exit "$(cat "$work/rc")"
