@@ -17,6 +17,8 @@
  *   delay_ms     wait this long before carrying out each command
  *   mr_read      write "<key> <iova> <len>", read back the bytes the
  *                translation engine reads through that MR
+ *   reg_frmr     write "<key> <pdn> <iova> <len> <access>" (hex, decimal,
+ *                hex, decimal, hex): do what a REG_MR work request does
  */
 
 #include <kunit/visibility.h>
@@ -765,6 +767,36 @@ static const struct file_operations vroce_emu_mr_read_fops = {
 	.llseek = default_llseek,
 };
 
+/* "reg_frmr": carry out a REG_MR work request, as the data path will. */
+static ssize_t vroce_emu_reg_frmr_write(struct file *file,
+					const char __user *ubuf, size_t count,
+					loff_t *ppos)
+{
+	struct vroce_emu *emu = file->private_data;
+	u32 key, pdn, access;
+	u64 iova, len;
+	char line[96];
+	int err;
+
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (sscanf(line, "%x %u %llx %llu %x", &key, &pdn, &iova, &len,
+		   &access) != 5)
+		return -EINVAL;
+	err = vroce_emu_frmr_register(emu, key, pdn, iova, len, access);
+	return err ?: count;
+}
+
+static const struct file_operations vroce_emu_reg_frmr_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vroce_emu_reg_frmr_write,
+	.llseek = default_llseek,
+};
+
 static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 {
 	struct dentry *d;
@@ -779,6 +811,7 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 	debugfs_create_u32("drop_cmds", 0600, d, &emu->drop_cmds);
 	debugfs_create_u32("delay_ms", 0600, d, &emu->delay_ms);
 	debugfs_create_file("mr_read", 0600, d, emu, &vroce_emu_mr_read_fops);
+	debugfs_create_file("reg_frmr", 0200, d, emu, &vroce_emu_reg_frmr_fops);
 }
 
 /* ---- the device ---- */

@@ -3,8 +3,8 @@
  * vroce: module init/exit and the platform driver that binds to the HCA.
  *
  * Until silicon is attached the HCA is the emulated one shipped in this
- * module (c/vroce_emu.c); the module plugs one in as platform device
- * "vroce.0" at load time, and the driver binds to it like to any other
+ * module (c/vroce_emu.c); the module plugs num_hcas (default 1) in as
+ * platform devices "vroce.0", "vroce.1", ... at load time, and the driver binds to it like to any other
  * device: its platform data is the bus the HCA sits on.
  */
 
@@ -16,7 +16,13 @@
 #include "vroce.h"
 #include "vroce_emu.h"
 
-static struct vroce_emu *vroce_emu0;
+static unsigned int num_hcas = 1;
+module_param(num_hcas, uint, 0444);
+MODULE_PARM_DESC(num_hcas, "emulated HCAs to plug in at load time (0-8)");
+
+#define VROCE_MAX_HCAS	8
+
+static struct vroce_emu *vroce_emus[VROCE_MAX_HCAS];
 
 static int vroce_probe(struct platform_device *pdev)
 {
@@ -64,22 +70,29 @@ static struct platform_driver vroce_pdrv = {
 
 static int __init vroce_init(void)
 {
+	unsigned int i;
 	int err;
+
+	if (num_hcas > VROCE_MAX_HCAS)
+		return -EINVAL;
 
 	vroce_emu_init();
 	err = platform_driver_register(&vroce_pdrv);
 	if (err)
 		goto err_emu_exit;
 
-	vroce_emu0 = vroce_emu_add(0);
-	if (IS_ERR(vroce_emu0)) {
-		err = PTR_ERR(vroce_emu0);
-		goto err_unregister_driver;
+	for (i = 0; i < num_hcas; i++) {
+		vroce_emus[i] = vroce_emu_add(i);
+		if (IS_ERR(vroce_emus[i])) {
+			err = PTR_ERR(vroce_emus[i]);
+			goto err_del_hcas;
+		}
 	}
-
 	return 0;
 
-err_unregister_driver:
+err_del_hcas:
+	while (i--)
+		vroce_emu_del(vroce_emus[i]);
 	platform_driver_unregister(&vroce_pdrv);
 err_emu_exit:
 	vroce_emu_exit();
@@ -88,7 +101,10 @@ err_emu_exit:
 
 static void __exit vroce_exit(void)
 {
-	vroce_emu_del(vroce_emu0);
+	unsigned int i = num_hcas;
+
+	while (i--)
+		vroce_emu_del(vroce_emus[i]);
 	platform_driver_unregister(&vroce_pdrv);
 	vroce_emu_exit();
 }

@@ -30,7 +30,7 @@ echo create >"$D/kmr" && pass "kernel PD, DMA MR and fast-reg MR created" ||
 cat "$D/kmr"
 set -- "$1" $(cat "$D/kmr")
 # $2.. = pdn N dma_lkey K buf_dma A len L frmr_key F frmr_iova I frmr_len N
-dma_lkey=$5 buf_dma=$7 frmr_key=${11}
+pdn=$3 dma_lkey=$5 buf_dma=$7 frmr_key=${11} frmr_iova=${13} frmr_len=${15}
 
 step "the HCA reads the kernel buffer through the DMA MR (first 64 bytes)"
 got=$(hca_read "$dma_lkey" "$buf_dma" 64)
@@ -46,12 +46,25 @@ case "$got" in
 *) fail "bytes two pages in" ;;
 esac
 
-step "the fast-reg MR: mapped, but not yet registered by a REG_MR work request"
-if hca_read "$frmr_key" "$buf_dma" 16 2>/dev/null; then
+step "the fast-reg MR: mapped; the HCA refuses it until a REG_MR registers it"
+if hca_read "$frmr_key" "$frmr_iova" 16 2>/dev/null; then
 	fail "the HCA translated an unregistered fast-reg MR"
 else
 	pass "the HCA refuses the fast-reg MR until it is registered"
 fi
+# What a REG_MR work request makes the HCA do (the data path will post it):
+# local write and remote read.
+if echo "$frmr_key $pdn $frmr_iova $frmr_len 0x5" >"$D/hca/reg_frmr"; then
+	pass "the HCA registered the fast-reg MR"
+else
+	fail "REG_MR on the HCA"
+fi
+got=$(hca_read "$frmr_key" "$(printf %#x $((frmr_iova + 4096)))" 64)
+printf '%s\n' "$got"
+case "$got" in
+"vroce kernel buffer, byte  4096"*) pass "bytes through the fast-reg MR match" ;;
+*) fail "bytes through the fast-reg MR" ;;
+esac
 
 step "a user MR over malloc'd memory through raw uverbs; the HCA reads it back"
 VROCE_UVERBS_HOLD='echo; echo "== rdma -dd res show mr (while the user MR lives)"; rdma -dd res show mr' \

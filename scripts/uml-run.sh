@@ -7,7 +7,7 @@
 # boot. The snippet runs as root inside the UML kernel with /proc, /sys,
 # /dev (devtmpfs) and debugfs mounted and the checkout as working dir.
 #
-# Usage: scripts/uml-run.sh 'SHELL COMMANDS'
+# Usage: [VROCE_UML_ARGS="kernel args"] scripts/uml-run.sh 'SHELL COMMANDS'
 # Exit status: the snippet's.
 set -euo pipefail
 
@@ -55,7 +55,7 @@ chmod +x "$work/init"
 mkdir "$work/guest"
 
 timeout "${VROCE_UML_TIMEOUT:-300}" "$build/linux" mem=1G rootfstype=hostfs rootflags=/ rw \
-	init="$work/init" kunit.enable=0 quiet </dev/null >"$work/console" 2>&1 || true
+	init="$work/init" kunit.enable=0 quiet ${VROCE_UML_ARGS:-} </dev/null >"$work/console" 2>&1 || true
 
 if [ ! -s "$work/rc" ]; then
 	echo "uml-run: the test kernel did not run the snippet to its end; console:" >&2
