@@ -4,8 +4,9 @@
  *
  * Until silicon is attached the HCA is the emulated one shipped in this
  * module (c/vroce_emu.c); the module plugs num_hcas (default 1) in as
- * platform devices "vroce.0", "vroce.1", ... at load time, and the driver binds to it like to any other
- * device: its platform data is the bus the HCA sits on.
+ * platform devices "vroce.0", "vroce.1", ... at load time, and the driver
+ * binds to each like to any other device: its platform data is the bus the
+ * HCA sits on.
  */
 
 #include <linux/dma-mapping.h>
