@@ -19,6 +19,7 @@
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "vroce.h"
 
@@ -146,14 +147,14 @@ static ssize_t vroce_kmr_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
 	struct vroce_dev *vdev = ((struct seq_file *)file->private_data)->private;
-	char cmd[16];
+	char *cmd;
 	int err;
 
-	if (count >= sizeof(cmd))
+	if (count > 16)
 		return -EINVAL;
-	if (copy_from_user(cmd, ubuf, count))
-		return -EFAULT;
-	cmd[count] = '\0';
+	cmd = memdup_user_nul(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
 
 	mutex_lock(&vdev->kmr_lock);
 	if (sysfs_streq(cmd, "create")) {
@@ -165,6 +166,7 @@ static ssize_t vroce_kmr_write(struct file *file, const char __user *ubuf,
 		err = -EINVAL;
 	}
 	mutex_unlock(&vdev->kmr_lock);
+	kfree(cmd);
 	return err ?: count;
 }
 

@@ -32,6 +32,7 @@
 #include <linux/platform_device.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -46,6 +47,7 @@
 #define VROCE_EMU_MAX_FRMR_PAGES	4096
 #define VROCE_EMU_VENDOR_ID		0	/* not a PCI function: no vendor */
 #define VROCE_EMU_MR_READ_MAX		SZ_1M
+#define VROCE_EMU_LINE_MAX		128	/* a debugfs command line */
 
 enum vroce_emu_mr_state {
 	VROCE_EMU_MR_FREE = 0,		/* slot unused */
@@ -720,19 +722,20 @@ static ssize_t vroce_emu_mr_read_write(struct file *file,
 				       loff_t *ppos)
 {
 	struct vroce_emu_mr_read *r = file->private_data;
-	char line[64];
 	u64 iova, len;
+	char *line;
 	void *buf;
+	int err, n;
 	u32 key;
-	int err;
 
-	if (count >= sizeof(line))
+	if (count > VROCE_EMU_LINE_MAX)
 		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
-	if (sscanf(line, "%x %llx %llu", &key, &iova, &len) != 3 || !len ||
-	    len > VROCE_EMU_MR_READ_MAX)
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	n = sscanf(line, "%x %llx %llu", &key, &iova, &len);
+	kfree(line);
+	if (n != 3 || !len || len > VROCE_EMU_MR_READ_MAX)
 		return -EINVAL;
 
 	buf = kvzalloc(len, GFP_KERNEL);
@@ -775,16 +778,18 @@ static ssize_t vroce_emu_reg_frmr_write(struct file *file,
 	struct vroce_emu *emu = file->private_data;
 	u32 key, pdn, access;
 	u64 iova, len;
-	char line[96];
-	int err;
+	char *line;
+	int err, n;
 
-	if (count >= sizeof(line))
+	if (count > VROCE_EMU_LINE_MAX)
 		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
-	if (sscanf(line, "%x %u %llx %llu %x", &key, &pdn, &iova, &len,
-		   &access) != 5)
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	n = sscanf(line, "%x %u %llx %llu %x", &key, &pdn, &iova, &len,
+		   &access);
+	kfree(line);
+	if (n != 5)
 		return -EINVAL;
 	err = vroce_emu_frmr_register(emu, key, pdn, iova, len, access);
 	return err ?: count;
