@@ -16,6 +16,7 @@
 
 #include "../c/vroce.h"
 #include "../c/vroce_emu.h"
+#include "../c/vroce_regs.h"
 #include "vroce_test.h"
 
 static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
@@ -132,6 +133,32 @@ static void vroce_core_rebind_cycles(struct kunit *test)
 	}
 }
 
+/*
+ * An HCA that fails a command while the driver brings it up is left
+ * unbound, with everything the probe had set up undone (KASAN and kmemleak
+ * watch); once it behaves, the same HCA binds.
+ */
+static void vroce_core_probe_hca_fails(struct kunit *test)
+{
+	struct vroce_emu *emu = vroce_test_add_emu(test);
+	struct platform_device *pdev = vroce_emu_pdev(emu);
+	static const u32 statuses[] = {
+		VROCE_CMD_INTERNAL, VROCE_CMD_NO_RESOURCE, VROCE_CMD_BAD_OPCODE,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(statuses); i++) {
+		device_release_driver(&pdev->dev);
+		vroce_emu_set_faults(emu, 1, statuses[i], 0, 0);
+		KUNIT_EXPECT_EQ(test, device_attach(&pdev->dev), 0);
+		KUNIT_EXPECT_NULL(test, pdev->dev.driver);
+		KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
+		vroce_emu_set_faults(emu, 0, 0, 0, 0);
+		KUNIT_ASSERT_EQ(test, device_attach(&pdev->dev), 1);
+		KUNIT_EXPECT_NOT_NULL(test, platform_get_drvdata(pdev));
+	}
+}
+
 /* A "vroce" device with no bus behind it is not an HCA: no binding. */
 static void vroce_core_no_bus_no_bind(struct kunit *test)
 {
@@ -167,6 +194,7 @@ static struct kunit_case vroce_core_cases[] = {
 	KUNIT_CASE(vroce_core_probe_failure_unbinds),
 	KUNIT_CASE(vroce_core_rebind_cycles),
 	KUNIT_CASE(vroce_core_no_bus_no_bind),
+	KUNIT_CASE(vroce_core_probe_hca_fails),
 	{}
 };
 
