@@ -8,7 +8,6 @@
 
 #include <kunit/test.h>
 #include <linux/dma-mapping.h>
-#include <linux/mman.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
@@ -21,14 +20,6 @@
 #include "vroce_test.h"
 
 #define MR_LEN		(3 * SZ_4K + 123)
-
-static void vroce_test_fill(u8 *buf, size_t len, u8 seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = seed + i * 7;
-}
 
 KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_dealloc_pd, ib_dealloc_pd,
 			    struct ib_pd *);
@@ -178,23 +169,6 @@ static void vroce_mr_dma_mr_bad_access(struct kunit *test)
 			PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_REMOTE_WRITE)),
 			-EINVAL);
 	vroce_test_expect_no_memory_held(test, vdev);
-}
-
-/* User memory in the test's own address space, filled with a pattern. */
-static unsigned long vroce_test_user_mem(struct kunit *test, size_t len,
-					 u8 seed)
-{
-	u8 *pattern = kunit_kzalloc(test, len, GFP_KERNEL);
-	unsigned long uaddr;
-
-	KUNIT_ASSERT_NOT_NULL(test, pattern);
-	uaddr = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
-			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
-	vroce_test_fill(pattern, len, seed);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr, pattern, len),
-			0);
-	return uaddr;
 }
 
 /* A user MR: the HCA reads what the user wrote and writes what it reads. */

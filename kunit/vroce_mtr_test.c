@@ -8,7 +8,6 @@
 
 #include <kunit/test.h>
 #include <linux/log2.h>
-#include <linux/mman.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
@@ -22,6 +21,7 @@
 #define UNIT2		(UNIT * UNIT)
 #define FAKE_DMA_BASE	BIT_ULL(40)	/* table-only pages are never touched */
 #define PATTERN		0x7652434500000000ULL
+#define USER_SEED	0x5e
 
 /* A value create never returns, to check a failed create leaves *mtr alone. */
 #define MTR_POISON	((struct vroce_mtr *)0x5a5a5a5a5a5a5a5aUL)
@@ -612,25 +612,6 @@ static void vroce_mtr_64g_table_only(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
-/* A user buffer mapped into the test's own address space. */
-static unsigned long vroce_test_user_buf(struct kunit *test, size_t len)
-{
-	unsigned long uaddr, i;
-	u64 v;
-
-	uaddr = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
-			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(uaddr), "mmap: %ld",
-			       (long)uaddr);
-	for (i = 0; i < len; i += SZ_4K) {
-		v = PATTERN | (i >> 12);
-		KUNIT_ASSERT_EQ(test,
-				copy_to_user((void __user *)(uaddr + i), &v,
-					     sizeof(v)), 0);
-	}
-	return uaddr;
-}
-
 /*
  * The HCA's walk of a user buffer of @len bytes at @iova reaches the user's
  * 4 KiB pages, in order, whatever page size the MTR uses.
@@ -639,8 +620,10 @@ static void vroce_test_walk_ubuf(struct kunit *test, struct vroce_dev *vdev,
 				 struct vroce_mtr *mtr, u64 iova, size_t len)
 {
 	u32 shift = vroce_mtr_buf_page_shift(mtr);
-	u64 pgmask = BIT_ULL(shift) - 1, o, rel, addr, *p;
+	u64 pgmask = BIT_ULL(shift) - 1, o, rel, addr;
 	struct vroce_emu_mtt mtt;
+	u8 want[16], *p;
+	size_t k;
 
 	vroce_test_mtt(test, mtr, &mtt);
 	for (o = 0; o < len; o += SZ_4K) {
@@ -649,15 +632,17 @@ static void vroce_test_walk_ubuf(struct kunit *test, struct vroce_dev *vdev,
 		p = vroce_emu_dma_to_virt(vroce_test_dma_dev(vdev),
 					  addr + (rel & pgmask), sizeof(*p));
 		KUNIT_ASSERT_NOT_NULL(test, p);
-		KUNIT_EXPECT_EQ_MSG(test, *p, PATTERN | (o >> 12),
-				    "4 KiB page %llu", o >> 12);
+		for (k = 0; k < sizeof(want); k++)
+			want[k] = vroce_test_pattern(o + k, USER_SEED);
+		KUNIT_EXPECT_MEMEQ_MSG(test, p, want, sizeof(want),
+				       "4 KiB page %llu", o >> 12);
 	}
 }
 
 static void vroce_mtr_user_buffer(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	unsigned long uaddr = vroce_test_user_buf(test, SZ_64K);
+	unsigned long uaddr = vroce_test_user_mem(test, SZ_64K, USER_SEED);
 	struct vroce_buf_attr attr = {
 		R1(SZ_64K, 1), .page_shift = 12,
 		.user_access = IB_ACCESS_LOCAL_WRITE, .iova = uaddr,
@@ -700,7 +685,7 @@ static void vroce_mtr_user_buffer(struct kunit *test)
 static void vroce_mtr_user_errors(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	unsigned long uaddr = vroce_test_user_buf(test, SZ_64K);
+	unsigned long uaddr = vroce_test_user_mem(test, SZ_64K, USER_SEED);
 	struct vroce_buf_attr attr = {
 		R1(SZ_64K, 1), .page_shift = 12, .adaptive = true,
 		.user_access = IB_ACCESS_LOCAL_WRITE, .iova = uaddr + 8,
@@ -782,7 +767,7 @@ static void vroce_mtr_alloc_faults(struct kunit *test)
 	int n, err;
 
 	if (f->user) {
-		uaddr = vroce_test_user_buf(test, SZ_64K);
+		uaddr = vroce_test_user_mem(test, SZ_64K, USER_SEED);
 		attr.iova = uaddr;
 	}
 

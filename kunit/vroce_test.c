@@ -3,8 +3,11 @@
  * Helpers shared by the vroce KUnit suites.
  */
 
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "../c/vroce.h"
 #include "../c/vroce_emu.h"
@@ -129,6 +132,59 @@ void vroce_test_expect_no_memory_held(struct kunit *test,
 
 	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.allocs) - ctx->allocs,
 			atomic64_read(&vdev->mem.frees) - ctx->frees);
+}
+
+/**
+ * vroce_test_pattern() - byte @off of the test pattern for @seed
+ * @off: offset into the buffer
+ * @seed: which pattern
+ *
+ * No two 4 KiB pages of a pattern are alike, so a page put in the wrong
+ * place shows.
+ *
+ * Return: the byte.
+ */
+u8 vroce_test_pattern(size_t off, u8 seed)
+{
+	return (u8)(((u32)off * 2654435761U) >> 24) ^ (u8)(off >> 12) ^ seed;
+}
+
+/**
+ * vroce_test_fill() - fill a buffer with the test pattern
+ * @buf: the buffer
+ * @len: its length
+ * @seed: which pattern
+ */
+void vroce_test_fill(u8 *buf, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = vroce_test_pattern(i, seed);
+}
+
+/**
+ * vroce_test_user_mem() - user memory in the test's own address space
+ * @test: the test; KUnit unmaps the memory when it ends
+ * @len: bytes
+ * @seed: the pattern it is filled with (vroce_test_fill())
+ *
+ * Return: its user address.
+ */
+unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed)
+{
+	u8 *pattern = kunit_kzalloc(test, len, GFP_KERNEL);
+	unsigned long uaddr;
+
+	KUNIT_ASSERT_NOT_NULL(test, pattern);
+	uaddr = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(uaddr), "mmap: %ld",
+			       (long)uaddr);
+	vroce_test_fill(pattern, len, seed);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr, pattern, len),
+			0);
+	return uaddr;
 }
 
 MODULE_DESCRIPTION("KUnit tests for the vroce driver");

@@ -17,6 +17,9 @@ struct vroce_dev *vroce_test_dev(struct kunit *test);
 struct vroce_emu *vroce_test_emu(struct kunit *test);
 void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev);
 s64 vroce_test_allocs(struct kunit *test, struct vroce_dev *vdev);
+u8 vroce_test_pattern(size_t off, u8 seed);
+void vroce_test_fill(u8 *buf, size_t len, u8 seed);
+unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed);
 void vroce_test_expect_no_memory_held(struct kunit *test,
 				      struct vroce_dev *vdev);
 
