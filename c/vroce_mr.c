@@ -84,9 +84,9 @@ static void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 }
 
 /*
- * Undo an MR whose CREATE_MR failed. When the command timed out the HCA
- * may have entered it under a key the driver never learnt: its tables
- * then stay until the HCA is reset.
+ * Undo an MR whose creation failed at any step. When CREATE_MR timed out
+ * the HCA may have entered it under a key the driver never learnt: its
+ * tables then stay until the HCA is reset. Otherwise all is freed.
  */
 static void vroce_mr_unwind(struct vroce_dev *vdev, struct vroce_mr *mr,
 			    int err)
@@ -212,7 +212,7 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = vroce_mtr_create(vdev, &mr->mtr, &attr, PAGE_SHIFT,
 			       udata ?: &kudata, start);
 	if (err)
-		goto err_free_mr;
+		goto err_unwind;
 	err = vroce_mr_register(vdev, mr, ibpd, acc, VROCE_MR_KIND_MTT,
 				virt_addr, length);
 	if (err)
@@ -221,9 +221,6 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 err_unwind:
 	vroce_mr_unwind(vdev, mr, err);
-	return ERR_PTR(err);
-err_free_mr:
-	vroce_mr_free(vdev, mr);
 	return ERR_PTR(err);
 }
 
@@ -266,19 +263,17 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 						       sizeof(*mr->pages)));
 	err = -ENOMEM;
 	if (!mr->pages)
-		goto err_free_mr;
+		goto err_unwind;
 	err = vroce_mtr_create(vdev, &mr->mtr, &attr, PAGE_SHIFT, NULL, 0);
 	if (err)
-		goto err_free_mr;
+		goto err_unwind;
 	err = vroce_mr_register(vdev, mr, ibpd, 0, VROCE_MR_KIND_FRMR, 0, 0);
-	if (err) {
-		vroce_mr_unwind(vdev, mr, err);
-		return ERR_PTR(err);
-	}
+	if (err)
+		goto err_unwind;
 	return &mr->ibmr;
 
-err_free_mr:
-	vroce_mr_free(vdev, mr);
+err_unwind:
+	vroce_mr_unwind(vdev, mr, err);
 	return ERR_PTR(err);
 }
 
