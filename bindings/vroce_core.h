@@ -95,4 +95,48 @@ struct ib_umem *vroce_core_umem_get(struct vroce_dev *dev, unsigned long addr,
  */
 void vroce_core_umem_release(struct vroce_dev *dev, struct ib_umem *umem);
 
+/**
+ * vroce_core_umem_page_size() - best page size to map pinned memory with
+ * @umem: pinned memory from vroce_core_umem_get()
+ * @min_shift: smallest page shift the HCA supports
+ * @max_shift: largest page shift wanted
+ * @iova: the address the HCA will use for the start of the memory
+ *
+ * Context: any context.
+ * Return: the largest page size from 2^@min_shift to 2^@max_shift at which
+ * every DMA block of @umem and @iova agree in alignment, or 0 if none.
+ */
+unsigned long vroce_core_umem_page_size(struct ib_umem *umem, u32 min_shift,
+					u32 max_shift, u64 iova);
+
+/**
+ * vroce_core_umem_block_count() - number of pages of pinned memory
+ * @umem: pinned memory from vroce_core_umem_get()
+ * @pgsz: page size, from vroce_core_umem_page_size()
+ *
+ * Context: any context.
+ * Return: how many @pgsz pages cover @umem.
+ */
+u64 vroce_core_umem_block_count(struct ib_umem *umem, unsigned long pgsz);
+
+/**
+ * vroce_core_umem_dma_blocks() - DMA addresses of pinned memory's pages
+ * @umem: pinned memory from vroce_core_umem_get()
+ * @pgsz: page size, from vroce_core_umem_page_size()
+ * @pages: where the addresses are written, in buffer order
+ * @max: room in @pages
+ *
+ * Context: process context.
+ * Return: the number of addresses written, at most @max.
+ */
+u64 vroce_core_umem_dma_blocks(struct ib_umem *umem, unsigned long pgsz,
+			       dma_addr_t *pages, u64 max);
+
+/**
+ * vroce_core_resched() - let other tasks run during a long loop
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_core_resched(void);
+
 #endif /* _VROCE_CORE_H_ */

@@ -8,7 +8,10 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iter.h>
 
 #include "vroce.h"
 #include "../bindings/vroce_core.h"
@@ -102,4 +105,36 @@ void vroce_core_umem_release(struct vroce_dev *dev, struct ib_umem *umem)
 		return;
 	ib_umem_release(umem);
 	vroce_mem_account(dev, false);
+}
+
+unsigned long vroce_core_umem_page_size(struct ib_umem *umem, u32 min_shift,
+					u32 max_shift, u64 iova)
+{
+	if (min_shift > max_shift || max_shift >= BITS_PER_LONG)
+		return 0;
+	return ib_umem_find_best_pgsz(umem, GENMASK(max_shift, min_shift), iova);
+}
+
+u64 vroce_core_umem_block_count(struct ib_umem *umem, unsigned long pgsz)
+{
+	return ib_umem_num_dma_blocks(umem, pgsz);
+}
+
+u64 vroce_core_umem_dma_blocks(struct ib_umem *umem, unsigned long pgsz,
+			       dma_addr_t *pages, u64 max)
+{
+	struct ib_block_iter biter;
+	u64 n = 0;
+
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (n == max)
+			break;
+		pages[n++] = rdma_block_iter_dma_address(&biter);
+	}
+	return n;
+}
+
+void vroce_core_resched(void)
+{
+	cond_resched();
 }

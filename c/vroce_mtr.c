@@ -27,10 +27,6 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
-#include <linux/sched.h>
-#include <rdma/ib_umem.h>
-#include <rdma/ib_verbs.h>
-#include <rdma/iter.h>
 
 #include "../bindings/vroce_abi.h"
 #include "../bindings/vroce_core.h"
@@ -89,7 +85,7 @@ struct vroce_mtr {
 static void vroce_mtr_maybe_resched(u64 i)
 {
 	if (i && !(i % VROCE_MTR_RESCHED_EVERY))
-		cond_resched();
+		vroce_core_resched();
 }
 
 static u32 vroce_unit_shift(u32 ba_pg_shift)
@@ -183,15 +179,13 @@ static int vroce_mtr_user_layout(struct vroce_mtr *mtr,
 	u64 blocks, sum = 0;
 	u32 i;
 
-	pgsz = ib_umem_find_best_pgsz(mtr->umem,
-				      GENMASK(attr->page_shift,
-					      VROCE_MTR_MIN_PAGE_SHIFT),
-				      attr->iova);
+	pgsz = vroce_core_umem_page_size(mtr->umem, VROCE_MTR_MIN_PAGE_SHIFT,
+					 attr->page_shift, attr->iova);
 	if (!pgsz || (!attr->adaptive && pgsz != BIT(attr->page_shift)))
 		return -EINVAL;
 	mtr->buf_pg_shift = ilog2(pgsz);
 
-	blocks = ib_umem_num_dma_blocks(mtr->umem, pgsz);
+	blocks = vroce_core_umem_block_count(mtr->umem, pgsz);
 	if (blocks > VROCE_MTR_MAX_PAGES)
 		return -EINVAL;
 	if (attr->region_count == 1) {
@@ -529,7 +523,6 @@ static int __vroce_mtr_map(struct vroce_mtr *mtr, const dma_addr_t *pages,
 /* Map the pages of the MTR's own buffer, kernel or user. */
 static int vroce_mtr_map_buf(struct vroce_mtr *mtr)
 {
-	struct ib_block_iter biter;
 	dma_addr_t *pages;
 	u64 n = 0, i;
 	int err;
@@ -540,12 +533,8 @@ static int vroce_mtr_map_buf(struct vroce_mtr *mtr)
 		return -ENOMEM;
 
 	if (mtr->umem) {
-		rdma_umem_for_each_dma_block(mtr->umem, &biter,
-					     BIT(mtr->buf_pg_shift)) {
-			if (n == mtr->page_count)
-				break;
-			pages[n++] = rdma_block_iter_dma_address(&biter);
-		}
+		n = vroce_core_umem_dma_blocks(mtr->umem, BIT(mtr->buf_pg_shift),
+					       pages, mtr->page_count);
 	} else {
 		for (i = 0; i < mtr->nr_chunks; i++) {
 			const struct vroce_buf_chunk *c = &mtr->chunks[i];

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the scripts that run the UML test kernel. Sets:
+# Sourced by the scripts that run the UML test kernel. VROCE_MTR_IMPL picks
+# the kernel: 'c' (default) builds the MTR from c/vroce_mtr.c, 'rust'
+# builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/), with
+# Debian's Rust toolchain and the project's cached bindgen. Sets:
 #   repo   the checkout
 #   tree   the cached linux-source-6.12 tree, with the checkout wired in
 #   build  the cached build dir, keyed by kernel version, arch, toolchain
-#          and a hash of kunit/.kunitconfig
+#          and a hash of the Kconfig fragments
 #   kunit  the kunit.py run command, with the arch and toolchain options
 #   kunit_opts  those options alone, for kunit.py config/build
+#   make_opts   the toolchain's make variables, for direct make calls
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${VROCE_CACHE:-$HOME/.cache/vroce}
@@ -14,11 +18,38 @@ tree=$("$repo/scripts/kernel-tree.sh")
 
 kver=$(basename "$tree")
 kver=${kver#linux-source-}
-key=$(sha256sum "$repo/kunit/.kunitconfig" | cut -c1-12)
-build=$cache/build/um-llvm-$kver-$key
+mtr_impl=${VROCE_MTR_IMPL:-c}
+case "$mtr_impl" in
+c)
+	fragments=("$repo/kunit/.kunitconfig")
+	make_opts=(LLVM=1)
+	flavour=um-llvm
+	;;
+rust)
+	# Debian's rustc-web (/usr/bin), never a rustup toolchain earlier in
+	# PATH: only Debian's comes with the library source the kernel needs.
+	fragments=("$repo/kunit/.kunitconfig" "$repo/kunit/rust.kunitconfig")
+	make_opts=(LLVM=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+		   HOSTRUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
+		   CLIPPY_DRIVER=/usr/bin/clippy-driver
+		   BINDGEN="$("$repo/scripts/install-bindgen.sh")")
+	flavour=um-llvm-rust
+	;;
+*)
+	echo "VROCE_MTR_IMPL must be c or rust, not '$mtr_impl'" >&2
+	exit 2
+	;;
+esac
+key=$(cat "${fragments[@]}" | sha256sum | cut -c1-12)
+build=$cache/build/$flavour-$kver-$key
 mkdir -p "$build"
 
-kunit_opts=(--arch=um --make_options LLVM=1 --kunitconfig="$repo/kunit"
-	    --build_dir="$build")
+kunit_opts=(--arch=um --build_dir="$build")
+for f in "${fragments[@]}"; do
+	kunit_opts+=(--kunitconfig="$f")
+done
+for m in "${make_opts[@]}"; do
+	kunit_opts+=(--make_options "$m")
+done
 kunit=(python3 "$tree/tools/testing/kunit/kunit.py" run --jobs="$(nproc)"
        "${kunit_opts[@]}")
