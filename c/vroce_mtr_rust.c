@@ -10,15 +10,18 @@
 
 #include "../bindings/vroce_abi.h"
 
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_create);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_destroy);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_map);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_find);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_root_ba);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_is_direct);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_ba_page_shift);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_buf_page_shift);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_page_count);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_region_count);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_region);
-EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_buf_kva);
+/* The symbols are defined in another object: export them by name. */
+#define VROCE_MTR_EXPORT(sym) EXPORT_SYMBOL_IF_KUNIT(sym)
+
+VROCE_MTR_EXPORT(vroce_mtr_create);
+VROCE_MTR_EXPORT(vroce_mtr_destroy);
+VROCE_MTR_EXPORT(vroce_mtr_map);
+VROCE_MTR_EXPORT(vroce_mtr_find);
+VROCE_MTR_EXPORT(vroce_mtr_root_ba);
+VROCE_MTR_EXPORT(vroce_mtr_is_direct);
+VROCE_MTR_EXPORT(vroce_mtr_ba_page_shift);
+VROCE_MTR_EXPORT(vroce_mtr_buf_page_shift);
+VROCE_MTR_EXPORT(vroce_mtr_page_count);
+VROCE_MTR_EXPORT(vroce_mtr_region_count);
+VROCE_MTR_EXPORT(vroce_mtr_region);
+VROCE_MTR_EXPORT(vroce_mtr_buf_kva);
