@@ -5,7 +5,12 @@
 #   make            build vroce.ko against installed kernel headers ($(KDIR))
 #   make check      every check CI runs (installs what is missing first)
 #   make demo       the main job on the emulated device
-#   make bench      MTR timings against baselines, in the test kernel
+#   make bench      MTR timings against baselines, C and Rust, in the test
+#                   kernels
+#   make kunit      the KUnit suites in the C test kernel
+#                   (VROCE_MTR_IMPL=rust: in the Rust one)
+#   make bindings   regenerate bindings/vroce_abi_generated.rs (bindgen)
+#   make rust-lint  rustfmt, clippy and the bindings check
 #   make install    install the module (modules_install + depmod)
 #   make clean      remove everything the build made
 #
@@ -28,7 +33,8 @@ endif
 
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
 
-.PHONY: all modules install clean check lint kunit deps demo bench
+.PHONY: all modules install clean check lint kunit deps demo bench bindings \
+	rust-lint
 
 all: modules
 
@@ -63,3 +69,9 @@ demo:
 
 bench:
 	scripts/bench.sh
+
+bindings:
+	scripts/bindings.sh
+
+rust-lint:
+	scripts/rust-lint.sh

@@ -247,8 +247,9 @@ static void bench_mtr(struct kunit *test, u64 n, u32 shift)
 	bench_xarray(test, pages, n, &x);
 	bench_pdir(test, vdev->dma_dev, pages, n, &d);
 
-	pr_info("vroce-bench: %llu pages of %lu KiB (%llu MiB), hop %u, best of %d rounds\n",
-		n, BIT(shift) / SZ_1K, (n << shift) / SZ_1M, hop, BENCH_ROUNDS);
+	pr_info("vroce-bench: %llu pages of %lu KiB (%llu MiB), hop %u, best of %d rounds, MTR in %s\n",
+		n, BIT(shift) / SZ_1K, (n << shift) / SZ_1M, hop, BENCH_ROUNDS,
+		IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
 	pr_info("vroce-bench: %-22s %10s %10s %12s %12s\n", "operation",
 		"ns/page", "vs limit", "xarray/this", "pdir/this");
 	bench_row("limit (copy entries)", limit, n, limit, x.ns[T_BUILD],

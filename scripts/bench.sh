@@ -1,21 +1,64 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# 'make bench': run the vroce_bench KUnit suite in the UML test kernel (the
-# same cached kernel as 'make check') and print its figures. It asserts
-# nothing about time. The test kernel has KASAN and lockdep on: compare the
-# ratios, not the absolute nanoseconds.
+# 'make bench': run the vroce_bench KUnit suite in both UML test kernels
+# (the cached ones 'make check' builds): the C MTR and the Rust MTR. Print
+# each kernel's figures, then the Rust/C ratio per figure. It asserts
+# nothing about time. The test kernels have KASAN and lockdep on: compare
+# the ratios, not the absolute nanoseconds. 'limit' does the same work in
+# both kernels (a memcpy of the entries): its ratio shows how far apart the
+# two boots are by noise alone.
 set -euo pipefail
 
-"$(dirname "$0")/install-deps.sh"
-. "$(dirname "$0")/kunit-env.sh"
+repo=$(cd "$(dirname "$0")/.." && pwd)
+"$repo/scripts/install-deps.sh"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 
-rm -f "$build/test.log"
-rc=0
-"${kunit[@]}" --kernel_args vroce_kunit.bench=1 'vroce_bench' >"$build/bench.out" 2>&1 || rc=$?
-if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
-	cat "$build/bench.out"
-	echo "bench: the vroce_bench suite did not run (exit $rc)" >&2
-	exit 1
-fi
-grep -o 'vroce-bench:.*' "$build/test.log" | sed 's/^vroce-bench: //'
+run() {
+	local impl=$1
+	(
+		export VROCE_MTR_IMPL=$impl
+		. "$repo/scripts/kunit-env.sh"
+		rm -f "$build/test.log"
+		rc=0
+		"${kunit[@]}" --kernel_args vroce_kunit.bench=1 'vroce_bench' \
+			>"$build/bench.out" 2>&1 || rc=$?
+		if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
+			cat "$build/bench.out" >&2
+			echo "bench: the vroce_bench suite did not run in the $impl kernel (exit $rc)" >&2
+			exit 1
+		fi
+		grep -o 'vroce-bench:.*' "$build/test.log" | sed 's/^vroce-bench: //'
+	) >"$out/$impl"
+	echo "== MTR in ${impl^}"
+	cat "$out/$impl"
+}
+
+run c
+run rust
+
+# The rows of each case ("N pages of S KiB") in both outputs, side by side.
+echo "== Rust/C (ns per page of the Rust MTR / of the C MTR; <= 1.05 is the goal)"
+awk '
+	FNR == 1 { file++ }
+	/ pages of / { sub(/,.*/, ""); case_ = $0; next }
+	/^(limit|vroce)/ {
+		name = $0; sub(/ +[0-9.]+ +.*/, "", name)
+		ns = $0; sub(/^[^0-9]*/, "", ns); split(ns, f, " ")
+		key = case_ ": " name
+		if (file == 1) { c[key] = f[1]; order[++n] = key } else { r[key] = f[1] }
+	}
+	/table bytes per mapped page/ {
+		key = case_ ": table bytes/page"
+		v = $0; sub(/.*page: /, "", v); sub(/ .*/, "", v)
+		if (file == 1) { c[key] = v; order[++n] = key } else { r[key] = v }
+	}
+	END {
+		printf "%-46s %10s %10s %8s\n", "figure", "C", "Rust", "Rust/C"
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			ratio = (c[k] > 0 && k in r) ? sprintf("%.2fx", r[k] / c[k]) : "-"
+			printf "%-46s %10s %10s %8s\n", k, c[k], r[k], ratio
+		}
+	}' "$out/c" "$out/rust"

@@ -5,9 +5,13 @@
 #   1. install what is missing (apt, idempotent)
 #   2. build vroce.ko against Debian's 6.12 headers with gcc, W=1 and
 #      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean
-#   3. KUnit in a clang-built UML kernel with the kernel's own ib_core
+#   3. KUnit in a clang-built UML kernel with the kernel's own ib_core,
+#      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
-# The last line counts both: 'check: N passed, N failed, N skipped'.
+#   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR
+#      (CONFIG_VROCE_MTR_RUST); the vroce_mtr suite must count the same
+#   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
+# The last line counts the tests: 'check: N passed, N failed, N skipped'.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,20 +28,38 @@ stamp "module build (W=1), sparse, checkpatch, kernel-doc, docs"
 scripts/lint.sh
 
 rc=0
-stamp "KUnit in UML (LLVM=1)"
-scripts/kunit.sh 2>&1 | tee "$logs/kunit" || rc=1
-stamp "user space: raw uverbs test in the test kernel"
-scripts/uverbs.sh 2>&1 | tee "$logs/uverbs" || rc=1
+for impl in c rust; do
+	stamp "KUnit in UML (LLVM=1), MTR in $impl"
+	VROCE_MTR_IMPL=$impl scripts/kunit.sh 2>&1 | tee "$logs/kunit-$impl" || rc=1
+	stamp "user space: raw uverbs test in the $impl test kernel"
+	VROCE_MTR_IMPL=$impl scripts/uverbs.sh 2>&1 | tee "$logs/uverbs-$impl" || rc=1
+done
 
-# Add up the two closing lines; a missing one counts as a failure.
+# The same suite, unchanged, on both sides.
+mtr_c=$(grep -o 'suite vroce_mtr: .*' "$logs/kunit-c" || echo none)
+mtr_rust=$(grep -o 'suite vroce_mtr: .*' "$logs/kunit-rust" || echo none)
+echo "check: vroce_mtr with the C MTR:    $mtr_c"
+echo "check: vroce_mtr with the Rust MTR: $mtr_rust"
+if [ "$mtr_c" != "$mtr_rust" ] || [ "$mtr_c" = none ]; then
+	echo "check: the vroce_mtr suite differs between the two kernels" >&2
+	rc=1
+fi
+
+stamp "Rust: rustfmt, clippy, bindings"
+scripts/rust-lint.sh || rc=1
+
+# Add up the closing lines; a missing one counts as a failure.
 total() {
 	awk -v want="$2" '
 		$1 == want":" && $3 == "passed," { p = $2; f = $4; s = $6 + 0; seen = 1 }
 		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
 }
-read -r kp kf ks < <(total "$logs/kunit" vroce)
-read -r up uf us < <(total "$logs/uverbs" uverbs)
-[ "$kf" -eq 0 ] && [ "$uf" -eq 0 ] || rc=1
+tp=0 tf=0 ts=0
+for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs; do
+	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
+	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
+done
+[ "$tf" -eq 0 ] || rc=1
 stamp "done"
-echo "check: $((kp + up)) passed, $((kf + uf)) failed, $((ks + us)) skipped"
+echo "check: $tp passed, $tf failed, $ts skipped"
 exit $rc

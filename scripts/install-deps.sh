@@ -8,7 +8,12 @@ set -euo pipefail
 
 pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       clang lld llvm sparse xz-utils rsync kmod iproute2
-      python3-docutils patch)
+      python3-docutils patch
+      # The Rust half: Debian 12's rustc-web (>= 1.78, with its library
+      # source), clippy and rustfmt; libclang for bindgen, which
+      # scripts/install-bindgen.sh builds (Debian 12's is too old).
+      rustc-web rust-web-src cargo-web rust-web-clippy rustfmt-web
+      libclang-dev)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The MTR itself: layout, BA tables, buffer and lookups.
+//!
+//! What the HCA walks, with unit = BA table (BT) page size / 8 entries (see
+//! `Documentation/mtr.rst`):
+//! - a direct MTR (every region hop 0) has no tables: the root BA is the
+//!   first page of a contiguous buffer;
+//! - otherwise one root BT page is shared by all regions, each region's
+//!   root entries following the previous region's: one entry for hop 0
+//!   (the region's first page), one per page for hop 1, and for hop 2 and
+//!   3 one per bottom (or middle) BT page;
+//! - entries are 64-bit little-endian DMA addresses; unused ones are 0.
+
+use crate::bindings;
+use crate::mem::{maybe_resched, CoreBox, CoreVec, Dev, DmaBuf, Umem};
+use kernel::error::{code::*, Error, Result};
+
+/// Regions per MTR.
+pub(crate) const MAX_REGIONS: usize = bindings::VROCE_MTR_MAX_REGIONS as usize;
+const MAX_HOP: u32 = bindings::VROCE_MTR_MAX_HOP;
+const MIN_PAGE_SHIFT: u32 = bindings::VROCE_MTR_MIN_PAGE_SHIFT;
+const MAX_PAGE_SHIFT: u32 = bindings::VROCE_MTR_MAX_PAGE_SHIFT;
+const MAX_BA_PAGE_SHIFT: u32 = bindings::VROCE_MTR_MAX_BA_PAGE_SHIFT;
+const MAX_PAGES: u64 = bindings::VROCE_MTR_MAX_PAGES as u64; // bindgen: u32
+/// log2 of the bytes of one BA table entry.
+const BA_BYTES_SHIFT: u32 = bindings::VROCE_MTR_BA_BYTES.trailing_zeros();
+
+/// `ENOBUFS`, which the 6.12 `kernel` crate has no name for.
+fn enobufs() -> Error {
+    Error::from_errno(-(kernel::uapi::ENOBUFS as i32))
+}
+
+/// Table entries per BT page, as a shift.
+fn unit_shift(ba_pg_shift: u32) -> u32 {
+    ba_pg_shift - BA_BYTES_SHIFT
+}
+
+/// `ceil(n / 2^shift)`.
+fn div_round_up_shift(n: u64, shift: u32) -> u64 {
+    (n >> shift) + u64::from(n & ((1u64 << shift) - 1) != 0)
+}
+
+/// Root entries a region of `count` pages behind `hop` levels needs.
+fn root_entries(count: u64, hop: u32, ushift: u32) -> u64 {
+    match hop {
+        0 => 1,
+        1 => count,
+        _ => div_round_up_shift(count, ushift * (hop - 1)),
+    }
+}
+
+/// Whether `pages` follow each other in DMA address space.
+fn contiguous(pages: &[u64], shift: u32) -> bool {
+    let first = pages.first().copied().unwrap_or(0);
+    pages
+        .iter()
+        .zip(0u64..)
+        .all(|(&p, i)| p == first.wrapping_add(i << shift))
+}
+
+/// Copies page addresses into table entries; returns them OR-ed together.
+fn fill(dst: &mut [u64], src: &[u64]) -> u64 {
+    let mut acc = 0;
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = s.to_le();
+        acc |= s;
+    }
+    acc
+}
+
+/// The entries of `table` from `from` on (none past its end).
+fn tail(table: &mut [u64], from: u64) -> &mut [u64] {
+    table.get_mut(from as usize..).unwrap_or(&mut [])
+}
+
+/// Points table entries at BT pages.
+fn link(dst: &mut [u64], bts: &[DmaBuf]) {
+    for (d, bt) in dst.iter_mut().zip(bts) {
+        *d = bt.dma().to_le();
+    }
+}
+
+/// `nr` BT pages of `size` bytes.
+fn alloc_bt_array(dev: Dev, nr: u64, size: usize) -> Result<CoreVec<DmaBuf>> {
+    let mut bts = CoreVec::with_capacity(dev, usize::try_from(nr).map_err(|_| ENOMEM)?)?;
+    for i in 0..nr {
+        bts.push(DmaBuf::alloc(dev, size)?)?;
+        maybe_resched(i);
+    }
+    Ok(bts)
+}
+
+/// The byte size of `n` pages of `2^shift` bytes.
+fn pages_to_bytes(n: u64, shift: u32) -> Result<usize> {
+    usize::try_from(n << shift).map_err(|_| ENOMEM)
+}
+
+/// One region as built; hop 3 has middle and bottom BT pages, hop 2 only
+/// bottom ones.
+#[derive(Default)]
+struct Region {
+    offset: u64,
+    count: u64,
+    hopnum: u32,
+    root_index: u64,
+    mid: Option<CoreVec<DmaBuf>>,
+    btm: Option<CoreVec<DmaBuf>>,
+}
+
+/// A memory translate region.
+///
+/// Fields drop in order: the tables, then the buffer, then the pin on user
+/// memory, as `vroce_mtr_destroy()` documents.
+pub(crate) struct Mtr {
+    regions: [Region; MAX_REGIONS],
+    root: Option<DmaBuf>,
+    /// The kernel buffer: one chunk when direct, one per hop-0 region and
+    /// one per page elsewhere, in buffer order.
+    chunks: Option<CoreVec<DmaBuf>>,
+    umem: Option<Umem>,
+    dev: Dev,
+    region_count: usize,
+    buf_pg_shift: u32,
+    ba_pg_shift: u32,
+    page_count: u64,
+    mapped: u64,
+    is_direct: bool,
+    mtt_only: bool,
+    root_ba: u64,
+}
+
+fn check_attr(attr: &bindings::vroce_buf_attr, ba_page_shift: u32, user: bool) -> Result {
+    let n = attr.region_count as usize;
+    if n == 0 || n > MAX_REGIONS {
+        return Err(EINVAL);
+    }
+    if !(MIN_PAGE_SHIFT..=MAX_PAGE_SHIFT).contains(&attr.page_shift)
+        || !(MIN_PAGE_SHIFT..=MAX_BA_PAGE_SHIFT).contains(&ba_page_shift)
+        || (attr.mtt_only && user)
+    {
+        return Err(EINVAL);
+    }
+    let mut pages = 0u64;
+    for r in &attr.region[..n] {
+        // Bounded first, so that neither rounding nor the sum wraps.
+        if r.size == 0 || r.hopnum > MAX_HOP || r.size > MAX_PAGES << attr.page_shift {
+            return Err(EINVAL);
+        }
+        pages += div_round_up_shift(r.size, attr.page_shift);
+    }
+    if pages > MAX_PAGES {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+impl Mtr {
+    /// Builds an MTR for `attr`; `user` is the start of a user buffer to
+    /// pin, `None` for a kernel or table-only buffer.
+    pub(crate) fn create(
+        dev: Dev,
+        attr: &bindings::vroce_buf_attr,
+        ba_page_shift: u32,
+        user: Option<usize>,
+    ) -> Result<CoreBox<Mtr>> {
+        check_attr(attr, ba_page_shift, user.is_some())?;
+
+        let mut mtr = Mtr {
+            regions: Default::default(),
+            root: None,
+            chunks: None,
+            umem: None,
+            dev,
+            region_count: attr.region_count as usize,
+            buf_pg_shift: attr.page_shift,
+            ba_pg_shift: ba_page_shift,
+            page_count: 0,
+            mapped: 0,
+            is_direct: true,
+            mtt_only: attr.mtt_only,
+            root_ba: 0,
+        };
+
+        if let Some(addr) = user {
+            let size = attr.region[..mtr.region_count]
+                .iter()
+                .map(|r| r.size)
+                .sum::<u64>();
+            let size = usize::try_from(size).map_err(|_| EINVAL)?;
+            let umem = Umem::get(dev, addr, size, attr.user_access as i32)?;
+            mtr.user_layout(&umem, attr)?;
+            mtr.umem = Some(umem);
+        } else {
+            for (rgn, r) in mtr.regions.iter_mut().zip(&attr.region[..mtr.region_count]) {
+                rgn.count = div_round_up_shift(r.size, attr.page_shift);
+            }
+        }
+
+        mtr.set_hops(attr, ba_page_shift)?;
+        if user.is_none() && !mtr.mtt_only {
+            mtr.alloc_kbuf()?;
+        }
+        if !mtr.is_direct {
+            mtr.alloc_tables()?;
+        }
+        if !mtr.mtt_only {
+            mtr.map_buf()?;
+        }
+        CoreBox::new(dev, mtr)
+    }
+
+    /// A user buffer's page size is the largest one, up to the one asked
+    /// for (exactly that one unless adaptive), at which the pinned memory
+    /// and the iova agree; its page count comes from the pinned memory.
+    fn user_layout(&mut self, umem: &Umem, attr: &bindings::vroce_buf_attr) -> Result {
+        let pgsz = umem.page_size(MIN_PAGE_SHIFT, attr.page_shift, attr.iova);
+        if pgsz == 0 || (!attr.adaptive && pgsz != 1u64 << attr.page_shift) {
+            return Err(EINVAL);
+        }
+        self.buf_pg_shift = pgsz.trailing_zeros();
+
+        let blocks = umem.block_count(pgsz);
+        if blocks > MAX_PAGES {
+            return Err(EINVAL);
+        }
+        if self.region_count == 1 {
+            self.regions[0].count = blocks;
+            return Ok(());
+        }
+
+        // Several regions: each a whole number of pages, together the buffer.
+        let mut sum = 0;
+        for (rgn, r) in self
+            .regions
+            .iter_mut()
+            .zip(&attr.region[..self.region_count])
+        {
+            if r.size & (pgsz - 1) != 0 {
+                return Err(EINVAL);
+            }
+            rgn.count = r.size >> self.buf_pg_shift;
+            sum += rgn.count;
+        }
+        if sum != blocks {
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Offsets, hop numbers and the BT page size. Adaptive regions get the
+    /// smallest hop whose tables, at the asked-for BT page size, cover them.
+    /// The BT page size is then the smallest from `ba_page_shift` up whose
+    /// one root page holds every region's root entries.
+    fn set_hops(&mut self, attr: &bindings::vroce_buf_attr, ba_page_shift: u32) -> Result {
+        let ushift = unit_shift(ba_page_shift);
+        let mut offset = 0;
+
+        self.is_direct = true;
+        for (rgn, r) in self.regions[..self.region_count]
+            .iter_mut()
+            .zip(&attr.region)
+        {
+            let mut hop = r.hopnum;
+            if attr.adaptive {
+                hop = 0;
+                while hop < MAX_HOP && rgn.count > 1u64 << (ushift * hop) {
+                    hop += 1;
+                }
+            }
+            rgn.hopnum = hop;
+            rgn.offset = offset;
+            offset += rgn.count;
+            if hop != 0 {
+                self.is_direct = false;
+            }
+        }
+        self.page_count = offset;
+
+        self.ba_pg_shift = ba_page_shift;
+        if self.is_direct {
+            return Ok(());
+        }
+        for shift in ba_page_shift..=MAX_BA_PAGE_SHIFT {
+            let ushift = unit_shift(shift);
+            let mut need = 0;
+            for rgn in &mut self.regions[..self.region_count] {
+                rgn.root_index = need;
+                need += root_entries(rgn.count, rgn.hopnum, ushift);
+            }
+            if need <= 1u64 << ushift {
+                self.ba_pg_shift = shift;
+                return Ok(());
+            }
+        }
+        Err(ERANGE)
+    }
+
+    /// The root BT page and every region's middle and bottom BT pages,
+    /// linked; a failure leaves what was built for `Drop`.
+    fn alloc_tables(&mut self) -> Result {
+        let dev = self.dev;
+        let bt_size = 1usize << self.ba_pg_shift;
+        let ushift = unit_shift(self.ba_pg_shift);
+        let unit = 1usize << ushift;
+
+        let root = self.root.insert(DmaBuf::alloc(dev, bt_size)?);
+        self.root_ba = root.dma();
+        for rgn in &mut self.regions[..self.region_count] {
+            if rgn.hopnum < 2 {
+                continue;
+            }
+            let btm = rgn.btm.insert(alloc_bt_array(
+                dev,
+                div_round_up_shift(rgn.count, ushift),
+                bt_size,
+            )?);
+            if rgn.hopnum == 2 {
+                link(tail(root.entries_mut(), rgn.root_index), btm);
+                continue;
+            }
+            let mid = rgn.mid.insert(alloc_bt_array(
+                dev,
+                div_round_up_shift(rgn.count, 2 * ushift),
+                bt_size,
+            )?);
+            for (m, b) in mid.iter_mut().zip(btm.chunks(unit)) {
+                link(m.entries_mut(), b);
+            }
+            link(tail(root.entries_mut(), rgn.root_index), mid);
+        }
+        Ok(())
+    }
+
+    /// A kernel buffer: one contiguous chunk when the MTR is direct, one
+    /// per hop-0 region, and one per page elsewhere.
+    fn alloc_kbuf(&mut self) -> Result {
+        let dev = self.dev;
+        let shift = self.buf_pg_shift;
+        let regions = &self.regions[..self.region_count];
+        let nr = if self.is_direct {
+            1
+        } else {
+            regions
+                .iter()
+                .map(|r| if r.hopnum != 0 { r.count } else { 1 })
+                .sum()
+        };
+
+        let chunks = self.chunks.insert(CoreVec::with_capacity(
+            dev,
+            usize::try_from(nr).map_err(|_| ENOMEM)?,
+        )?);
+        if self.is_direct {
+            return chunks.push(DmaBuf::alloc(dev, pages_to_bytes(self.page_count, shift)?)?);
+        }
+        let mut i = 0;
+        for rgn in regions {
+            if rgn.hopnum == 0 {
+                chunks.push(DmaBuf::alloc(dev, pages_to_bytes(rgn.count, shift)?)?)?;
+                maybe_resched(i);
+                i += 1;
+                continue;
+            }
+            for _ in 0..rgn.count {
+                chunks.push(DmaBuf::alloc(dev, 1usize << shift)?)?;
+                maybe_resched(i);
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps the pages of the MTR's own buffer, kernel or user.
+    fn map_buf(&mut self) -> Result {
+        let shift = self.buf_pg_shift;
+        let mut pages = CoreVec::zeroed(
+            self.dev,
+            usize::try_from(self.page_count).map_err(|_| ENOMEM)?,
+        )?;
+
+        let n = if let Some(umem) = &self.umem {
+            umem.dma_blocks(1u64 << shift, &mut pages)
+        } else {
+            let mut slots = pages.iter_mut();
+            for c in self.chunks.iter().flat_map(|c| c.iter()) {
+                for p in 0..(c.size() >> shift) as u64 {
+                    if let Some(slot) = slots.next() {
+                        *slot = c.dma() + (p << shift);
+                    }
+                }
+            }
+            self.page_count
+        };
+        if n != self.page_count {
+            return Err(enobufs());
+        }
+        self.write_pages(&pages)?;
+        self.mapped = n;
+        Ok(())
+    }
+
+    /// Writes page addresses from the start of the buffer. Runs the HCA
+    /// addresses from a base must be contiguous, and every address must be
+    /// page aligned; a failure may leave entries written, which callers
+    /// then report as unmapped.
+    fn write_pages(&mut self, pages: &[u64]) -> Result {
+        let shift = self.buf_pg_shift;
+        let pgmask = (1u64 << shift) - 1;
+        let count = pages.len() as u64;
+
+        if self.is_direct {
+            let first = pages.first().copied().unwrap_or(0);
+            if first & pgmask != 0 {
+                return Err(EINVAL);
+            }
+            if !contiguous(pages, shift) {
+                return Err(enobufs());
+            }
+            self.root_ba = first;
+            return Ok(());
+        }
+
+        let regions = &mut self.regions[..self.region_count];
+        for rgn in regions.iter() {
+            if rgn.offset >= count {
+                break;
+            }
+            let end = rgn.offset + rgn.count.min(count - rgn.offset);
+            let run = pages.get(rgn.offset as usize..end as usize).unwrap_or(&[]);
+            if rgn.hopnum == 0 && !contiguous(run, shift) {
+                return Err(enobufs());
+            }
+        }
+
+        let Some(root) = self.root.as_mut() else {
+            return Err(EINVAL);
+        };
+        let root = root.entries_mut();
+        let ushift = unit_shift(self.ba_pg_shift);
+        let mut acc = 0;
+        let mut rest = pages;
+        for rgn in regions {
+            if rest.is_empty() {
+                break;
+            }
+            let (head, others) = rest.split_at(rest.len().min(rgn.count as usize));
+            rest = others;
+            acc |= match (rgn.hopnum, rgn.btm.as_mut()) {
+                (0, _) => fill(tail(root, rgn.root_index), head.get(..1).unwrap_or(&[])),
+                (1, _) => fill(tail(root, rgn.root_index), head),
+                (_, Some(btm)) => {
+                    let mut acc = 0;
+                    for (b, (bt, chunk)) in btm.iter_mut().zip(head.chunks(1 << ushift)).enumerate()
+                    {
+                        acc |= fill(bt.entries_mut(), chunk);
+                        maybe_resched(b as u64);
+                    }
+                    acc
+                }
+                (_, None) => return Err(EINVAL),
+            };
+        }
+        if acc & pgmask != 0 {
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Writes the first `pages.len()` page addresses (`vroce_mtr_map()`).
+    pub(crate) fn map(&mut self, pages: &[u64]) -> Result {
+        let count = pages.len() as u64;
+        if count == 0 || count > self.page_count {
+            return Err(EINVAL);
+        }
+        if !self.mtt_only && count != self.page_count {
+            return Err(enobufs());
+        }
+        self.mapped = 0;
+        self.write_pages(pages)?;
+        self.mapped = count;
+        Ok(())
+    }
+
+    /// The region holding page `idx`, which is below the page count.
+    fn region_of(&self, idx: u64) -> &Region {
+        let regions = &self.regions[..self.region_count];
+        regions
+            .iter()
+            .find(|r| idx < r.offset + r.count)
+            .unwrap_or(&regions[regions.len() - 1])
+    }
+
+    /// Page `idx`'s address as the HCA would find it, and the address of
+    /// the table (or, direct, the first page) it is found in.
+    fn lookup(&self, idx: u64) -> (u64, u64) {
+        let shift = self.buf_pg_shift;
+        if self.is_direct {
+            return (self.root_ba + (idx << shift), self.root_ba);
+        }
+        let Some(root) = self.root.as_ref() else {
+            return (0, 0);
+        };
+        let rgn = self.region_of(idx);
+        let l = idx - rgn.offset;
+        let ushift = unit_shift(self.ba_pg_shift);
+        let root_at = |i: u64| {
+            root.entries()
+                .get(i as usize)
+                .map_or(0, |&e| u64::from_le(e))
+        };
+        match (rgn.hopnum, rgn.btm.as_ref()) {
+            (0, _) => {
+                let base = root_at(rgn.root_index);
+                (base + (l << shift), base)
+            }
+            (1, _) => (root_at(rgn.root_index + l), root.dma()),
+            (_, Some(btm)) => match btm.get((l >> ushift) as usize) {
+                Some(bt) => {
+                    let e = bt.entries().get((l & ((1u64 << ushift) - 1)) as usize);
+                    (e.map_or(0, |&e| u64::from_le(e)), bt.dma())
+                }
+                None => (0, 0),
+            },
+            (_, None) => (0, 0),
+        }
+    }
+
+    /// Writes the addresses of the mapped pages from byte `offset` into
+    /// `addrs`; returns how many, with the table address of the first
+    /// (`vroce_mtr_find()`).
+    pub(crate) fn find(&self, offset: u64, addrs: &mut [u64]) -> Result<(usize, u64)> {
+        if addrs.is_empty() {
+            return Err(EINVAL);
+        }
+        let idx = offset >> self.buf_pg_shift;
+        if idx >= self.mapped {
+            return Err(ENOENT);
+        }
+        let mut first_table = 0;
+        let mut n = 0;
+        for (slot, i) in addrs.iter_mut().zip(idx..self.mapped) {
+            let (addr, table) = self.lookup(i);
+            *slot = addr;
+            if n == 0 {
+                first_table = table;
+            }
+            n += 1;
+        }
+        Ok((n, first_table))
+    }
+
+    /// The address the HCA starts a translation from.
+    pub(crate) fn root_ba(&self) -> u64 {
+        self.root_ba
+    }
+
+    /// Whether the MTR has no BA tables.
+    pub(crate) fn is_direct(&self) -> bool {
+        self.is_direct
+    }
+
+    /// The page shift of the BA table pages.
+    pub(crate) fn ba_page_shift(&self) -> u32 {
+        self.ba_pg_shift
+    }
+
+    /// The page shift of the buffer pages.
+    pub(crate) fn buf_page_shift(&self) -> u32 {
+        self.buf_pg_shift
+    }
+
+    /// The number of buffer pages.
+    pub(crate) fn page_count(&self) -> u64 {
+        self.page_count
+    }
+
+    /// The number of regions.
+    pub(crate) fn region_count(&self) -> u32 {
+        self.region_count as u32
+    }
+
+    /// The layout of region `index`, as built.
+    pub(crate) fn region(&self, index: u32) -> Result<bindings::vroce_mtr_region> {
+        let rgn = self.regions[..self.region_count]
+            .get(index as usize)
+            .ok_or(EINVAL)?;
+        Ok(bindings::vroce_mtr_region {
+            offset: rgn.offset,
+            count: rgn.count,
+            hopnum: rgn.hopnum,
+        })
+    }
+
+    /// The kernel address of byte `offset` of the kernel buffer.
+    pub(crate) fn buf_kva(&self, offset: u64) -> Option<*mut u8> {
+        let chunks = self.chunks.as_ref()?;
+        let shift = self.buf_pg_shift;
+        let idx = offset >> shift;
+        if idx >= self.page_count {
+            return None;
+        }
+        let (chunk, within) = if self.is_direct {
+            (chunks.first()?, offset)
+        } else {
+            // Chunks run in region order: one per hop-0 region, else one a
+            // page.
+            let mut c = 0;
+            let mut found = None;
+            for rgn in &self.regions[..self.region_count] {
+                if idx < rgn.offset + rgn.count {
+                    found = Some(rgn);
+                    break;
+                }
+                c += if rgn.hopnum != 0 { rgn.count } else { 1 };
+            }
+            let rgn = found?;
+            if rgn.hopnum == 0 {
+                (chunks.get(c as usize)?, offset - (rgn.offset << shift))
+            } else {
+                let i = c + idx - rgn.offset;
+                (chunks.get(i as usize)?, offset & ((1u64 << shift) - 1))
+            }
+        };
+        Some(chunk.va().wrapping_add(within as usize))
+    }
+}

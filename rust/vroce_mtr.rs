@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! vroce: memory translate regions (MTR) in Rust.
+//!
+//! The Rust implementation of the MTR functions of `bindings/vroce_abi.h`,
+//! built instead of `c/vroce_mtr.c` when `CONFIG_VROCE_MTR_RUST` is set.
+//! The functions below are the C ABI: each converts its arguments to safe
+//! types, calls [`mtr::Mtr`], and converts the result back to an errno.
+//! The logic lives in [`mtr`]; the only unsafe code outside these shims is
+//! in the safe abstractions of [`mem`].
+
+mod bindings;
+mod mem;
+mod mtr;
+
+use core::ptr::NonNull;
+use kernel::error::code::EINVAL;
+use kernel::ffi::{c_int, c_ulong, c_void};
+use mem::{CoreBox, Dev};
+use mtr::Mtr;
+
+/// The shims must have exactly the prototypes bindgen read from the header.
+const _: () = {
+    let _ = [bindings::vroce_mtr_create, vroce_mtr_create];
+    let _ = [bindings::vroce_mtr_destroy, vroce_mtr_destroy];
+    let _ = [bindings::vroce_mtr_map, vroce_mtr_map];
+    let _ = [bindings::vroce_mtr_find, vroce_mtr_find];
+    let _ = [bindings::vroce_mtr_root_ba, vroce_mtr_root_ba];
+    let _ = [bindings::vroce_mtr_is_direct, vroce_mtr_is_direct];
+    let _ = [bindings::vroce_mtr_ba_page_shift, vroce_mtr_ba_page_shift];
+    let _ = [bindings::vroce_mtr_buf_page_shift, vroce_mtr_buf_page_shift];
+    let _ = [bindings::vroce_mtr_page_count, vroce_mtr_page_count];
+    let _ = [bindings::vroce_mtr_region_count, vroce_mtr_region_count];
+    let _ = [bindings::vroce_mtr_region, vroce_mtr_region];
+    let _ = [bindings::vroce_mtr_buf_kva, vroce_mtr_buf_kva];
+};
+
+/// The MTR behind a handle from C.
+///
+/// # Safety
+///
+/// `mtr` is a handle returned by [`vroce_mtr_create`] and not yet destroyed,
+/// and nothing changes the MTR for the returned lifetime.
+unsafe fn mtr_ref<'a>(mtr: *const bindings::vroce_mtr) -> &'a Mtr {
+    // SAFETY: handles are `CoreBox<Mtr>::into_raw()` pointers, live per the
+    // function's contract.
+    unsafe { &*mtr.cast::<Mtr>() }
+}
+
+/// Builds an MTR; see `vroce_mtr_create()` in `bindings/vroce_abi.h`.
+///
+/// # Safety
+///
+/// `dev` is NULL or a live device that outlives the MTR; `mtr` is NULL or
+/// valid for writing a pointer; `attr` is NULL or valid for reading.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_create(
+    dev: *mut bindings::vroce_dev,
+    mtr: *mut *mut bindings::vroce_mtr,
+    attr: *const bindings::vroce_buf_attr,
+    ba_page_shift: u32,
+    udata: *mut bindings::ib_udata,
+    user_addr: c_ulong,
+) -> c_int {
+    // SAFETY: a live device that outlives the MTR, per the contract.
+    let dev = unsafe { Dev::from_raw(dev) };
+    // SAFETY: NULL or valid for reading, per the contract.
+    let attr = unsafe { attr.as_ref() };
+    let (Some(dev), Some(attr), false) = (dev, attr, mtr.is_null()) else {
+        return EINVAL.to_errno();
+    };
+    let user = (!udata.is_null()).then_some(user_addr);
+    match Mtr::create(dev, attr, ba_page_shift, user) {
+        Ok(new) => {
+            // SAFETY: `mtr` is not NULL and valid for writing, per the
+            // contract.
+            unsafe { *mtr = new.into_raw().cast() };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// Frees an MTR; see `vroce_mtr_destroy()`.
+///
+/// # Safety
+///
+/// `mtr` is NULL or a handle from [`vroce_mtr_create`] for `dev`, not used
+/// again after this call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_destroy(
+    dev: *mut bindings::vroce_dev,
+    mtr: *mut bindings::vroce_mtr,
+) {
+    // SAFETY: the device the MTR was made for, live per the contract.
+    let dev = unsafe { Dev::from_raw(dev) };
+    if let (Some(dev), Some(mtr)) = (dev, NonNull::new(mtr.cast::<Mtr>())) {
+        // SAFETY: the handle came from `CoreBox::into_raw()` for `dev` and is
+        // given back once, per the contract.
+        drop(unsafe { CoreBox::from_raw(dev, mtr) });
+    }
+}
+
+/// Writes page addresses into an MTR; see `vroce_mtr_map()`.
+///
+/// # Safety
+///
+/// `mtr` is NULL or a live handle that nothing else uses during the call;
+/// `pages` is NULL or valid for reading `count` addresses.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_map(
+    _dev: *mut bindings::vroce_dev,
+    mtr: *mut bindings::vroce_mtr,
+    pages: *const bindings::dma_addr_t,
+    count: u64,
+) -> c_int {
+    if mtr.is_null() || pages.is_null() || count == 0 {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: a live handle used by nobody else during the call, per the
+    // contract.
+    let mtr = unsafe { &mut *mtr.cast::<Mtr>() };
+    if count > mtr.page_count() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: `pages` is valid for `count` addresses, per the contract;
+    // `count` is at most the page count, which fits in memory.
+    let pages = unsafe { core::slice::from_raw_parts(pages, count as usize) };
+    match mtr.map(pages) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// Looks up page addresses; see `vroce_mtr_find()`.
+///
+/// # Safety
+///
+/// `mtr` is NULL or a live handle not being mapped concurrently; `addrs` is
+/// NULL or valid for writing `max` addresses; `base_addr` is NULL or valid
+/// for writing one.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_find(
+    _dev: *mut bindings::vroce_dev,
+    mtr: *mut bindings::vroce_mtr,
+    offset: u64,
+    addrs: *mut u64,
+    max: u32,
+    base_addr: *mut u64,
+) -> c_int {
+    if mtr.is_null() || addrs.is_null() || max == 0 {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: a live handle, per the contract.
+    let mtr = unsafe { mtr_ref(mtr) };
+    // SAFETY: `addrs` is valid for writing `max` addresses, per the contract.
+    let addrs = unsafe { core::slice::from_raw_parts_mut(addrs, max as usize) };
+    match mtr.find(offset, addrs) {
+        Ok((n, table)) => {
+            // SAFETY: NULL or valid for writing, per the contract.
+            if let Some(base) = unsafe { base_addr.as_mut() } {
+                *base = table;
+            }
+            n as c_int
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// See `vroce_mtr_root_ba()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_root_ba(mtr: *const bindings::vroce_mtr) -> u64 {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }.root_ba()
+}
+
+/// See `vroce_mtr_is_direct()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_is_direct(mtr: *const bindings::vroce_mtr) -> bool {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }.is_direct()
+}
+
+/// See `vroce_mtr_ba_page_shift()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_ba_page_shift(mtr: *const bindings::vroce_mtr) -> u32 {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }.ba_page_shift()
+}
+
+/// See `vroce_mtr_buf_page_shift()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_buf_page_shift(mtr: *const bindings::vroce_mtr) -> u32 {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }.buf_page_shift()
+}
+
+/// See `vroce_mtr_page_count()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_page_count(mtr: *const bindings::vroce_mtr) -> u64 {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }.page_count()
+}
+
+/// See `vroce_mtr_region_count()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_region_count(mtr: *const bindings::vroce_mtr) -> u32 {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }.region_count()
+}
+
+/// See `vroce_mtr_region()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`]; `region` is NULL or
+/// valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_region(
+    mtr: *const bindings::vroce_mtr,
+    index: u32,
+    region: *mut bindings::vroce_mtr_region,
+) -> c_int {
+    // SAFETY: NULL or valid for writing, per the contract.
+    let Some(out) = (unsafe { region.as_mut() }) else {
+        return EINVAL.to_errno();
+    };
+    // SAFETY: a live handle, per the contract.
+    match unsafe { mtr_ref(mtr) }.region(index) {
+        Ok(r) => {
+            *out = r;
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// See `vroce_mtr_buf_kva()`.
+///
+/// # Safety
+///
+/// `mtr` is a live handle from [`vroce_mtr_create`].
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_buf_kva(
+    mtr: *const bindings::vroce_mtr,
+    offset: u64,
+) -> *mut c_void {
+    // SAFETY: a live handle, per the contract.
+    unsafe { mtr_ref(mtr) }
+        .buf_kva(offset)
+        .map_or(core::ptr::null_mut(), |va| va.cast())
+}
