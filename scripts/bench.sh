@@ -42,8 +42,8 @@ run rust
 echo "== Rust/C (ns per page of the Rust MTR / of the C MTR; <= 1.05 is the goal)"
 awk '
 	FNR == 1 { file++ }
-	/ pages of / { sub(/,.*/, ""); case_ = $0; next }
-	/^(limit|vroce)/ {
+	/ pages of / { sub(/,.*/, ""); sub(/ \(.*\)/, ""); case_ = $0; next }
+	/^(limit|vroce)/ && !/table bytes/ {
 		name = $0; sub(/ +[0-9.]+ +.*/, "", name)
 		ns = $0; sub(/^[^0-9]*/, "", ns); split(ns, f, " ")
 		key = case_ ": " name
@@ -55,10 +55,10 @@ awk '
 		if (file == 1) { c[key] = v; order[++n] = key } else { r[key] = v }
 	}
 	END {
-		printf "%-46s %10s %10s %8s\n", "figure", "C", "Rust", "Rust/C"
+		printf "%-52s %8s %8s %8s\n", "figure (ns/page)", "C", "Rust", "Rust/C"
 		for (i = 1; i <= n; i++) {
 			k = order[i]
 			ratio = (c[k] > 0 && k in r) ? sprintf("%.2fx", r[k] / c[k]) : "-"
-			printf "%-46s %10s %10s %8s\n", k, c[k], r[k], ratio
+			printf "%-52s %8s %8s %8s\n", k, c[k], r[k], ratio
 		}
 	}' "$out/c" "$out/rust"
