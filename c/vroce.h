@@ -11,6 +11,8 @@
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce_cmd.h"
@@ -19,6 +21,7 @@
 #define VROCE_DRV_NAME		"vroce"
 #define VROCE_NUM_PORTS		1
 #define VROCE_UVERBS_ABI_VER	1
+#define VROCE_GID_TBL_LEN	16
 
 /**
  * struct vroce_mem_stats - accounting of the memory the MR/MTR code takes
@@ -38,6 +41,19 @@ struct vroce_mem_stats {
 };
 
 /**
+ * struct vroce_eq - the event queue: completion and error events from the
+ *	HCA, consumed by the interrupt handler
+ * @mtr: the ring
+ * @depth_log2: entries = 2^depth_log2
+ * @ci: events consumed (free running)
+ */
+struct vroce_eq {
+	struct vroce_mtr *mtr;
+	u32 depth_log2;
+	u32 ci;
+};
+
+/**
  * struct vroce_dev - one vroce HCA as the RDMA core sees it
  * @ibdev: the RDMA core's device; allocated by ib_alloc_device(), so it
  *	must stay the first member
@@ -51,8 +67,14 @@ struct vroce_mem_stats {
  * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
  *	tables, so they are kept until it confirms or is reset
  * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
- * @kmr_lock: protects @kmr
+ * @kmr_lock: protects @kmr and @lb_report
  * @kmr: kernel MRs made through debugfs (c/vroce_debugfs.c)
+ * @lb_report: what the last debugfs loopback run reported; under @kmr_lock
+ * @netdev: the HCA's Ethernet port, whose MAC and addresses fill the GID
+ *	table
+ * @eq: the event queue
+ * @cqs: CQs by number, for events; entries are live while in the array
+ * @qps: QPs by number, for events
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -66,6 +88,74 @@ struct vroce_dev {
 	struct dentry *debugfs;
 	struct mutex kmr_lock;	/* protects kmr */
 	struct vroce_kmr *kmr;
+	char *lb_report;
+	struct net_device *netdev;
+	struct vroce_eq eq;
+	struct xarray cqs;
+	struct xarray qps;
+};
+
+/**
+ * struct vroce_cq - a completion queue
+ * @ibcq: the RDMA core's CQ; allocated by the core
+ * @cqn: the HCA's number for it
+ * @mtr: the CQE ring
+ * @depth_log2: CQEs = 2^depth_log2
+ * @lock: protects @ci and serialises polling, arming and purging
+ * @ci: CQEs consumed (free running)
+ */
+struct vroce_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	struct vroce_mtr *mtr;
+	u32 depth_log2;
+	spinlock_t lock;	/* protects ci */
+	u32 ci;
+};
+
+/**
+ * struct vroce_wq - one work queue of a QP (send or receive)
+ * @mtr: the WQE ring
+ * @depth_log2: WQEs = 2^depth_log2
+ * @wqe_size: bytes per WQE
+ * @lock: protects @pi and @ci
+ * @pi: WQEs posted (free running)
+ * @ci: WQEs completed, as far as polled CQEs tell
+ * @max_sge: SGEs a WQE takes
+ */
+struct vroce_wq {
+	struct vroce_mtr *mtr;
+	u32 depth_log2;
+	u32 wqe_size;
+	spinlock_t lock;	/* protects pi, ci */
+	u32 pi;
+	u32 ci;
+	u32 max_sge;
+};
+
+/**
+ * struct vroce_qp - a reliable-connected queue pair
+ * @ibqp: the RDMA core's QP; allocated by the core
+ * @sq: the send queue
+ * @rq: the receive queue
+ * @state_lock: serialises modify_qp and protects @state and @attr
+ * @state: the state as the driver last set it, or ERR once an error
+ *	completion was polled
+ * @attr: the attributes given to modify_qp, for query_qp
+ * @sq_sig_all: every send work request completes
+ * @max_inline: inline bytes granted
+ * @loopback: the peer of the address vector is on this HCA
+ */
+struct vroce_qp {
+	struct ib_qp ibqp;
+	struct vroce_wq sq;
+	struct vroce_wq rq;
+	struct mutex state_lock;	/* protects attr, serialises modify */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	bool sq_sig_all;
+	u32 max_inline;
+	bool loopback;
 };
 
 /**
@@ -117,6 +207,16 @@ static inline struct vroce_mr *to_vroce_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct vroce_mr, ibmr);
 }
 
+static inline struct vroce_cq *to_vroce_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct vroce_cq, ibcq);
+}
+
+static inline struct vroce_qp *to_vroce_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct vroce_qp, ibqp);
+}
+
 static inline struct vroce_dev *to_vroce_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct vroce_dev, ibdev);
@@ -138,6 +238,36 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+int vroce_mr_access(int access, u32 *acc);
+
+int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs);
+int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int vroce_eq_init(struct vroce_dev *vdev);
+void vroce_eq_exit(struct vroce_dev *vdev);
+void vroce_eq_irq(struct vroce_dev *vdev);
+
+int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+void vroce_qp_retire(struct vroce_qp *qp, bool rq, u16 wqe_idx, bool error);
+
+int vroce_lb_connect(struct ib_qp *qp, u32 dest_qpn, u8 sgid_index,
+		     const u8 *dmac, u8 rnr_retry, int access);
+int vroce_lb_run(struct vroce_dev *vdev, u32 len, char *report, size_t size);
+
+int vroce_netdev_init(struct vroce_dev *vdev);
+void vroce_netdev_exit(struct vroce_dev *vdev);
 
 void vroce_debugfs_init(struct vroce_dev *vdev);
 void vroce_debugfs_exit(struct vroce_dev *vdev);

@@ -63,7 +63,8 @@ static bool vroce_cmdq_has_space(struct vroce_dev *vdev)
 }
 
 /**
- * vroce_cmdq_irq() - the HCA's interrupt handler: collect responses
+ * vroce_cmdq_irq() - the HCA's interrupt handler: collect responses, then
+ *	hand the event queue to vroce_eq_irq()
  * @data: the vroce device
  *
  * Context: the HCA's interrupt context (process context, may not block on
@@ -75,9 +76,11 @@ void vroce_cmdq_irq(void *data)
 	struct vroce_cmdq *q = &vdev->cmdq;
 	const struct vroce_resp_hdr *rh;
 	struct vroce_cmd_ctx *ctx;
-	u32 hw_ci, c;
+	u32 cause, hw_ci, c;
 
-	vroce_hw_read32(&vdev->hw, VROCE_REG_INTR_CAUSE);
+	cause = vroce_hw_read32(&vdev->hw, VROCE_REG_INTR_CAUSE);
+	if (cause & VROCE_INTR_EQ)
+		vroce_eq_irq(vdev);
 	hw_ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
 	/* Responses up to hw_ci were written before the HCA moved it. */
 	dma_rmb();
@@ -238,6 +241,24 @@ void vroce_cmdq_exit(struct vroce_dev *vdev)
 	kfree(vdev->cmdq.ctx);
 }
 
+/* An MTR of one region, as the HCA's VROCE_MTT_* fields describe it. */
+static u32 vroce_cmd_mtt_cfg(struct vroce_mtr *mtr)
+{
+	struct vroce_mtr_region rgn;
+
+	vroce_mtr_region(mtr, 0, &rgn);
+	return FIELD_PREP(VROCE_MTT_BA_PG_SHIFT, vroce_mtr_ba_page_shift(mtr)) |
+	       FIELD_PREP(VROCE_MTT_BUF_PG_SHIFT, vroce_mtr_buf_page_shift(mtr)) |
+	       FIELD_PREP(VROCE_MTT_HOPNUM, rgn.hopnum);
+}
+
+static void vroce_cmd_ring(struct vroce_cmd_ring *ring, struct vroce_mtr *mtr)
+{
+	ring->root_ba = cpu_to_le64(vroce_mtr_root_ba(mtr));
+	ring->cfg = cpu_to_le32(vroce_cmd_mtt_cfg(mtr));
+	ring->page_count = cpu_to_le32(vroce_mtr_page_count(mtr));
+}
+
 /**
  * vroce_cmd_query_device() - QUERY_DEVICE: the HCA's limits
  * @vdev: the device
@@ -261,6 +282,10 @@ int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
 	attr->max_mr = le32_to_cpu(resp.max_mr);
 	attr->max_fast_reg_pages = le32_to_cpu(resp.max_fast_reg_pages);
 	attr->vendor_id = le32_to_cpu(resp.vendor_id);
+	attr->max_qp = le32_to_cpu(resp.max_qp);
+	attr->max_cq = le32_to_cpu(resp.max_cq);
+	attr->max_wq_depth_log2 = le32_to_cpu(resp.max_wq_depth_log2);
+	attr->max_cq_depth_log2 = le32_to_cpu(resp.max_cq_depth_log2);
 	return 0;
 }
 
@@ -329,16 +354,10 @@ int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc
 		.length = cpu_to_le64(desc->length),
 	};
 	struct vroce_resp_create_mr resp;
-	struct vroce_mtr_region rgn;
 	int err;
 
 	if (desc->mtr) {
-		vroce_mtr_region(desc->mtr, 0, &rgn);
-		req.cfg = cpu_to_le32(FIELD_PREP(VROCE_MTT_BA_PG_SHIFT,
-						 vroce_mtr_ba_page_shift(desc->mtr)) |
-				      FIELD_PREP(VROCE_MTT_BUF_PG_SHIFT,
-						 vroce_mtr_buf_page_shift(desc->mtr)) |
-				      FIELD_PREP(VROCE_MTT_HOPNUM, rgn.hopnum));
+		req.cfg = cpu_to_le32(vroce_cmd_mtt_cfg(desc->mtr));
 		req.root_ba = cpu_to_le64(vroce_mtr_root_ba(desc->mtr));
 		req.page_count = cpu_to_le64(vroce_mtr_page_count(desc->mtr));
 	}
@@ -365,6 +384,141 @@ int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 key)
 	struct vroce_cmd_destroy_mr req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_MR),
 		.key = cpu_to_le32(key),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+}
+
+/**
+ * vroce_cmd_create_cq() - CREATE_CQ: give the HCA a CQE ring
+ * @vdev: the device
+ * @mtr: the ring, VROCE_CQE_SIZE << @depth_log2 bytes, one region
+ * @depth_log2: CQEs = 2^depth_log2
+ * @cqn: where the CQ's number is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM when the HCA has no CQ left, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
+			u32 depth_log2, u32 *cqn)
+{
+	struct vroce_cmd_create_cq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_CQ),
+		.depth_log2 = cpu_to_le32(depth_log2),
+	};
+	struct vroce_resp_create_cq resp;
+	int err;
+
+	vroce_cmd_ring(&req.ring, mtr);
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	if (!err)
+		*cqn = le32_to_cpu(resp.cqn);
+	return err;
+}
+
+/**
+ * vroce_cmd_destroy_cq() - DESTROY_CQ: the HCA lets go of a CQE ring
+ * @vdev: the device
+ * @cqn: the CQ
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for an unknown CQ, -EBUSY while a QP uses it, another
+ * errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
+{
+	struct vroce_cmd_destroy_cq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_CQ),
+		.cqn = cpu_to_le32(cqn),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+}
+
+/**
+ * vroce_cmd_create_qp() - CREATE_QP: give the HCA a QP's rings
+ * @vdev: the device
+ * @desc: the QP
+ * @qpn: where the QP's number is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL when the HCA refuses the description, -ENOMEM when
+ * it has no QP left, another errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc,
+			u32 *qpn)
+{
+	struct vroce_cmd_create_qp req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_QP),
+		.pdn = cpu_to_le32(desc->pdn),
+		.scqn = cpu_to_le32(desc->scqn),
+		.rcqn = cpu_to_le32(desc->rcqn),
+		.sq_depth_log2 = desc->sq_depth_log2,
+		.rq_depth_log2 = desc->rq_depth_log2,
+		.sq_sig_all = desc->sq_sig_all,
+	};
+	struct vroce_resp_create_qp resp;
+	int err;
+
+	vroce_cmd_ring(&req.sq, desc->sq);
+	vroce_cmd_ring(&req.rq, desc->rq);
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	if (!err)
+		*qpn = le32_to_cpu(resp.qpn);
+	return err;
+}
+
+/**
+ * vroce_cmd_modify_qp() - MODIFY_QP: a QP's state and connection
+ * @vdev: the device
+ * @desc: the new state and attributes
+ *
+ * Moving to VROCE_QPS_ERR makes the HCA flush the QP's queues; moving to
+ * VROCE_QPS_RESET makes it forget their progress.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for an unknown QP or attribute, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_modify_qp(struct vroce_dev *vdev,
+			const struct vroce_qp_modify_desc *desc)
+{
+	struct vroce_cmd_modify_qp req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_MODIFY_QP),
+		.qpn = cpu_to_le32(desc->qpn),
+		.state = cpu_to_le32(desc->state),
+		.dest_qpn = cpu_to_le32(desc->dest_qpn),
+		.access = cpu_to_le32(desc->access),
+		.rnr_retry = desc->rnr_retry,
+		.min_rnr_timer = desc->min_rnr_timer,
+		.retry_cnt = desc->retry_cnt,
+		.loopback = desc->loopback,
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+}
+
+/**
+ * vroce_cmd_destroy_qp() - DESTROY_QP: the HCA lets go of a QP's rings
+ * @vdev: the device
+ * @qpn: the QP
+ *
+ * Once this succeeds the HCA neither reads the QP's rings nor writes
+ * completions for it.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for an unknown QP, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
+{
+	struct vroce_cmd_destroy_qp req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_QP),
+		.qpn = cpu_to_le32(qpn),
 	};
 	struct vroce_resp_hdr resp;
 

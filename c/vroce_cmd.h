@@ -63,6 +63,10 @@ struct vroce_cmdq {
  * @max_mr: memory regions
  * @max_fast_reg_pages: pages of a fast-register MR
  * @vendor_id: PCI-style vendor ID
+ * @max_qp: queue pairs the HCA holds
+ * @max_cq: completion queues the HCA holds
+ * @max_wq_depth_log2: log2 of the most WQEs a send or receive queue holds
+ * @max_cq_depth_log2: log2 of the most CQEs a CQ holds
  */
 struct vroce_dev_attr {
 	u64 max_mr_size;
@@ -71,6 +75,10 @@ struct vroce_dev_attr {
 	u32 max_mr;
 	u32 max_fast_reg_pages;
 	u32 vendor_id;
+	u32 max_qp;
+	u32 max_cq;
+	u32 max_wq_depth_log2;
+	u32 max_cq_depth_log2;
 };
 
 /**
@@ -91,6 +99,50 @@ struct vroce_mr_desc {
 	struct vroce_mtr *mtr;
 };
 
+/**
+ * struct vroce_qp_desc - what CREATE_QP tells the HCA
+ * @pdn: the QP's protection domain
+ * @scqn: the send queue's CQ
+ * @rcqn: the receive queue's CQ
+ * @sq: the send queue's ring
+ * @rq: the receive queue's ring
+ * @sq_depth_log2: send WQEs = 2^sq_depth_log2
+ * @rq_depth_log2: receive WQEs = 2^rq_depth_log2
+ * @sq_sig_all: every send WQE completes
+ */
+struct vroce_qp_desc {
+	u32 pdn;
+	u32 scqn;
+	u32 rcqn;
+	struct vroce_mtr *sq;
+	struct vroce_mtr *rq;
+	u8 sq_depth_log2;
+	u8 rq_depth_log2;
+	bool sq_sig_all;
+};
+
+/**
+ * struct vroce_qp_modify_desc - what MODIFY_QP tells the HCA
+ * @qpn: the QP
+ * @state: enum vroce_qp_state
+ * @dest_qpn: the peer
+ * @access: VROCE_ACC_REMOTE_* the peer may use
+ * @rnr_retry: RNR retries, 7 forever
+ * @min_rnr_timer: this QP's RNR timer code, as responder
+ * @retry_cnt: transport retries
+ * @loopback: the peer is on this HCA
+ */
+struct vroce_qp_modify_desc {
+	u32 qpn;
+	u32 state;
+	u32 dest_qpn;
+	u32 access;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 retry_cnt;
+	u8 loopback;
+};
+
 int vroce_cmdq_init(struct vroce_dev *vdev);
 void vroce_cmdq_exit(struct vroce_dev *vdev);
 void vroce_cmdq_irq(void *data);
@@ -101,5 +153,13 @@ int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn);
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
 			u32 *key);
 int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 key);
+int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
+			u32 depth_log2, u32 *cqn);
+int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);
+int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc,
+			u32 *qpn);
+int vroce_cmd_modify_qp(struct vroce_dev *vdev,
+			const struct vroce_qp_modify_desc *desc);
+int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn);
 
 #endif /* _VROCE_CMD_H_ */

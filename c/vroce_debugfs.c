@@ -179,6 +179,54 @@ static const struct file_operations vroce_kmr_fops = {
 	.release = single_release,
 };
 
+#define VROCE_LB_REPORT	1024
+
+/* "loopback": write a message length, read what vroce_lb_run() reported. */
+static ssize_t vroce_lb_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct vroce_dev *vdev = file->private_data;
+	char *report;
+	u32 len;
+	int err;
+
+	err = kstrtou32_from_user(ubuf, count, 0, &len);
+	if (err)
+		return err;
+	report = kzalloc(VROCE_LB_REPORT, GFP_KERNEL);
+	if (!report)
+		return -ENOMEM;
+	err = vroce_lb_run(vdev, len, report, VROCE_LB_REPORT);
+	mutex_lock(&vdev->kmr_lock);
+	kfree(vdev->lb_report);
+	vdev->lb_report = report;
+	mutex_unlock(&vdev->kmr_lock);
+	return err ?: count;
+}
+
+static ssize_t vroce_lb_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct vroce_dev *vdev = file->private_data;
+	ssize_t ret = 0;
+
+	mutex_lock(&vdev->kmr_lock);
+	if (vdev->lb_report)
+		ret = simple_read_from_buffer(ubuf, count, ppos,
+					      vdev->lb_report,
+					      strlen(vdev->lb_report));
+	mutex_unlock(&vdev->kmr_lock);
+	return ret;
+}
+
+static const struct file_operations vroce_lb_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = vroce_lb_read,
+	.write = vroce_lb_write,
+	.llseek = default_llseek,
+};
+
 /**
  * vroce_debugfs_init() - add the device's debugfs directory
  * @vdev: a registered device
@@ -197,6 +245,8 @@ void vroce_debugfs_init(struct vroce_dev *vdev)
 	snprintf(target, sizeof(target), "../%s", dev_name(vdev->dma_dev));
 	debugfs_create_symlink("hca", vdev->debugfs, target);
 	debugfs_create_file("kmr", 0600, vdev->debugfs, vdev, &vroce_kmr_fops);
+	debugfs_create_file("loopback", 0600, vdev->debugfs, vdev,
+			    &vroce_lb_fops);
 }
 
 /**
@@ -212,5 +262,7 @@ void vroce_debugfs_exit(struct vroce_dev *vdev)
 	vdev->debugfs = NULL;
 	mutex_lock(&vdev->kmr_lock);
 	vroce_kmr_destroy(vdev);
+	kfree(vdev->lb_report);
+	vdev->lb_report = NULL;
 	mutex_unlock(&vdev->kmr_lock);
 }

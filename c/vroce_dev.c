@@ -38,6 +38,8 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	vdev->dma_dev = dma_dev;
 	mutex_init(&vdev->zombie_lock);
 	INIT_LIST_HEAD(&vdev->zombies);
+	xa_init(&vdev->cqs);
+	xa_init(&vdev->qps);
 	mutex_init(&vdev->kmr_lock);
 
 	ibdev = &vdev->ibdev;
@@ -93,13 +95,26 @@ int vroce_dev_start(struct vroce_dev *vdev)
 	err = vroce_cmd_query_device(vdev, &vdev->attr);
 	if (err)
 		goto err_cmdq_exit;
-	err = ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
+	err = vroce_eq_init(vdev);
 	if (err)
 		goto err_cmdq_exit;
+	err = vroce_netdev_init(vdev);
+	if (err)
+		goto err_eq_exit;
+	err = ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
+	if (err)
+		goto err_netdev_exit;
 
 	vroce_debugfs_init(vdev);
 	return 0;
 
+err_netdev_exit:
+	vroce_netdev_exit(vdev);
+err_eq_exit:
+	/* The HCA must be quiet before the event queue goes. */
+	vroce_cmdq_exit(vdev);
+	vroce_eq_exit(vdev);
+	return err;
 err_cmdq_exit:
 	vroce_cmdq_exit(vdev);
 	return err;
@@ -118,6 +133,8 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 {
 	vroce_debugfs_exit(vdev);
 	ib_unregister_device(&vdev->ibdev);
+	vroce_netdev_exit(vdev);
 	vroce_cmdq_exit(vdev);
+	vroce_eq_exit(vdev);
 	vroce_mr_reap(vdev, true);
 }

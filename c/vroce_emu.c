@@ -6,15 +6,36 @@
  * It is a platform device whose platform data is its bus (struct
  * vroce_hca_res). It sees only what silicon would: register writes, a
  * command ring in host memory that it reads by walking the ring's MTR, and
- * the tables of the MRs it is told about, by DMA address. It answers in its
- * own context (a workqueue) and signals completions through the interrupt
- * handler the driver connected. Nothing the driver writes is trusted.
+ * the tables of the MRs, rings and event queue it is told about, by DMA
+ * address. It answers in its own context (an ordered workqueue: commands,
+ * the data path engine and its timer never run at the same time) and
+ * signals completions through the interrupt handler the driver connected,
+ * which it calls with its lock held. Nothing the driver writes is trusted.
+ *
+ * This file: register decode, the command processor (PDs, MRs, and the
+ * CQ and QP commands of c/vroce_emu_engine.c), the translation engine
+ * (MPT, keys, fast registration), fault knobs and debugfs. The data path
+ * (doorbells, work queues, completion and event queues) is
+ * c/vroce_emu_engine.c; Documentation/datapath.rst describes it:
+ *   DB_SQ/DB_RQ  record a QP's producer index and queue the engine, which
+ *                executes send WQEs against the peer QP on this HCA and
+ *                writes CQEs; DB_CQ records a CQ's consumer index (for
+ *                overflow) and arms it for one completion event.
+ *   EQ_BA/EQ_CFG/EQ_CI  the event queue: COMP, CQ_ERR and QP_FATAL
+ *                entries, signalled by VROCE_INTR_EQ. Setting
+ *                VROCE_EQ_CFG_ENABLE starts it afresh at entry 0.
+ *   CTRL RESET   finishes the command and engine pass in flight, then
+ *                forgets MPT, PDs, CQs, QPs, doorbells, EQ and registers.
  *
  * Fault knobs, in debugfs under vroce/<device>/ (netdevsim style):
  *   fail_cmds    fail the next N commands ...
  *   fail_status  ... with this status (default VROCE_CMD_INTERNAL)
  *   drop_cmds    carry out the next N commands but never complete them
  *   delay_ms     wait this long before carrying out each command
+ *   drop_events  lose the next N completion events: the armed CQ is
+ *                disarmed but no EQE is written
+ *   event_delay_ms  write each completion event this long after the CQE
+ *   eq_lost      (read only) events lost to a full or disabled EQ
  *   mr_read      write "<key> <iova> <len>", read back the bytes the
  *                translation engine reads through that MR
  *   reg_frmr     write "<key> <pdn> <iova> <len> <access>" (hex, decimal,
@@ -37,8 +58,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "vroce_emu.h"
-#include "vroce_regs.h"
+#include "vroce_emu_priv.h"
 
 #define VROCE_EMU_MAX_PD		1024
 #define VROCE_EMU_MAX_MR		4096
@@ -49,91 +69,48 @@
 #define VROCE_EMU_MR_READ_MAX		SZ_1M
 #define VROCE_EMU_LINE_MAX		128	/* a debugfs command line */
 
-enum vroce_emu_mr_state {
-	VROCE_EMU_MR_FREE = 0,		/* slot unused */
-	VROCE_EMU_MR_VALID,		/* translates */
-	VROCE_EMU_MR_FRMR_INVALID,	/* fast-reg MR not registered yet */
-};
-
-/* One memory protection table entry. */
-struct vroce_emu_mpt {
-	enum vroce_emu_mr_state state;
-	u8 tag;			/* key byte of the MR in this slot, or of the last */
-	u32 pdn;
-	u32 access;
-	u32 kind;
-	u64 iova;
-	u64 length;
-	struct vroce_emu_mtt mtt;
-};
-
-struct vroce_emu {
-	struct platform_device *pdev;
-
-	spinlock_t reg_lock;		/* protects regs[] */
-	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
-
-	struct mutex lock;		/* protects everything below */
-	struct vroce_emu_mpt *mpt;
-	unsigned long *pd_map;
-	void (*irq_handler)(void *data);
-	void *irq_data;
-	u32 fail_cmds;
-	u32 fail_status;
-	u32 drop_cmds;
-	u32 delay_ms;
-
-	struct workqueue_struct *wq;
-	struct work_struct cmd_work;
-	struct dentry *debugfs;
-};
-
 static struct dentry *vroce_emu_debugfs_root;
-
-static struct device *vroce_emu_dev(struct vroce_emu *emu)
-{
-	return &emu->pdev->dev;
-}
-
-static u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
-{
-	return emu->regs[off / sizeof(u32)];
-}
 
 /* ---- bus side: register decode and the interrupt line ---- */
 
 static u32 vroce_emu_read32(void *ctx, u32 off)
 {
 	struct vroce_emu *emu = ctx;
+	unsigned long flags;
 	u32 val = 0;
 
 	if (off >= VROCE_BAR_SIZE || off % sizeof(u32))
 		return ~0U;	/* what a bus returns for a bad read */
 
-	spin_lock(&emu->reg_lock);
+	/* Doorbells are write-only: never stored, they read as 0. */
+	spin_lock_irqsave(&emu->reg_lock, flags);
 	val = vroce_emu_reg(emu, off);
 	if (off == VROCE_REG_INTR_CAUSE)
 		emu->regs[off / sizeof(u32)] = 0;
-	spin_unlock(&emu->reg_lock);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
 	return val;
 }
 
 static void vroce_emu_reset(struct vroce_emu *emu)
 {
+	unsigned long flags;
+
 	mutex_lock(&emu->lock);
 	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
 	bitmap_zero(emu->pd_map, VROCE_EMU_MAX_PD);
+	vroce_emu_engine_reset(emu);
 	mutex_unlock(&emu->lock);
 
-	spin_lock(&emu->reg_lock);
+	spin_lock_irqsave(&emu->reg_lock, flags);
 	memset(emu->regs, 0, sizeof(emu->regs));
 	emu->regs[VROCE_REG_VERSION / sizeof(u32)] = VROCE_HW_VERSION;
-	spin_unlock(&emu->reg_lock);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
 }
 
 static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 {
 	struct vroce_emu *emu = ctx;
+	unsigned long flags;
 	bool kick = false;
 
 	if (off >= VROCE_BAR_SIZE || off % sizeof(u32))
@@ -141,18 +118,25 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 	if (off == VROCE_REG_VERSION || off == VROCE_REG_STATUS ||
 	    off == VROCE_REG_CMDQ_CI || off == VROCE_REG_INTR_CAUSE)
 		return;		/* read-only */
+	if (vroce_emu_doorbell(emu, off, val))
+		return;
 
 	if (off == VROCE_REG_CTRL && (val & VROCE_CTRL_RESET)) {
 		/* Finish what is in flight, then forget everything. */
-		spin_lock(&emu->reg_lock);
+		spin_lock_irqsave(&emu->reg_lock, flags);
 		emu->regs[VROCE_REG_CTRL / sizeof(u32)] = 0;
-		spin_unlock(&emu->reg_lock);
+		spin_unlock_irqrestore(&emu->reg_lock, flags);
 		flush_work(&emu->cmd_work);
+		vroce_emu_engine_quiesce(emu);
 		vroce_emu_reset(emu);
 		return;
 	}
 
-	spin_lock(&emu->reg_lock);
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	/* Enabling the event queue starts it afresh, at entry 0. */
+	if (off == VROCE_REG_EQ_CFG && (val & VROCE_EQ_CFG_ENABLE) &&
+	    !(vroce_emu_reg(emu, off) & VROCE_EQ_CFG_ENABLE))
+		emu->eq_pi = 0;
 	emu->regs[off / sizeof(u32)] = val;
 	if (off == VROCE_REG_CTRL) {
 		if (val & VROCE_CTRL_ENABLE)
@@ -164,7 +148,7 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 	}
 	kick = off == VROCE_REG_CMDQ_PI &&
 	       (vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE);
-	spin_unlock(&emu->reg_lock);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
 
 	if (kick)
 		queue_work(emu->wq, &emu->cmd_work);
@@ -273,6 +257,45 @@ static int vroce_emu_mr_copy(struct vroce_emu *emu,
 }
 
 /**
+ * vroce_emu_mr_access_locked() - vroce_emu_mr_access() for the HCA itself
+ * @emu: the HCA
+ * @key: the MR's lkey or rkey
+ * @pdn: the protection domain asking, or VROCE_EMU_ANY_PD
+ * @iova: where in the MR
+ * @buf: kernel buffer to copy from (write) or to (read)
+ * @len: bytes
+ * @access: VROCE_ACC_* rights the operation needs; a local read needs none
+ * @write: store into the MR rather than load from it
+ *
+ * Context: @emu->lock held (the data path engine).
+ * Return: as vroce_emu_mr_access().
+ */
+int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+			       u64 iova, void *buf, u64 len, u32 access,
+			       bool write)
+{
+	struct vroce_emu_mpt *mr;
+	u64 end;
+	int err;
+
+	lockdep_assert_held(&emu->lock);
+	mr = vroce_emu_mpt_of(emu, key);
+	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
+		err = -VROCE_EMU_EKEY;
+	} else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn) {
+		err = -VROCE_EMU_EPD;
+	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
+		   end - mr->iova > mr->length) {
+		err = -VROCE_EMU_EBOUNDS;
+	} else if ((access & mr->access) != access) {
+		err = -VROCE_EMU_EACCESS;
+	} else {
+		err = vroce_emu_mr_copy(emu, mr, iova, buf, len, write);
+	}
+	return err;
+}
+
+/**
  * vroce_emu_mr_access() - the translation engine: move bytes through an MR
  * @emu: the HCA
  * @key: the MR's lkey or rkey
@@ -290,24 +313,11 @@ static int vroce_emu_mr_copy(struct vroce_emu *emu,
 int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 			void *buf, u64 len, u32 access, bool write)
 {
-	struct vroce_emu_mpt *mr;
-	u64 end;
 	int err;
 
 	mutex_lock(&emu->lock);
-	mr = vroce_emu_mpt_of(emu, key);
-	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
-		err = -VROCE_EMU_EKEY;
-	} else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn) {
-		err = -VROCE_EMU_EPD;
-	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
-		   end - mr->iova > mr->length) {
-		err = -VROCE_EMU_EBOUNDS;
-	} else if ((access & mr->access) != access) {
-		err = -VROCE_EMU_EACCESS;
-	} else {
-		err = vroce_emu_mr_copy(emu, mr, iova, buf, len, write);
-	}
+	err = vroce_emu_mr_access_locked(emu, key, pdn, iova, buf, len, access,
+					 write);
 	mutex_unlock(&emu->lock);
 	return err;
 }
@@ -325,7 +335,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
  *
  * The fast-register MR must exist, be free (not registered), belong to
  * @pdn, and the range must fit the pages mapped into its table. The data
- * path calls this when it executes the work request.
+ * path engine does the same (vroce_emu_frmr_register_locked()) when it
+ * executes the work request.
  *
  * Context: process context, may sleep.
  * Return: 0, or -VROCE_EMU_EKEY (no such fast-register MR, or already
@@ -335,12 +346,38 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
 int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 			    u64 length, u32 access)
 {
+	int err;
+
+	mutex_lock(&emu->lock);
+	err = vroce_emu_frmr_register_locked(emu, key, pdn, iova, length,
+					     access);
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
+
+/**
+ * vroce_emu_frmr_register_locked() - vroce_emu_frmr_register() for the HCA
+ *	itself
+ * @emu: the HCA
+ * @key: the key to register under
+ * @pdn: the protection domain of the queue pair posting it
+ * @iova: first address of the MR
+ * @length: bytes
+ * @access: VROCE_ACC_* rights
+ *
+ * Context: @emu->lock held (the data path engine).
+ * Return: as vroce_emu_frmr_register().
+ */
+int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+				   u64 iova, u64 length, u32 access)
+{
 	u32 index = key >> 8;
 	struct vroce_emu_mpt *mr;
 	u64 span;
 	int err = 0;
 
-	mutex_lock(&emu->lock);
+	lockdep_assert_held(&emu->lock);
 	mr = index < VROCE_EMU_MAX_MR ? &emu->mpt[index] : NULL;
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
 	    mr->state != VROCE_EMU_MR_FRMR_INVALID)
@@ -360,15 +397,15 @@ int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 		mr->access = access;
 		mr->state = VROCE_EMU_MR_VALID;
 	}
-	mutex_unlock(&emu->lock);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
 
 /**
- * vroce_emu_frmr_invalidate() - what the HCA does for a LOCAL_INV
+ * vroce_emu_frmr_invalidate() - what the HCA does for a LOCAL_INV, any PD
  * @emu: the HCA
  * @key: the registered fast-register MR's key
+ *
+ * The data path checks the PD too (vroce_emu_frmr_invalidate_locked()).
  *
  * Context: process context, may sleep.
  * Return: 0, or -VROCE_EMU_EKEY when @key is not a registered fast-register
@@ -376,20 +413,40 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
  */
 int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key)
 {
-	struct vroce_emu_mpt *mr;
-	int err = -VROCE_EMU_EKEY;
+	int err;
 
 	mutex_lock(&emu->lock);
-	mr = vroce_emu_mpt_of(emu, key);
-	if (mr && mr->kind == VROCE_MR_KIND_FRMR &&
-	    mr->state == VROCE_EMU_MR_VALID) {
-		mr->state = VROCE_EMU_MR_FRMR_INVALID;
-		err = 0;
-	}
+	err = vroce_emu_frmr_invalidate_locked(emu, key, VROCE_EMU_ANY_PD);
 	mutex_unlock(&emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
+
+/**
+ * vroce_emu_frmr_invalidate_locked() - LOCAL_INV or SEND_WITH_INV at the
+ *	HCA: invalidate a fast-register MR of a protection domain
+ * @emu: the HCA
+ * @key: the registered fast-register MR's key
+ * @pdn: the PD of the queue pair invalidating, or VROCE_EMU_ANY_PD
+ *
+ * Context: @emu->lock held (the data path engine).
+ * Return: 0, -VROCE_EMU_EKEY when @key is not a registered fast-register
+ * MR, or -VROCE_EMU_EPD when it belongs to another PD.
+ */
+int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
+{
+	struct vroce_emu_mpt *mr;
+
+	lockdep_assert_held(&emu->lock);
+	mr = vroce_emu_mpt_of(emu, key);
+	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
+	    mr->state != VROCE_EMU_MR_VALID)
+		return -VROCE_EMU_EKEY;
+	if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn)
+		return -VROCE_EMU_EPD;
+	mr->state = VROCE_EMU_MR_FRMR_INVALID;
+	return 0;
+}
 
 /* ---- command processor ---- */
 
@@ -405,13 +462,28 @@ static u16 vroce_emu_create_pd(struct vroce_emu *emu,
 	return VROCE_CMD_OK;
 }
 
+/**
+ * vroce_emu_pd_valid() - whether a protection domain exists
+ * @emu: the HCA
+ * @pdn: the PD number, as a command gives it
+ *
+ * Context: @emu->lock held.
+ * Return: true when @pdn was created and not destroyed.
+ */
+bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn)
+{
+	return pdn < VROCE_EMU_MAX_PD && test_bit(pdn, emu->pd_map);
+}
+
 static u16 vroce_emu_destroy_pd(struct vroce_emu *emu,
 				const struct vroce_cmd_destroy_pd *cmd)
 {
 	u32 pdn = le32_to_cpu(cmd->pdn);
 
-	if (pdn >= VROCE_EMU_MAX_PD || !test_bit(pdn, emu->pd_map))
+	if (!vroce_emu_pd_valid(emu, pdn))
 		return VROCE_CMD_BAD_HANDLE;
+	if (vroce_emu_pd_busy(emu, pdn))
+		return VROCE_CMD_BUSY;	/* a QP's WQEs still name it */
 	__clear_bit(pdn, emu->pd_map);
 	return VROCE_CMD_OK;
 }
@@ -452,7 +524,7 @@ static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 	u32 index;
 	u8 tag;
 
-	if (pdn >= VROCE_EMU_MAX_PD || !test_bit(pdn, emu->pd_map))
+	if (!vroce_emu_pd_valid(emu, pdn))
 		return VROCE_CMD_BAD_HANDLE;
 	entry.access = le32_to_cpu(cmd->access);
 	if (entry.access & ~VROCE_ACC_MASK)
@@ -523,8 +595,20 @@ static u16 vroce_emu_query_device(struct vroce_resp_query_device *resp)
 	resp->max_mr = cpu_to_le32(VROCE_EMU_MAX_MR);
 	resp->max_fast_reg_pages = cpu_to_le32(VROCE_EMU_MAX_FRMR_PAGES);
 	resp->vendor_id = cpu_to_le32(VROCE_EMU_VENDOR_ID);
+	resp->max_qp = cpu_to_le32(VROCE_MAX_QP);
+	resp->max_cq = cpu_to_le32(VROCE_MAX_CQ);
+	resp->max_wq_depth_log2 = cpu_to_le32(VROCE_MAX_WQ_DEPTH_LOG2);
+	resp->max_cq_depth_log2 = cpu_to_le32(VROCE_MAX_CQ_DEPTH_LOG2);
 	return VROCE_CMD_OK;
 }
+
+/* Every request and response fits its half of a slot. */
+static_assert(sizeof(struct vroce_cmd_create_mr) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_create_cq) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_resp_query_device) <=
+	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
 
 static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 			     void *resp)
@@ -542,6 +626,16 @@ static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 		return vroce_emu_create_mr(emu, req, resp);
 	case VROCE_CMD_DESTROY_MR:
 		return vroce_emu_destroy_mr(emu, req);
+	case VROCE_CMD_CREATE_CQ:
+		return vroce_emu_create_cq(emu, req, resp);
+	case VROCE_CMD_DESTROY_CQ:
+		return vroce_emu_destroy_cq(emu, req);
+	case VROCE_CMD_CREATE_QP:
+		return vroce_emu_create_qp(emu, req, resp);
+	case VROCE_CMD_MODIFY_QP:
+		return vroce_emu_modify_qp(emu, req);
+	case VROCE_CMD_DESTROY_QP:
+		return vroce_emu_destroy_qp(emu, req);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}
@@ -637,14 +731,15 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 	struct vroce_emu_mtt mtt;
 	bool raise = false, complete;
 	u32 depth, pi, ci, ctrl;
+	unsigned long flags;
 
 	mutex_lock(&emu->lock);
 	for (;;) {
-		spin_lock(&emu->reg_lock);
+		spin_lock_irqsave(&emu->reg_lock, flags);
 		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
 		pi = vroce_emu_reg(emu, VROCE_REG_CMDQ_PI);
 		ci = vroce_emu_reg(emu, VROCE_REG_CMDQ_CI);
-		spin_unlock(&emu->reg_lock);
+		spin_unlock_irqrestore(&emu->reg_lock, flags);
 		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci ||
 		    !vroce_emu_cmdq_mtt(emu, &mtt, &depth) || pi - ci > depth)
 			break;
@@ -652,18 +747,20 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 			break;
 
 		/* The response is in memory before the index moves. */
-		spin_lock(&emu->reg_lock);
+		spin_lock_irqsave(&emu->reg_lock, flags);
 		emu->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
 		if (complete)
 			emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |=
 				VROCE_INTR_CMD_DONE;
-		spin_unlock(&emu->reg_lock);
+		spin_unlock_irqrestore(&emu->reg_lock, flags);
 		raise |= complete;
 	}
 
 	if (raise && emu->irq_handler &&
 	    !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & VROCE_INTR_CMD_DONE))
 		emu->irq_handler(emu->irq_data);
+	/* Events a command wrote (MODIFY_QP to ERR flushes). */
+	vroce_emu_engine_raise(emu);
 	mutex_unlock(&emu->lock);
 }
 
@@ -690,6 +787,27 @@ void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 	mutex_unlock(&emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
+
+/**
+ * vroce_emu_set_event_faults() - set the completion event knobs (what
+ *	debugfs sets)
+ * @emu: the HCA
+ * @drop_events: lose this many next completion events: the armed CQ is
+ *	disarmed, no EQE is written, no interrupt raised
+ * @event_delay_ms: write each completion event this long after the CQE
+ *	that caused it (0: at once)
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
+				u32 event_delay_ms)
+{
+	mutex_lock(&emu->lock);
+	emu->drop_events = drop_events;
+	WRITE_ONCE(emu->event_delay_ms, event_delay_ms);
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
 
 struct vroce_emu_mr_read {
 	struct vroce_emu *emu;
@@ -815,6 +933,9 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 	debugfs_create_u32("fail_status", 0600, d, &emu->fail_status);
 	debugfs_create_u32("drop_cmds", 0600, d, &emu->drop_cmds);
 	debugfs_create_u32("delay_ms", 0600, d, &emu->delay_ms);
+	debugfs_create_u32("drop_events", 0600, d, &emu->drop_events);
+	debugfs_create_u32("event_delay_ms", 0600, d, &emu->event_delay_ms);
+	debugfs_create_u32("eq_lost", 0400, d, &emu->eq_lost);
 	debugfs_create_file("mr_read", 0600, d, emu, &vroce_emu_mr_read_fops);
 	debugfs_create_file("reg_frmr", 0200, d, emu, &vroce_emu_reg_frmr_fops);
 }
@@ -850,9 +971,13 @@ struct vroce_emu *vroce_emu_add(int id)
 	emu->pd_map = bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
 	if (!emu->pd_map)
 		goto err_free_mpt;
+	err = vroce_emu_engine_alloc(emu);
+	if (err)
+		goto err_free_pd_map;
+	err = -ENOMEM;
 	emu->wq = alloc_ordered_workqueue("vroce_emu", 0);
 	if (!emu->wq)
-		goto err_free_pd_map;
+		goto err_free_engine;
 	vroce_emu_reset(emu);
 
 	emu->pdev = platform_device_alloc("vroce", id);
@@ -873,6 +998,8 @@ err_put_pdev:
 	platform_device_put(emu->pdev);
 err_destroy_wq:
 	destroy_workqueue(emu->wq);
+err_free_engine:
+	vroce_emu_engine_free(emu);
 err_free_pd_map:
 	bitmap_free(emu->pd_map);
 err_free_mpt:
@@ -887,7 +1014,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_add);
  * vroce_emu_del() - unplug an emulated HCA
  * @emu: the HCA from vroce_emu_add()
  *
- * The driver is unbound first, then the device's memory goes.
+ * The driver is unbound first (its reset quiesces the data path), then
+ * the engine is stopped for good and the device's memory goes.
  *
  * Context: process context, may sleep.
  */
@@ -895,7 +1023,10 @@ void vroce_emu_del(struct vroce_emu *emu)
 {
 	debugfs_remove_recursive(emu->debugfs);
 	platform_device_unregister(emu->pdev);
+	/* No RNR retry or delayed event may fire into a freed HCA. */
+	vroce_emu_engine_stop(emu);
 	destroy_workqueue(emu->wq);
+	vroce_emu_engine_free(emu);
 	bitmap_free(emu->pd_map);
 	kvfree(emu->mpt);
 	kfree(emu);

@@ -21,7 +21,9 @@ struct vroce_emu;
  * @write32: write a 32-bit register of BAR 0; writes to one register are
  *	seen by the HCA in program order
  * @request_irq: connect @handler to the HCA's interrupt; it is called in
- *	the HCA's process context (like a threaded handler) and may sleep
+ *	the HCA's process context (like a threaded handler), one call at a
+ *	time, and may sleep, but must not wait for the HCA (a command's
+ *	response, say): the HCA is busy calling it
  * @free_irq: disconnect it; no call runs once this returns
  *
  * For silicon these would be readl()/writel() on the ioremapped BAR and
@@ -99,6 +101,8 @@ int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key);
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
+void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
+				u32 event_delay_ms);
 
 int vroce_emu_mtt_translate(struct device *dma_dev,
 			    const struct vroce_emu_mtt *mtt, u64 page,

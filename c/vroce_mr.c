@@ -36,8 +36,16 @@ static struct vroce_dev *to_vdev(struct ib_device *ibdev)
 	return to_vroce_dev(ibdev);
 }
 
-/* IB access flags as the HCA's rights; optional hints are dropped. */
-static int vroce_mr_access(int access, u32 *acc)
+/**
+ * vroce_mr_access() - IB access flags as the HCA's rights
+ * @access: IB_ACCESS_* flags; optional hints are dropped
+ * @acc: where the VROCE_ACC_* rights are returned
+ *
+ * Context: any context.
+ * Return: 0, -EOPNOTSUPP for flags the HCA does not know, or -EINVAL for
+ * remote write or atomic without local write.
+ */
+int vroce_mr_access(int access, u32 *acc)
 {
 	if (access & ~VROCE_ACC_SUPPORTED)
 		return -EOPNOTSUPP;
@@ -241,12 +249,16 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg)
 {
 	struct vroce_dev *vdev = to_vdev(ibpd->device);
+	/*
+	 * Never direct (hop 0): the HCA learns the table's root BA now, and
+	 * a direct MTR's root is its first page, known only once mapped.
+	 */
 	struct vroce_buf_attr attr = {
-		.region = { { (u64)max_num_sg << PAGE_SHIFT, 0 } },
+		.region = { { (u64)max_num_sg << PAGE_SHIFT,
+			      max_num_sg <= SZ_4K / VROCE_MTR_BA_BYTES ? 1 : 2 } },
 		.region_count = 1,
 		.page_shift = PAGE_SHIFT,
 		.mtt_only = true,
-		.adaptive = true,
 	};
 	struct vroce_mr *mr;
 	int err;

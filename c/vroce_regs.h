@@ -19,7 +19,13 @@
 #define VROCE_REG_CMDQ_CI	0x20	/* RO: consumer index */
 #define VROCE_REG_INTR_CAUSE	0x24	/* RO, cleared on read: VROCE_INTR_* */
 #define VROCE_REG_INTR_MASK	0x28	/* RW: 1 masks the cause */
-#define VROCE_BAR_SIZE		0x40
+#define VROCE_REG_DB_SQ		0x2c	/* WO doorbell: VROCE_DB_QPN | VROCE_DB_PI */
+#define VROCE_REG_DB_RQ		0x30	/* WO doorbell: VROCE_DB_QPN | VROCE_DB_PI */
+#define VROCE_REG_DB_CQ		0x34	/* WO doorbell: VROCE_DB_CQ_* */
+#define VROCE_REG_EQ_BA		0x38	/* RW, 64-bit: event queue root BA */
+#define VROCE_REG_EQ_CFG	0x40	/* RW: VROCE_EQ_CFG_* */
+#define VROCE_REG_EQ_CI		0x44	/* RW: event queue consumer index */
+#define VROCE_BAR_SIZE		0x80
 
 #define VROCE_HW_VERSION	0x00010000
 
@@ -35,6 +41,35 @@
 #define VROCE_CMDQ_CFG_HOPNUM		GENMASK(25, 24)
 
 #define VROCE_INTR_CMD_DONE	BIT(0)
+#define VROCE_INTR_EQ		BIT(1)	/* new entries in the event queue */
+
+/*
+ * SQ and RQ doorbells: one 32-bit write tells the HCA that WQEs up to the
+ * producer index PI (the low 16 bits of the driver's free-running count)
+ * are in the ring of queue pair QPN.
+ */
+#define VROCE_DB_QPN		GENMASK(31, 16)
+#define VROCE_DB_PI		GENMASK(15, 0)
+
+/*
+ * CQ doorbell: the consumer index CI (low 16 bits of the driver's count of
+ * polled CQEs) of CQ number CQN, and optionally an arm request. The HCA
+ * uses CI to detect overflow; an arm makes the next CQE (any, or solicited
+ * and error ones) write a completion event, once.
+ */
+#define VROCE_DB_CQ_CQN		GENMASK(31, 20)
+#define VROCE_DB_CQ_CMD		GENMASK(19, 18)
+#define VROCE_DB_CQ_CI		GENMASK(15, 0)
+#define VROCE_DB_CQ_CMD_CI		0	/* consumer index only */
+#define VROCE_DB_CQ_CMD_ARM_NEXT	1	/* and arm for the next CQE */
+#define VROCE_DB_CQ_CMD_ARM_SOL		2	/* and arm for a solicited one */
+
+/* Event queue layout: an MTR of one region, like the command ring. */
+#define VROCE_EQ_CFG_DEPTH_LOG2		GENMASK(4, 0)	/* entries = 2^n */
+#define VROCE_EQ_CFG_BA_PG_SHIFT	GENMASK(12, 8)
+#define VROCE_EQ_CFG_BUF_PG_SHIFT	GENMASK(20, 16)
+#define VROCE_EQ_CFG_HOPNUM		GENMASK(25, 24)
+#define VROCE_EQ_CFG_ENABLE		BIT(31)
 
 /* One command slot: the request, then the response the HCA writes back. */
 #define VROCE_CMD_SLOT_SIZE	128
@@ -46,6 +81,11 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_DESTROY_PD	= 3,
 	VROCE_CMD_CREATE_MR	= 4,
 	VROCE_CMD_DESTROY_MR	= 5,
+	VROCE_CMD_CREATE_CQ	= 6,
+	VROCE_CMD_DESTROY_CQ	= 7,
+	VROCE_CMD_CREATE_QP	= 8,
+	VROCE_CMD_MODIFY_QP	= 9,
+	VROCE_CMD_DESTROY_QP	= 10,
 };
 
 /* Status the HCA returns in a response. */
@@ -108,6 +148,64 @@ struct vroce_cmd_destroy_mr {
 	__le32 key;
 };
 
+/* A ring (CQ, SQ, RQ) as the HCA reaches it: an MTR of one region. */
+struct vroce_cmd_ring {
+	__le64 root_ba;
+	__le32 cfg;		/* VROCE_MTT_* */
+	__le32 page_count;
+};
+
+struct vroce_cmd_create_cq {
+	struct vroce_cmd_hdr hdr;
+	__le32 depth_log2;	/* CQEs = 2^n, 1 to VROCE_MAX_CQ_DEPTH_LOG2 */
+	__le32 rsvd;
+	struct vroce_cmd_ring ring;
+};
+
+struct vroce_cmd_destroy_cq {
+	struct vroce_cmd_hdr hdr;
+	__le32 cqn;
+};
+
+struct vroce_cmd_create_qp {
+	struct vroce_cmd_hdr hdr;
+	__le32 pdn;
+	__le32 scqn;		/* CQ of the send queue */
+	__le32 rcqn;		/* CQ of the receive queue */
+	u8 sq_depth_log2;	/* WQEs = 2^n, 1 to VROCE_MAX_WQ_DEPTH_LOG2 */
+	u8 rq_depth_log2;
+	u8 sq_sig_all;		/* every send WQE completes */
+	u8 rsvd;
+	struct vroce_cmd_ring sq;
+	struct vroce_cmd_ring rq;
+};
+
+/* QP states as the HCA knows them. */
+enum vroce_qp_state {
+	VROCE_QPS_RESET	= 0,	/* rings forgotten; counters back to 0 */
+	VROCE_QPS_INIT	= 1,	/* RQ accepts WQEs, nothing executes */
+	VROCE_QPS_RTR	= 2,	/* receives */
+	VROCE_QPS_RTS	= 3,	/* sends */
+	VROCE_QPS_ERR	= 4,	/* every WQE completes with a flush error */
+};
+
+struct vroce_cmd_modify_qp {
+	struct vroce_cmd_hdr hdr;
+	__le32 qpn;
+	__le32 state;		/* enum vroce_qp_state */
+	__le32 dest_qpn;	/* the peer, from RTR on */
+	__le32 access;		/* VROCE_ACC_REMOTE_*: what the peer may do */
+	u8 rnr_retry;		/* RNR retries, 7: forever */
+	u8 min_rnr_timer;	/* IB_RNR_TIMER_* code of this QP as responder */
+	u8 retry_cnt;
+	u8 loopback;		/* 1: the peer is on this HCA */
+};
+
+struct vroce_cmd_destroy_qp {
+	struct vroce_cmd_hdr hdr;
+	__le32 qpn;
+};
+
 struct vroce_resp_hdr {
 	__le16 status;		/* enum vroce_cmd_status */
 	__le16 opcode;
@@ -122,6 +220,10 @@ struct vroce_resp_query_device {
 	__le32 max_mr;
 	__le32 max_fast_reg_pages;
 	__le32 vendor_id;
+	__le32 max_qp;
+	__le32 max_cq;
+	__le32 max_wq_depth_log2;
+	__le32 max_cq_depth_log2;
 };
 
 struct vroce_resp_create_pd {
@@ -133,5 +235,17 @@ struct vroce_resp_create_mr {
 	struct vroce_resp_hdr hdr;
 	__le32 key;		/* lkey and rkey */
 };
+
+struct vroce_resp_create_cq {
+	struct vroce_resp_hdr hdr;
+	__le32 cqn;
+};
+
+struct vroce_resp_create_qp {
+	struct vroce_resp_hdr hdr;
+	__le32 qpn;
+};
+
+#include "vroce_wqe.h"
 
 #endif /* _VROCE_REGS_H_ */

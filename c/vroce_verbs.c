@@ -36,6 +36,20 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->max_mr = vdev->attr.max_mr;
 	props->max_fast_reg_page_list_len = vdev->attr.max_fast_reg_pages;
 	props->max_pi_fast_reg_page_list_len = 0;
+	props->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				  IB_DEVICE_RC_RNR_NAK_GEN;
+	props->max_qp = vdev->attr.max_qp;
+	props->max_cq = vdev->attr.max_cq;
+	props->max_qp_wr = BIT(vdev->attr.max_wq_depth_log2);
+	props->max_cqe = BIT(vdev->attr.max_cq_depth_log2);
+	props->max_send_sge = VROCE_MAX_SEND_SGE;
+	props->max_recv_sge = VROCE_MAX_RECV_SGE;
+	props->max_sge_rd = VROCE_MAX_SEND_SGE;
+	props->max_qp_rd_atom = 16;
+	props->max_qp_init_rd_atom = 16;
+	props->max_res_rd_atom = 16 * vdev->attr.max_qp;
+	props->max_pkeys = 1;
+	props->local_ca_ack_delay = 15;
 	return 0;
 }
 
@@ -47,9 +61,9 @@ static int vroce_query_port(struct ib_device *ibdev, u32 port,
 	props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	props->max_mtu = IB_MTU_4096;
 	props->active_mtu = IB_MTU_4096;
-	props->gid_tbl_len = 1;
+	props->gid_tbl_len = VROCE_GID_TBL_LEN;
 	props->pkey_tbl_len = 1;
-	props->max_msg_sz = SZ_1G;
+	props->max_msg_sz = VROCE_MAX_MSG_SIZE;
 	props->active_width = IB_WIDTH_4X;
 	props->active_speed = IB_SPEED_EDR;
 	return 0;
@@ -175,7 +189,19 @@ const struct ib_device_ops vroce_dev_ops = {
 	.map_mr_sg = vroce_map_mr_sg,
 	.dereg_mr = vroce_dereg_mr,
 	.fill_res_mr_entry = vroce_fill_res_mr_entry,
+	.create_cq = vroce_create_cq,
+	.destroy_cq = vroce_destroy_cq,
+	.poll_cq = vroce_poll_cq,
+	.req_notify_cq = vroce_req_notify_cq,
+	.create_qp = vroce_create_qp,
+	.modify_qp = vroce_modify_qp,
+	.query_qp = vroce_query_qp,
+	.destroy_qp = vroce_destroy_qp,
+	.post_send = vroce_post_send,
+	.post_recv = vroce_post_recv,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_cq, vroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, vroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vroce_ucontext, ibuc),
 };

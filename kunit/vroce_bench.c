@@ -27,8 +27,8 @@
 #include "../c/vroce.h"
 #include "vroce_test.h"
 
-static bool bench;
-module_param(bench, bool, 0444);
+bool vroce_bench_enabled;
+module_param_named(bench, vroce_bench_enabled, bool, 0444);
 MODULE_PARM_DESC(bench, "run the vroce_bench suite (make bench)");
 
 #define BENCH_ROUNDS	5
@@ -281,14 +281,14 @@ static void bench_mtr(struct kunit *test, u64 n, u32 shift)
 
 static void vroce_bench_mtr_4k(struct kunit *test)
 {
-	if (!bench)
+	if (!vroce_bench_enabled)
 		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
 	bench_mtr(test, 262144, 12);
 }
 
 static void vroce_bench_mtr_2m(struct kunit *test)
 {
-	if (!bench)
+	if (!vroce_bench_enabled)
 		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
 	/* The same 1 GiB in 2 MiB pages: 512 entries instead of 262,144. */
 	bench_mtr(test, 512, 21);

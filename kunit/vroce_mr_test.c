@@ -21,61 +21,9 @@
 
 #define MR_LEN		(3 * SZ_4K + 123)
 
-KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_dealloc_pd, ib_dealloc_pd,
-			    struct ib_pd *);
-
-static struct ib_pd *vroce_test_pd(struct kunit *test, struct vroce_dev *vdev,
-				   unsigned int flags)
-{
-	struct ib_pd *pd = ib_alloc_pd(&vdev->ibdev, flags);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							vroce_test_dealloc_pd,
-							pd), 0);
-	/* The PD's own DMA MR lives as long as the PD: count from here. */
-	vroce_test_rebase(test, vdev);
-	return pd;
-}
-
 static u32 vroce_test_pdn(struct ib_pd *pd)
 {
 	return to_vroce_pd(pd)->pdn;
-}
-
-/* Kernel memory mapped for the HCA, released by KUnit. */
-struct vroce_test_kbuf {
-	struct device *dev;
-	void *va;
-	dma_addr_t dma;
-	size_t len;
-};
-
-static void vroce_test_kbuf_free(void *data)
-{
-	struct vroce_test_kbuf *b = data;
-
-	dma_unmap_single(b->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
-	kfree(b->va);
-}
-
-static struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
-					       struct vroce_dev *vdev,
-					       size_t len)
-{
-	struct vroce_test_kbuf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	b->dev = vdev->dma_dev;
-	b->len = len;
-	b->va = kzalloc(len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b->va);
-	b->dma = dma_map_single(b->dev, b->va, len, DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_FALSE(test, dma_mapping_error(b->dev, b->dma));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							vroce_test_kbuf_free,
-							b), 0);
-	return b;
 }
 
 /* The PD's DMA MR (its local_dma_lkey) reads and writes kernel memory. */
@@ -402,7 +350,7 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	/* Pages 0, 1 and 3 of the buffer, page 2 untouched. */
 	KUNIT_EXPECT_MEMEQ(test, b->va, in, 2 * SZ_4K);
 	KUNIT_EXPECT_MEMEQ(test, b->va + 3 * SZ_4K, in + 2 * SZ_4K, SZ_4K);
-	KUNIT_EXPECT_EQ(test, memchr_inv(b->va + 2 * SZ_4K, 0, SZ_4K), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->va + 2 * SZ_4K, 0, SZ_4K), NULL);
 	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
 						  vroce_test_pdn(pd),
 						  mr->iova + SZ_4K + 100, out,

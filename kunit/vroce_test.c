@@ -3,6 +3,7 @@
  * Helpers shared by the vroce KUnit suites.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -190,3 +191,64 @@ unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed)
 MODULE_DESCRIPTION("KUnit tests for the vroce driver");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_dealloc_pd, ib_dealloc_pd,
+			    struct ib_pd *);
+
+/**
+ * vroce_test_pd() - a kernel PD of @vdev, deallocated when the test ends
+ * @test: the test
+ * @vdev: the device
+ * @flags: ib_alloc_pd() flags
+ *
+ * The allocation counters are rebased after it (its DMA MR lives as long).
+ *
+ * Return: the PD; the test fails if it cannot be allocated.
+ */
+struct ib_pd *vroce_test_pd(struct kunit *test, struct vroce_dev *vdev,
+			    unsigned int flags)
+{
+	struct ib_pd *pd = ib_alloc_pd(&vdev->ibdev, flags);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_dealloc_pd,
+							pd), 0);
+	/* The PD's own DMA MR lives as long as the PD: count from here. */
+	vroce_test_rebase(test, vdev);
+	return pd;
+}
+
+static void vroce_test_kbuf_free(void *data)
+{
+	struct vroce_test_kbuf *b = data;
+
+	dma_unmap_single(b->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+	kfree(b->va);
+}
+
+/**
+ * vroce_test_kbuf() - zeroed kernel memory mapped for @vdev's HCA
+ * @test: the test; unmapped and freed when it ends
+ * @vdev: the device
+ * @len: bytes
+ *
+ * Return: the buffer; the test fails if it cannot be made.
+ */
+struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
+					struct vroce_dev *vdev, size_t len)
+{
+	struct vroce_test_kbuf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->dev = vdev->dma_dev;
+	b->len = len;
+	b->va = kzalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->va);
+	b->dma = dma_map_single(b->dev, b->va, len, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, dma_mapping_error(b->dev, b->dma));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_kbuf_free,
+							b), 0);
+	return b;
+}

@@ -7,9 +7,28 @@
 
 #include <kunit/test.h>
 
+struct device;
+struct ib_pd;
 struct platform_device;
 struct vroce_dev;
 struct vroce_emu;
+
+/**
+ * struct vroce_test_kbuf - kernel memory mapped for the HCA
+ * @dev: the device it is mapped for
+ * @va: its kernel address
+ * @dma: its DMA address
+ * @len: its size
+ */
+struct vroce_test_kbuf {
+	struct device *dev;
+	void *va;
+	dma_addr_t dma;
+	size_t len;
+};
+
+/* vroce_kunit.bench=1: run the vroce_bench* suites ('make bench'). */
+extern bool vroce_bench_enabled;
 
 struct vroce_emu *vroce_test_add_emu(struct kunit *test);
 struct platform_device *vroce_test_add_hca(struct kunit *test);
@@ -20,6 +39,10 @@ s64 vroce_test_allocs(struct kunit *test, struct vroce_dev *vdev);
 u8 vroce_test_pattern(size_t off, u8 seed);
 void vroce_test_fill(u8 *buf, size_t len, u8 seed);
 unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed);
+struct ib_pd *vroce_test_pd(struct kunit *test, struct vroce_dev *vdev,
+			    unsigned int flags);
+struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
+					struct vroce_dev *vdev, size_t len);
 void vroce_test_expect_no_memory_held(struct kunit *test,
 				      struct vroce_dev *vdev);
 

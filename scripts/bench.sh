@@ -22,7 +22,7 @@ run() {
 		. "$repo/scripts/kunit-env.sh"
 		rm -f "$build/test.log"
 		rc=0
-		"${kunit[@]}" --kernel_args vroce_kunit.bench=1 'vroce_bench' \
+		"${kunit[@]}" --kernel_args vroce_kunit.bench=1 'vroce_bench*' \
 			>"$build/bench.out" 2>&1 || rc=$?
 		if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
 			cat "$build/bench.out" >&2

@@ -71,6 +71,15 @@ VROCE_UVERBS_HOLD='echo; echo "== rdma -dd res show mr (while the user MR lives)
 	"$1" && pass "user MR end to end" || fail "user MR end to end"
 
 echo destroy >"$D/kmr"
+
+step "the data path: two RC QPs, SEND, RDMA WRITE and RDMA READ through a fast-reg MR"
+if echo 10000 >"$D/loopback"; then
+	pass "10000 bytes moved between two QPs by SEND, WRITE and READ, intact"
+else
+	fail "loopback between two QPs"
+fi
+cat "$D/loopback"
+
 step "summary"
 echo "demo: $ok passed, $bad failed"
 [ "$bad" -eq 0 ]

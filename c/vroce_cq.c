@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce: completion queues and the event queue (Documentation/datapath.rst).
+ *
+ * A CQ is a ring of CQEs the HCA writes and poll_cq() reads; the event
+ * queue is a ring of EQEs the HCA writes when an armed CQ gets a CQE or a
+ * CQ overflows, read by the interrupt handler. Both are kernel-buffer MTRs
+ * of one region. Polling and arming never sleep or allocate.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/log2.h>
+#include <linux/rcupdate.h>
+#include <rdma/ib_verbs.h>
+
+#include "vroce.h"
+#include "vroce_regs.h"
+#include "../bindings/vroce_abi.h"
+
+/* Slot of the @n-th entry of a ring of 2^@log2 entries of @size bytes. */
+static void *vroce_ring_entry(struct vroce_mtr *mtr, u32 n, u32 log2, u32 size)
+{
+	return vroce_mtr_buf_kva(mtr, (u64)(n & (BIT(log2) - 1)) * size);
+}
+
+/* Whether the HCA has written the @n-th entry: its owner bit has the phase. */
+static bool vroce_ring_valid(const u8 *owner, u32 n, u32 log2)
+{
+	return (READ_ONCE(*owner) & VROCE_CQE_OWNER) == !((n >> log2) & 1);
+}
+
+/* A ring of 2^@log2 entries of @size bytes: a kernel-buffer MTR. */
+static int vroce_ring_create(struct vroce_dev *vdev, struct vroce_mtr **mtr,
+			     u32 log2, u32 size)
+{
+	struct vroce_buf_attr attr = {
+		.region = { { (u64)size << log2, 0 } },
+		.region_count = 1,
+		.page_shift = PAGE_SHIFT,
+		.adaptive = true,
+	};
+
+	return vroce_mtr_create(vdev, mtr, &attr, PAGE_SHIFT, NULL, 0);
+}
+
+static void vroce_cq_doorbell(struct vroce_cq *cq, u32 cmd)
+{
+	struct vroce_dev *vdev = to_vroce_dev(cq->ibcq.device);
+
+	vroce_hw_write32(&vdev->hw, VROCE_REG_DB_CQ,
+			 FIELD_PREP(VROCE_DB_CQ_CQN, cq->cqn) |
+			 FIELD_PREP(VROCE_DB_CQ_CMD, cmd) |
+			 FIELD_PREP(VROCE_DB_CQ_CI, cq->ci & 0xffff));
+}
+
+int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
+	struct vroce_cq *cq = to_vroce_cq(ibcq);
+	int err;
+
+	/* Kernel CQs only: user CQs would need a mapped ring. */
+	if (attrs || attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > BIT(vdev->attr.max_cq_depth_log2))
+		return -EINVAL;
+
+	cq->depth_log2 = attr->cqe > 2 ? order_base_2(attr->cqe) : 1;
+	spin_lock_init(&cq->lock);
+	err = vroce_ring_create(vdev, &cq->mtr, cq->depth_log2, VROCE_CQE_SIZE);
+	if (err)
+		return err;
+	err = vroce_cmd_create_cq(vdev, cq->mtr, cq->depth_log2, &cq->cqn);
+	if (err)
+		goto err_destroy_mtr;
+	err = xa_insert(&vdev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_destroy_cq;
+	ibcq->cqe = BIT(cq->depth_log2);
+	return 0;
+
+err_destroy_cq:
+	if (vroce_cmd_destroy_cq(vdev, cq->cqn))
+		return err;	/* the HCA may still write: keep the ring */
+err_destroy_mtr:
+	vroce_mtr_destroy(vdev, cq->mtr);
+	return err;
+}
+
+int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
+	struct vroce_cq *cq = to_vroce_cq(ibcq);
+	int err;
+
+	err = vroce_cmd_destroy_cq(vdev, cq->cqn);
+	xa_erase(&vdev->cqs, cq->cqn);
+	/* No event handler still runs with @cq once this returns. */
+	synchronize_rcu();
+	if (err) {
+		/* The core frees @cq regardless; the ring stays with the HCA. */
+		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
+				       cq->cqn, err);
+		return 0;
+	}
+	vroce_mtr_destroy(vdev, cq->mtr);
+	return 0;
+}
+
+static const enum ib_wc_status vroce_wc_status[] = {
+	[VROCE_CQE_OK] = IB_WC_SUCCESS,
+	[VROCE_CQE_LOC_LEN_ERR] = IB_WC_LOC_LEN_ERR,
+	[VROCE_CQE_LOC_QP_OP_ERR] = IB_WC_LOC_QP_OP_ERR,
+	[VROCE_CQE_LOC_PROT_ERR] = IB_WC_LOC_PROT_ERR,
+	[VROCE_CQE_WR_FLUSH_ERR] = IB_WC_WR_FLUSH_ERR,
+	[VROCE_CQE_REM_INV_REQ_ERR] = IB_WC_REM_INV_REQ_ERR,
+	[VROCE_CQE_REM_ACCESS_ERR] = IB_WC_REM_ACCESS_ERR,
+	[VROCE_CQE_REM_OP_ERR] = IB_WC_REM_OP_ERR,
+	[VROCE_CQE_RETRY_EXC_ERR] = IB_WC_RETRY_EXC_ERR,
+	[VROCE_CQE_RNR_RETRY_EXC_ERR] = IB_WC_RNR_RETRY_EXC_ERR,
+	[VROCE_CQE_LOC_ACCESS_ERR] = IB_WC_LOC_ACCESS_ERR,
+};
+
+static const enum ib_wc_opcode vroce_wc_opcode[] = {
+	[VROCE_CQE_SEND] = IB_WC_SEND,
+	[VROCE_CQE_WRITE] = IB_WC_RDMA_WRITE,
+	[VROCE_CQE_READ] = IB_WC_RDMA_READ,
+	[VROCE_CQE_REG_MR] = IB_WC_REG_MR,
+	[VROCE_CQE_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[VROCE_CQE_RECV] = IB_WC_RECV,
+	[VROCE_CQE_RECV_WRITE_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
+};
+
+/* Turn a CQE into a work completion; false to skip it (QP gone). */
+static bool vroce_cqe_to_wc(struct vroce_dev *vdev, const struct vroce_cqe *cqe,
+			    struct ib_wc *wc)
+{
+	struct vroce_qp *qp = xa_load(&vdev->qps, le32_to_cpu(cqe->qpn));
+	bool rq = cqe->flags & VROCE_CQE_F_RQ;
+
+	if (!qp)
+		return false;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->qp = &qp->ibqp;
+	wc->vendor_err = cqe->status;
+	wc->status = cqe->status < ARRAY_SIZE(vroce_wc_status) ?
+		     vroce_wc_status[cqe->status] : IB_WC_GENERAL_ERR;
+	vroce_qp_retire(qp, rq, le16_to_cpu(cqe->wqe_idx),
+			wc->status != IB_WC_SUCCESS);
+	if (wc->status != IB_WC_SUCCESS)
+		return true;
+
+	wc->opcode = cqe->opcode < ARRAY_SIZE(vroce_wc_opcode) ?
+		     vroce_wc_opcode[cqe->opcode] : IB_WC_SEND;
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	if (cqe->flags & VROCE_CQE_F_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = (__force __be32)cqe->imm_inv;
+	} else if (cqe->flags & VROCE_CQE_F_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->imm_inv);
+	}
+	if (rq) {
+		wc->src_qp = le32_to_cpu(cqe->src_qp);
+		wc->port_num = 1;
+	}
+	return true;
+}
+
+int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
+	struct vroce_cq *cq = to_vroce_cq(ibcq);
+	const struct vroce_cqe *cqe;
+	unsigned long flags;
+	u32 start;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	start = cq->ci;
+	while (n < num_entries) {
+		cqe = vroce_ring_entry(cq->mtr, cq->ci, cq->depth_log2,
+				       VROCE_CQE_SIZE);
+		if (!vroce_ring_valid(&cqe->owner, cq->ci, cq->depth_log2))
+			break;
+		/* The body was written before the owner byte. */
+		dma_rmb();
+		cq->ci++;
+		if (vroce_cqe_to_wc(vdev, cqe, &wc[n]))
+			n++;
+	}
+	/* Slots are handed back only once read. */
+	if (cq->ci != start)
+		vroce_cq_doorbell(cq, VROCE_DB_CQ_CMD_CI);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct vroce_cq *cq = to_vroce_cq(ibcq);
+	const struct vroce_cqe *cqe;
+	unsigned long irqflags;
+	int missed = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	vroce_cq_doorbell(cq, (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+			      VROCE_DB_CQ_CMD_ARM_SOL : VROCE_DB_CQ_CMD_ARM_NEXT);
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
+		cqe = vroce_ring_entry(cq->mtr, cq->ci, cq->depth_log2,
+				       VROCE_CQE_SIZE);
+		missed = vroce_ring_valid(&cqe->owner, cq->ci, cq->depth_log2);
+	}
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return missed;
+}
+
+static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
+{
+	struct ib_event ev = { .device = &vdev->ibdev };
+	struct vroce_cq *cq;
+	struct vroce_qp *qp;
+
+	switch (type) {
+	case VROCE_EQE_COMP:
+		cq = xa_load(&vdev->cqs, num);
+		if (cq && cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		break;
+	case VROCE_EQE_CQ_ERR:
+		cq = xa_load(&vdev->cqs, num);
+		ibdev_warn_ratelimited(&vdev->ibdev, "CQ %u overflowed\n", num);
+		if (cq && cq->ibcq.event_handler) {
+			ev.event = IB_EVENT_CQ_ERR;
+			ev.element.cq = &cq->ibcq;
+			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+		}
+		break;
+	case VROCE_EQE_QP_FATAL:
+		qp = xa_load(&vdev->qps, num);
+		if (!qp)
+			break;
+		/* The HCA moved it to ERR; no CQE may ever say so. */
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		if (qp->ibqp.event_handler) {
+			ev.event = IB_EVENT_QP_FATAL;
+			ev.element.qp = &qp->ibqp;
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		}
+		break;
+	}
+}
+
+/**
+ * vroce_eq_irq() - consume the event queue
+ * @vdev: the device
+ *
+ * Called from the HCA's interrupt handler. CQs and QPs named by events are
+ * looked up under RCU: destroy_cq()/destroy_qp() wait for a grace period
+ * before the core frees them.
+ *
+ * Context: the HCA's interrupt context (process context, must not block).
+ */
+void vroce_eq_irq(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+	const struct vroce_eqe *eqe;
+	u32 start = eq->ci;
+
+	if (!eq->mtr)
+		return;
+	rcu_read_lock();
+	for (;;) {
+		eqe = vroce_ring_entry(eq->mtr, eq->ci, eq->depth_log2,
+				       VROCE_EQE_SIZE);
+		if (!vroce_ring_valid(&eqe->owner, eq->ci, eq->depth_log2))
+			break;
+		dma_rmb();
+		eq->ci++;
+		vroce_eq_event(vdev, eqe->type, le32_to_cpu(eqe->num));
+	}
+	rcu_read_unlock();
+	if (eq->ci != start)
+		vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CI, eq->ci);
+}
+
+/**
+ * vroce_eq_init() - give the HCA its event queue
+ * @vdev: the device, its command ring running
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or an error of vroce_mtr_create().
+ */
+int vroce_eq_init(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+	struct vroce_mtr_region rgn;
+	struct vroce_mtr *mtr;
+	int err;
+
+	eq->depth_log2 = VROCE_EQ_DEPTH_LOG2;
+	eq->ci = 0;
+	err = vroce_ring_create(vdev, &mtr, eq->depth_log2, VROCE_EQE_SIZE);
+	if (err)
+		return err;
+	vroce_mtr_region(mtr, 0, &rgn);
+	/* Published before the HCA can raise an event for it. */
+	WRITE_ONCE(eq->mtr, mtr);
+	vroce_hw_write64(&vdev->hw, VROCE_REG_EQ_BA, vroce_mtr_root_ba(mtr));
+	vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CI, 0);
+	vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CFG,
+			 FIELD_PREP(VROCE_EQ_CFG_DEPTH_LOG2, eq->depth_log2) |
+			 FIELD_PREP(VROCE_EQ_CFG_BA_PG_SHIFT,
+				    vroce_mtr_ba_page_shift(mtr)) |
+			 FIELD_PREP(VROCE_EQ_CFG_BUF_PG_SHIFT,
+				    vroce_mtr_buf_page_shift(mtr)) |
+			 FIELD_PREP(VROCE_EQ_CFG_HOPNUM, rgn.hopnum) |
+			 VROCE_EQ_CFG_ENABLE);
+	return 0;
+}
+
+/**
+ * vroce_eq_exit() - free the event queue
+ * @vdev: the device; the HCA has been reset (it writes no more events)
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_eq_exit(struct vroce_dev *vdev)
+{
+	vroce_mtr_destroy(vdev, vdev->eq.mtr);
+	vdev->eq.mtr = NULL;
+}

@@ -1,0 +1,1354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA: the data path engine (Documentation/datapath.rst).
+ *
+ * A doorbell (decoded here, called from the register write) only records a
+ * producer index, a CQ consumer index or an arm request, under reg_lock,
+ * and queues the engine: no allocation, no sleeping, any context. The
+ * engine runs in the HCA's ordered workqueue holding emu->lock, so it never
+ * runs beside the command processor, and does what silicon would:
+ *
+ *  - For each QP rung or kicked: take the recorded SQ and RQ producer
+ *    indexes; copy each new send WQE through the SQ ring's MTT into a local
+ *    struct, check every field and execute it against the peer (dest_qpn
+ *    on this HCA, loopback), moving data only through the translation
+ *    engine and a per-HCA bounce buffer; write CQEs. Receive WQEs are
+ *    consumed by arriving SEND and WRITE_IMM messages.
+ *  - SQ WQEs execute in RTS only and wait in RESET, INIT and RTR. An error
+ *    completes (signaled or not) and moves the QP to ERR; the engine then
+ *    completes every WQE of both queues with a flush error, in queue
+ *    order. Responder errors do the same to the peer.
+ *  - A SEND or WRITE_IMM that finds no receive stays at the head of the SQ
+ *    (RNR) until the peer's RQ is rung or the timer work retries it after
+ *    the peer's min_rnr_timer; rnr_retry 7 retries forever.
+ *  - CQEs: body, dma_wmb(), owner byte. A CQ whose producer count would
+ *    pass the last CI doorbell by its depth loses the CQE; that is
+ *    reported once per CQ (VROCE_EQE_CQ_ERR) and the QP goes to ERR. An
+ *    armed CQ disarms and writes a COMP EQE, which the drop_events and
+ *    event_delay_ms knobs lose or delay. The interrupt (VROCE_INTR_EQ) is
+ *    raised once per pass, with emu->lock held, like command completions.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/build_bug.h>
+#include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "vroce_emu_priv.h"
+
+#define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
+#define VROCE_EMU_RNR_FOREVER		7
+
+static_assert(sizeof(struct vroce_send_wqe) == VROCE_SEND_WQE_SIZE);
+static_assert(sizeof(struct vroce_recv_wqe) == VROCE_RECV_WQE_SIZE);
+static_assert(sizeof(struct vroce_cqe) == VROCE_CQE_SIZE);
+static_assert(sizeof(struct vroce_eqe) == VROCE_EQE_SIZE);
+
+/* Microseconds of each IB_RNR_TIMER_* code. */
+static const u32 vroce_emu_rnr_usecs[] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
+	61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* What a send WQE's CQE says completed. */
+static const u8 vroce_emu_cqe_opcode[] = {
+	[VROCE_WQE_SEND]	= VROCE_CQE_SEND,
+	[VROCE_WQE_SEND_IMM]	= VROCE_CQE_SEND,
+	[VROCE_WQE_SEND_INV]	= VROCE_CQE_SEND,
+	[VROCE_WQE_WRITE]	= VROCE_CQE_WRITE,
+	[VROCE_WQE_WRITE_IMM]	= VROCE_CQE_WRITE,
+	[VROCE_WQE_READ]	= VROCE_CQE_READ,
+	[VROCE_WQE_REG_MR]	= VROCE_CQE_REG_MR,
+	[VROCE_WQE_LOCAL_INV]	= VROCE_CQE_LOCAL_INV,
+};
+
+/* One send WQE on its way through the engine. */
+struct vroce_emu_op {
+	struct vroce_emu_qp *qp;
+	struct vroce_emu_qp *peer;
+	struct vroce_send_wqe wqe;	/* the HCA's own copy */
+	u32 idx;			/* its SQ count */
+	u32 len;			/* message length */
+	u8 status;			/* the requester's completion */
+	bool rnr;			/* no receive: retry later */
+};
+
+/* ---- rings ---- */
+
+/* Check a ring a command describes, as an MR's table, and keep it. */
+static bool vroce_emu_ring_from_cmd(struct vroce_emu_ring *ring,
+				    const struct vroce_cmd_ring *cmd,
+				    u32 depth_log2, u32 entry_size)
+{
+	struct vroce_emu_mtt *mtt = &ring->mtt;
+	u32 cfg = le32_to_cpu(cmd->cfg);
+	u64 pages = le32_to_cpu(cmd->page_count);
+
+	memset(ring, 0, sizeof(*ring));
+	ring->depth_log2 = depth_log2;
+	ring->entry_size = entry_size;
+	mtt->root_ba = le64_to_cpu(cmd->root_ba);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_MTT_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_MTT_BUF_PG_SHIFT, cfg);
+	mtt->region_count = 1;
+	mtt->region[0].count = pages;
+	mtt->region[0].hopnum = FIELD_GET(VROCE_MTT_HOPNUM, cfg);
+
+	if (!mtt->root_ba || mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30 ||
+	    mtt->ba_pg_shift < 12 || mtt->ba_pg_shift > 21)
+		return false;
+	/* The pages behind the table must hold every entry. */
+	return pages << mtt->buf_pg_shift >= (u64)entry_size << depth_log2;
+}
+
+/* A work queue ring: 1 to VROCE_MAX_WQ_DEPTH_LOG2. */
+static bool vroce_emu_wq_from_cmd(struct vroce_emu_wq *wq,
+				  const struct vroce_cmd_ring *cmd,
+				  u32 depth_log2, u32 entry_size)
+{
+	memset(wq, 0, sizeof(*wq));
+	return depth_log2 >= 1 && depth_log2 <= VROCE_MAX_WQ_DEPTH_LOG2 &&
+	       vroce_emu_ring_from_cmd(&wq->ring, cmd, depth_log2, entry_size);
+}
+
+/* The entry for count @count of @ring, reached through its tables. */
+static void *vroce_emu_ring_entry(struct vroce_emu *emu,
+				  const struct vroce_emu_ring *ring, u32 count)
+{
+	const struct vroce_emu_mtt *mtt = &ring->mtt;
+	u64 off = (u64)(count & (BIT(ring->depth_log2) - 1)) * ring->entry_size;
+	u64 addr;
+
+	if (vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+				    off >> mtt->buf_pg_shift, &addr, NULL))
+		return NULL;
+	return vroce_emu_dma_to_virt(vroce_emu_dev(emu),
+				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
+				     ring->entry_size);
+}
+
+/* Copy WQE @count of @wq out of host memory. */
+static bool vroce_emu_wq_fetch(struct vroce_emu *emu,
+			       const struct vroce_emu_wq *wq, u32 count,
+			       void *wqe)
+{
+	void *p = vroce_emu_ring_entry(emu, &wq->ring, count);
+
+	if (!p)
+		return false;
+	memcpy(wqe, p, wq->ring.entry_size);
+	return true;
+}
+
+/* ---- lookups ---- */
+
+static struct vroce_emu_qp *vroce_emu_qp_of(struct vroce_emu *emu, u32 qpn)
+{
+	u32 slot = qpn - VROCE_QPN_BASE;
+
+	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP ||
+	    !emu->qps[slot].valid)
+		return NULL;
+	return &emu->qps[slot];
+}
+
+static struct vroce_emu_cq *vroce_emu_cq_of(struct vroce_emu *emu, u32 cqn)
+{
+	if (cqn >= VROCE_MAX_CQ || !emu->cqs[cqn].valid)
+		return NULL;
+	return &emu->cqs[cqn];
+}
+
+static u32 vroce_emu_qp_slot(struct vroce_emu *emu,
+			     const struct vroce_emu_qp *qp)
+{
+	return qp - emu->qps;
+}
+
+/* ---- event queue and interrupt ---- */
+
+/* The event queue as programmed; false when it is off or malformed. */
+static bool vroce_emu_eq_ring(struct vroce_emu *emu,
+			      struct vroce_emu_ring *ring)
+{
+	u32 cfg = vroce_emu_reg(emu, VROCE_REG_EQ_CFG);
+	struct vroce_emu_mtt *mtt = &ring->mtt;
+	u64 bytes;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->depth_log2 = FIELD_GET(VROCE_EQ_CFG_DEPTH_LOG2, cfg);
+	ring->entry_size = VROCE_EQE_SIZE;
+	mtt->root_ba = (u64)vroce_emu_reg(emu, VROCE_REG_EQ_BA + 4) << 32 |
+		       vroce_emu_reg(emu, VROCE_REG_EQ_BA);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_EQ_CFG_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_EQ_CFG_BUF_PG_SHIFT, cfg);
+	mtt->region_count = 1;
+	mtt->region[0].hopnum = FIELD_GET(VROCE_EQ_CFG_HOPNUM, cfg);
+	if (!(cfg & VROCE_EQ_CFG_ENABLE) || ring->depth_log2 < 1 ||
+	    ring->depth_log2 > VROCE_EMU_MAX_EQ_DEPTH_LOG2 ||
+	    mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30)
+		return false;
+	bytes = (u64)VROCE_EQE_SIZE << ring->depth_log2;
+	mtt->region[0].count = DIV_ROUND_UP_ULL(bytes, BIT_ULL(mtt->buf_pg_shift));
+	return true;
+}
+
+/*
+ * Write an event: its body, then the owner byte. An EQ that is off, full
+ * (against EQ_CI) or unreachable loses the event; eq_lost counts it.
+ */
+static void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num)
+{
+	struct vroce_emu_ring ring;
+	struct vroce_eqe *e = NULL;
+	unsigned long flags;
+	u32 pi;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	pi = emu->eq_pi;
+	if (vroce_emu_eq_ring(emu, &ring) &&
+	    pi - vroce_emu_reg(emu, VROCE_REG_EQ_CI) < BIT(ring.depth_log2))
+		e = vroce_emu_ring_entry(emu, &ring, pi);
+	if (e)
+		emu->eq_pi = pi + 1;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+
+	if (!e) {
+		emu->eq_lost++;
+		return;
+	}
+	e->num = cpu_to_le32(num);
+	e->type = type;
+	memset(e->rsvd, 0, sizeof(e->rsvd));
+	dma_wmb();
+	WRITE_ONCE(e->owner, ((pi >> ring.depth_log2) & 1) ^ 1);
+	emu->eq_raise = true;
+}
+
+/**
+ * vroce_emu_engine_raise() - interrupt for the events written so far
+ * @emu: the HCA
+ *
+ * Sets VROCE_INTR_EQ and, unless it is masked, calls the driver's interrupt
+ * handler. Once per engine pass or command batch.
+ *
+ * Context: process context, @emu->lock held (the handler runs under it).
+ */
+void vroce_emu_engine_raise(struct vroce_emu *emu)
+{
+	unsigned long flags;
+	bool call;
+
+	lockdep_assert_held(&emu->lock);
+	if (!emu->eq_raise)
+		return;
+	emu->eq_raise = false;
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |= VROCE_INTR_EQ;
+	call = !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & VROCE_INTR_EQ);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	if (call && emu->irq_handler)
+		emu->irq_handler(emu->irq_data);
+}
+
+/* ---- QP state ---- */
+
+/* Have the engine look at @qp in this or the next pass. */
+static void vroce_emu_qp_kick(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+{
+	__set_bit(vroce_emu_qp_slot(emu, qp), emu->run_map);
+}
+
+/* Move @qp to the error state; the engine flushes both its queues. */
+static void vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+{
+	if (qp->state == VROCE_QPS_ERR)
+		return;
+	qp->state = VROCE_QPS_ERR;
+	qp->rnr_active = false;
+	qp->rnr_wait = false;
+	vroce_emu_qp_kick(emu, qp);
+}
+
+/* An error not tied to a completion: the QP fails and an event says so. */
+static void vroce_emu_qp_fatal(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+{
+	vroce_emu_qp_error(emu, qp);
+	vroce_emu_eq_post(emu, VROCE_EQE_QP_FATAL, qp->qpn);
+}
+
+/* Requesters waiting for a receive at QP slot @slot try again now. */
+static void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot)
+{
+	struct vroce_emu_qp *qp;
+	u32 i;
+
+	if (!emu->timed)
+		return;
+	for (i = 0; i < VROCE_MAX_QP; i++) {
+		qp = &emu->qps[i];
+		if (qp->valid && qp->rnr_wait && qp->rnr_peer == slot) {
+			qp->rnr_wait = false;
+			vroce_emu_qp_kick(emu, qp);
+		}
+	}
+}
+
+/*
+ * Take the producer index last rung for queue @q of @qp; true when it
+ * moved. An index more than the ring's depth ahead of the consumer, or
+ * behind what was rung before, is a broken doorbell: the QP fails.
+ */
+static bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			      int q)
+{
+	struct vroce_emu_wq *wq = &qp->wq[q];
+	u32 slot = vroce_emu_qp_slot(emu, qp), pi;
+	unsigned long flags;
+	u16 rung;
+
+	if (qp->state == VROCE_QPS_RESET)
+		return false;
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	rung = emu->qp_db[slot].pi[q];
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	/* The WQEs were written before the doorbell that announced them. */
+	dma_rmb();
+
+	pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	if (pi == wq->pi)
+		return false;
+	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
+		if (qp->state != VROCE_QPS_ERR)
+			vroce_emu_qp_fatal(emu, qp);
+		return false;
+	}
+	wq->pi = pi;
+	if (q == VROCE_EMU_RQ)
+		vroce_emu_rnr_wake(emu, slot);
+	return true;
+}
+
+/* ---- completion queues ---- */
+
+/* An armed CQ got @cqe: disarm it and send (or lose, or delay) the event. */
+static void vroce_emu_cq_event(struct vroce_emu *emu, u32 cqn,
+			       const struct vroce_cqe *cqe)
+{
+	struct vroce_emu_cq *cq = &emu->cqs[cqn];
+	unsigned long flags;
+	bool fire;
+	u32 delay;
+	u8 arm;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	arm = emu->cq_db[cqn].arm;
+	fire = arm == VROCE_DB_CQ_CMD_ARM_NEXT ||
+	       (arm == VROCE_DB_CQ_CMD_ARM_SOL &&
+		((cqe->flags & VROCE_CQE_F_SOLICITED) ||
+		 cqe->status != VROCE_CQE_OK));
+	if (fire)
+		emu->cq_db[cqn].arm = 0;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+
+	if (!fire)
+		return;
+	if (emu->drop_events) {
+		emu->drop_events--;
+		return;
+	}
+	delay = READ_ONCE(emu->event_delay_ms);
+	if (!delay) {
+		vroce_emu_eq_post(emu, VROCE_EQE_COMP, cqn);
+	} else if (!cq->event_pending) {
+		/* The timer work writes it; one pending event per CQ. */
+		cq->event_pending = true;
+		cq->event_due = jiffies + msecs_to_jiffies(delay);
+		emu->timed = true;
+	}
+}
+
+/*
+ * Write @cqe for @qp to CQ @cqn: body, barrier, owner byte. A full CQ
+ * (against its last CI doorbell) loses it: the overflow is reported once
+ * per CQ and @qp goes to the error state.
+ */
+static void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			      u32 cqn, struct vroce_cqe *cqe)
+{
+	struct vroce_emu_cq *cq = &emu->cqs[cqn];
+	struct vroce_cqe *slot = NULL;
+	unsigned long flags;
+	u16 ci;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	ci = emu->cq_db[cqn].ci;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+
+	if ((u16)((u16)cq->pi - ci) < BIT(cq->ring.depth_log2))
+		slot = vroce_emu_ring_entry(emu, &cq->ring, cq->pi);
+	if (!slot) {
+		if (!cq->overflowed) {
+			cq->overflowed = true;
+			vroce_emu_eq_post(emu, VROCE_EQE_CQ_ERR, cqn);
+		}
+		vroce_emu_qp_error(emu, qp);
+		return;
+	}
+	cqe->owner = 0;
+	memcpy(slot, cqe, offsetof(struct vroce_cqe, owner));
+	dma_wmb();
+	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
+	cq->pi++;
+	vroce_emu_cq_event(emu, cqn, cqe);
+}
+
+/* Complete the WQE at the head of queue @q of @qp with a flush error. */
+static void vroce_emu_flush_one(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+				int q)
+{
+	struct vroce_emu_wq *wq = &qp->wq[q];
+	struct vroce_send_wqe wqe = {};	/* big enough for either kind */
+	struct vroce_cqe cqe = {
+		.qpn = cpu_to_le32(qp->qpn),
+		.wqe_idx = cpu_to_le16((u16)wq->ci),
+		.status = VROCE_CQE_WR_FLUSH_ERR,
+	};
+
+	/* wr_id leads both kinds of WQE; an unreadable one completes as 0. */
+	if (vroce_emu_wq_fetch(emu, wq, wq->ci, &wqe))
+		cqe.wr_id = wqe.wr_id;
+	if (q == VROCE_EMU_RQ)
+		cqe.flags = VROCE_CQE_F_RQ;
+	else if (wqe.opcode < ARRAY_SIZE(vroce_emu_cqe_opcode))
+		cqe.opcode = vroce_emu_cqe_opcode[wqe.opcode];
+	wq->ci++;
+	vroce_emu_cq_post(emu, qp, q == VROCE_EMU_RQ ? qp->rcqn : qp->scqn,
+			  &cqe);
+}
+
+/* ---- executing a send WQE ---- */
+
+/* Check the WQE's SGE list or inline data; sum the message length. */
+static u8 vroce_emu_op_len(struct vroce_emu_op *op)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	u64 len = 0;
+	u32 i;
+
+	if (wqe->flags & VROCE_WQE_F_INLINE) {
+		if (wqe->opcode == VROCE_WQE_READ ||
+		    le32_to_cpu(wqe->inline_len) > VROCE_MAX_INLINE)
+			return VROCE_CQE_LOC_QP_OP_ERR;
+		op->len = le32_to_cpu(wqe->inline_len);
+		return VROCE_CQE_OK;
+	}
+	if (wqe->num_sge > VROCE_MAX_SEND_SGE)
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	for (i = 0; i < wqe->num_sge; i++)
+		len += le32_to_cpu(wqe->sge[i].length);
+	if (len > VROCE_MAX_MSG_SIZE)
+		return VROCE_CQE_LOC_LEN_ERR;
+	op->len = len;
+	return VROCE_CQE_OK;
+}
+
+/*
+ * Move the message between the bounce buffer and the WQE's own buffers:
+ * gather (a local read needs no right) or, for READ, scatter (LOCAL_WRITE).
+ */
+static u8 vroce_emu_op_local(struct vroce_emu *emu, struct vroce_emu_op *op,
+			     bool write)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	u8 *buf = emu->bounce;
+	u32 i, len;
+
+	if (wqe->flags & VROCE_WQE_F_INLINE) {
+		memcpy(buf, wqe->inline_data, op->len);
+		return VROCE_CQE_OK;
+	}
+	/* The lengths were summed and bounded by vroce_emu_op_len(). */
+	for (i = 0; i < wqe->num_sge; i++) {
+		len = le32_to_cpu(wqe->sge[i].length);
+		if (len && vroce_emu_mr_access_locked(emu,
+						      le32_to_cpu(wqe->sge[i].lkey),
+						      op->qp->pdn,
+						      le64_to_cpu(wqe->sge[i].addr),
+						      buf, len,
+						      write ? VROCE_ACC_LOCAL_WRITE : 0,
+						      write))
+			return VROCE_CQE_LOC_PROT_ERR;
+		buf += len;
+	}
+	return VROCE_CQE_OK;
+}
+
+/* SEND and WRITE: the message into the bounce buffer. */
+static bool vroce_emu_gather(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	op->status = vroce_emu_op_len(op);
+	if (!op->status)
+		op->status = vroce_emu_op_local(emu, op, false);
+	return !op->status;
+}
+
+/* The peer: dest_qpn on this HCA, ready to receive; else nothing answers. */
+static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *peer = NULL;
+
+	if (op->qp->loopback)
+		peer = vroce_emu_qp_of(emu, op->qp->dest_qpn);
+	if (peer && (peer->state == VROCE_QPS_RTR ||
+		     peer->state == VROCE_QPS_RTS)) {
+		op->peer = peer;
+		return true;
+	}
+	op->status = VROCE_CQE_RETRY_EXC_ERR;
+	return false;
+}
+
+/* The peer QP must allow RDMA WRITE or READ at all. */
+static bool vroce_emu_peer_allows(struct vroce_emu *emu,
+				  struct vroce_emu_op *op, u32 right)
+{
+	if (op->peer->access & right)
+		return true;
+	op->status = VROCE_CQE_REM_INV_REQ_ERR;
+	vroce_emu_qp_error(emu, op->peer);
+	return false;
+}
+
+/* WRITE or READ the peer's memory through the rkey; length 0 needs none. */
+static bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
+			     u32 right, bool write)
+{
+	if (!op->len ||
+	    !vroce_emu_mr_access_locked(emu, le32_to_cpu(op->wqe.rkey),
+					op->peer->pdn,
+					le64_to_cpu(op->wqe.remote_addr),
+					emu->bounce, op->len, right, write))
+		return true;
+	op->status = VROCE_CQE_REM_ACCESS_ERR;
+	vroce_emu_qp_fatal(emu, op->peer);
+	return false;
+}
+
+/* No receive at the peer: retry later, or give up when out of retries. */
+static void vroce_emu_rnr(struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *qp = op->qp;
+
+	if (!qp->rnr_active) {
+		qp->rnr_active = true;
+		qp->rnr_left = qp->rnr_retry;
+	}
+	if (!qp->rnr_left) {
+		op->status = VROCE_CQE_RNR_RETRY_EXC_ERR;
+		return;
+	}
+	if (qp->rnr_left != VROCE_EMU_RNR_FOREVER)
+		qp->rnr_left--;
+	op->rnr = true;
+}
+
+/*
+ * The peer's next receive WQE, copied into @rwqe; false when there is
+ * none (RNR) or the peer failed meanwhile.
+ */
+static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
+				struct vroce_recv_wqe *rwqe)
+{
+	struct vroce_emu_qp *peer = op->peer;
+	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+
+	/* Receives rung since the peer was last looked at count too. */
+	vroce_emu_wq_sync(emu, peer, VROCE_EMU_RQ);
+	if (peer->state != VROCE_QPS_RTR && peer->state != VROCE_QPS_RTS) {
+		op->status = VROCE_CQE_RETRY_EXC_ERR;
+		return false;
+	}
+	if (rq->ci == rq->pi) {
+		vroce_emu_rnr(op);
+		return false;
+	}
+	if (!vroce_emu_wq_fetch(emu, rq, rq->ci, rwqe)) {
+		memset(rwqe, 0, sizeof(*rwqe));
+		rwqe->num_sge = U8_MAX;	/* unreadable: fails as malformed */
+	}
+	return true;
+}
+
+/* A malformed receive WQE: the responder's status (0 when it is sound). */
+static u8 vroce_emu_recv_check(struct vroce_emu_op *op,
+			       const struct vroce_recv_wqe *rwqe)
+{
+	if (rwqe->num_sge <= VROCE_MAX_RECV_SGE)
+		return VROCE_CQE_OK;
+	op->status = VROCE_CQE_REM_OP_ERR;
+	return VROCE_CQE_LOC_QP_OP_ERR;
+}
+
+/* Place the message in the receive WQE's buffers: the responder's status. */
+static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
+				 const struct vroce_recv_wqe *rwqe)
+{
+	const struct vroce_wqe_sge *sge;
+	u32 left = op->len, i, len;
+	u8 *buf = emu->bounce;
+	u64 room = 0;
+
+	for (i = 0; i < rwqe->num_sge; i++)
+		room += le32_to_cpu(rwqe->sge[i].length);
+	if (op->len > room) {
+		op->status = VROCE_CQE_REM_INV_REQ_ERR;
+		return VROCE_CQE_LOC_LEN_ERR;
+	}
+	for (i = 0; i < rwqe->num_sge && left; i++) {
+		sge = &rwqe->sge[i];
+		len = min(left, le32_to_cpu(sge->length));
+		if (len && vroce_emu_mr_access_locked(emu, le32_to_cpu(sge->lkey),
+						      op->peer->pdn,
+						      le64_to_cpu(sge->addr),
+						      buf, len,
+						      VROCE_ACC_LOCAL_WRITE,
+						      true)) {
+			op->status = VROCE_CQE_REM_OP_ERR;
+			return VROCE_CQE_LOC_PROT_ERR;
+		}
+		buf += len;
+		left -= len;
+	}
+	return VROCE_CQE_OK;
+}
+
+/* Complete the peer's receive WQE; an error fails the peer. */
+static void vroce_emu_recv_complete(struct vroce_emu *emu,
+				    struct vroce_emu_op *op,
+				    const struct vroce_recv_wqe *rwqe,
+				    u8 status)
+{
+	struct vroce_emu_qp *peer = op->peer;
+	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+	u8 opcode = op->wqe.opcode;
+	struct vroce_cqe cqe = {
+		.wr_id = rwqe->wr_id,
+		.qpn = cpu_to_le32(peer->qpn),
+		.byte_len = cpu_to_le32(op->len),
+		.src_qp = cpu_to_le32(op->qp->qpn),
+		.wqe_idx = cpu_to_le16((u16)rq->ci),
+		.opcode = opcode == VROCE_WQE_WRITE_IMM ?
+			  VROCE_CQE_RECV_WRITE_IMM : VROCE_CQE_RECV,
+		.status = status,
+		.flags = VROCE_CQE_F_RQ,
+	};
+
+	if (op->wqe.flags & VROCE_WQE_F_SOLICITED)
+		cqe.flags |= VROCE_CQE_F_SOLICITED;
+	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
+		cqe.flags |= VROCE_CQE_F_IMM;
+		cqe.imm_inv = op->wqe.imm_inv;	/* as posted */
+	} else if (opcode == VROCE_WQE_SEND_INV && status == VROCE_CQE_OK) {
+		cqe.flags |= VROCE_CQE_F_INV;
+		cqe.imm_inv = op->wqe.imm_inv;
+	}
+	rq->ci++;
+	vroce_emu_cq_post(emu, peer, peer->rcqn, &cqe);
+	if (status != VROCE_CQE_OK)
+		vroce_emu_qp_error(emu, peer);
+}
+
+/* SEND, SEND_IMM, SEND_INV. */
+static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op) ||
+	    !vroce_emu_recv_take(emu, op, &rwqe))
+		return;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus)
+		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
+	    vroce_emu_frmr_invalidate_locked(emu, le32_to_cpu(op->wqe.imm_inv),
+					     op->peer->pdn)) {
+		op->status = VROCE_CQE_REM_INV_REQ_ERR;
+		rstatus = VROCE_CQE_LOC_PROT_ERR;
+	}
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
+
+/* WRITE, WRITE_IMM (which also consumes a receive). */
+static void vroce_emu_do_write(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	bool imm = op->wqe.opcode == VROCE_WQE_WRITE_IMM;
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus = VROCE_CQE_OK;
+
+	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op) ||
+	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_WRITE))
+		return;
+	/* With immediate data a receive must be there before any byte moves. */
+	if (imm) {
+		if (!vroce_emu_recv_take(emu, op, &rwqe))
+			return;
+		rstatus = vroce_emu_recv_check(op, &rwqe);
+	}
+	if (!rstatus && !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true))
+		return;
+	if (imm)
+		vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
+
+/* READ: the peer's memory into the WQE's own buffers. */
+static void vroce_emu_do_read(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	op->status = vroce_emu_op_len(op);
+	if (op->status || !vroce_emu_find_peer(emu, op) ||
+	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_READ) ||
+	    !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_READ, false))
+		return;
+	op->status = vroce_emu_op_local(emu, op, true);
+}
+
+static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	u32 pdn = op->qp->pdn;
+
+	switch (wqe->opcode) {
+	case VROCE_WQE_SEND:
+	case VROCE_WQE_SEND_IMM:
+	case VROCE_WQE_SEND_INV:
+		vroce_emu_do_send(emu, op);
+		break;
+	case VROCE_WQE_WRITE:
+	case VROCE_WQE_WRITE_IMM:
+		vroce_emu_do_write(emu, op);
+		break;
+	case VROCE_WQE_READ:
+		vroce_emu_do_read(emu, op);
+		break;
+	case VROCE_WQE_REG_MR:
+		if (vroce_emu_frmr_register_locked(emu, le32_to_cpu(wqe->fr_key),
+						   pdn, le64_to_cpu(wqe->fr_iova),
+						   le64_to_cpu(wqe->fr_length),
+						   le32_to_cpu(wqe->fr_access)))
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	case VROCE_WQE_LOCAL_INV:
+		if (vroce_emu_frmr_invalidate_locked(emu,
+						     le32_to_cpu(wqe->imm_inv),
+						     pdn))
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	default:
+		op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	}
+}
+
+/* The requester's CQE: when signaled, and always for an error. */
+static void vroce_emu_sq_complete(struct vroce_emu *emu,
+				  struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *qp = op->qp;
+	u8 opcode = op->wqe.opcode;
+	struct vroce_cqe cqe = {
+		.wr_id = op->wqe.wr_id,
+		.qpn = cpu_to_le32(qp->qpn),
+		.byte_len = cpu_to_le32(op->len),
+		.wqe_idx = cpu_to_le16((u16)op->idx),
+		.status = op->status,
+	};
+
+	if (opcode < ARRAY_SIZE(vroce_emu_cqe_opcode))
+		cqe.opcode = vroce_emu_cqe_opcode[opcode];
+	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
+		cqe.flags = VROCE_CQE_F_IMM;
+		cqe.imm_inv = op->wqe.imm_inv;
+	}
+	if (op->status != VROCE_CQE_OK || qp->sq_sig_all ||
+	    (op->wqe.flags & VROCE_WQE_F_SIGNALED))
+		vroce_emu_cq_post(emu, qp, qp->scqn, &cqe);
+	if (op->status != VROCE_CQE_OK)
+		vroce_emu_qp_error(emu, qp);
+}
+
+/* RNR: wait for the peer's min_rnr_timer, or a receive there. */
+static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			       const struct vroce_emu_qp *peer)
+{
+	u32 code = min_t(u32, peer->min_rnr_timer,
+			 ARRAY_SIZE(vroce_emu_rnr_usecs) - 1);
+	unsigned long delay = usecs_to_jiffies(vroce_emu_rnr_usecs[code]);
+
+	qp->rnr_wait = true;
+	qp->rnr_peer = vroce_emu_qp_slot(emu, peer);
+	qp->rnr_deadline = jiffies + max(delay, 1UL);
+	emu->timed = true;
+}
+
+/* Execute the WQE at the head of the SQ; false when it must wait. */
+static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
+				  struct vroce_emu_qp *qp)
+{
+	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
+	struct vroce_emu_op op = { .qp = qp, .idx = sq->ci };
+
+	if (vroce_emu_wq_fetch(emu, sq, op.idx, &op.wqe))
+		vroce_emu_exec(emu, &op);
+	else
+		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
+	if (op.rnr) {
+		vroce_emu_rnr_wait(emu, qp, op.peer);
+		return false;
+	}
+	qp->rnr_active = false;
+	sq->ci++;
+	vroce_emu_sq_complete(emu, &op);
+	return true;
+}
+
+/* Everything the doorbells and the QP's state allow, in queue order. */
+static void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+{
+	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
+	struct vroce_emu_wq *rq = &qp->wq[VROCE_EMU_RQ];
+
+	if (qp->state == VROCE_QPS_RESET)
+		return;
+	vroce_emu_wq_sync(emu, qp, VROCE_EMU_RQ);
+	vroce_emu_wq_sync(emu, qp, VROCE_EMU_SQ);
+	while (sq->ci != sq->pi) {
+		if (qp->state == VROCE_QPS_ERR)
+			vroce_emu_flush_one(emu, qp, VROCE_EMU_SQ);
+		else if (qp->state != VROCE_QPS_RTS || qp->rnr_wait ||
+			 !vroce_emu_sq_exec_one(emu, qp))
+			break;
+		cond_resched();
+	}
+	while (qp->state == VROCE_QPS_ERR && rq->ci != rq->pi) {
+		vroce_emu_flush_one(emu, qp, VROCE_EMU_RQ);
+		cond_resched();
+	}
+}
+
+/* ---- the engine's work items ---- */
+
+static bool vroce_emu_enabled(struct vroce_emu *emu)
+{
+	unsigned long flags;
+	bool on;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	on = vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	return on;
+}
+
+/* Add the QPs rung since the last look to those to visit. */
+static void vroce_emu_take_doorbells(struct vroce_emu *emu)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	bitmap_or(emu->run_map, emu->run_map, emu->db_pending, VROCE_MAX_QP);
+	bitmap_zero(emu->db_pending, VROCE_MAX_QP);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+}
+
+static void vroce_emu_earliest(unsigned long *next, bool *any,
+			       unsigned long when)
+{
+	if (!*any || time_before(when, *next))
+		*next = when;
+	*any = true;
+}
+
+/* Run the timer work when the next RNR retry or delayed event is due. */
+static void vroce_emu_timer_arm(struct vroce_emu *emu)
+{
+	unsigned long next = 0, now = jiffies;
+	bool any = false;
+	u32 i;
+
+	if (!emu->timed)
+		return;
+	for (i = 0; i < VROCE_MAX_QP; i++)
+		if (emu->qps[i].valid && emu->qps[i].rnr_wait)
+			vroce_emu_earliest(&next, &any, emu->qps[i].rnr_deadline);
+	for (i = 0; i < VROCE_MAX_CQ; i++)
+		if (emu->cqs[i].valid && emu->cqs[i].event_pending)
+			vroce_emu_earliest(&next, &any, emu->cqs[i].event_due);
+	if (any)
+		mod_delayed_work(emu->wq, &emu->timer_work,
+				 time_after(next, now) ? next - now : 0);
+	emu->timed = any;	/* the scans can stop until one is set again */
+}
+
+/* RNR retries and delayed events whose time has come. */
+static void vroce_emu_timers_expire(struct vroce_emu *emu)
+{
+	unsigned long now = jiffies;
+	struct vroce_emu_qp *qp;
+	struct vroce_emu_cq *cq;
+	u32 i;
+
+	for (i = 0; i < VROCE_MAX_QP; i++) {
+		qp = &emu->qps[i];
+		if (qp->valid && qp->rnr_wait &&
+		    time_after_eq(now, qp->rnr_deadline)) {
+			qp->rnr_wait = false;
+			vroce_emu_qp_kick(emu, qp);
+		}
+	}
+	for (i = 0; i < VROCE_MAX_CQ; i++) {
+		cq = &emu->cqs[i];
+		if (cq->valid && cq->event_pending &&
+		    time_after_eq(now, cq->event_due)) {
+			cq->event_pending = false;
+			vroce_emu_eq_post(emu, VROCE_EQE_COMP, i);
+		}
+	}
+}
+
+/* One engine pass: every QP rung or kicked, until none is left. */
+static void vroce_emu_engine_pass(struct vroce_emu *emu)
+{
+	unsigned long i;
+
+	lockdep_assert_held(&emu->lock);
+	for (;;) {
+		vroce_emu_take_doorbells(emu);
+		i = find_first_bit(emu->run_map, VROCE_MAX_QP);
+		if (i >= VROCE_MAX_QP)
+			break;
+		__clear_bit(i, emu->run_map);
+		if (emu->qps[i].valid)
+			vroce_emu_qp_run(emu, &emu->qps[i]);
+		cond_resched();
+	}
+	vroce_emu_timer_arm(emu);
+	vroce_emu_engine_raise(emu);
+}
+
+static void vroce_emu_engine_work(struct work_struct *work)
+{
+	struct vroce_emu *emu = container_of(work, struct vroce_emu,
+					     engine_work);
+
+	mutex_lock(&emu->lock);
+	if (vroce_emu_enabled(emu))
+		vroce_emu_engine_pass(emu);
+	mutex_unlock(&emu->lock);
+}
+
+static void vroce_emu_timer_work(struct work_struct *work)
+{
+	struct vroce_emu *emu = container_of(to_delayed_work(work),
+					     struct vroce_emu, timer_work);
+
+	mutex_lock(&emu->lock);
+	if (vroce_emu_enabled(emu)) {
+		vroce_emu_timers_expire(emu);
+		vroce_emu_engine_pass(emu);
+	}
+	mutex_unlock(&emu->lock);
+}
+
+/* Let the engine visit the QPs kicked outside it (commands). */
+static void vroce_emu_engine_kick(struct vroce_emu *emu)
+{
+	if (!bitmap_empty(emu->run_map, VROCE_MAX_QP))
+		queue_work(emu->wq, &emu->engine_work);
+}
+
+/* ---- doorbells ---- */
+
+/* DB_SQ or DB_RQ: note the producer index; true when the QPN is sane. */
+static bool vroce_emu_db_qp(struct vroce_emu *emu, int q, u32 val)
+{
+	u32 qpn = FIELD_GET(VROCE_DB_QPN, val), slot = qpn - VROCE_QPN_BASE;
+
+	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP)
+		return false;
+	emu->qp_db[slot].pi[q] = FIELD_GET(VROCE_DB_PI, val);
+	__set_bit(slot, emu->db_pending);
+	return true;
+}
+
+/* DB_CQ: the consumer index, and an arm request; NEXT covers SOL. */
+static void vroce_emu_db_cq(struct vroce_emu *emu, u32 val)
+{
+	u32 cqn = FIELD_GET(VROCE_DB_CQ_CQN, val);
+	u32 cmd = FIELD_GET(VROCE_DB_CQ_CMD, val);
+	struct vroce_emu_cq_db *db;
+
+	if (cqn >= VROCE_MAX_CQ)
+		return;
+	db = &emu->cq_db[cqn];
+	db->ci = FIELD_GET(VROCE_DB_CQ_CI, val);
+	if (cmd == VROCE_DB_CQ_CMD_ARM_NEXT)
+		db->arm = VROCE_DB_CQ_CMD_ARM_NEXT;
+	else if (cmd == VROCE_DB_CQ_CMD_ARM_SOL && !db->arm)
+		db->arm = VROCE_DB_CQ_CMD_ARM_SOL;
+}
+
+/**
+ * vroce_emu_doorbell() - decode a write to a data path doorbell
+ * @emu: the HCA
+ * @off: the register written
+ * @val: the value
+ *
+ * DB_SQ and DB_RQ record the QP's producer index and queue the engine;
+ * DB_CQ records the CQ's consumer index and arm request. A disabled HCA
+ * ignores doorbells, and so does it those naming no possible QP or CQ.
+ *
+ * Context: any context; takes @emu->reg_lock, never sleeps or allocates.
+ * Return: true when @off is a doorbell (the write is handled).
+ */
+bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val)
+{
+	unsigned long flags;
+	bool on;
+
+	if (off != VROCE_REG_DB_SQ && off != VROCE_REG_DB_RQ &&
+	    off != VROCE_REG_DB_CQ)
+		return false;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	on = vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
+	if (on && off == VROCE_REG_DB_CQ)
+		vroce_emu_db_cq(emu, val);
+	else if (on && vroce_emu_db_qp(emu, off == VROCE_REG_DB_SQ ?
+				       VROCE_EMU_SQ : VROCE_EMU_RQ, val))
+		/* Under the lock: a reset that disabled us flushes this. */
+		queue_work(emu->wq, &emu->engine_work);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	return true;
+}
+
+/* ---- commands ---- */
+
+/**
+ * vroce_emu_pd_busy() - whether a QP still uses a protection domain
+ * @emu: the HCA
+ * @pdn: the PD
+ *
+ * Context: @emu->lock held.
+ * Return: true when some QP belongs to @pdn.
+ */
+bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn)
+{
+	u32 i;
+
+	for (i = 0; i < VROCE_MAX_QP; i++)
+		if (emu->qps[i].valid && emu->qps[i].pdn == pdn)
+			return true;
+	return false;
+}
+
+/**
+ * vroce_emu_create_cq() - CREATE_CQ: a CQ context over a ring of CQEs
+ * @emu: the HCA
+ * @cmd: the request
+ * @resp: where the CQN goes
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_PARAM (depth or ring) or NO_RESOURCE.
+ */
+u16 vroce_emu_create_cq(struct vroce_emu *emu,
+			const struct vroce_cmd_create_cq *cmd,
+			struct vroce_resp_create_cq *resp)
+{
+	u32 log2 = le32_to_cpu(cmd->depth_log2), cqn;
+	struct vroce_emu_ring ring;
+	unsigned long flags;
+
+	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 ||
+	    !vroce_emu_ring_from_cmd(&ring, &cmd->ring, log2, VROCE_CQE_SIZE))
+		return VROCE_CMD_BAD_PARAM;
+	for (cqn = 0; cqn < VROCE_MAX_CQ; cqn++)
+		if (!emu->cqs[cqn].valid)
+			break;
+	if (cqn == VROCE_MAX_CQ)
+		return VROCE_CMD_NO_RESOURCE;
+
+	memset(&emu->cqs[cqn], 0, sizeof(emu->cqs[cqn]));
+	emu->cqs[cqn].ring = ring;
+	emu->cqs[cqn].valid = true;
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	memset(&emu->cq_db[cqn], 0, sizeof(emu->cq_db[cqn]));
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	resp->cqn = cpu_to_le32(cqn);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_destroy_cq() - DESTROY_CQ
+ * @emu: the HCA
+ * @cmd: the request
+ *
+ * The HCA writes nothing to the CQ's ring once this succeeds; a delayed
+ * completion event for it is forgotten.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE, or BUSY while a QP completes to it.
+ */
+u16 vroce_emu_destroy_cq(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_cq *cmd)
+{
+	struct vroce_emu_cq *cq = vroce_emu_cq_of(emu, le32_to_cpu(cmd->cqn));
+
+	if (!cq)
+		return VROCE_CMD_BAD_HANDLE;
+	if (cq->users)
+		return VROCE_CMD_BUSY;
+	memset(cq, 0, sizeof(*cq));
+	return VROCE_CMD_OK;
+}
+
+/* Forget the doorbells of QP slot @slot. */
+static void vroce_emu_qp_db_clear(struct vroce_emu *emu, u32 slot)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	memset(&emu->qp_db[slot], 0, sizeof(emu->qp_db[slot]));
+	__clear_bit(slot, emu->db_pending);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	__clear_bit(slot, emu->run_map);
+}
+
+/**
+ * vroce_emu_create_qp() - CREATE_QP: an RC QP context, in RESET
+ * @emu: the HCA
+ * @cmd: the request
+ * @resp: where the QPN goes
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD or CQ), BAD_PARAM (depth or ring)
+ * or NO_RESOURCE.
+ */
+u16 vroce_emu_create_qp(struct vroce_emu *emu,
+			const struct vroce_cmd_create_qp *cmd,
+			struct vroce_resp_create_qp *resp)
+{
+	u32 scqn = le32_to_cpu(cmd->scqn), rcqn = le32_to_cpu(cmd->rcqn);
+	u32 pdn = le32_to_cpu(cmd->pdn), slot;
+	struct vroce_emu_wq sq, rq;
+	struct vroce_emu_qp *qp;
+
+	if (!vroce_emu_pd_valid(emu, pdn) || !vroce_emu_cq_of(emu, scqn) ||
+	    !vroce_emu_cq_of(emu, rcqn))
+		return VROCE_CMD_BAD_HANDLE;
+	if (!vroce_emu_wq_from_cmd(&sq, &cmd->sq, cmd->sq_depth_log2,
+				   VROCE_SEND_WQE_SIZE) ||
+	    !vroce_emu_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
+				   VROCE_RECV_WQE_SIZE))
+		return VROCE_CMD_BAD_PARAM;
+	for (slot = 0; slot < VROCE_MAX_QP; slot++)
+		if (!emu->qps[slot].valid)
+			break;
+	if (slot == VROCE_MAX_QP)
+		return VROCE_CMD_NO_RESOURCE;
+
+	qp = &emu->qps[slot];
+	memset(qp, 0, sizeof(*qp));
+	qp->valid = true;
+	qp->qpn = VROCE_QPN_BASE + slot;
+	qp->pdn = pdn;
+	qp->scqn = scqn;
+	qp->rcqn = rcqn;
+	qp->sq_sig_all = cmd->sq_sig_all;
+	qp->state = VROCE_QPS_RESET;
+	qp->wq[VROCE_EMU_SQ] = sq;
+	qp->wq[VROCE_EMU_RQ] = rq;
+	emu->cqs[scqn].users++;
+	emu->cqs[rcqn].users++;
+	vroce_emu_qp_db_clear(emu, slot);
+	resp->qpn = cpu_to_le32(qp->qpn);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_modify_qp() - MODIFY_QP: a new state and the QP's attributes
+ * @emu: the HCA
+ * @cmd: the request
+ *
+ * Any transition to a valid state is taken (the driver checks the state
+ * machine); every attribute in @cmd replaces the QP's. To RESET forgets
+ * the rings' progress and the recorded doorbells. To ERR completes every
+ * outstanding WQE of both queues with a flush error before the response.
+ * Any new state ends an RNR wait: the head WQE is retried at once, with
+ * its retries counted afresh.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE, or BAD_PARAM (state, access, retry
+ * counts, RNR timer code or loopback out of range).
+ */
+u16 vroce_emu_modify_qp(struct vroce_emu *emu,
+			const struct vroce_cmd_modify_qp *cmd)
+{
+	struct vroce_emu_qp *qp = vroce_emu_qp_of(emu, le32_to_cpu(cmd->qpn));
+	u32 state = le32_to_cpu(cmd->state), access = le32_to_cpu(cmd->access);
+	int q;
+
+	if (!qp)
+		return VROCE_CMD_BAD_HANDLE;
+	if (state > VROCE_QPS_ERR || (access & ~VROCE_ACC_MASK) ||
+	    cmd->rnr_retry > VROCE_EMU_RNR_FOREVER || cmd->retry_cnt > 7 ||
+	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_emu_rnr_usecs) ||
+	    cmd->loopback > 1)
+		return VROCE_CMD_BAD_PARAM;
+
+	qp->dest_qpn = le32_to_cpu(cmd->dest_qpn);
+	qp->access = access;
+	qp->rnr_retry = cmd->rnr_retry;
+	qp->min_rnr_timer = cmd->min_rnr_timer;
+	qp->retry_cnt = cmd->retry_cnt;
+	qp->loopback = cmd->loopback;
+	qp->rnr_active = false;
+	qp->rnr_wait = false;
+	qp->state = state;
+	if (state == VROCE_QPS_RESET) {
+		for (q = VROCE_EMU_SQ; q <= VROCE_EMU_RQ; q++) {
+			qp->wq[q].pi = 0;
+			qp->wq[q].ci = 0;
+		}
+		vroce_emu_qp_db_clear(emu, vroce_emu_qp_slot(emu, qp));
+		return VROCE_CMD_OK;
+	}
+	vroce_emu_qp_kick(emu, qp);
+	if (state == VROCE_QPS_ERR)
+		vroce_emu_qp_run(emu, qp);
+	vroce_emu_engine_kick(emu);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_destroy_qp() - DESTROY_QP
+ * @emu: the HCA
+ * @cmd: the request
+ *
+ * Once this returns the engine never touches the QP's rings again.
+ * Requesters waiting for a receive at it retry now, and find no peer.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK or BAD_HANDLE.
+ */
+u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_qp *cmd)
+{
+	struct vroce_emu_qp *qp = vroce_emu_qp_of(emu, le32_to_cpu(cmd->qpn));
+	u32 slot;
+
+	if (!qp)
+		return VROCE_CMD_BAD_HANDLE;
+	slot = vroce_emu_qp_slot(emu, qp);
+	emu->cqs[qp->scqn].users--;
+	emu->cqs[qp->rcqn].users--;
+	memset(qp, 0, sizeof(*qp));
+	vroce_emu_qp_db_clear(emu, slot);
+	vroce_emu_rnr_wake(emu, slot);
+	vroce_emu_engine_kick(emu);
+	return VROCE_CMD_OK;
+}
+
+/* ---- life cycle ---- */
+
+/**
+ * vroce_emu_engine_alloc() - set up the data path of a new HCA
+ * @emu: the HCA
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int vroce_emu_engine_alloc(struct vroce_emu *emu)
+{
+	INIT_WORK(&emu->engine_work, vroce_emu_engine_work);
+	INIT_DELAYED_WORK(&emu->timer_work, vroce_emu_timer_work);
+	emu->qps = kvcalloc(VROCE_MAX_QP, sizeof(*emu->qps), GFP_KERNEL);
+	emu->cqs = kvcalloc(VROCE_MAX_CQ, sizeof(*emu->cqs), GFP_KERNEL);
+	emu->bounce = kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
+	if (!emu->qps || !emu->cqs || !emu->bounce) {
+		vroce_emu_engine_free(emu);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * vroce_emu_engine_free() - free what vroce_emu_engine_alloc() allocated
+ * @emu: the HCA, its engine stopped
+ */
+void vroce_emu_engine_free(struct vroce_emu *emu)
+{
+	kvfree(emu->bounce);
+	kvfree(emu->cqs);
+	kvfree(emu->qps);
+	emu->bounce = NULL;
+	emu->cqs = NULL;
+	emu->qps = NULL;
+}
+
+/**
+ * vroce_emu_engine_quiesce() - wait for the engine to go idle
+ * @emu: the HCA, already disabled (doorbells no longer queue work)
+ *
+ * Finishes a pass in flight and cancels the RNR and event timer.
+ *
+ * Context: process context, may sleep; not with @emu->lock held.
+ */
+void vroce_emu_engine_quiesce(struct vroce_emu *emu)
+{
+	flush_work(&emu->engine_work);
+	cancel_delayed_work_sync(&emu->timer_work);
+}
+
+/**
+ * vroce_emu_engine_stop() - stop the engine for good
+ * @emu: the HCA being deleted
+ *
+ * Context: process context, may sleep; not with @emu->lock held.
+ */
+void vroce_emu_engine_stop(struct vroce_emu *emu)
+{
+	disable_work_sync(&emu->engine_work);
+	disable_delayed_work_sync(&emu->timer_work);
+}
+
+/**
+ * vroce_emu_engine_reset() - forget every CQ, QP, doorbell and the EQ
+ * @emu: the HCA, its engine quiesced
+ *
+ * Context: @emu->lock held.
+ */
+void vroce_emu_engine_reset(struct vroce_emu *emu)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&emu->lock);
+	memset(emu->qps, 0, VROCE_MAX_QP * sizeof(*emu->qps));
+	memset(emu->cqs, 0, VROCE_MAX_CQ * sizeof(*emu->cqs));
+	bitmap_zero(emu->run_map, VROCE_MAX_QP);
+	emu->eq_raise = false;
+	emu->timed = false;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	memset(emu->qp_db, 0, sizeof(emu->qp_db));
+	memset(emu->cq_db, 0, sizeof(emu->cq_db));
+	bitmap_zero(emu->db_pending, VROCE_MAX_QP);
+	emu->eq_pi = 0;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vroce emulated HCA, inside: the device state shared by the register
+ * decode, command processor and translation engine (c/vroce_emu.c) and the
+ * data path engine (c/vroce_emu_engine.c). The driver never sees this.
+ *
+ * Locking: @reg_lock (a spinlock, always taken irqsave: doorbells come from
+ * any context) protects the register file and the doorbell records; @lock
+ * (a mutex) protects everything else and is held by the command processor
+ * and the engine for as long as they run. @lock nests outside @reg_lock.
+ */
+#ifndef _VROCE_EMU_PRIV_H_
+#define _VROCE_EMU_PRIV_H_
+
+#include <linux/bitmap.h>
+#include <linux/mutex.h>
+#include <linux/platform_device.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "vroce_emu.h"
+#include "vroce_regs.h"
+
+enum vroce_emu_mr_state {
+	VROCE_EMU_MR_FREE = 0,		/* slot unused */
+	VROCE_EMU_MR_VALID,		/* translates */
+	VROCE_EMU_MR_FRMR_INVALID,	/* fast-reg MR not registered yet */
+};
+
+/* One memory protection table entry. */
+struct vroce_emu_mpt {
+	enum vroce_emu_mr_state state;
+	u8 tag;			/* key byte of the MR in this slot, or of the last */
+	u32 pdn;
+	u32 access;
+	u32 kind;
+	u64 iova;
+	u64 length;
+	struct vroce_emu_mtt mtt;
+};
+
+/**
+ * struct vroce_emu_ring - a ring in host memory, as the HCA reaches it
+ * @mtt: its translation, one region
+ * @depth_log2: entries = 2^n
+ * @entry_size: bytes per entry, a power of two no larger than a page
+ */
+struct vroce_emu_ring {
+	struct vroce_emu_mtt mtt;
+	u32 depth_log2;
+	u32 entry_size;
+};
+
+/**
+ * struct vroce_emu_wq - the HCA's side of a send or receive queue
+ * @ring: the WQEs
+ * @pi: producer count as far as doorbells told, widened to 32 bits
+ * @ci: consumer count: WQEs the HCA has completed
+ */
+struct vroce_emu_wq {
+	struct vroce_emu_ring ring;
+	u32 pi;
+	u32 ci;
+};
+
+/* Doorbell record and queue index of a QP's send and receive queue. */
+#define VROCE_EMU_SQ		0
+#define VROCE_EMU_RQ		1
+
+/**
+ * struct vroce_emu_qp - a queue pair context
+ * @valid: the slot holds a QP
+ * @qpn: its number, VROCE_QPN_BASE + slot
+ * @pdn: its protection domain
+ * @scqn: CQ of the send queue
+ * @rcqn: CQ of the receive queue
+ * @sq_sig_all: every send WQE completes
+ * @state: enum vroce_qp_state
+ * @dest_qpn: the peer
+ * @access: VROCE_ACC_REMOTE_* the peer may use on this QP
+ * @rnr_retry: RNR retries of each send, 7: forever
+ * @min_rnr_timer: IB_RNR_TIMER_* code a requester waits after an RNR here
+ * @retry_cnt: transport retries (kept; a lost packet fails at once)
+ * @loopback: the peer is on this HCA
+ * @wq: the send (VROCE_EMU_SQ) and receive (VROCE_EMU_RQ) queue
+ * @rnr_active: the head send WQE met an empty receive queue
+ * @rnr_wait: ... and waits for @rnr_deadline or a receive at @rnr_peer
+ * @rnr_left: RNR retries left for the head send WQE
+ * @rnr_peer: slot of the QP whose receive queue it waits for
+ * @rnr_deadline: jiffies of the next retry
+ */
+struct vroce_emu_qp {
+	bool valid;
+	u32 qpn;
+	u32 pdn;
+	u32 scqn;
+	u32 rcqn;
+	bool sq_sig_all;
+	u32 state;
+	u32 dest_qpn;
+	u32 access;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 retry_cnt;
+	bool loopback;
+	struct vroce_emu_wq wq[2];
+	bool rnr_active;
+	bool rnr_wait;
+	u8 rnr_left;
+	u32 rnr_peer;
+	unsigned long rnr_deadline;
+};
+
+/**
+ * struct vroce_emu_cq - a completion queue context
+ * @valid: the slot holds a CQ
+ * @ring: the CQEs
+ * @pi: producer count: CQEs written
+ * @users: send and receive queues completing here
+ * @overflowed: a CQE was lost (reported once)
+ * @event_pending: a delayed completion event is due at @event_due
+ * @event_due: jiffies
+ */
+struct vroce_emu_cq {
+	bool valid;
+	struct vroce_emu_ring ring;
+	u32 pi;
+	u32 users;
+	bool overflowed;
+	bool event_pending;
+	unsigned long event_due;
+};
+
+/**
+ * struct vroce_emu_qp_db - the doorbell record of a QP
+ * @pi: the last producer index rung, per queue (VROCE_EMU_SQ/RQ)
+ */
+struct vroce_emu_qp_db {
+	u16 pi[2];
+};
+
+/**
+ * struct vroce_emu_cq_db - the doorbell record of a CQ
+ * @ci: the last consumer index rung
+ * @arm: VROCE_DB_CQ_CMD_ARM_NEXT or _ARM_SOL while armed, else 0
+ */
+struct vroce_emu_cq_db {
+	u16 ci;
+	u8 arm;
+};
+
+struct vroce_emu {
+	struct platform_device *pdev;
+
+	spinlock_t reg_lock;		/* protects regs[] and the doorbell records */
+	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
+	struct vroce_emu_qp_db qp_db[VROCE_MAX_QP];
+	struct vroce_emu_cq_db cq_db[VROCE_MAX_CQ];
+	DECLARE_BITMAP(db_pending, VROCE_MAX_QP);	/* rung since last look */
+	u32 eq_pi;			/* event queue producer count */
+
+	struct mutex lock;		/* protects everything below */
+	struct vroce_emu_mpt *mpt;
+	unsigned long *pd_map;
+	void (*irq_handler)(void *data);
+	void *irq_data;
+	u32 fail_cmds;
+	u32 fail_status;
+	u32 drop_cmds;
+	u32 delay_ms;
+
+	/* Data path (c/vroce_emu_engine.c). */
+	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
+	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
+	DECLARE_BITMAP(run_map, VROCE_MAX_QP);	/* QPs the engine must visit */
+	void *bounce;			/* one message, VROCE_MAX_MSG_SIZE */
+	bool eq_raise;			/* EQEs written since the last interrupt */
+	bool timed;			/* an RNR wait or delayed event may exist */
+	u32 drop_events;
+	u32 event_delay_ms;
+	u32 eq_lost;			/* events the EQ could not take */
+
+	struct workqueue_struct *wq;	/* ordered: one work item at a time */
+	struct work_struct cmd_work;
+	struct work_struct engine_work;
+	struct delayed_work timer_work;	/* RNR retries, delayed events */
+	struct dentry *debugfs;
+};
+
+static inline struct device *vroce_emu_dev(struct vroce_emu *emu)
+{
+	return &emu->pdev->dev;
+}
+
+/* Caller holds @reg_lock, or reads a value it may see stale. */
+static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
+{
+	return emu->regs[off / sizeof(u32)];
+}
+
+/* c/vroce_emu.c */
+bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
+int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+			       u64 iova, void *buf, u64 len, u32 access,
+			       bool write);
+int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+				   u64 iova, u64 length, u32 access);
+int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
+
+/* c/vroce_emu_engine.c */
+int vroce_emu_engine_alloc(struct vroce_emu *emu);
+void vroce_emu_engine_free(struct vroce_emu *emu);
+void vroce_emu_engine_quiesce(struct vroce_emu *emu);
+void vroce_emu_engine_stop(struct vroce_emu *emu);
+void vroce_emu_engine_reset(struct vroce_emu *emu);
+void vroce_emu_engine_raise(struct vroce_emu *emu);
+bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
+bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
+u16 vroce_emu_create_cq(struct vroce_emu *emu,
+			const struct vroce_cmd_create_cq *cmd,
+			struct vroce_resp_create_cq *resp);
+u16 vroce_emu_destroy_cq(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_cq *cmd);
+u16 vroce_emu_create_qp(struct vroce_emu *emu,
+			const struct vroce_cmd_create_qp *cmd,
+			struct vroce_resp_create_qp *resp);
+u16 vroce_emu_modify_qp(struct vroce_emu *emu,
+			const struct vroce_cmd_modify_qp *cmd);
+u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_qp *cmd);
+
+#endif /* _VROCE_EMU_PRIV_H_ */

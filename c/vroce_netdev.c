@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce: the HCA's Ethernet port as a net_device.
+ *
+ * A RoCE port takes its GID table from a netdev: its MAC gives the default
+ * link-local GID and its IP addresses the others, and the RDMA core checks
+ * every address vector against that table. A converged NIC has such a
+ * netdev from its Ethernet driver; the emulated HCA has no Ethernet side,
+ * so vroce registers a small one whose transmit drops frames (RDMA traffic
+ * never goes through it: loopback is decided by destination MAC, see
+ * Documentation/datapath.rst).
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "vroce.h"
+
+static netdev_tx_t vroce_netdev_xmit(struct sk_buff *skb,
+				     struct net_device *ndev)
+{
+	dev_core_stats_tx_dropped_inc(ndev);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops vroce_netdev_ops = {
+	.ndo_start_xmit = vroce_netdev_xmit,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+/**
+ * vroce_netdev_init() - register the port's netdev and tie it to the port
+ * @vdev: the device, not yet registered with the RDMA core
+ *
+ * Context: process context, may sleep; takes the RTNL.
+ * Return: 0 or a negative errno; nothing is left registered on failure.
+ */
+int vroce_netdev_init(struct vroce_dev *vdev)
+{
+	struct net_device *ndev;
+	int err;
+
+	ndev = alloc_etherdev(0);
+	if (!ndev)
+		return -ENOMEM;
+	strscpy(ndev->name, "vroce%d", sizeof(ndev->name));
+	SET_NETDEV_DEV(ndev, vdev->dma_dev);
+	ndev->netdev_ops = &vroce_netdev_ops;
+	ndev->flags |= IFF_NOARP;
+	eth_hw_addr_random(ndev);
+
+	err = register_netdev(ndev);
+	if (err)
+		goto err_free;
+	rtnl_lock();
+	err = dev_open(ndev, NULL);
+	rtnl_unlock();
+	if (err)
+		goto err_unregister;
+	err = ib_device_set_netdev(&vdev->ibdev, ndev, 1);
+	if (err)
+		goto err_unregister;
+	vdev->netdev = ndev;
+	return 0;
+
+err_unregister:
+	unregister_netdev(ndev);
+err_free:
+	free_netdev(ndev);
+	return err;
+}
+
+/**
+ * vroce_netdev_exit() - untie and unregister the port's netdev
+ * @vdev: the device, unregistered from the RDMA core
+ *
+ * Context: process context, may sleep; takes the RTNL.
+ */
+void vroce_netdev_exit(struct vroce_dev *vdev)
+{
+	ib_device_set_netdev(&vdev->ibdev, NULL, 1);
+	unregister_netdev(vdev->netdev);
+	free_netdev(vdev->netdev);
+	vdev->netdev = NULL;
+}

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce: reliable-connected queue pairs (Documentation/datapath.rst).
+ *
+ * Each QP has a send and a receive ring, kernel-buffer MTRs the HCA reads
+ * by DMA address. post_send()/post_recv() write WQEs into the ring and ring
+ * the QP's doorbell with one register write: no command, no sleeping, no
+ * allocation. The state machine is the core's (ib_modify_qp_is_ok()); the
+ * HCA is told each new state with MODIFY_QP.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/log2.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <rdma/ib_verbs.h>
+
+#include "vroce.h"
+#include "vroce_regs.h"
+#include "../bindings/vroce_abi.h"
+
+#define VROCE_MAX_RD_ATOMIC	16
+
+static void *vroce_wq_entry(struct vroce_wq *wq, u32 n)
+{
+	return vroce_mtr_buf_kva(wq->mtr,
+				 (u64)(n & (BIT(wq->depth_log2) - 1)) * wq->wqe_size);
+}
+
+static int vroce_wq_init(struct vroce_dev *vdev, struct vroce_wq *wq,
+			 u32 max_wr, u32 wqe_size, u32 max_sge)
+{
+	struct vroce_buf_attr attr = {
+		.region_count = 1,
+		.page_shift = PAGE_SHIFT,
+		.adaptive = true,
+	};
+
+	/* At least two entries, so that a ring always has a phase to flip. */
+	wq->depth_log2 = max_wr > 2 ? order_base_2(max_wr) : 1;
+	wq->wqe_size = wqe_size;
+	wq->max_sge = max_sge;
+	wq->pi = 0;
+	wq->ci = 0;
+	spin_lock_init(&wq->lock);
+	attr.region[0].size = (u64)wqe_size << wq->depth_log2;
+	return vroce_mtr_create(vdev, &wq->mtr, &attr, PAGE_SHIFT, NULL, 0);
+}
+
+static int vroce_qp_check_init(struct vroce_dev *vdev,
+			       const struct ib_qp_init_attr *init)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+	u32 max_wr = BIT(vdev->attr.max_wq_depth_log2);
+
+	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+		return -EOPNOTSUPP;
+	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
+	    cap->max_send_sge > VROCE_MAX_SEND_SGE ||
+	    cap->max_recv_sge > VROCE_MAX_RECV_SGE ||
+	    cap->max_inline_data > VROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	struct vroce_qp *qp = to_vroce_qp(ibqp);
+	struct vroce_qp_desc desc = {};
+	u32 qpn;
+	int err;
+
+	/* Kernel QPs only: user QPs would need mapped rings and doorbells. */
+	if (udata)
+		return -EOPNOTSUPP;
+	err = vroce_qp_check_init(vdev, init);
+	if (err)
+		return err;
+
+	mutex_init(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->max_inline = VROCE_MAX_INLINE;
+	err = vroce_wq_init(vdev, &qp->sq, init->cap.max_send_wr,
+			    VROCE_SEND_WQE_SIZE, VROCE_MAX_SEND_SGE);
+	if (err)
+		return err;
+	err = vroce_wq_init(vdev, &qp->rq, init->cap.max_recv_wr,
+			    VROCE_RECV_WQE_SIZE, VROCE_MAX_RECV_SGE);
+	if (err)
+		goto err_destroy_sq;
+
+	desc.pdn = to_vroce_pd(ibqp->pd)->pdn;
+	desc.scqn = to_vroce_cq(init->send_cq)->cqn;
+	desc.rcqn = to_vroce_cq(init->recv_cq)->cqn;
+	desc.sq = qp->sq.mtr;
+	desc.rq = qp->rq.mtr;
+	desc.sq_depth_log2 = qp->sq.depth_log2;
+	desc.rq_depth_log2 = qp->rq.depth_log2;
+	desc.sq_sig_all = qp->sq_sig_all;
+	err = vroce_cmd_create_qp(vdev, &desc, &qpn);
+	if (err)
+		goto err_destroy_rq;
+	ibqp->qp_num = qpn;
+	err = xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy_qp;
+
+	init->cap.max_send_wr = BIT(qp->sq.depth_log2);
+	init->cap.max_recv_wr = BIT(qp->rq.depth_log2);
+	init->cap.max_send_sge = VROCE_MAX_SEND_SGE;
+	init->cap.max_recv_sge = VROCE_MAX_RECV_SGE;
+	init->cap.max_inline_data = qp->max_inline;
+	return 0;
+
+err_destroy_qp:
+	if (vroce_cmd_destroy_qp(vdev, qpn))
+		return err;	/* the HCA may still use the rings: keep them */
+err_destroy_rq:
+	vroce_mtr_destroy(vdev, qp->rq.mtr);
+err_destroy_sq:
+	vroce_mtr_destroy(vdev, qp->sq.mtr);
+	return err;
+}
+
+static u32 vroce_qp_hca_state(enum ib_qp_state state)
+{
+	switch (state) {
+	case IB_QPS_RESET:
+		return VROCE_QPS_RESET;
+	case IB_QPS_INIT:
+		return VROCE_QPS_INIT;
+	case IB_QPS_RTR:
+		return VROCE_QPS_RTR;
+	case IB_QPS_RTS:
+		return VROCE_QPS_RTS;
+	default:
+		return VROCE_QPS_ERR;
+	}
+}
+
+/*
+ * The peer of a RoCE address vector: on this HCA when the destination MAC
+ * is the port's own (the core has checked the source GID).
+ */
+static int vroce_qp_check_av(struct vroce_dev *vdev,
+			     const struct rdma_ah_attr *ah, bool *loopback)
+{
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) ||
+	    rdma_ah_get_port_num(ah) != 1)
+		return -EINVAL;
+	*loopback = vdev->netdev &&
+		    ether_addr_equal(ah->roce.dmac, vdev->netdev->dev_addr);
+	return 0;
+}
+
+static int vroce_qp_check_attr(struct vroce_dev *vdev,
+			       const struct ib_qp_attr *attr, int mask,
+			       bool *loopback)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) && attr->path_mtu > IB_MTU_4096)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > VROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > VROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if (mask & IB_QP_AV)
+		return vroce_qp_check_av(vdev, &attr->ah_attr, loopback);
+	return 0;
+}
+
+/* Keep what modify_qp was given, for query_qp and later transitions. */
+static void vroce_qp_store_attr(struct vroce_qp *qp,
+				const struct ib_qp_attr *attr, int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		/* No reference is kept: the core holds the QP's own. */
+		a->ah_attr.grh.sgid_attr = NULL;
+	}
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+}
+
+static void vroce_wq_reset(struct vroce_wq *wq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	wq->pi = 0;
+	wq->ci = 0;
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	struct vroce_qp *qp = to_vroce_qp(ibqp);
+	struct vroce_qp_modify_desc desc = { .qpn = ibqp->qp_num };
+	enum ib_qp_state cur, next;
+	bool loopback = false;
+	u32 acc = 0;
+	int err;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	mutex_lock(&qp->state_lock);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : READ_ONCE(qp->state);
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
+		goto out;
+	err = vroce_qp_check_attr(vdev, attr, mask, &loopback);
+	if (err)
+		goto out;
+
+	vroce_qp_store_attr(qp, attr, mask);
+	if (mask & IB_QP_AV)
+		qp->loopback = loopback;
+	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)
+		acc |= VROCE_ACC_REMOTE_WRITE;
+	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)
+		acc |= VROCE_ACC_REMOTE_READ;
+	desc.state = vroce_qp_hca_state(next);
+	desc.dest_qpn = qp->attr.dest_qp_num;
+	desc.access = acc;
+	desc.rnr_retry = qp->attr.rnr_retry;
+	desc.min_rnr_timer = qp->attr.min_rnr_timer;
+	desc.retry_cnt = qp->attr.retry_cnt;
+	desc.loopback = qp->loopback;
+
+	err = vroce_cmd_modify_qp(vdev, &desc);
+	if (err)
+		goto out;
+	if (next == IB_QPS_RESET) {
+		vroce_wq_reset(&qp->sq);
+		vroce_wq_reset(&qp->rq);
+	}
+	WRITE_ONCE(qp->state, next);
+out:
+	mutex_unlock(&qp->state_lock);
+	return err;
+}
+
+int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct vroce_qp *qp = to_vroce_qp(ibqp);
+
+	mutex_lock(&qp->state_lock);
+	*attr = qp->attr;
+	mutex_unlock(&qp->state_lock);
+	attr->qp_state = READ_ONCE(qp->state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->port_num = 1;
+	attr->cap.max_send_wr = BIT(qp->sq.depth_log2);
+	attr->cap.max_recv_wr = BIT(qp->rq.depth_log2);
+	attr->cap.max_send_sge = VROCE_MAX_SEND_SGE;
+	attr->cap.max_recv_sge = VROCE_MAX_RECV_SGE;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* Wait until no poller or event handler still uses @qp. */
+static void vroce_qp_quiesce(struct vroce_qp *qp)
+{
+	struct vroce_cq *cqs[] = { to_vroce_cq(qp->ibqp.send_cq),
+				   to_vroce_cq(qp->ibqp.recv_cq) };
+	unsigned long flags;
+	int i;
+
+	synchronize_rcu();
+	for (i = 0; i < ARRAY_SIZE(cqs); i++) {
+		spin_lock_irqsave(&cqs[i]->lock, flags);
+		spin_unlock_irqrestore(&cqs[i]->lock, flags);
+	}
+}
+
+int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	struct vroce_qp *qp = to_vroce_qp(ibqp);
+	int err;
+
+	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
+	/* Pollers skip CQEs of a QP they cannot find. */
+	xa_erase(&vdev->qps, ibqp->qp_num);
+	vroce_qp_quiesce(qp);
+	if (err) {
+		/* The core frees @qp regardless; the rings stay with the HCA. */
+		ibdev_warn_ratelimited(ibqp->device, "DESTROY_QP %u failed (%d)\n",
+				       ibqp->qp_num, err);
+		return 0;
+	}
+	vroce_mtr_destroy(vdev, qp->rq.mtr);
+	vroce_mtr_destroy(vdev, qp->sq.mtr);
+	return 0;
+}
+
+/**
+ * vroce_qp_retire() - a CQE of @qp was polled: free its WQE slots
+ * @qp: the QP
+ * @rq: the CQE completes a receive WQE
+ * @wqe_idx: the WQE's index (low 16 bits); a send CQE also retires the
+ *	unsignaled WQEs before it
+ * @error: the completion is an error: the HCA has moved the QP to ERR
+ *
+ * Context: any context; called with the CQ's lock held.
+ */
+void vroce_qp_retire(struct vroce_qp *qp, bool rq, u16 wqe_idx, bool error)
+{
+	struct vroce_wq *wq = rq ? &qp->rq : &qp->sq;
+	unsigned long flags;
+	u16 ahead;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	ahead = (u16)(wqe_idx + 1) - (u16)wq->ci;
+	/* Only forward, never past what was posted. */
+	if (ahead <= wq->pi - wq->ci)
+		wq->ci += ahead;
+	spin_unlock_irqrestore(&wq->lock, flags);
+	if (error)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+}
+
+static void vroce_wqe_sges(struct vroce_wqe_sge *dst, const struct ib_sge *src,
+			   int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = cpu_to_le64(src[i].addr);
+		dst[i].length = cpu_to_le32(src[i].length);
+		dst[i].lkey = cpu_to_le32(src[i].lkey);
+	}
+}
+
+/* Copy the data of an inline send into the WQE. */
+static int vroce_wqe_inline(struct vroce_send_wqe *wqe,
+			    const struct ib_send_wr *wr, u32 max_inline)
+{
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > max_inline - len)
+			return -EINVAL;
+		memcpy(wqe->inline_data + len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
+	}
+	wqe->flags |= VROCE_WQE_F_INLINE;
+	wqe->inline_len = cpu_to_le32(len);
+	return 0;
+}
+
+static int vroce_wqe_reg_mr(struct vroce_send_wqe *wqe,
+			    const struct ib_reg_wr *reg)
+{
+	u32 acc;
+	int err;
+
+	err = vroce_mr_access(reg->access, &acc);
+	if (err)
+		return -EINVAL;
+	wqe->fr_iova = cpu_to_le64(reg->mr->iova);
+	wqe->fr_length = cpu_to_le64(reg->mr->length);
+	wqe->fr_key = cpu_to_le32(reg->key);
+	wqe->fr_access = cpu_to_le32(acc);
+	return 0;
+}
+
+/* Build the WQE for @wr in @wqe; -EINVAL for what the HCA cannot do. */
+static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
+			   const struct ib_send_wr *wr)
+{
+	static const u8 opcodes[] = {
+		[IB_WR_SEND] = VROCE_WQE_SEND,
+		[IB_WR_SEND_WITH_IMM] = VROCE_WQE_SEND_IMM,
+		[IB_WR_SEND_WITH_INV] = VROCE_WQE_SEND_INV,
+		[IB_WR_RDMA_WRITE] = VROCE_WQE_WRITE,
+		[IB_WR_RDMA_WRITE_WITH_IMM] = VROCE_WQE_WRITE_IMM,
+		[IB_WR_RDMA_READ] = VROCE_WQE_READ,
+		[IB_WR_REG_MR] = VROCE_WQE_REG_MR,
+		[IB_WR_LOCAL_INV] = VROCE_WQE_LOCAL_INV,
+	};
+	u8 op;
+
+	if (wr->opcode >= ARRAY_SIZE(opcodes) ||
+	    (!opcodes[wr->opcode] && wr->opcode != IB_WR_SEND))
+		return -EINVAL;
+	if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_SEND_SGE)
+		return -EINVAL;
+	op = opcodes[wr->opcode];
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->opcode = op;
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
+		wqe->flags |= VROCE_WQE_F_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		wqe->flags |= VROCE_WQE_F_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		wqe->flags |= VROCE_WQE_F_FENCE;
+
+	switch (op) {
+	case VROCE_WQE_REG_MR:
+		return vroce_wqe_reg_mr(wqe, reg_wr(wr));
+	case VROCE_WQE_LOCAL_INV:
+	case VROCE_WQE_SEND_INV:
+		wqe->imm_inv = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	case VROCE_WQE_SEND_IMM:
+	case VROCE_WQE_WRITE_IMM:
+		/* Passed through as posted (big endian). */
+		wqe->imm_inv = (__force __le32)wr->ex.imm_data;
+		break;
+	}
+	if (op == VROCE_WQE_WRITE || op == VROCE_WQE_WRITE_IMM ||
+	    op == VROCE_WQE_READ) {
+		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+	}
+	if (op == VROCE_WQE_LOCAL_INV)
+		return 0;
+
+	if ((wr->send_flags & IB_SEND_INLINE) && op != VROCE_WQE_READ)
+		return vroce_wqe_inline(wqe, wr, qp->max_inline);
+	wqe->num_sge = wr->num_sge;
+	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	struct vroce_qp *qp = to_vroce_qp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct vroce_wq *sq = &qp->sq;
+	unsigned long flags;
+	u32 start;
+	int err = 0;
+
+	/* In ERR work requests are taken and flushed (ib_drain_qp()). */
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_ERR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&sq->lock, flags);
+	start = sq->pi;
+	for (; wr; wr = wr->next) {
+		if (sq->pi - sq->ci >= BIT(sq->depth_log2)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = vroce_wqe_build(qp, vroce_wq_entry(sq, sq->pi), wr);
+		if (err)
+			break;
+		sq->pi++;
+	}
+	if (sq->pi != start) {
+		/* The WQEs are in memory before the HCA hears of them. */
+		dma_wmb();
+		vroce_hw_write32(&vdev->hw, VROCE_REG_DB_SQ,
+				 FIELD_PREP(VROCE_DB_QPN, ibqp->qp_num) |
+				 FIELD_PREP(VROCE_DB_PI, sq->pi & 0xffff));
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	struct vroce_qp *qp = to_vroce_qp(ibqp);
+	struct vroce_wq *rq = &qp->rq;
+	struct vroce_recv_wqe *wqe;
+	unsigned long flags;
+	u32 start;
+	int err = 0;
+
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&rq->lock, flags);
+	start = rq->pi;
+	for (; wr; wr = wr->next) {
+		if (rq->pi - rq->ci >= BIT(rq->depth_log2)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_RECV_SGE) {
+			err = -EINVAL;
+			break;
+		}
+		wqe = vroce_wq_entry(rq, rq->pi);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = cpu_to_le64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		rq->pi++;
+	}
+	if (rq->pi != start) {
+		dma_wmb();
+		vroce_hw_write32(&vdev->hw, VROCE_REG_DB_RQ,
+				 FIELD_PREP(VROCE_DB_QPN, ibqp->qp_num) |
+				 FIELD_PREP(VROCE_DB_PI, rq->pi & 0xffff));
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vroce HCA data path formats, as the hardware defines them: work queue
+ * entries (WQEs), completion queue entries (CQEs) and event queue entries
+ * (EQEs). Data only. Documentation/datapath.rst describes the rings, the
+ * doorbells and the ordering rules around them.
+ *
+ * All rings are power-of-two arrays in host memory described to the HCA by
+ * an MTR of one region; the HCA reaches them only by DMA address. Counters
+ * are free running; slot = counter & (depth - 1).
+ */
+#ifndef _VROCE_WQE_H_
+#define _VROCE_WQE_H_
+
+#include <linux/bits.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#define VROCE_MAX_QP			256
+#define VROCE_MAX_CQ			256
+#define VROCE_QPN_BASE			2	/* QPN 0 and 1 are special in IB */
+#define VROCE_MAX_WQ_DEPTH_LOG2		12	/* 4096 WQEs per queue */
+#define VROCE_MAX_CQ_DEPTH_LOG2		15	/* 32768 CQEs per CQ */
+#define VROCE_EQ_DEPTH_LOG2		9	/* 512 events */
+#define VROCE_MAX_MSG_SIZE		SZ_1M	/* one message, any opcode */
+
+#define VROCE_SEND_WQE_SIZE		128
+#define VROCE_RECV_WQE_SIZE		64
+#define VROCE_CQE_SIZE			32
+#define VROCE_EQE_SIZE			8
+#define VROCE_MAX_SEND_SGE		4
+#define VROCE_MAX_RECV_SGE		3
+#define VROCE_MAX_INLINE		64	/* bytes of inline send data */
+
+/* Send WQE opcodes. */
+enum vroce_wqe_opcode {
+	VROCE_WQE_SEND		= 0,
+	VROCE_WQE_SEND_IMM	= 1,
+	VROCE_WQE_SEND_INV	= 2,
+	VROCE_WQE_WRITE		= 3,
+	VROCE_WQE_WRITE_IMM	= 4,
+	VROCE_WQE_READ		= 5,
+	VROCE_WQE_REG_MR	= 6,
+	VROCE_WQE_LOCAL_INV	= 7,
+};
+
+/* Send WQE flags. */
+#define VROCE_WQE_F_SIGNALED	BIT(0)	/* complete even if not sq_sig_all */
+#define VROCE_WQE_F_SOLICITED	BIT(1)	/* the receive completes solicited */
+#define VROCE_WQE_F_INLINE	BIT(2)	/* data in the WQE, not behind SGEs */
+#define VROCE_WQE_F_FENCE	BIT(3)	/* wait for earlier READs */
+
+/**
+ * struct vroce_wqe_sge - a scatter/gather element
+ * @addr: address in the MR of @lkey
+ * @length: bytes
+ * @lkey: the local key
+ */
+struct vroce_wqe_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+/**
+ * struct vroce_send_wqe - an SQ entry, VROCE_SEND_WQE_SIZE bytes
+ * @wr_id: the consumer's cookie, returned in the CQE
+ * @opcode: enum vroce_wqe_opcode
+ * @flags: VROCE_WQE_F_*
+ * @num_sge: SGEs in @sge, up to VROCE_MAX_SEND_SGE (not with F_INLINE)
+ * @rsvd0: zero
+ * @imm_inv: immediate data as posted (big endian), or for SEND_INV and
+ *	LOCAL_INV the key to invalidate
+ * @remote_addr: WRITE/READ: address at the peer
+ * @rkey: WRITE/READ: the peer's key
+ * @inline_len: F_INLINE: bytes in @inline_data
+ * @fr_iova: REG_MR: first address of the MR
+ * @fr_length: REG_MR: bytes
+ * @fr_key: REG_MR: the key to register the MR under
+ * @fr_access: REG_MR: VROCE_ACC_*
+ * @rsvd1: zero
+ * @sge: the local buffers
+ * @inline_data: the data itself, with F_INLINE
+ */
+struct vroce_send_wqe {
+	__le64 wr_id;
+	u8 opcode;
+	u8 flags;
+	u8 num_sge;
+	u8 rsvd0;
+	__le32 imm_inv;
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 inline_len;
+	__le64 fr_iova;
+	__le64 fr_length;
+	__le32 fr_key;
+	__le32 fr_access;
+	u8 rsvd1[8];
+	union {
+		struct vroce_wqe_sge sge[VROCE_MAX_SEND_SGE];
+		u8 inline_data[VROCE_MAX_INLINE];
+	};
+};
+
+/**
+ * struct vroce_recv_wqe - an RQ entry, VROCE_RECV_WQE_SIZE bytes
+ * @wr_id: the consumer's cookie, returned in the CQE
+ * @num_sge: SGEs in @sge, up to VROCE_MAX_RECV_SGE
+ * @rsvd: zero
+ * @sge: where a received message lands, in order
+ */
+struct vroce_recv_wqe {
+	__le64 wr_id;
+	u8 num_sge;
+	u8 rsvd[7];
+	struct vroce_wqe_sge sge[VROCE_MAX_RECV_SGE];
+};
+
+/* CQE opcodes: what completed. */
+enum vroce_cqe_opcode {
+	VROCE_CQE_SEND		= 0,	/* SEND, SEND_IMM, SEND_INV */
+	VROCE_CQE_WRITE		= 1,	/* WRITE, WRITE_IMM */
+	VROCE_CQE_READ		= 2,
+	VROCE_CQE_REG_MR	= 3,
+	VROCE_CQE_LOCAL_INV	= 4,
+	VROCE_CQE_RECV		= 5,	/* a SEND* arrived */
+	VROCE_CQE_RECV_WRITE_IMM = 6,	/* a WRITE_IMM arrived */
+};
+
+/* CQE status; each maps to one enum ib_wc_status. */
+enum vroce_cqe_status {
+	VROCE_CQE_OK			= 0,
+	VROCE_CQE_LOC_LEN_ERR		= 1,
+	VROCE_CQE_LOC_QP_OP_ERR		= 2,
+	VROCE_CQE_LOC_PROT_ERR		= 3,
+	VROCE_CQE_WR_FLUSH_ERR		= 4,
+	VROCE_CQE_REM_INV_REQ_ERR	= 5,
+	VROCE_CQE_REM_ACCESS_ERR	= 6,
+	VROCE_CQE_REM_OP_ERR		= 7,
+	VROCE_CQE_RETRY_EXC_ERR		= 8,
+	VROCE_CQE_RNR_RETRY_EXC_ERR	= 9,
+	VROCE_CQE_LOC_ACCESS_ERR	= 10,
+};
+
+/* CQE flags. */
+#define VROCE_CQE_F_RQ		BIT(0)	/* completes an RQ WQE */
+#define VROCE_CQE_F_IMM		BIT(1)	/* @imm_inv holds immediate data */
+#define VROCE_CQE_F_INV		BIT(2)	/* @imm_inv holds an invalidated key */
+#define VROCE_CQE_F_SOLICITED	BIT(3)
+
+#define VROCE_CQE_OWNER		BIT(0)	/* in @owner */
+
+/**
+ * struct vroce_cqe - a CQ entry, VROCE_CQE_SIZE bytes
+ * @wr_id: the completed WQE's cookie
+ * @qpn: the QP the WQE belongs to
+ * @byte_len: bytes received (RQ), read (READ) or sent
+ * @imm_inv: immediate data (big endian, as posted) or the invalidated key
+ * @src_qp: RQ completions: the sending QP
+ * @wqe_idx: the completed WQE's index in its queue (low 16 bits of the
+ *	count); an SQ completion also retires the unsignaled WQEs before it
+ * @opcode: enum vroce_cqe_opcode; undefined unless @status is OK
+ * @status: enum vroce_cqe_status
+ * @flags: VROCE_CQE_F_*
+ * @rsvd: zero
+ * @owner: VROCE_CQE_OWNER is the phase: 1 on the ring's first lap, 0 on
+ *	the second, and so on; the HCA writes this byte last
+ */
+struct vroce_cqe {
+	__le64 wr_id;
+	__le32 qpn;
+	__le32 byte_len;
+	__le32 imm_inv;
+	__le32 src_qp;
+	__le16 wqe_idx;
+	u8 opcode;
+	u8 status;
+	u8 flags;
+	u8 rsvd[2];
+	u8 owner;
+};
+
+/* EQE types. */
+enum vroce_eqe_type {
+	VROCE_EQE_COMP		= 0,	/* an armed CQ got a CQE: @num is the CQN */
+	VROCE_EQE_CQ_ERR	= 1,	/* CQ @num overflowed; CQEs were lost */
+	VROCE_EQE_QP_FATAL	= 2,	/* QP @num hit an error as responder */
+};
+
+#define VROCE_EQE_OWNER		BIT(0)	/* in @owner, as in struct vroce_cqe */
+
+/**
+ * struct vroce_eqe - an event queue entry, VROCE_EQE_SIZE bytes
+ * @num: the CQ or QP number the event is about
+ * @type: enum vroce_eqe_type
+ * @rsvd: zero
+ * @owner: the phase, written last (see struct vroce_cqe)
+ */
+struct vroce_eqe {
+	__le32 num;
+	u8 type;
+	u8 rsvd[2];
+	u8 owner;
+};
+
+#endif /* _VROCE_WQE_H_ */

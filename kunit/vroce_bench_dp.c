@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_bench_dp: data-path timings for 'make bench', vroce
+ * beside the kernel's own soft-RoCE provider rxe, on the same kernel-client
+ * loop. Loopback between two RC QPs of one device: RDMA WRITE and SEND of
+ * 64 B and 4 KiB, message rate (a window of work requests in flight) and
+ * latency (one at a time). It asserts nothing about time; it prints lines
+ * starting with "vroce-bench:" and is skipped unless vroce_kunit.bench=1.
+ *
+ * rxe is bound to dummy0 (CONFIG_DUMMY) with an IPv4 address, the way
+ * 'rdma link add rxe_bench type rxe netdev dummy0' would; rxe exports
+ * nothing, so this needs rxe and these tests built in.
+ */
+
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/if.h>
+#include <linux/in.h>
+#include <linux/inetdevice.h>
+#include <linux/ktime.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "../c/vroce.h"
+#include "vroce_test.h"
+
+#define DP_WINDOW	16
+#define DP_MSGS		4000
+#define DP_PINGS	1000
+#define DP_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
+
+#if IS_BUILTIN(CONFIG_RDMA_RXE) && IS_BUILTIN(CONFIG_VROCE_KUNIT_TEST)
+#define DP_HAVE_RXE 1
+int rxe_net_add(const char *ibdev_name, struct net_device *ndev);
+#else
+#define DP_HAVE_RXE 0
+#endif
+
+/* One device's loopback pair, its buffers and the address of its port. */
+struct dp_dev {
+	const char *name;
+	struct ib_device *ibdev;
+	struct net_device *ndev;
+	int sgid_index;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	void *buf[2];
+	u64 dma[2];
+	struct ib_mr *mr;	/* the receiver's buffer, remotely writable */
+};
+
+struct dp_figure {
+	u64 rate_ns;		/* ns per message with a window in flight */
+	u64 lat_ns;		/* ns per message, one at a time */
+};
+
+static void dp_teardown(struct dp_dev *d)
+{
+	int i;
+
+	if (d->mr)
+		ib_dereg_mr(d->mr);
+	for (i = 0; i < 2; i++) {
+		if (!IS_ERR_OR_NULL(d->qp[i]))
+			ib_destroy_qp(d->qp[i]);
+		if (d->dma[i])
+			ib_dma_unmap_single(d->ibdev, d->dma[i], SZ_4K,
+					    DMA_BIDIRECTIONAL);
+		kfree(d->buf[i]);
+	}
+	if (!IS_ERR_OR_NULL(d->cq))
+		ib_free_cq(d->cq);
+	if (!IS_ERR_OR_NULL(d->pd))
+		ib_dealloc_pd(d->pd);
+}
+
+/* A fast-register MR over the receiver's buffer, registered by REG_MR. */
+static int dp_reg_mr(struct dp_dev *d)
+{
+	struct ib_reg_wr wr = {};
+	struct scatterlist sg;
+	struct ib_wc wc;
+	u64 t0 = ktime_get_ns();
+	int n;
+
+	d->mr = ib_alloc_mr(d->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(d->mr)) {
+		n = PTR_ERR(d->mr);
+		d->mr = NULL;
+		return n;
+	}
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = d->dma[1];
+	sg_dma_len(&sg) = SZ_4K;
+	if (ib_map_mr_sg(d->mr, &sg, 1, NULL, SZ_4K) != 1)
+		return -EINVAL;
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.mr = d->mr;
+	wr.key = d->mr->rkey;
+	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	n = ib_post_send(d->qp[1], &wr.wr, NULL);
+	while (!n) {
+		n = ib_poll_cq(d->cq, 1, &wc);
+		if (!n && ktime_get_ns() - t0 > DP_TIMEOUT_NS)
+			return -ETIMEDOUT;
+		if (!n)
+			cond_resched();
+	}
+	return n == 1 && wc.status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+static int dp_setup(struct dp_dev *d)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int i, err;
+
+	d->pd = ib_alloc_pd(d->ibdev, 0);
+	if (IS_ERR(d->pd))
+		return PTR_ERR(d->pd);
+	d->cq = ib_alloc_cq(d->ibdev, NULL, 256, 0, IB_POLL_DIRECT);
+	if (IS_ERR(d->cq))
+		return PTR_ERR(d->cq);
+	init.send_cq = d->cq;
+	init.recv_cq = d->cq;
+	for (i = 0; i < 2; i++) {
+		d->qp[i] = ib_create_qp(d->pd, &init);
+		if (IS_ERR(d->qp[i]))
+			return PTR_ERR(d->qp[i]);
+		d->buf[i] = kzalloc(SZ_4K, GFP_KERNEL);
+		if (!d->buf[i])
+			return -ENOMEM;
+		d->dma[i] = ib_dma_map_single(d->ibdev, d->buf[i], SZ_4K,
+					      DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(d->ibdev, d->dma[i])) {
+			d->dma[i] = 0;
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		err = vroce_lb_connect(d->qp[i], d->qp[!i]->qp_num,
+				       d->sgid_index, d->ndev->dev_addr, 7,
+				       IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE);
+		if (err)
+			return err;
+	}
+	return dp_reg_mr(d);
+}
+
+/*
+ * Send @n messages of @len bytes from QP 0 to QP 1 with at most @window in
+ * flight, every one signaled; for SEND each has a receive posted first.
+ */
+static int dp_run(struct dp_dev *d, enum ib_wr_opcode op, u32 len, int n,
+		  int window, u64 *ns)
+{
+	struct ib_sge ssge = { .addr = d->dma[0], .length = len,
+			       .lkey = d->pd->local_dma_lkey };
+	struct ib_sge rsge = { .addr = d->dma[1], .length = SZ_4K,
+			       .lkey = d->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = op, .sg_list = &ssge, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = d->mr->iova,
+		.rkey = d->mr->rkey,
+	};
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	int per = op == IB_WR_SEND ? 2 : 1, posted = 0, done = 0, got, i;
+	u64 t0 = ktime_get_ns();
+	struct ib_wc wc[16];
+
+	while (done < n * per) {
+		while (posted < n && posted - done / per < window) {
+			if (op == IB_WR_SEND &&
+			    ib_post_recv(d->qp[1], &rwr, NULL))
+				return -EIO;
+			if (ib_post_send(d->qp[0], &wr.wr, NULL))
+				return -EIO;
+			posted++;
+		}
+		got = ib_poll_cq(d->cq, ARRAY_SIZE(wc), wc);
+		for (i = 0; i < got; i++)
+			if (wc[i].status != IB_WC_SUCCESS)
+				return -EIO;
+		done += got;
+		if (!got) {
+			if (ktime_get_ns() - t0 > DP_TIMEOUT_NS)
+				return -ETIMEDOUT;
+			cond_resched();	/* the device's context runs */
+		}
+	}
+	*ns = ktime_get_ns() - t0;
+	return 0;
+}
+
+static int dp_measure(struct dp_dev *d, enum ib_wr_opcode op, u32 len,
+		      struct dp_figure *f)
+{
+	u64 ns;
+	int err;
+
+	err = dp_run(d, op, len, DP_MSGS, DP_WINDOW, &ns);
+	if (err)
+		return err;
+	f->rate_ns = div_u64(ns, DP_MSGS);
+	err = dp_run(d, op, len, DP_PINGS, 1, &ns);
+	if (err)
+		return err;
+	f->lat_ns = div_u64(ns, DP_PINGS);
+	return 0;
+}
+
+#if DP_HAVE_RXE
+/* dummy0, up, with 10.91.0.1: rxe's port then has an IPv4 GID. */
+static struct net_device *dp_rxe_netdev(struct kunit *test)
+{
+	struct ifreq ifr = {};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	struct net_device *ndev;
+	int err;
+
+	ndev = dev_get_by_name(&init_net, "dummy0");
+	if (!ndev)
+		return NULL;
+	rtnl_lock();
+	err = dev_open(ndev, NULL);
+	rtnl_unlock();
+	if (!err) {
+		strscpy(ifr.ifr_name, "dummy0", sizeof(ifr.ifr_name));
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(0x0a5b0001);
+		err = devinet_ioctl(&init_net, SIOCSIFADDR, &ifr);
+		if (err == -EEXIST)
+			err = 0;
+	}
+	if (err) {
+		kunit_info(test, "dummy0: %d", err);
+		dev_put(ndev);
+		return NULL;
+	}
+	return ndev;
+}
+
+static int dp_ipv4_gid(struct ib_device *ibdev)
+{
+	const struct ib_gid_attr *attr;
+	int i, found = -ENOENT;
+
+	for (i = 0; i < ibdev->port_data[1].immutable.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(ibdev, 1, i);
+		if (IS_ERR(attr))
+			continue;
+		if (ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw))
+			found = i;
+		rdma_put_gid_attr(attr);
+		if (found >= 0)
+			break;
+	}
+	return found;
+}
+
+static struct ib_device *dp_rxe(struct kunit *test, struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_name("rxe_bench", RDMA_DRIVER_RXE);
+	if (ibdev)
+		return ibdev;
+	if (rxe_net_add("rxe_bench", ndev))
+		return NULL;
+	return ib_device_get_by_name("rxe_bench", RDMA_DRIVER_RXE);
+}
+#endif
+
+static void dp_row(const char *what, const struct dp_figure *v,
+		   const struct dp_figure *r)
+{
+	u64 vr = div64_u64(NSEC_PER_SEC, v->rate_ns ?: 1);
+
+	if (!r) {
+		pr_info("vroce-bench: dp %-16s vroce %8llu msg/s %7llu ns/msg latency %7llu ns\n",
+			what, vr, v->rate_ns, v->lat_ns);
+		return;
+	}
+	pr_info("vroce-bench: dp %-16s vroce %8llu msg/s %7llu ns latency | rxe %8llu msg/s %7llu ns latency | rate vroce/rxe %llu.%02llux latency rxe/vroce %llu.%02llux\n",
+		what, vr, v->lat_ns, div64_u64(NSEC_PER_SEC, r->rate_ns ?: 1),
+		r->lat_ns, r->rate_ns / (v->rate_ns ?: 1),
+		div64_u64(r->rate_ns * 100, v->rate_ns ?: 1) % 100,
+		r->lat_ns / (v->lat_ns ?: 1),
+		div64_u64(r->lat_ns * 100, v->lat_ns ?: 1) % 100);
+}
+
+static void vroce_bench_dp_loopback(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		enum ib_wr_opcode op;
+		u32 len;
+	} cases[] = {
+		{ "RDMA WRITE 64 B", IB_WR_RDMA_WRITE, 64 },
+		{ "RDMA WRITE 4 KiB", IB_WR_RDMA_WRITE, SZ_4K },
+		{ "SEND 64 B", IB_WR_SEND, 64 },
+		{ "SEND 4 KiB", IB_WR_SEND, SZ_4K },
+	};
+	struct dp_figure v[ARRAY_SIZE(cases)] = {}, r[ARRAY_SIZE(cases)] = {};
+	struct dp_dev vd = { .name = "vroce" }, rd = { .name = "rxe" };
+	struct vroce_dev *vdev;
+	bool have_rxe = false;
+	int i;
+
+	if (!vroce_bench_enabled)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+
+	vdev = vroce_test_dev(test);
+	vd.ibdev = &vdev->ibdev;
+	vd.ndev = vdev->netdev;
+	vd.sgid_index = 0;
+	KUNIT_ASSERT_EQ(test, dp_setup(&vd), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ(test, dp_measure(&vd, cases[i].op, cases[i].len,
+						 &v[i]), 0);
+	dp_teardown(&vd);
+
+#if DP_HAVE_RXE
+	rd.ndev = dp_rxe_netdev(test);
+	if (rd.ndev)
+		rd.ibdev = dp_rxe(test, rd.ndev);
+	if (rd.ibdev) {
+		rd.sgid_index = dp_ipv4_gid(rd.ibdev);
+		have_rxe = rd.sgid_index >= 0 && !dp_setup(&rd);
+		for (i = 0; have_rxe && i < ARRAY_SIZE(cases); i++)
+			have_rxe = !dp_measure(&rd, cases[i].op, cases[i].len,
+					       &r[i]);
+		dp_teardown(&rd);
+		ib_device_put(rd.ibdev);
+	}
+	if (rd.ndev)
+		dev_put(rd.ndev);
+#endif
+	if (!have_rxe)
+		kunit_info(test, "rxe not available: vroce figures only");
+	pr_info("vroce-bench: data path, loopback RC, %d messages with %d in flight, %d one at a time, signaled\n",
+		DP_MSGS, DP_WINDOW, DP_PINGS);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (have_rxe)
+			dp_row(cases[i].what, &v[i], &r[i]);
+		else
+			dp_row(cases[i].what, &v[i], NULL);
+	}
+}
+
+static struct kunit_case vroce_bench_dp_cases[] = {
+	KUNIT_CASE_SLOW(vroce_bench_dp_loopback),
+	{}
+};
+
+static struct kunit_suite vroce_bench_dp_suite = {
+	.name = "vroce_bench_dp",
+	.test_cases = vroce_bench_dp_cases,
+};
+
+kunit_test_suite(vroce_bench_dp_suite);

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_qp: the data path through the RDMA core's own API
+ * (ib_alloc_cq, ib_create_qp, ib_modify_qp, ib_post_send, ib_post_recv,
+ * ib_poll_cq, ib_drain_qp) between two RC QPs of the emulated HCA: every
+ * opcode moving bytes, compared byte for byte; every error status; ring
+ * wrap-around; CQ overflow; the HCA's completion-event fault knobs.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/jiffies.h>
+#include <linux/netdevice.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "../c/vroce.h"
+#include "../c/vroce_emu.h"
+#include "../c/vroce_regs.h"
+#include "vroce_test.h"
+
+#define BUF_LEN		(4 * SZ_4K)
+#define POLL_MS		3000
+
+/* Two connected QPs on one CQ, with a DMA-mapped buffer each. */
+struct qp_pair {
+	struct vroce_dev *vdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	struct vroce_test_kbuf *buf[2];
+	u32 lkey;
+};
+
+KUNIT_DEFINE_ACTION_WRAPPER(qp_free_cq, ib_free_cq, struct ib_cq *);
+
+static void qp_destroy(void *data)
+{
+	ib_destroy_qp(data);
+}
+
+static void qp_destroy_cq(void *data)
+{
+	ib_destroy_cq(data);
+}
+
+static void qp_dereg_mr(void *data)
+{
+	ib_dereg_mr(data);
+}
+
+static struct ib_cq *qp_cq(struct kunit *test, struct vroce_dev *vdev,
+			   int cqe, enum ib_poll_context ctx)
+{
+	struct ib_cq *cq = ib_alloc_cq(&vdev->ibdev, NULL, cqe, 0, ctx);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_free_cq, cq),
+			0);
+	return cq;
+}
+
+static struct ib_qp *qp_create(struct kunit *test, struct ib_pd *pd,
+			       struct ib_cq *cq, u32 depth)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = depth,
+			.max_recv_wr = depth,
+			.max_send_sge = VROCE_MAX_SEND_SGE,
+			.max_recv_sge = VROCE_MAX_RECV_SGE,
+			.max_inline_data = VROCE_MAX_INLINE,
+		},
+	};
+	struct ib_qp *qp = ib_create_qp(pd, &init);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_destroy, qp),
+			0);
+	KUNIT_EXPECT_GE(test, qp->qp_num, VROCE_QPN_BASE);
+	return qp;
+}
+
+static int qp_to_init(struct ib_qp *qp, int access)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = access,
+	};
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+}
+
+#define QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+
+/* RESET or INIT -> RTS towards @dest_qpn, through the port's own MAC. */
+static int qp_connect(struct vroce_dev *vdev, struct ib_qp *qp, u32 dest_qpn,
+		      u8 rnr_retry)
+{
+	return vroce_lb_connect(qp, dest_qpn, 0, vdev->netdev->dev_addr,
+				rnr_retry, QP_ACCESS);
+}
+
+/* Two connected QPs, on @vdev's HCA, in a new PD of their own. */
+static struct qp_pair *qp_pair_on(struct kunit *test, struct vroce_dev *vdev,
+				  u32 depth, int cqe, u8 rnr_retry)
+{
+	struct qp_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->vdev = vdev;
+	p->pd = vroce_test_pd(test, p->vdev, 0);
+	p->lkey = p->pd->local_dma_lkey;
+	p->cq = qp_cq(test, p->vdev, cqe, IB_POLL_DIRECT);
+	for (i = 0; i < 2; i++) {
+		p->qp[i] = qp_create(test, p->pd, p->cq, depth);
+		p->buf[i] = vroce_test_kbuf(test, p->vdev, BUF_LEN);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, qp_connect(p->vdev, p->qp[i],
+						 p->qp[!i]->qp_num, rnr_retry),
+				0);
+	return p;
+}
+
+/* Two connected QPs on a fresh HCA. */
+static struct qp_pair *qp_pair(struct kunit *test, u32 depth, int cqe,
+			       u8 rnr_retry)
+{
+	return qp_pair_on(test, vroce_test_dev(test), depth, cqe, rnr_retry);
+}
+
+/* Poll @n completions within POLL_MS; return how many came. */
+static int qp_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(POLL_MS);
+	int got = 0, ret;
+
+	while (got < n && time_before(jiffies, deadline)) {
+		ret = ib_poll_cq(cq, n - got, wc + got);
+		if (ret < 0)
+			return ret;
+		got += ret;
+		if (got < n)
+			usleep_range(1000, 2000);	/* the HCA's context runs */
+	}
+	return got;
+}
+
+/* Expect no completion for a while. */
+static void qp_expect_quiet(struct kunit *test, struct ib_cq *cq)
+{
+	struct ib_wc wc;
+
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 0);
+}
+
+static struct ib_sge qp_sge(struct qp_pair *p, int side, u32 off, u32 len)
+{
+	return (struct ib_sge){ .addr = p->buf[side]->dma + off,
+				.length = len, .lkey = p->lkey };
+}
+
+static int qp_post_recv(struct ib_qp *qp, u64 wr_id, struct ib_sge *sge,
+			int n)
+{
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = sge, .num_sge = n };
+
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+static int qp_post(struct ib_qp *qp, enum ib_wr_opcode op, u64 wr_id,
+		   struct ib_sge *sge, int n, u64 raddr, u32 rkey, int flags)
+{
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .opcode = op, .sg_list = sge,
+			.num_sge = n, .send_flags = flags },
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+
+	if (op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM)
+		wr.wr.ex.imm_data = cpu_to_be32(0x12345678);
+	if (op == IB_WR_SEND_WITH_INV || op == IB_WR_LOCAL_INV)
+		wr.wr.ex.invalidate_rkey = rkey;
+	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+/* A fast-register MR over @len bytes of @b at @off, registered by REG_MR. */
+static struct ib_mr *qp_reg_mr(struct kunit *test, struct qp_pair *p,
+			       int side, u32 off, u32 len, int access)
+{
+	struct ib_reg_wr wr = {};
+	struct scatterlist sg;
+	struct ib_wc wc;
+	struct ib_mr *mr;
+
+	mr = ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, BUF_LEN / SZ_4K);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_dereg_mr, mr),
+			0);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = p->buf[side]->dma + off;
+	sg_dma_len(&sg) = len;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, SZ_4K), 1);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.wr.wr_id = 77;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.mr = mr;
+	wr.key = mr->rkey;
+	wr.access = access;
+	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[side], &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 77);
+	return mr;
+}
+
+static void qp_fill(struct qp_pair *p, int side, u8 seed)
+{
+	vroce_test_fill(p->buf[side]->va, BUF_LEN, seed);
+}
+
+/* SEND from three SGEs across pages into a receive of two SGEs. */
+static void vroce_qp_send_recv(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src[3] = { qp_sge(p, 0, 100, 4000),
+				 qp_sge(p, 0, 4096 + 300, 5000),
+				 qp_sge(p, 0, 3 * 4096 + 7, 11) };
+	struct ib_sge dst[2] = { qp_sge(p, 1, 4095, 6000),
+				 qp_sge(p, 1, 3 * 4096 + 100, 3500) };
+	u8 *a = p->buf[0]->va, *b = p->buf[1]->va;
+	struct ib_wc wc[2];
+	int i;
+
+	qp_fill(p, 0, 1);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 10, dst, 2), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND_WITH_IMM, 20, src,
+				      3, 0, 0, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].wr_id == 10) {
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_RECV);
+			KUNIT_EXPECT_EQ(test, wc[i].byte_len, 9011);
+			KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, p->qp[1]);
+			KUNIT_EXPECT_EQ(test, wc[i].src_qp, p->qp[0]->qp_num);
+			KUNIT_EXPECT_TRUE(test, wc[i].wc_flags & IB_WC_WITH_IMM);
+			KUNIT_EXPECT_EQ(test, be32_to_cpu(wc[i].ex.imm_data),
+					0x12345678);
+		} else {
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, 20);
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+			KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, p->qp[0]);
+		}
+	}
+	/* 4000 + 5000 + 11 bytes land as 6000 + 3011, in order. */
+	KUNIT_EXPECT_EQ(test, memcmp(b + 4095, a + 100, 4000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b + 4095 + 4000, a + 4096 + 300, 2000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b + 3 * 4096 + 100, a + 4096 + 2300,
+				     3000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b + 3 * 4096 + 3100, a + 3 * 4096 + 7, 11),
+			0);
+	KUNIT_EXPECT_EQ(test, b[4094], 0);
+	KUNIT_EXPECT_EQ(test, b[4095 + 6000], 0);
+	KUNIT_EXPECT_EQ(test, b[3 * 4096 + 3111], 0);
+}
+
+/* Unsignaled sends complete nothing; inline data needs no lkey. */
+static void vroce_qp_unsignaled_inline(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	u8 msg[VROCE_MAX_INLINE];
+	struct ib_sge in = { .addr = (uintptr_t)msg, .length = sizeof(msg) };
+	struct ib_sge big = { .addr = (uintptr_t)msg,
+			      .length = VROCE_MAX_INLINE + 1 };
+	struct ib_sge dst = qp_sge(p, 1, 0, 4096);
+	struct ib_wc wc[2];
+
+	vroce_test_fill(msg, sizeof(msg), 3);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 1, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 2, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 5, &in, 1, 0, 0,
+				      IB_SEND_INLINE), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 1);
+	KUNIT_EXPECT_EQ(test, wc[0].byte_len, sizeof(msg));
+	KUNIT_EXPECT_EQ(test, memcmp(p->buf[1]->va, msg, sizeof(msg)), 0);
+	qp_expect_quiet(test, p->cq);
+	KUNIT_EXPECT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 6, &big, 1, 0, 0,
+				      IB_SEND_INLINE), -EINVAL);
+}
+
+/* WRITE and READ through a fast-register MR spanning pages. */
+static void vroce_qp_write_read(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_mr *mr = qp_reg_mr(test, p, 1, 0, BUF_LEN, QP_ACCESS);
+	struct ib_sge src = qp_sge(p, 0, 10, 6000);
+	struct ib_sge dst = qp_sge(p, 0, 2 * 4096, 5000);
+	struct ib_sge rcv = qp_sge(p, 1, 0, 16);
+	u8 *a = p->buf[0]->va, *b = p->buf[1]->va;
+	struct ib_wc wc[2];
+	int i;
+
+	qp_fill(p, 0, 4);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, 1, &src, 1,
+				      mr->iova + 4000, mr->rkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(b + 4000, a + 10, 6000), 0);
+
+	/* Read 5000 bytes back from the peer, across its page boundary. */
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_READ, 2, &dst, 1,
+				      mr->iova + 4000, mr->rkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc[0].byte_len, 5000);
+	KUNIT_EXPECT_EQ(test, memcmp(a + 2 * 4096, b + 4000, 5000), 0);
+
+	/* WRITE_WITH_IMM also consumes a receive, which carries the data. */
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 3, &rcv, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE_WITH_IMM, 4,
+				      &src, 1, mr->iova + 8192, mr->rkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].wr_id != 3)
+			continue;
+		KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_RECV_RDMA_WITH_IMM);
+		KUNIT_EXPECT_EQ(test, wc[i].byte_len, 6000);
+		KUNIT_EXPECT_TRUE(test, wc[i].wc_flags & IB_WC_WITH_IMM);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(b + 8192, a + 10, 6000), 0);
+}
+
+/* The requester's and responder's status after a failed work request. */
+static void qp_expect_error(struct kunit *test, struct qp_pair *p,
+			    enum ib_wc_status req, enum ib_wc_status resp)
+{
+	struct ib_wc wc[2];
+	int n = resp == IB_WC_SUCCESS ? 1 : 2, got, i;
+
+	got = qp_poll(p->cq, wc, n);
+	KUNIT_ASSERT_EQ(test, got, n);
+	for (i = 0; i < n; i++) {
+		if (wc[i].qp == p->qp[0])
+			KUNIT_EXPECT_EQ(test, wc[i].status, req);
+		else
+			KUNIT_EXPECT_EQ(test, wc[i].status, resp);
+	}
+	qp_expect_quiet(test, p->cq);
+}
+
+static enum ib_qp_state qp_state(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	if (ib_query_qp(qp, &attr, IB_QP_STATE, &init))
+		return IB_QPS_RESET;
+	return attr.qp_state;
+}
+
+static void vroce_qp_bad_lkey(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+
+	src.lkey ^= 0x80;	/* another tag: no such MR */
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 1, &src, 1, 0, 0,
+				      0), 0);
+	/* Errors complete although unsignaled. */
+	qp_expect_error(test, p, IB_WC_LOC_PROT_ERR, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, qp_state(p->qp[0]), IB_QPS_ERR);
+}
+
+static void vroce_qp_remote_access_errors(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		int access;		/* of the MR */
+		u64 offset;		/* into the MR */
+		u32 rkey_xor;
+		bool other_pd;
+		enum ib_wr_opcode op;
+	} cases[] = {
+		{ "wrong rkey", QP_ACCESS, 0, 0x100, false, IB_WR_RDMA_WRITE },
+		{ "past the end", QP_ACCESS, BUF_LEN - 8, 0, false,
+		  IB_WR_RDMA_WRITE },
+		{ "no remote write", IB_ACCESS_LOCAL_WRITE |
+		  IB_ACCESS_REMOTE_READ, 0, 0, false, IB_WR_RDMA_WRITE },
+		{ "no remote read", IB_ACCESS_LOCAL_WRITE |
+		  IB_ACCESS_REMOTE_WRITE, 0, 0, false, IB_WR_RDMA_READ },
+		{ "other PD", QP_ACCESS, 0, 0, true, IB_WR_RDMA_WRITE },
+	};
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct qp_pair *p = qp_pair_on(test, vdev, 16, 64, 7);
+		struct ib_sge sge = qp_sge(p, 0, 0, 64);
+		struct ib_mr *mr;
+
+		kunit_info(test, "%s", cases[i].what);
+		if (cases[i].other_pd) {
+			/* Registered by a QP of another PD, same HCA. */
+			struct qp_pair *o = qp_pair_on(test, vdev, 4, 16, 7);
+
+			mr = qp_reg_mr(test, o, 1, 0, BUF_LEN, cases[i].access);
+		} else {
+			mr = qp_reg_mr(test, p, 1, 0, BUF_LEN,
+				       cases[i].access);
+		}
+		KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], cases[i].op, 1, &sge,
+					      1, mr->iova + cases[i].offset,
+					      mr->rkey ^ cases[i].rkey_xor, 0),
+				0);
+		qp_expect_error(test, p, IB_WC_REM_ACCESS_ERR, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, qp_state(p->qp[0]), IB_QPS_ERR);
+		KUNIT_EXPECT_EQ(test, qp_state(p->qp[1]), IB_QPS_ERR);
+	}
+}
+
+/* After LOCAL_INV the old rkey is dead; SEND_WITH_INV kills the peer's. */
+static void vroce_qp_invalidate(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_mr *mr = qp_reg_mr(test, p, 1, 0, BUF_LEN, QP_ACCESS);
+	struct ib_mr *mr2 = qp_reg_mr(test, p, 1, 0, SZ_4K, QP_ACCESS);
+	struct ib_sge sge = qp_sge(p, 0, 0, 64);
+	struct ib_sge rcv = qp_sge(p, 1, 0, 64);
+	struct ib_wc wc[2];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[1], IB_WR_LOCAL_INV, 1, NULL, 0,
+				      0, mr->rkey, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_LOCAL_INV);
+
+	/* SEND_WITH_INV: the receive reports the key it invalidated. */
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 2, &rcv, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND_WITH_INV, 3, &sge,
+				      1, 0, mr2->rkey, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].wr_id != 2)
+			continue;
+		KUNIT_EXPECT_TRUE(test, wc[i].wc_flags & IB_WC_WITH_INVALIDATE);
+		KUNIT_EXPECT_EQ(test, wc[i].ex.invalidate_rkey, mr2->rkey);
+	}
+
+	/* Both keys are stale now. */
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, 4, &sge, 1,
+				      mr->iova, mr->rkey, 0), 0);
+	qp_expect_error(test, p, IB_WC_REM_ACCESS_ERR, IB_WC_SUCCESS);
+}
+
+/* A SEND longer than the posted receive. */
+static void vroce_qp_recv_too_small(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 200);
+	struct ib_sge dst = qp_sge(p, 1, 0, 100);
+
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 1, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 2, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	qp_expect_error(test, p, IB_WC_REM_INV_REQ_ERR, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, qp_state(p->qp[1]), IB_QPS_ERR);
+}
+
+/* No receive and no RNR retries: the sender gives up. */
+static void vroce_qp_rnr(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 0);
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 1, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	qp_expect_error(test, p, IB_WC_RNR_RETRY_EXC_ERR, IB_WC_SUCCESS);
+}
+
+/* With infinite RNR retries the SEND waits for the receive. */
+static void vroce_qp_rnr_waits(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+	struct ib_sge dst = qp_sge(p, 1, 0, 64);
+	struct ib_wc wc[2];
+
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 1, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	qp_expect_quiet(test, p->cq);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 2, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+}
+
+/* Posting in the wrong state, or to a full queue. */
+static void vroce_qp_post_errors(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_cq *cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
+	struct ib_qp *qp = qp_create(test, pd, cq, 4), *peer;
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
+	struct ib_sge sge = { .addr = b->dma, .length = 8,
+			      .lkey = pd->local_dma_lkey };
+	struct ib_send_wr wr[5] = {};
+	const struct ib_send_wr *cbad;
+	int i;
+
+	/* RESET takes nothing; INIT takes receives only. */
+	KUNIT_EXPECT_EQ(test, qp_post_recv(qp, 1, &sge, 1), -EINVAL);
+	KUNIT_ASSERT_EQ(test, qp_to_init(qp, QP_ACCESS), 0);
+	KUNIT_EXPECT_EQ(test, qp_post_recv(qp, 1, &sge, 1), 0);
+	KUNIT_EXPECT_EQ(test, qp_post(qp, IB_WR_SEND, 1, &sge, 1, 0, 0, 0),
+			-EINVAL);
+	/* Transitions the state machine does not allow, bad attributes. */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &(struct ib_qp_attr){
+			.qp_state = IB_QPS_RTS }, IB_QP_STATE), -EINVAL);
+	peer = qp_create(test, pd, cq, 4);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, qp, peer->qp_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, peer, qp->qp_num, 7), 0);
+
+	/* Too many SGEs, then a full send queue (4 WQEs): bad_wr says where. */
+	for (i = 0; i < 5; i++) {
+		wr[i].opcode = IB_WR_SEND;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+	}
+	wr[0].num_sge = VROCE_MAX_SEND_SGE + 1;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, wr, &cbad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, cbad, (const struct ib_send_wr *)&wr[0]);
+	wr[0].num_sge = 1;
+	/* The peer has no receive and retries forever: nothing completes. */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, wr, &cbad), -ENOMEM);
+	KUNIT_EXPECT_PTR_EQ(test, cbad, (const struct ib_send_wr *)&wr[4]);
+}
+
+/* SQ, RQ and CQ wrap around several times. */
+static void vroce_qp_wrap(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 4, 8, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 32);
+	struct ib_sge dst = qp_sge(p, 1, 0, 32);
+	struct ib_wc wc[2];
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		*(u32 *)p->buf[0]->va = i;
+		KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], i, &dst, 1), 0);
+		KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 100 + i,
+					      &src, 1, 0, 0, IB_SEND_SIGNALED),
+				0);
+		KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+		KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, *(u32 *)p->buf[1]->va, i);
+	}
+}
+
+struct qp_event {
+	struct completion done;
+	enum ib_event_type type;
+};
+
+static void qp_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct qp_event *e = ctx;
+
+	e->type = ev->event;
+	complete(&e->done);
+}
+
+/* More CQEs than the CQ holds: reported as a CQ error, not silent. */
+static void vroce_qp_cq_overflow(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 4, 7);
+	struct qp_event ev;
+	int i;
+
+	init_completion(&ev.done);
+	p->cq->event_handler = qp_cq_event;
+	p->cq->cq_context = &ev;
+	/* Six signaled zero-length WRITEs into a CQ of four, not polled. */
+	for (i = 0; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, i,
+					      NULL, 0, 0, 0, IB_SEND_SIGNALED),
+				0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ev.done,
+							  msecs_to_jiffies(POLL_MS)),
+			0);
+	KUNIT_EXPECT_EQ(test, ev.type, IB_EVENT_CQ_ERR);
+	p->cq->event_handler = NULL;
+}
+
+struct qp_drain_wr {
+	struct ib_cqe cqe;
+	int flushed;
+};
+
+static void qp_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct qp_drain_wr *d = container_of(wc->wr_cqe, struct qp_drain_wr,
+					     cqe);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		d->flushed++;
+}
+
+/* ib_drain_qp() flushes outstanding receives and its own requests. */
+static void vroce_qp_drain(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge dst = qp_sge(p, 1, 0, 64);
+	struct qp_drain_wr d = { .cqe.done = qp_drain_done };
+	struct ib_recv_wr wr = { .wr_cqe = &d.cqe, .sg_list = &dst,
+				 .num_sge = 1 };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, ib_post_recv(p->qp[1], &wr, NULL), 0);
+	ib_drain_qp(p->qp[1]);
+	KUNIT_EXPECT_EQ(test, d.flushed, 3);
+	KUNIT_EXPECT_EQ(test, qp_state(p->qp[1]), IB_QPS_ERR);
+	/* Still takes work requests, which flush. */
+	KUNIT_EXPECT_EQ(test, ib_post_recv(p->qp[1], &wr, NULL), 0);
+	for (i = 0; i < POLL_MS && !ib_process_cq_direct(p->cq, 4); i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, d.flushed, 4);
+	qp_expect_quiet(test, p->cq);
+}
+
+struct qp_armed {
+	atomic_t calls;
+	unsigned long at;
+};
+
+static void qp_comp_handler(struct ib_cq *cq, void *ctx)
+{
+	struct qp_armed *a = ctx;
+
+	a->at = jiffies;
+	atomic_inc(&a->calls);
+}
+
+static void qp_restore_events(void *data)
+{
+	vroce_emu_set_event_faults(data, 0, 0);
+}
+
+/* Completion events: armed CQs call back once; knobs drop or delay them. */
+static void vroce_qp_events(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_cq_init_attr cqa = { .cqe = 64 };
+	struct qp_armed armed = { .calls = ATOMIC_INIT(0) };
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_qp *qp, *peer;
+	unsigned long start;
+	struct ib_wc wc;
+	struct ib_cq *cq;
+
+	cq = ib_create_cq(&vdev->ibdev, qp_comp_handler, NULL, &armed, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_destroy_cq,
+							cq), 0);
+	qp = qp_create(test, pd, cq, 8);
+	peer = qp_create(test, pd, cq, 8);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, qp, peer->qp_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, peer, qp->qp_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_restore_events,
+							emu), 0);
+
+	/* Zero-length WRITEs: no memory, no key. Not armed: no call. */
+	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 1, NULL, 0, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&armed.calls), 0);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 2, NULL, 0, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 3, NULL, 0, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&armed.calls), 1);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
+	/* A CQE is waiting: arming reports it. */
+	KUNIT_EXPECT_GT(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 0);
+	KUNIT_EXPECT_EQ(test, qp_poll(cq, &wc, 1), 1);
+
+	/* The HCA drops the next event. */
+	vroce_emu_set_event_faults(emu, 1, 0);
+	atomic_set(&armed.calls, 0);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 4, NULL, 0, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(cq, &wc, 1), 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&armed.calls), 0);
+
+	/* ... and delays the one after. */
+	vroce_emu_set_event_faults(emu, 0, 100);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	start = jiffies;
+	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 5, NULL, 0, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, atomic_read(&armed.calls), 1);
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(armed.at - start), 100);
+	KUNIT_EXPECT_EQ(test, qp_poll(cq, &wc, 1), 1);
+}
+
+static struct kunit_case vroce_qp_cases[] = {
+	KUNIT_CASE(vroce_qp_send_recv),
+	KUNIT_CASE(vroce_qp_unsignaled_inline),
+	KUNIT_CASE(vroce_qp_write_read),
+	KUNIT_CASE(vroce_qp_bad_lkey),
+	KUNIT_CASE(vroce_qp_remote_access_errors),
+	KUNIT_CASE(vroce_qp_invalidate),
+	KUNIT_CASE(vroce_qp_recv_too_small),
+	KUNIT_CASE(vroce_qp_rnr),
+	KUNIT_CASE(vroce_qp_rnr_waits),
+	KUNIT_CASE(vroce_qp_post_errors),
+	KUNIT_CASE(vroce_qp_wrap),
+	KUNIT_CASE(vroce_qp_cq_overflow),
+	KUNIT_CASE(vroce_qp_drain),
+	KUNIT_CASE(vroce_qp_events),
+	{}
+};
+
+static struct kunit_suite vroce_qp_suite = {
+	.name = "vroce_qp",
+	.test_cases = vroce_qp_cases,
+};
+
+kunit_test_suite(vroce_qp_suite);
