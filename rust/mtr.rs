@@ -487,42 +487,48 @@ impl Mtr {
         let regions = &self.regions[..self.region_count];
         regions
             .iter()
-            .find(|r| idx < r.offset + r.count)
+            .find(|r| idx < r.offset.wrapping_add(r.count))
             .unwrap_or(&regions[regions.len() - 1])
     }
 
     /// Page `idx`'s address as the HCA would find it, and the address of
     /// the table (or, direct, the first page) it is found in.
+    ///
+    /// This is the lookup hot path. `idx` is below the mapped count, so
+    /// offsets and shifts stay in range by construction: wrapping
+    /// arithmetic spares the checks `CONFIG_RUST_OVERFLOW_CHECKS` adds,
+    /// and table reads use `get`, so a broken invariant reads 0, never out
+    /// of bounds.
     fn lookup(&self, idx: u64) -> (u64, u64) {
         let shift = self.buf_pg_shift;
         if self.is_direct {
-            return (self.root_ba + (idx << shift), self.root_ba);
+            return (
+                self.root_ba.wrapping_add(idx.wrapping_shl(shift)),
+                self.root_ba,
+            );
         }
         let Some(root) = self.root.as_ref() else {
             return (0, 0);
         };
         let rgn = self.region_of(idx);
-        let l = idx - rgn.offset;
+        let l = idx.wrapping_sub(rgn.offset);
         let ushift = unit_shift(self.ba_pg_shift);
-        let root_at = |i: u64| {
-            root.entries()
-                .get(i as usize)
-                .map_or(0, |&e| u64::from_le(e))
-        };
-        match (rgn.hopnum, rgn.btm.as_ref()) {
-            (0, _) => {
-                let base = root_at(rgn.root_index);
-                (base + (l << shift), base)
+        let entry =
+            |bt: &DmaBuf, i: u64| bt.entries().get(i as usize).map_or(0, |&e| u64::from_le(e));
+        match rgn.hopnum {
+            0 => {
+                let base = entry(root, rgn.root_index);
+                (base.wrapping_add(l.wrapping_shl(shift)), base)
             }
-            (1, _) => (root_at(rgn.root_index + l), root.dma()),
-            (_, Some(btm)) => match btm.get((l >> ushift) as usize) {
-                Some(bt) => {
-                    let e = bt.entries().get((l & ((1u64 << ushift) - 1)) as usize);
-                    (e.map_or(0, |&e| u64::from_le(e)), bt.dma())
-                }
+            1 => (entry(root, rgn.root_index.wrapping_add(l)), root.dma()),
+            _ => match rgn
+                .btm
+                .as_ref()
+                .and_then(|b| b.get(l.wrapping_shr(ushift) as usize))
+            {
+                Some(bt) => (entry(bt, l & ((1u64 << ushift) - 1)), bt.dma()),
                 None => (0, 0),
             },
-            (_, None) => (0, 0),
         }
     }
 
