@@ -16,6 +16,7 @@
 #include <linux/netdevice.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -355,6 +356,61 @@ static void vroce_qp_write_read(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, wc[i].wc_flags & IB_WC_WITH_IMM);
 	}
 	KUNIT_EXPECT_EQ(test, memcmp(b + 8192, a + 10, 6000), 0);
+}
+
+/*
+ * A user MR (memory of the test's own address space, pinned by
+ * ib_reg_user_mr) as the target of RDMA WRITE and READ and as the source
+ * of a SEND: bytes checked from user space.
+ */
+static void vroce_qp_user_mr(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	unsigned long uaddr = vroce_test_user_mem(test, 4 * SZ_4K, 9);
+	u64 start = uaddr + 123, iova = 0x6600000000ULL + 123;
+	u32 len = 3 * SZ_4K;
+	struct ib_sge src = qp_sge(p, 0, 0, len);
+	struct ib_sge back = qp_sge(p, 0, 0, len);
+	struct ib_sge dst = qp_sge(p, 1, 0, len);
+	u8 *got = kunit_kzalloc(test, len, GFP_KERNEL);
+	struct ib_sge usge;
+	struct ib_wc wc[2];
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	mr = ib_reg_user_mr(p->pd, start, len, iova, QP_ACCESS);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_dereg_mr, mr),
+			0);
+
+	/* WRITE into the user pages, across their page boundaries. */
+	qp_fill(p, 0, 21);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, 1, &src, 1,
+				      iova, mr->rkey, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)start, len),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, len);
+
+	/* READ them back into a cleared buffer. */
+	memset(p->buf[0]->va, 0, len);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_READ, 2, &back, 1,
+				      iova, mr->rkey, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, p->buf[0]->va, got, len);
+
+	/* SEND from the user MR (its lkey) to the peer's receive. */
+	usge = (struct ib_sge){ .addr = iova, .length = len,
+				.lkey = mr->lkey };
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 3, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 4, &usge, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, p->buf[1]->va, got, len);
 }
 
 /* The requester's and responder's status after a failed work request. */
@@ -746,6 +802,7 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_send_recv),
 	KUNIT_CASE(vroce_qp_unsignaled_inline),
 	KUNIT_CASE(vroce_qp_write_read),
+	KUNIT_CASE(vroce_qp_user_mr),
 	KUNIT_CASE(vroce_qp_bad_lkey),
 	KUNIT_CASE(vroce_qp_remote_access_errors),
 	KUNIT_CASE(vroce_qp_invalidate),

@@ -28,7 +28,13 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 done
 
-[ ${#missing[@]} -eq 0 ] && [ $need_kernel -eq 0 ] && exit 0
+# bindgen for the Rust test kernel: built once, then cached (prints its path).
+bindgen() { "$(dirname "$0")/install-bindgen.sh" >/dev/null; }
+
+if [ ${#missing[@]} -eq 0 ] && [ $need_kernel -eq 0 ]; then
+	bindgen
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: missing ${missing[*]} (and kernel 6.12 source/headers: $need_kernel); run as root" >&2
@@ -55,3 +61,4 @@ fi
 
 echo "install-deps: installing ${missing[*]}" >&2
 apt_q install -y --no-install-recommends "${missing[@]}" >/dev/null
+bindgen
