@@ -254,6 +254,10 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = -EINVAL;
 	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
 		goto out;
+	/* SQ drain (SQD) is optional in RC and not implemented by the HCA. */
+	err = -EOPNOTSUPP;
+	if (next == IB_QPS_SQD || next == IB_QPS_SQE)
+		goto out;
 	err = vroce_qp_check_attr(vdev, attr, mask, &loopback);
 	if (err)
 		goto out;
@@ -495,7 +499,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int err = 0;
 
 	/* In ERR work requests are taken and flushed (ib_drain_qp()). */
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_ERR) {
+	if (state != IB_QPS_RTS && state != IB_QPS_ERR) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -606,6 +606,11 @@ static void vroce_qp_post_errors(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_connect(vdev, qp, peer->qp_num, 7), 0);
 	KUNIT_ASSERT_EQ(test, qp_connect(vdev, peer, qp->qp_num, 7), 0);
 
+	/* SQD is not supported; the QP stays usable. */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &(struct ib_qp_attr){
+			.qp_state = IB_QPS_SQD }, IB_QP_STATE), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, qp_state(qp), IB_QPS_RTS);
+
 	/* Too many SGEs, then a full send queue (4 WQEs): bad_wr says where. */
 	for (i = 0; i < 5; i++) {
 		wr[i].opcode = IB_WR_SEND;

@@ -39,6 +39,15 @@ fi
 # Wire the driver in: the hw/ Kconfig entries sit inside "if !UML", so the
 # source line goes after the INFINIBAND block, where UML sees it too.
 ib=$tree/drivers/infiniband
+# Another checkout wired in before: its objects in the cached build dirs
+# may be newer than this checkout's sources, and make would keep them.
+if [ "$(readlink "$ib/vroce" 2>/dev/null)" != "$repo" ]; then
+	for b in "$cache"/build/*/drivers/infiniband/vroce; do
+		if [ -d "$b" ]; then
+			rm -rf "$b"
+		fi
+	done
+fi
 ln -sfn "$repo" "$ib/vroce"
 grep -qx 'source "drivers/infiniband/vroce/Kconfig"' "$ib/Kconfig" ||
 	echo 'source "drivers/infiniband/vroce/Kconfig"' >>"$ib/Kconfig"
