@@ -245,6 +245,7 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
 int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);

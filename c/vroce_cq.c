@@ -199,6 +199,38 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	return n;
 }
 
+/**
+ * vroce_cq_clean() - make pollers skip the CQEs of a QP still in a CQ
+ * @cq: the CQ
+ * @qpn: the QP, destroyed or reset
+ *
+ * The HCA writes only past the CQEs not yet polled, so those are the
+ * driver's to rewrite: their QPN becomes 0, which no QP has, and pollers
+ * drop them. Without this a QP's old completions would retire WQEs of the
+ * QP reset under, or of a new QP given, the same number.
+ *
+ * Context: any context.
+ */
+void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
+{
+	struct vroce_cqe *cqe;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (n = cq->ci; ; n++) {
+		cqe = vroce_ring_entry(cq->mtr, n, cq->depth_log2,
+				       VROCE_CQE_SIZE);
+		if (!vroce_ring_valid(&cqe->owner, n, cq->depth_log2) ||
+		    n - cq->ci >= BIT(cq->depth_log2))
+			break;
+		dma_rmb();
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			cqe->qpn = 0;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct vroce_cq *cq = to_vroce_cq(ibcq);

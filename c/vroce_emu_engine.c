@@ -1186,16 +1186,17 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
  * @emu: the HCA
  * @cmd: the request
  *
- * Any transition to a valid state is taken (the driver checks the state
- * machine); every attribute in @cmd replaces the QP's. To RESET forgets
+ * The driver checks the state machine; the HCA refuses only to leave ERR
+ * for anything but RESET or ERR, since the driver may not yet know of an
+ * error the HCA found. Every attribute in @cmd replaces the QP's. To RESET forgets
  * the rings' progress and the recorded doorbells. To ERR completes every
  * outstanding WQE of both queues with a flush error before the response.
  * Any new state ends an RNR wait: the head WQE is retried at once, with
  * its retries counted afresh.
  *
  * Context: the command processor, @emu->lock held.
- * Return: VROCE_CMD_OK, BAD_HANDLE, or BAD_PARAM (state, access, retry
- * counts, RNR timer code or loopback out of range).
+ * Return: VROCE_CMD_OK, BAD_HANDLE, BUSY (the QP is in ERR), or BAD_PARAM
+ * (state, access, retry counts, RNR timer code or loopback out of range).
  */
 u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 			const struct vroce_cmd_modify_qp *cmd)
@@ -1211,6 +1212,9 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_emu_rnr_usecs) ||
 	    cmd->loopback > 1)
 		return VROCE_CMD_BAD_PARAM;
+	if (qp->state == VROCE_QPS_ERR && state != VROCE_QPS_ERR &&
+	    state != VROCE_QPS_RESET)
+		return VROCE_CMD_BUSY;
 
 	qp->dest_qpn = le32_to_cpu(cmd->dest_qpn);
 	qp->access = access;

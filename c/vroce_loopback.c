@@ -88,6 +88,7 @@ struct vroce_lb {
 	struct ib_qp *qp[2];
 	u8 *buf[2];
 	u64 dma[2];
+	bool mapped[2];
 	struct ib_mr *mr;
 	u32 len;
 };
@@ -142,10 +143,9 @@ static int vroce_lb_setup(struct vroce_lb *lb, struct vroce_dev *vdev)
 			return -ENOMEM;
 		lb->dma[i] = ib_dma_map_single(lb->ibdev, lb->buf[i], lb->len,
 					       DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(lb->ibdev, lb->dma[i])) {
-			lb->dma[i] = 0;
+		if (ib_dma_mapping_error(lb->ibdev, lb->dma[i]))
 			return -ENOMEM;
-		}
+		lb->mapped[i] = true;
 	}
 	for (i = 0; i < 2; i++) {
 		err = vroce_lb_connect(lb->qp[i], lb->qp[!i]->qp_num, 0,
@@ -166,7 +166,7 @@ static void vroce_lb_teardown(struct vroce_lb *lb)
 	for (i = 0; i < 2; i++) {
 		if (!IS_ERR_OR_NULL(lb->qp[i]))
 			ib_destroy_qp(lb->qp[i]);
-		if (lb->dma[i])
+		if (lb->mapped[i])
 			ib_dma_unmap_single(lb->ibdev, lb->dma[i], lb->len,
 					    DMA_BIDIRECTIONAL);
 		kfree(lb->buf[i]);
@@ -240,11 +240,17 @@ static int vroce_lb_step(struct vroce_lb *lb, struct seq_buf *s,
 {
 	/* READ pulls QP 1's buffer into QP 0's; the others push 0 to 1. */
 	int from = op == IB_WR_RDMA_READ ? 1 : 0, to = !from;
-	int err;
+	int err, i;
 
 	vroce_lb_fill(lb->buf[from], lb->len, seed);
 	memset(lb->buf[to], 0, lb->len);
+	for (i = 0; i < 2; i++)
+		ib_dma_sync_single_for_device(lb->ibdev, lb->dma[i], lb->len,
+					      DMA_BIDIRECTIONAL);
 	err = vroce_lb_post(lb, op, 0, 1);
+	for (i = 0; i < 2; i++)
+		ib_dma_sync_single_for_cpu(lb->ibdev, lb->dma[i], lb->len,
+					   DMA_BIDIRECTIONAL);
 	if (!err && memcmp(lb->buf[0], lb->buf[1], lb->len))
 		err = -EILSEQ;
 	seq_buf_printf(s, "%-10s %u bytes QP %u -> QP %u: %s (%d)\n", what,

@@ -56,6 +56,8 @@ static int vroce_qp_check_init(struct vroce_dev *vdev,
 
 	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
 		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
 	    cap->max_send_sge > VROCE_MAX_SEND_SGE ||
 	    cap->max_recv_sge > VROCE_MAX_RECV_SGE ||
@@ -168,6 +170,10 @@ static int vroce_qp_check_attr(struct vroce_dev *vdev,
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) && attr->path_mtu > IB_MTU_4096)
 		return -EINVAL;
+	if (((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
+	    ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31))
+		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > VROCE_MAX_RD_ATOMIC)
 		return -EINVAL;
@@ -224,6 +230,14 @@ static void vroce_qp_store_attr(struct vroce_qp *qp,
 		a->rnr_retry = attr->rnr_retry;
 }
 
+/* Make pollers skip what @qp's CQs still hold of it. */
+static void vroce_qp_clean_cqs(struct vroce_qp *qp)
+{
+	vroce_cq_clean(to_vroce_cq(qp->ibqp.send_cq), qp->ibqp.qp_num);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		vroce_cq_clean(to_vroce_cq(qp->ibqp.recv_cq), qp->ibqp.qp_num);
+}
+
 static void vroce_wq_reset(struct vroce_wq *wq)
 {
 	unsigned long flags;
@@ -240,7 +254,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
 	struct vroce_qp *qp = to_vroce_qp(ibqp);
 	struct vroce_qp_modify_desc desc = { .qpn = ibqp->qp_num };
-	enum ib_qp_state cur, next;
+	enum ib_qp_state seen, cur, next;
+	struct ib_qp_attr saved;
 	bool loopback = false;
 	u32 acc = 0;
 	int err;
@@ -249,7 +264,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 
 	mutex_lock(&qp->state_lock);
-	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : READ_ONCE(qp->state);
+	seen = READ_ONCE(qp->state);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : seen;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 	err = -EINVAL;
 	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
@@ -262,9 +278,9 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 
+	/* The HCA gets the whole set; it is kept only once the HCA took it. */
+	saved = qp->attr;
 	vroce_qp_store_attr(qp, attr, mask);
-	if (mask & IB_QP_AV)
-		qp->loopback = loopback;
 	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)
 		acc |= VROCE_ACC_REMOTE_WRITE;
 	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)
@@ -275,16 +291,27 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	desc.rnr_retry = qp->attr.rnr_retry;
 	desc.min_rnr_timer = qp->attr.min_rnr_timer;
 	desc.retry_cnt = qp->attr.retry_cnt;
-	desc.loopback = qp->loopback;
+	desc.loopback = mask & IB_QP_AV ? loopback : qp->loopback;
 
 	err = vroce_cmd_modify_qp(vdev, &desc);
-	if (err)
+	if (err) {
+		qp->attr = saved;
+		/* The HCA found an error the driver has not polled yet. */
+		if (err == -EBUSY) {
+			WRITE_ONCE(qp->state, IB_QPS_ERR);
+			err = -EINVAL;
+		}
 		goto out;
+	}
+	qp->loopback = desc.loopback;
 	if (next == IB_QPS_RESET) {
+		vroce_qp_clean_cqs(qp);
 		vroce_wq_reset(&qp->sq);
 		vroce_wq_reset(&qp->rq);
 	}
-	WRITE_ONCE(qp->state, next);
+	/* An error polled meanwhile wins over anything but RESET. */
+	if (cmpxchg(&qp->state, seen, next) != seen && next == IB_QPS_RESET)
+		WRITE_ONCE(qp->state, next);
 out:
 	mutex_unlock(&qp->state_lock);
 	return err;
@@ -338,7 +365,12 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int err;
 
 	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
-	/* Pollers skip CQEs of a QP they cannot find. */
+	/*
+	 * Pollers skip CQEs of a QP they cannot find, and of QPN 0: what the
+	 * CQs still hold of this QP must not reach a QP given its number next.
+	 */
+	if (!err)
+		vroce_qp_clean_cqs(qp);
 	xa_erase(&vdev->qps, ibqp->qp_num);
 	vroce_qp_quiesce(qp);
 	if (err) {

@@ -627,6 +627,84 @@ static void vroce_qp_post_errors(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cbad, (const struct ib_send_wr *)&wr[4]);
 }
 
+static int qp_set_state(struct ib_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE);
+}
+
+/*
+ * Flushed completions left in the CQ belong to the QP's past: after RESET
+ * or destroy they reach neither the QP nor one given the same number.
+ */
+static void vroce_qp_reset_and_reuse(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+	struct ib_sge dst = qp_sge(p, 1, 0, 64);
+	struct ib_wc wc[4];
+	struct ib_qp *old, *qp;
+	u32 qpn;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], i, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_set_state(p->qp[1], IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qp_set_state(p->qp[1], IB_QPS_RESET), 0);
+	qp_expect_quiet(test, p->cq);
+
+	/* Connected again, it works from a clean slate. */
+	KUNIT_ASSERT_EQ(test, qp_connect(p->vdev, p->qp[1], p->qp[0]->qp_num,
+					 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 7, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 8, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 7 || wc[i].wr_id == 8);
+	}
+
+	/* Destroyed with flushed receives unpolled; its number comes back. */
+	old = ib_create_qp(p->pd, &(struct ib_qp_init_attr){
+		.qp_type = IB_QPT_RC, .send_cq = p->cq, .recv_cq = p->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 } });
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, old);
+	qpn = old->qp_num;
+	KUNIT_ASSERT_EQ(test, qp_to_init(old, QP_ACCESS), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, qp_post_recv(old, 20 + i, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_set_state(old, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, ib_destroy_qp(old), 0);
+	qp = qp_create(test, p->pd, p->cq, 4);
+	KUNIT_EXPECT_EQ(test, qp->qp_num, qpn);
+	qp_expect_quiet(test, p->cq);
+}
+
+/* An error the HCA found first wins over a transition out of it. */
+static void vroce_qp_hca_error_wins(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_mr *mr = qp_reg_mr(test, p, 1, 0, BUF_LEN, QP_ACCESS);
+	struct ib_qp_attr attr = { .qp_access_flags = IB_ACCESS_LOCAL_WRITE };
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+
+	/* The responder takes no RDMA WRITE: it fails silently into ERR. */
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &attr,
+					   IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, 1, &src, 1,
+				      mr->iova, mr->rkey, 0), 0);
+	qp_expect_error(test, p, IB_WC_REM_INV_REQ_ERR, IB_WC_SUCCESS);
+	attr.qp_access_flags = QP_ACCESS;
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE |
+					   IB_QP_ACCESS_FLAGS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qp_state(p->qp[1]), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, qp_set_state(p->qp[1], IB_QPS_RESET), 0);
+}
+
 /* SQ, RQ and CQ wrap around several times. */
 static void vroce_qp_wrap(struct kunit *test)
 {
@@ -816,6 +894,8 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_rnr_waits),
 	KUNIT_CASE(vroce_qp_post_errors),
 	KUNIT_CASE(vroce_qp_wrap),
+	KUNIT_CASE(vroce_qp_reset_and_reuse),
+	KUNIT_CASE(vroce_qp_hca_error_wins),
 	KUNIT_CASE(vroce_qp_cq_overflow),
 	KUNIT_CASE(vroce_qp_drain),
 	KUNIT_CASE(vroce_qp_events),
