@@ -63,9 +63,11 @@ struct vroce_eq {
  * @hw: register access to the HCA
  * @cmdq: the command ring
  * @attr: the HCA's limits, from QUERY_DEVICE
- * @zombie_lock: protects @zombies
+ * @zombie_lock: protects @zombies and @ring_zombies
  * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
  *	tables, so they are kept until it confirms or is reset
+ * @ring_zombies: rings of CQs and QPs whose DESTROY failed, kept until the
+ *	HCA is reset
  * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
  * @kmr_lock: protects @kmr and @lb_report
  * @kmr: kernel MRs made through debugfs (c/vroce_debugfs.c)
@@ -85,6 +87,7 @@ struct vroce_dev {
 	struct vroce_dev_attr attr;
 	struct mutex zombie_lock;	/* protects zombies */
 	struct list_head zombies;
+	struct list_head ring_zombies;
 	struct dentry *debugfs;
 	struct mutex kmr_lock;	/* protects kmr */
 	struct vroce_kmr *kmr;
@@ -246,6 +249,9 @@ int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_mtr *a,
+		       struct vroce_mtr *b);
+void vroce_ring_reap(struct vroce_dev *vdev);
 int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);

@@ -11,6 +11,7 @@
 #include <linux/bitfield.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
@@ -53,6 +54,60 @@ static void vroce_cq_doorbell(struct vroce_cq *cq, u32 cmd)
 			 FIELD_PREP(VROCE_DB_CQ_CI, cq->ci & 0xffff));
 }
 
+/* Rings whose DESTROY failed: the HCA may still write them. */
+struct vroce_ring_zombie {
+	struct list_head list;
+	struct vroce_mtr *mtr[2];
+};
+
+/**
+ * vroce_ring_zombie() - keep rings the HCA may still use until its reset
+ * @vdev: the device
+ * @a: a ring
+ * @b: another ring, or NULL
+ *
+ * For a CQ or QP whose DESTROY command failed or timed out: the core frees
+ * the object regardless, but its rings must stay until the HCA is reset
+ * (vroce_ring_reap()).
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_mtr *a,
+		       struct vroce_mtr *b)
+{
+	struct vroce_ring_zombie *z = kzalloc(sizeof(*z), GFP_KERNEL);
+
+	if (!z) {
+		ibdev_err(&vdev->ibdev, "leaking rings the HCA may still use\n");
+		return;
+	}
+	z->mtr[0] = a;
+	z->mtr[1] = b;
+	mutex_lock(&vdev->zombie_lock);
+	list_add_tail(&z->list, &vdev->ring_zombies);
+	mutex_unlock(&vdev->zombie_lock);
+}
+
+/**
+ * vroce_ring_reap() - free the rings kept by vroce_ring_zombie()
+ * @vdev: the device, its HCA reset (it touches no memory)
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_reap(struct vroce_dev *vdev)
+{
+	struct vroce_ring_zombie *z, *tmp;
+
+	mutex_lock(&vdev->zombie_lock);
+	list_for_each_entry_safe(z, tmp, &vdev->ring_zombies, list) {
+		vroce_mtr_destroy(vdev, z->mtr[0]);
+		vroce_mtr_destroy(vdev, z->mtr[1]);
+		list_del(&z->list);
+		kfree(z);
+	}
+	mutex_unlock(&vdev->zombie_lock);
+}
+
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs)
 {
@@ -81,8 +136,10 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy_cq:
-	if (vroce_cmd_destroy_cq(vdev, cq->cqn))
-		return err;	/* the HCA may still write: keep the ring */
+	if (vroce_cmd_destroy_cq(vdev, cq->cqn)) {
+		vroce_ring_zombie(vdev, cq->mtr, NULL);
+		return err;
+	}
 err_destroy_mtr:
 	vroce_mtr_destroy(vdev, cq->mtr);
 	return err;
@@ -102,6 +159,7 @@ int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
 				       cq->cqn, err);
+		vroce_ring_zombie(vdev, cq->mtr, NULL);
 		return 0;
 	}
 	vroce_mtr_destroy(vdev, cq->mtr);

@@ -38,6 +38,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	vdev->dma_dev = dma_dev;
 	mutex_init(&vdev->zombie_lock);
 	INIT_LIST_HEAD(&vdev->zombies);
+	INIT_LIST_HEAD(&vdev->ring_zombies);
 	xa_init(&vdev->cqs);
 	xa_init(&vdev->qps);
 	mutex_init(&vdev->kmr_lock);
@@ -136,5 +137,6 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 	vroce_netdev_exit(vdev);
 	vroce_cmdq_exit(vdev);
 	vroce_eq_exit(vdev);
+	vroce_ring_reap(vdev);
 	vroce_mr_reap(vdev, true);
 }

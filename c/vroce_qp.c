@@ -119,8 +119,11 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy_qp:
-	if (vroce_cmd_destroy_qp(vdev, qpn))
-		return err;	/* the HCA may still use the rings: keep them */
+	if (vroce_cmd_destroy_qp(vdev, qpn)) {
+		/* The HCA may still use the rings. */
+		vroce_ring_zombie(vdev, qp->sq.mtr, qp->rq.mtr);
+		return err;
+	}
 err_destroy_rq:
 	vroce_mtr_destroy(vdev, qp->rq.mtr);
 err_destroy_sq:
@@ -377,6 +380,7 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		/* The core frees @qp regardless; the rings stay with the HCA. */
 		ibdev_warn_ratelimited(ibqp->device, "DESTROY_QP %u failed (%d)\n",
 				       ibqp->qp_num, err);
+		vroce_ring_zombie(vdev, qp->sq.mtr, qp->rq.mtr);
 		return 0;
 	}
 	vroce_mtr_destroy(vdev, qp->rq.mtr);

@@ -683,6 +683,45 @@ static void vroce_qp_reset_and_reuse(struct kunit *test)
 	qp_expect_quiet(test, p->cq);
 }
 
+static void qp_no_faults(void *data)
+{
+	vroce_emu_set_faults(data, 0, 0, 0, 0);
+}
+
+/*
+ * A QP whose DESTROY_QP fails is gone for the core, but its rings stay
+ * (the HCA may still use them) until the HCA is reset at unplug; its
+ * number stays taken.
+ */
+static void vroce_qp_destroy_fails(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_cq *cq = qp_cq(test, vdev, 16, IB_POLL_DIRECT);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp *qp, *next;
+	s64 held;
+	u32 qpn;
+
+	qp = ib_create_qp(pd, &init);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	qpn = qp->qp_num;
+	held = atomic64_read(&vdev->mem.dma_bytes);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_no_faults,
+							emu), 0);
+	vroce_emu_set_faults(emu, 1, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
+	next = qp_create(test, pd, cq, 4);
+	KUNIT_EXPECT_NE(test, next->qp_num, qpn);
+}
+
 /* An error the HCA found first wins over a transition out of it. */
 static void vroce_qp_hca_error_wins(struct kunit *test)
 {
@@ -896,6 +935,7 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_wrap),
 	KUNIT_CASE(vroce_qp_reset_and_reuse),
 	KUNIT_CASE(vroce_qp_hca_error_wins),
+	KUNIT_CASE(vroce_qp_destroy_fails),
 	KUNIT_CASE(vroce_qp_cq_overflow),
 	KUNIT_CASE(vroce_qp_drain),
 	KUNIT_CASE(vroce_qp_events),
