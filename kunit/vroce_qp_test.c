@@ -722,6 +722,62 @@ static void vroce_qp_destroy_fails(struct kunit *test)
 	KUNIT_EXPECT_NE(test, next->qp_num, qpn);
 }
 
+/* A CQ and a QP on it, or the error of the first that failed. */
+static int qp_cq_and_qp(struct ib_pd *pd, struct vroce_dev *vdev)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	int err = 0;
+
+	cq = ib_alloc_cq(&vdev->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(pd, &init);
+	if (IS_ERR(qp))
+		err = PTR_ERR(qp);
+	else
+		ib_destroy_qp(qp);
+	ib_free_cq(cq);
+	return err;
+}
+
+/* Every allocation of creating a CQ and a QP, failed in turn, unwinds. */
+static void vroce_qp_fail_every_allocation(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	s64 allocs;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, qp_cq_and_qp(pd, vdev), 0);
+	allocs = vroce_test_allocs(test, vdev);
+	vroce_test_expect_no_memory_held(test, vdev);
+	/* CQ ring, send ring, receive ring: an MTR and its memory each. */
+	KUNIT_ASSERT_GE(test, allocs, 6);
+
+	for (n = 1; n <= allocs; n++) {
+		atomic_set(&vdev->mem.fail_nth, n);
+		KUNIT_EXPECT_EQ_MSG(test, qp_cq_and_qp(pd, vdev), -ENOMEM,
+				    "allocation %d", n);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&vdev->mem.fail_nth), 0,
+				    "allocation %d not reached", n);
+		vroce_test_expect_no_memory_held(test, vdev);
+		if (test->status == KUNIT_FAILURE)
+			break;
+	}
+	atomic_set(&vdev->mem.fail_nth, n);
+	KUNIT_EXPECT_EQ(test, qp_cq_and_qp(pd, vdev), 0);
+	atomic_set(&vdev->mem.fail_nth, 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 /* An error the HCA found first wins over a transition out of it. */
 static void vroce_qp_hca_error_wins(struct kunit *test)
 {
@@ -936,6 +992,7 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_reset_and_reuse),
 	KUNIT_CASE(vroce_qp_hca_error_wins),
 	KUNIT_CASE(vroce_qp_destroy_fails),
+	KUNIT_CASE(vroce_qp_fail_every_allocation),
 	KUNIT_CASE(vroce_qp_cq_overflow),
 	KUNIT_CASE(vroce_qp_drain),
 	KUNIT_CASE(vroce_qp_events),
