@@ -252,6 +252,9 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
 void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_mtr *a,
 		       struct vroce_mtr *b);
 void vroce_ring_reap(struct vroce_dev *vdev);
+int vroce_ring_create(struct vroce_dev *vdev, struct vroce_mtr **mtr,
+		      u32 log2, u32 size);
+u32 vroce_ring_cfg(struct vroce_mtr *mtr, u32 log2);
 int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);

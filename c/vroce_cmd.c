@@ -175,8 +175,7 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 		.region_count = 1,
 		.page_shift = PAGE_SHIFT,
 	};
-	struct vroce_mtr_region rgn;
-	u32 i, cfg;
+	u32 i;
 	int err;
 
 	q->depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
@@ -194,20 +193,14 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 	err = vroce_mtr_create(vdev, &q->mtr, &attr, PAGE_SHIFT, NULL, 0);
 	if (err)
 		goto err_free_ctx;
-	vroce_mtr_region(q->mtr, 0, &rgn);
 
 	err = vroce_hw_request_irq(&vdev->hw, vroce_cmdq_irq, vdev);
 	if (err)
 		goto err_destroy_mtr;
 
-	cfg = FIELD_PREP(VROCE_CMDQ_CFG_DEPTH_LOG2, VROCE_CMDQ_DEPTH_LOG2) |
-	      FIELD_PREP(VROCE_CMDQ_CFG_BA_PG_SHIFT,
-			 vroce_mtr_ba_page_shift(q->mtr)) |
-	      FIELD_PREP(VROCE_CMDQ_CFG_BUF_PG_SHIFT,
-			 vroce_mtr_buf_page_shift(q->mtr)) |
-	      FIELD_PREP(VROCE_CMDQ_CFG_HOPNUM, rgn.hopnum);
 	vroce_hw_write64(&vdev->hw, VROCE_REG_CMDQ_BA, vroce_mtr_root_ba(q->mtr));
-	vroce_hw_write32(&vdev->hw, VROCE_REG_CMDQ_CFG, cfg);
+	vroce_hw_write32(&vdev->hw, VROCE_REG_CMDQ_CFG,
+			 vroce_ring_cfg(q->mtr, VROCE_CMDQ_DEPTH_LOG2));
 	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_ENABLE);
 	if (!(vroce_hw_read32(&vdev->hw, VROCE_REG_STATUS) & VROCE_STATUS_READY)) {
 		err = -EIO;

@@ -30,9 +30,18 @@ static bool vroce_ring_valid(const u8 *owner, u32 n, u32 log2)
 	return (READ_ONCE(*owner) & VROCE_CQE_OWNER) == !((n >> log2) & 1);
 }
 
-/* A ring of 2^@log2 entries of @size bytes: a kernel-buffer MTR. */
-static int vroce_ring_create(struct vroce_dev *vdev, struct vroce_mtr **mtr,
-			     u32 log2, u32 size)
+/**
+ * vroce_ring_create() - a ring for the HCA: a kernel-buffer MTR
+ * @vdev: the device
+ * @mtr: where the ring's MTR is returned
+ * @log2: entries = 2^@log2
+ * @size: bytes per entry
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or an error of vroce_mtr_create().
+ */
+int vroce_ring_create(struct vroce_dev *vdev, struct vroce_mtr **mtr,
+		      u32 log2, u32 size)
 {
 	struct vroce_buf_attr attr = {
 		.region = { { (u64)size << log2, 0 } },
@@ -377,6 +386,28 @@ void vroce_eq_irq(struct vroce_dev *vdev)
 }
 
 /**
+ * vroce_ring_cfg() - a ring's VROCE_RING_CFG_* register value
+ * @mtr: the ring, an MTR of one region
+ * @log2: entries = 2^@log2
+ *
+ * Context: any context.
+ * Return: the value for the ring's CFG register (command ring, event
+ * queue), without the event queue's ENABLE bit.
+ */
+u32 vroce_ring_cfg(struct vroce_mtr *mtr, u32 log2)
+{
+	struct vroce_mtr_region rgn;
+
+	vroce_mtr_region(mtr, 0, &rgn);
+	return FIELD_PREP(VROCE_RING_CFG_DEPTH_LOG2, log2) |
+	       FIELD_PREP(VROCE_RING_CFG_BA_PG_SHIFT,
+			  vroce_mtr_ba_page_shift(mtr)) |
+	       FIELD_PREP(VROCE_RING_CFG_BUF_PG_SHIFT,
+			  vroce_mtr_buf_page_shift(mtr)) |
+	       FIELD_PREP(VROCE_RING_CFG_HOPNUM, rgn.hopnum);
+}
+
+/**
  * vroce_eq_init() - give the HCA its event queue
  * @vdev: the device, its command ring running
  *
@@ -386,7 +417,6 @@ void vroce_eq_irq(struct vroce_dev *vdev)
 int vroce_eq_init(struct vroce_dev *vdev)
 {
 	struct vroce_eq *eq = &vdev->eq;
-	struct vroce_mtr_region rgn;
 	struct vroce_mtr *mtr;
 	int err;
 
@@ -395,18 +425,12 @@ int vroce_eq_init(struct vroce_dev *vdev)
 	err = vroce_ring_create(vdev, &mtr, eq->depth_log2, VROCE_EQE_SIZE);
 	if (err)
 		return err;
-	vroce_mtr_region(mtr, 0, &rgn);
 	/* Published before the HCA can raise an event for it. */
 	WRITE_ONCE(eq->mtr, mtr);
 	vroce_hw_write64(&vdev->hw, VROCE_REG_EQ_BA, vroce_mtr_root_ba(mtr));
 	vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CI, 0);
 	vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CFG,
-			 FIELD_PREP(VROCE_EQ_CFG_DEPTH_LOG2, eq->depth_log2) |
-			 FIELD_PREP(VROCE_EQ_CFG_BA_PG_SHIFT,
-				    vroce_mtr_ba_page_shift(mtr)) |
-			 FIELD_PREP(VROCE_EQ_CFG_BUF_PG_SHIFT,
-				    vroce_mtr_buf_page_shift(mtr)) |
-			 FIELD_PREP(VROCE_EQ_CFG_HOPNUM, rgn.hopnum) |
+			 vroce_ring_cfg(mtr, eq->depth_log2) |
 			 VROCE_EQ_CFG_ENABLE);
 	return 0;
 }

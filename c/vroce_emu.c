@@ -68,6 +68,7 @@
 #define VROCE_EMU_VENDOR_ID		0	/* not a PCI function: no vendor */
 #define VROCE_EMU_MR_READ_MAX		SZ_1M
 #define VROCE_EMU_LINE_MAX		128	/* a debugfs command line */
+#define VROCE_EMU_MAX_CMDQ_DEPTH_LOG2	12
 
 static struct dentry *vroce_emu_debugfs_root;
 
@@ -641,48 +642,70 @@ static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 	}
 }
 
-/* The command ring as programmed: one region behind the ring's MTR. */
-static bool vroce_emu_cmdq_mtt(struct vroce_emu *emu,
-			       struct vroce_emu_mtt *mtt, u32 *depth)
+/**
+ * vroce_emu_ring_from_regs() - a ring the driver programmed in registers
+ * @emu: the HCA
+ * @ba_reg: the register pair holding the root BA (low half first)
+ * @cfg: the ring's VROCE_RING_CFG_* register value
+ * @max_log2: the most entries the ring may have, as a shift
+ * @entry_size: bytes per entry
+ * @ring: where the ring is described
+ *
+ * Context: any context.
+ * Return: false when the depth or the buffer page shift is out of range.
+ */
+bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+			      u32 max_log2, u32 entry_size,
+			      struct vroce_emu_ring *ring)
 {
-	u32 cfg = vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG);
-	u32 log2 = FIELD_GET(VROCE_CMDQ_CFG_DEPTH_LOG2, cfg);
+	struct vroce_emu_mtt *mtt = &ring->mtt;
 	u64 bytes;
 
-	if (log2 < 1 || log2 > 12)
-		return false;
-	*depth = BIT(log2);
-	memset(mtt, 0, sizeof(*mtt));
-	mtt->root_ba = (u64)vroce_emu_reg(emu, VROCE_REG_CMDQ_BA + 4) << 32 |
-		       vroce_emu_reg(emu, VROCE_REG_CMDQ_BA);
-	mtt->ba_pg_shift = FIELD_GET(VROCE_CMDQ_CFG_BA_PG_SHIFT, cfg);
-	mtt->buf_pg_shift = FIELD_GET(VROCE_CMDQ_CFG_BUF_PG_SHIFT, cfg);
+	memset(ring, 0, sizeof(*ring));
+	ring->depth_log2 = FIELD_GET(VROCE_RING_CFG_DEPTH_LOG2, cfg);
+	ring->entry_size = entry_size;
+	mtt->root_ba = (u64)vroce_emu_reg(emu, ba_reg + 4) << 32 |
+		       vroce_emu_reg(emu, ba_reg);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_RING_CFG_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_RING_CFG_BUF_PG_SHIFT, cfg);
 	mtt->region_count = 1;
-	mtt->region[0].hopnum = FIELD_GET(VROCE_CMDQ_CFG_HOPNUM, cfg);
-	if (mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30)
+	mtt->region[0].hopnum = FIELD_GET(VROCE_RING_CFG_HOPNUM, cfg);
+	if (ring->depth_log2 < 1 || ring->depth_log2 > max_log2 ||
+	    mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30)
 		return false;
-	bytes = (u64)*depth * VROCE_CMD_SLOT_SIZE;
+	bytes = (u64)entry_size << ring->depth_log2;
 	mtt->region[0].count = DIV_ROUND_UP_ULL(bytes, BIT_ULL(mtt->buf_pg_shift));
 	return true;
 }
 
-/* The bytes of ring slot @slot, reached through the ring's tables. */
-static void *vroce_emu_slot(struct vroce_emu *emu,
-			    const struct vroce_emu_mtt *mtt, u32 slot)
+/**
+ * vroce_emu_ring_entry() - the entry for count @count of @ring
+ * @emu: the HCA
+ * @ring: the ring
+ * @count: a free-running count; the slot is @count modulo the depth
+ *
+ * Context: any context.
+ * Return: the entry's bytes, reached through the ring's tables, or NULL
+ * when the tables lead nowhere.
+ */
+void *vroce_emu_ring_entry(struct vroce_emu *emu,
+			   const struct vroce_emu_ring *ring, u32 count)
 {
-	u64 off = (u64)slot * VROCE_CMD_SLOT_SIZE, addr;
+	const struct vroce_emu_mtt *mtt = &ring->mtt;
+	u64 off = (u64)(count & (BIT(ring->depth_log2) - 1)) * ring->entry_size;
+	u64 addr;
 
 	if (vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
 				    off >> mtt->buf_pg_shift, &addr, NULL))
 		return NULL;
 	return vroce_emu_dma_to_virt(vroce_emu_dev(emu),
 				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
-				     VROCE_CMD_SLOT_SIZE);
+				     ring->entry_size);
 }
 
 /* Carry out one command; false when the ring is unusable. */
 static bool vroce_emu_one_cmd(struct vroce_emu *emu,
-			      const struct vroce_emu_mtt *mtt, u32 slot,
+			      const struct vroce_emu_ring *ring, u32 ci,
 			      bool *complete)
 {
 	u8 req[VROCE_CMD_REQ_SIZE], resp[VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE];
@@ -692,7 +715,7 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 	u8 *p;
 	u16 status;
 
-	p = vroce_emu_slot(emu, mtt, slot);
+	p = vroce_emu_ring_entry(emu, ring, ci);
 	if (!p)
 		return false;
 	memcpy(req, p, sizeof(req));
@@ -728,9 +751,9 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 static void vroce_emu_cmd_work(struct work_struct *work)
 {
 	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
-	struct vroce_emu_mtt mtt;
+	struct vroce_emu_ring ring;
 	bool raise = false, complete;
-	u32 depth, pi, ci, ctrl;
+	u32 pi, ci, ctrl;
 	unsigned long flags;
 
 	mutex_lock(&emu->lock);
@@ -741,9 +764,13 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 		ci = vroce_emu_reg(emu, VROCE_REG_CMDQ_CI);
 		spin_unlock_irqrestore(&emu->reg_lock, flags);
 		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci ||
-		    !vroce_emu_cmdq_mtt(emu, &mtt, &depth) || pi - ci > depth)
+		    !vroce_emu_ring_from_regs(emu, VROCE_REG_CMDQ_BA,
+					      vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG),
+					      VROCE_EMU_MAX_CMDQ_DEPTH_LOG2,
+					      VROCE_CMD_SLOT_SIZE, &ring) ||
+		    pi - ci > BIT(ring.depth_log2))
 			break;
-		if (!vroce_emu_one_cmd(emu, &mtt, ci & (depth - 1), &complete))
+		if (!vroce_emu_one_cmd(emu, &ring, ci, &complete))
 			break;
 
 		/* The response is in memory before the index moves. */

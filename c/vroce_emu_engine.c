@@ -118,22 +118,6 @@ static bool vroce_emu_wq_from_cmd(struct vroce_emu_wq *wq,
 	       vroce_emu_ring_from_cmd(&wq->ring, cmd, depth_log2, entry_size);
 }
 
-/* The entry for count @count of @ring, reached through its tables. */
-static void *vroce_emu_ring_entry(struct vroce_emu *emu,
-				  const struct vroce_emu_ring *ring, u32 count)
-{
-	const struct vroce_emu_mtt *mtt = &ring->mtt;
-	u64 off = (u64)(count & (BIT(ring->depth_log2) - 1)) * ring->entry_size;
-	u64 addr;
-
-	if (vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
-				    off >> mtt->buf_pg_shift, &addr, NULL))
-		return NULL;
-	return vroce_emu_dma_to_virt(vroce_emu_dev(emu),
-				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
-				     ring->entry_size);
-}
-
 /* Copy WQE @count of @wq out of host memory. */
 static bool vroce_emu_wq_fetch(struct vroce_emu *emu,
 			       const struct vroce_emu_wq *wq, u32 count,
@@ -179,25 +163,11 @@ static bool vroce_emu_eq_ring(struct vroce_emu *emu,
 			      struct vroce_emu_ring *ring)
 {
 	u32 cfg = vroce_emu_reg(emu, VROCE_REG_EQ_CFG);
-	struct vroce_emu_mtt *mtt = &ring->mtt;
-	u64 bytes;
 
-	memset(ring, 0, sizeof(*ring));
-	ring->depth_log2 = FIELD_GET(VROCE_EQ_CFG_DEPTH_LOG2, cfg);
-	ring->entry_size = VROCE_EQE_SIZE;
-	mtt->root_ba = (u64)vroce_emu_reg(emu, VROCE_REG_EQ_BA + 4) << 32 |
-		       vroce_emu_reg(emu, VROCE_REG_EQ_BA);
-	mtt->ba_pg_shift = FIELD_GET(VROCE_EQ_CFG_BA_PG_SHIFT, cfg);
-	mtt->buf_pg_shift = FIELD_GET(VROCE_EQ_CFG_BUF_PG_SHIFT, cfg);
-	mtt->region_count = 1;
-	mtt->region[0].hopnum = FIELD_GET(VROCE_EQ_CFG_HOPNUM, cfg);
-	if (!(cfg & VROCE_EQ_CFG_ENABLE) || ring->depth_log2 < 1 ||
-	    ring->depth_log2 > VROCE_EMU_MAX_EQ_DEPTH_LOG2 ||
-	    mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30)
-		return false;
-	bytes = (u64)VROCE_EQE_SIZE << ring->depth_log2;
-	mtt->region[0].count = DIV_ROUND_UP_ULL(bytes, BIT_ULL(mtt->buf_pg_shift));
-	return true;
+	return vroce_emu_ring_from_regs(emu, VROCE_REG_EQ_BA, cfg,
+					VROCE_EMU_MAX_EQ_DEPTH_LOG2,
+					VROCE_EQE_SIZE, ring) &&
+	       (cfg & VROCE_EQ_CFG_ENABLE);
 }
 
 /*

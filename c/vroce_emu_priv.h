@@ -208,6 +208,11 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
 
 /* c/vroce_emu_engine.c */
+bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+			      u32 max_log2, u32 entry_size,
+			      struct vroce_emu_ring *ring);
+void *vroce_emu_ring_entry(struct vroce_emu *emu,
+			   const struct vroce_emu_ring *ring, u32 count);
 int vroce_emu_engine_alloc(struct vroce_emu *emu);
 void vroce_emu_engine_free(struct vroce_emu *emu);
 void vroce_emu_engine_quiesce(struct vroce_emu *emu);

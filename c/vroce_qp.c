@@ -28,15 +28,24 @@ static void *vroce_wq_entry(struct vroce_wq *wq, u32 n)
 				 (u64)(n & (BIT(wq->depth_log2) - 1)) * wq->wqe_size);
 }
 
+static bool vroce_wq_full(const struct vroce_wq *wq)
+{
+	return wq->pi - wq->ci >= BIT(wq->depth_log2);
+}
+
+/* Tell the HCA of the WQEs up to @wq's producer index: one register write. */
+static void vroce_wq_doorbell(struct vroce_dev *vdev, u32 reg, u32 qpn,
+			      const struct vroce_wq *wq)
+{
+	/* The WQEs are in memory before the HCA hears of them. */
+	dma_wmb();
+	vroce_hw_write32(&vdev->hw, reg, FIELD_PREP(VROCE_DB_QPN, qpn) |
+			 FIELD_PREP(VROCE_DB_PI, wq->pi & 0xffff));
+}
+
 static int vroce_wq_init(struct vroce_dev *vdev, struct vroce_wq *wq,
 			 u32 max_wr, u32 wqe_size, u32 max_sge)
 {
-	struct vroce_buf_attr attr = {
-		.region_count = 1,
-		.page_shift = PAGE_SHIFT,
-		.adaptive = true,
-	};
-
 	/* At least two entries, so that a ring always has a phase to flip. */
 	wq->depth_log2 = max_wr > 2 ? order_base_2(max_wr) : 1;
 	wq->wqe_size = wqe_size;
@@ -44,8 +53,7 @@ static int vroce_wq_init(struct vroce_dev *vdev, struct vroce_wq *wq,
 	wq->pi = 0;
 	wq->ci = 0;
 	spin_lock_init(&wq->lock);
-	attr.region[0].size = (u64)wqe_size << wq->depth_log2;
-	return vroce_mtr_create(vdev, &wq->mtr, &attr, PAGE_SHIFT, NULL, 0);
+	return vroce_ring_create(vdev, &wq->mtr, wq->depth_log2, wqe_size);
 }
 
 static int vroce_qp_check_init(struct vroce_dev *vdev,
@@ -543,7 +551,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&sq->lock, flags);
 	start = sq->pi;
 	for (; wr; wr = wr->next) {
-		if (sq->pi - sq->ci >= BIT(sq->depth_log2)) {
+		if (vroce_wq_full(sq)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -552,13 +560,8 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		sq->pi++;
 	}
-	if (sq->pi != start) {
-		/* The WQEs are in memory before the HCA hears of them. */
-		dma_wmb();
-		vroce_hw_write32(&vdev->hw, VROCE_REG_DB_SQ,
-				 FIELD_PREP(VROCE_DB_QPN, ibqp->qp_num) |
-				 FIELD_PREP(VROCE_DB_PI, sq->pi & 0xffff));
-	}
+	if (sq->pi != start)
+		vroce_wq_doorbell(vdev, VROCE_REG_DB_SQ, ibqp->qp_num, sq);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (err)
 		*bad_wr = wr;
@@ -584,7 +587,7 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&rq->lock, flags);
 	start = rq->pi;
 	for (; wr; wr = wr->next) {
-		if (rq->pi - rq->ci >= BIT(rq->depth_log2)) {
+		if (vroce_wq_full(rq)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -599,12 +602,8 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
 		rq->pi++;
 	}
-	if (rq->pi != start) {
-		dma_wmb();
-		vroce_hw_write32(&vdev->hw, VROCE_REG_DB_RQ,
-				 FIELD_PREP(VROCE_DB_QPN, ibqp->qp_num) |
-				 FIELD_PREP(VROCE_DB_PI, rq->pi & 0xffff));
-	}
+	if (rq->pi != start)
+		vroce_wq_doorbell(vdev, VROCE_REG_DB_RQ, ibqp->qp_num, rq);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (err)
 		*bad_wr = wr;

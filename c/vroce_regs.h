@@ -14,7 +14,7 @@
 #define VROCE_REG_CTRL		0x04	/* RW: VROCE_CTRL_* */
 #define VROCE_REG_STATUS	0x08	/* RO: VROCE_STATUS_* */
 #define VROCE_REG_CMDQ_BA	0x10	/* RW, 64-bit: command ring root BA */
-#define VROCE_REG_CMDQ_CFG	0x18	/* RW: VROCE_CMDQ_CFG_* */
+#define VROCE_REG_CMDQ_CFG	0x18	/* RW: VROCE_RING_CFG_* */
 #define VROCE_REG_CMDQ_PI	0x1c	/* WO doorbell: producer index */
 #define VROCE_REG_CMDQ_CI	0x20	/* RO: consumer index */
 #define VROCE_REG_INTR_CAUSE	0x24	/* RO, cleared on read: VROCE_INTR_* */
@@ -23,7 +23,7 @@
 #define VROCE_REG_DB_RQ		0x30	/* WO doorbell: VROCE_DB_QPN | VROCE_DB_PI */
 #define VROCE_REG_DB_CQ		0x34	/* WO doorbell: VROCE_DB_CQ_* */
 #define VROCE_REG_EQ_BA		0x38	/* RW, 64-bit: event queue root BA */
-#define VROCE_REG_EQ_CFG	0x40	/* RW: VROCE_EQ_CFG_* */
+#define VROCE_REG_EQ_CFG	0x40	/* RW: VROCE_RING_CFG_*, ENABLE */
 #define VROCE_REG_EQ_CI		0x44	/* RW: event queue consumer index */
 #define VROCE_BAR_SIZE		0x80
 
@@ -34,11 +34,14 @@
 
 #define VROCE_STATUS_READY	BIT(0)	/* enabled, ring configured */
 
-/* Command ring layout: the ring is an MTR of one region. */
-#define VROCE_CMDQ_CFG_DEPTH_LOG2	GENMASK(4, 0)	/* slots = 2^n */
-#define VROCE_CMDQ_CFG_BA_PG_SHIFT	GENMASK(12, 8)
-#define VROCE_CMDQ_CFG_BUF_PG_SHIFT	GENMASK(20, 16)
-#define VROCE_CMDQ_CFG_HOPNUM		GENMASK(25, 24)
+/*
+ * Layout of a ring the driver programs through registers (command ring,
+ * event queue): an MTR of one region.
+ */
+#define VROCE_RING_CFG_DEPTH_LOG2	GENMASK(4, 0)	/* entries = 2^n */
+#define VROCE_RING_CFG_BA_PG_SHIFT	GENMASK(12, 8)
+#define VROCE_RING_CFG_BUF_PG_SHIFT	GENMASK(20, 16)
+#define VROCE_RING_CFG_HOPNUM		GENMASK(25, 24)
 
 #define VROCE_INTR_CMD_DONE	BIT(0)
 #define VROCE_INTR_EQ		BIT(1)	/* new entries in the event queue */
@@ -64,11 +67,7 @@
 #define VROCE_DB_CQ_CMD_ARM_NEXT	1	/* and arm for the next CQE */
 #define VROCE_DB_CQ_CMD_ARM_SOL		2	/* and arm for a solicited one */
 
-/* Event queue layout: an MTR of one region, like the command ring. */
-#define VROCE_EQ_CFG_DEPTH_LOG2		GENMASK(4, 0)	/* entries = 2^n */
-#define VROCE_EQ_CFG_BA_PG_SHIFT	GENMASK(12, 8)
-#define VROCE_EQ_CFG_BUF_PG_SHIFT	GENMASK(20, 16)
-#define VROCE_EQ_CFG_HOPNUM		GENMASK(25, 24)
+/* Event queue layout: VROCE_RING_CFG_*, like the command ring, and: */
 #define VROCE_EQ_CFG_ENABLE		BIT(31)
 
 /* One command slot: the request, then the response the HCA writes back. */
