@@ -78,20 +78,9 @@ int vroce_lb_connect(struct ib_qp *qp, u32 dest_qpn, u8 sgid_index,
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_lb_connect);
 
+#define VROCE_LB_DEPTH	64	/* WQEs per queue */
 #define VROCE_LB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ)
-
-struct vroce_lb {
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	u8 *buf[2];
-	u64 dma[2];
-	bool mapped[2];
-	struct ib_mr *mr;
-	u32 len;
-};
 
 /* Wait for @n completions, all successful, within a second. */
 static int vroce_lb_wait(struct vroce_lb *lb, int n)
@@ -115,21 +104,23 @@ static int vroce_lb_wait(struct vroce_lb *lb, int n)
 	return 0;
 }
 
-static int vroce_lb_setup(struct vroce_lb *lb, struct vroce_dev *vdev)
+static int vroce_lb_create(struct vroce_lb *lb)
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+		.cap = { .max_send_wr = VROCE_LB_DEPTH,
+			 .max_recv_wr = VROCE_LB_DEPTH,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	int i, err;
 
-	lb->ibdev = &vdev->ibdev;
 	lb->pd = ib_alloc_pd(lb->ibdev, 0);
 	if (IS_ERR(lb->pd))
 		return PTR_ERR(lb->pd);
-	lb->cq = ib_alloc_cq(lb->ibdev, NULL, 32, 0, IB_POLL_DIRECT);
+	/* Room for a completion of every send and receive in flight. */
+	lb->cq = ib_alloc_cq(lb->ibdev, NULL, 4 * VROCE_LB_DEPTH, 0,
+			     IB_POLL_DIRECT);
 	if (IS_ERR(lb->cq))
 		return PTR_ERR(lb->cq);
 	init.send_cq = lb->cq;
@@ -148,8 +139,8 @@ static int vroce_lb_setup(struct vroce_lb *lb, struct vroce_dev *vdev)
 		lb->mapped[i] = true;
 	}
 	for (i = 0; i < 2; i++) {
-		err = vroce_lb_connect(lb->qp[i], lb->qp[!i]->qp_num, 0,
-				       vdev->netdev->dev_addr, 7,
+		err = vroce_lb_connect(lb->qp[i], lb->qp[!i]->qp_num,
+				       lb->sgid_index, lb->dmac, 7,
 				       VROCE_LB_ACCESS);
 		if (err)
 			return err;
@@ -157,7 +148,13 @@ static int vroce_lb_setup(struct vroce_lb *lb, struct vroce_dev *vdev)
 	return 0;
 }
 
-static void vroce_lb_teardown(struct vroce_lb *lb)
+/**
+ * vroce_lb_teardown() - free what vroce_lb_setup() made, even in part
+ * @lb: the loopback pair
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_lb_teardown(struct vroce_lb *lb)
 {
 	int i;
 
@@ -176,6 +173,7 @@ static void vroce_lb_teardown(struct vroce_lb *lb)
 	if (!IS_ERR_OR_NULL(lb->pd))
 		ib_dealloc_pd(lb->pd);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_lb_teardown);
 
 /* QP 1 registers its buffer as a fast-register MR with a REG_MR request. */
 static int vroce_lb_reg_mr(struct vroce_lb *lb)
@@ -201,6 +199,27 @@ static int vroce_lb_reg_mr(struct vroce_lb *lb)
 	n = ib_post_send(lb->qp[1], &wr.wr, NULL);
 	return n ?: vroce_lb_wait(lb, 1);
 }
+
+/**
+ * vroce_lb_setup() - two connected RC QPs and a fast-register MR
+ * @lb: the pair; @ibdev, @dmac, @sgid_index and @len filled in, the rest
+ *	zero
+ *
+ * Makes a PD, a CQ (IB_POLL_DIRECT), two QPs connected to each other
+ * through the port's GID @sgid_index towards @dmac, a DMA-mapped buffer of
+ * @len bytes each, and registers QP 1's buffer as a fast-register MR (local
+ * and remote read and write) with a REG_MR work request. Works on any RoCE
+ * device (the benchmark uses it on rxe too). On failure, and when done,
+ * vroce_lb_teardown() frees what was made.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or the first error.
+ */
+int vroce_lb_setup(struct vroce_lb *lb)
+{
+	return vroce_lb_create(lb) ?: vroce_lb_reg_mr(lb);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_lb_setup);
 
 static int vroce_lb_post(struct vroce_lb *lb, enum ib_wr_opcode op, int from,
 			 int to)
@@ -271,16 +290,18 @@ static int vroce_lb_step(struct vroce_lb *lb, struct seq_buf *s,
  */
 int vroce_lb_run(struct vroce_dev *vdev, u32 len, char *report, size_t size)
 {
-	struct vroce_lb lb = { .len = len };
+	struct vroce_lb lb = {
+		.ibdev = &vdev->ibdev,
+		.dmac = vdev->netdev->dev_addr,
+		.len = len,
+	};
 	struct seq_buf s;
 	int err;
 
 	seq_buf_init(&s, report, size);
 	if (!len || len > SZ_1M)
 		return -EINVAL;
-	err = vroce_lb_setup(&lb, vdev);
-	if (!err)
-		err = vroce_lb_reg_mr(&lb);
+	err = vroce_lb_setup(&lb);
 	if (err) {
 		seq_buf_printf(&s, "setup failed (%d)\n", err);
 		goto out;

@@ -13,7 +13,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/etherdevice.h>
 #include <linux/if.h>
 #include <linux/in.h>
 #include <linux/inetdevice.h>
@@ -41,134 +40,21 @@ int rxe_net_add(const char *ibdev_name, struct net_device *ndev);
 #define DP_HAVE_RXE 0
 #endif
 
-/* One device's loopback pair, its buffers and the address of its port. */
-struct dp_dev {
-	const char *name;
-	struct ib_device *ibdev;
-	struct net_device *ndev;
-	int sgid_index;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	void *buf[2];
-	u64 dma[2];
-	struct ib_mr *mr;	/* the receiver's buffer, remotely writable */
-};
-
 struct dp_figure {
 	u64 rate_ns;		/* ns per message with a window in flight */
 	u64 lat_ns;		/* ns per message, one at a time */
 };
 
-static void dp_teardown(struct dp_dev *d)
-{
-	int i;
-
-	if (d->mr)
-		ib_dereg_mr(d->mr);
-	for (i = 0; i < 2; i++) {
-		if (!IS_ERR_OR_NULL(d->qp[i]))
-			ib_destroy_qp(d->qp[i]);
-		if (d->dma[i])
-			ib_dma_unmap_single(d->ibdev, d->dma[i], SZ_4K,
-					    DMA_BIDIRECTIONAL);
-		kfree(d->buf[i]);
-	}
-	if (!IS_ERR_OR_NULL(d->cq))
-		ib_free_cq(d->cq);
-	if (!IS_ERR_OR_NULL(d->pd))
-		ib_dealloc_pd(d->pd);
-}
-
-/* A fast-register MR over the receiver's buffer, registered by REG_MR. */
-static int dp_reg_mr(struct dp_dev *d)
-{
-	struct ib_reg_wr wr = {};
-	struct scatterlist sg;
-	struct ib_wc wc;
-	u64 t0 = ktime_get_ns();
-	int n;
-
-	d->mr = ib_alloc_mr(d->pd, IB_MR_TYPE_MEM_REG, 1);
-	if (IS_ERR(d->mr)) {
-		n = PTR_ERR(d->mr);
-		d->mr = NULL;
-		return n;
-	}
-	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = d->dma[1];
-	sg_dma_len(&sg) = SZ_4K;
-	if (ib_map_mr_sg(d->mr, &sg, 1, NULL, SZ_4K) != 1)
-		return -EINVAL;
-	wr.wr.opcode = IB_WR_REG_MR;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.mr = d->mr;
-	wr.key = d->mr->rkey;
-	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	n = ib_post_send(d->qp[1], &wr.wr, NULL);
-	while (!n) {
-		n = ib_poll_cq(d->cq, 1, &wc);
-		if (!n && ktime_get_ns() - t0 > DP_TIMEOUT_NS)
-			return -ETIMEDOUT;
-		if (!n)
-			cond_resched();
-	}
-	return n == 1 && wc.status == IB_WC_SUCCESS ? 0 : -EIO;
-}
-
-static int dp_setup(struct dp_dev *d)
-{
-	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	int i, err;
-
-	d->pd = ib_alloc_pd(d->ibdev, 0);
-	if (IS_ERR(d->pd))
-		return PTR_ERR(d->pd);
-	d->cq = ib_alloc_cq(d->ibdev, NULL, 256, 0, IB_POLL_DIRECT);
-	if (IS_ERR(d->cq))
-		return PTR_ERR(d->cq);
-	init.send_cq = d->cq;
-	init.recv_cq = d->cq;
-	for (i = 0; i < 2; i++) {
-		d->qp[i] = ib_create_qp(d->pd, &init);
-		if (IS_ERR(d->qp[i]))
-			return PTR_ERR(d->qp[i]);
-		d->buf[i] = kzalloc(SZ_4K, GFP_KERNEL);
-		if (!d->buf[i])
-			return -ENOMEM;
-		d->dma[i] = ib_dma_map_single(d->ibdev, d->buf[i], SZ_4K,
-					      DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(d->ibdev, d->dma[i])) {
-			d->dma[i] = 0;
-			return -ENOMEM;
-		}
-	}
-	for (i = 0; i < 2; i++) {
-		err = vroce_lb_connect(d->qp[i], d->qp[!i]->qp_num,
-				       d->sgid_index, d->ndev->dev_addr, 7,
-				       IB_ACCESS_LOCAL_WRITE |
-				       IB_ACCESS_REMOTE_WRITE);
-		if (err)
-			return err;
-	}
-	return dp_reg_mr(d);
-}
-
 /*
  * Send @n messages of @len bytes from QP 0 to QP 1 with at most @window in
  * flight, every one signaled; for SEND each has a receive posted first.
  */
-static int dp_run(struct dp_dev *d, enum ib_wr_opcode op, u32 len, int n,
+static int dp_run(struct vroce_lb *d, enum ib_wr_opcode op, u32 len, int n,
 		  int window, u64 *ns)
 {
 	struct ib_sge ssge = { .addr = d->dma[0], .length = len,
 			       .lkey = d->pd->local_dma_lkey };
-	struct ib_sge rsge = { .addr = d->dma[1], .length = SZ_4K,
+	struct ib_sge rsge = { .addr = d->dma[1], .length = d->len,
 			       .lkey = d->pd->local_dma_lkey };
 	struct ib_rdma_wr wr = {
 		.wr = { .opcode = op, .sg_list = &ssge, .num_sge = 1,
@@ -205,7 +91,7 @@ static int dp_run(struct dp_dev *d, enum ib_wr_opcode op, u32 len, int n,
 	return 0;
 }
 
-static int dp_measure(struct dp_dev *d, enum ib_wr_opcode op, u32 len,
+static int dp_measure(struct vroce_lb *d, enum ib_wr_opcode op, u32 len,
 		      struct dp_figure *f)
 {
 	u64 ns;
@@ -315,39 +201,43 @@ static void vroce_bench_dp_loopback(struct kunit *test)
 		{ "SEND 4 KiB", IB_WR_SEND, SZ_4K },
 	};
 	struct dp_figure v[ARRAY_SIZE(cases)] = {}, r[ARRAY_SIZE(cases)] = {};
-	struct dp_dev vd = { .name = "vroce" }, rd = { .name = "rxe" };
+	struct vroce_lb vd = { .len = SZ_4K }, rd = { .len = SZ_4K };
+	struct net_device *ndev = NULL;
 	struct vroce_dev *vdev;
 	bool have_rxe = false;
-	int i;
+	int i, gid;
 
 	if (!vroce_bench_enabled)
 		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
 
 	vdev = vroce_test_dev(test);
 	vd.ibdev = &vdev->ibdev;
-	vd.ndev = vdev->netdev;
-	vd.sgid_index = 0;
-	KUNIT_ASSERT_EQ(test, dp_setup(&vd), 0);
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
+	vd.dmac = vdev->netdev->dev_addr;
+	KUNIT_EXPECT_EQ(test, vroce_lb_setup(&vd), 0);
+	for (i = 0; i < ARRAY_SIZE(cases) && test->status == KUNIT_SUCCESS;
+	     i++)
 		KUNIT_EXPECT_EQ(test, dp_measure(&vd, cases[i].op, cases[i].len,
 						 &v[i]), 0);
-	dp_teardown(&vd);
+	vroce_lb_teardown(&vd);
+	KUNIT_ASSERT_EQ(test, test->status, KUNIT_SUCCESS);
 
 #if DP_HAVE_RXE
-	rd.ndev = dp_rxe_netdev(test);
-	if (rd.ndev)
-		rd.ibdev = dp_rxe(test, rd.ndev);
+	ndev = dp_rxe_netdev(test);
+	if (ndev)
+		rd.ibdev = dp_rxe(test, ndev);
 	if (rd.ibdev) {
-		rd.sgid_index = dp_ipv4_gid(rd.ibdev);
-		have_rxe = rd.sgid_index >= 0 && !dp_setup(&rd);
+		gid = dp_ipv4_gid(rd.ibdev);
+		rd.sgid_index = gid;
+		rd.dmac = ndev->dev_addr;
+		have_rxe = gid >= 0 && !vroce_lb_setup(&rd);
 		for (i = 0; have_rxe && i < ARRAY_SIZE(cases); i++)
 			have_rxe = !dp_measure(&rd, cases[i].op, cases[i].len,
 					       &r[i]);
-		dp_teardown(&rd);
+		vroce_lb_teardown(&rd);
 		ib_device_put(rd.ibdev);
 	}
-	if (rd.ndev)
-		dev_put(rd.ndev);
+	if (ndev)
+		dev_put(ndev);
 #endif
 	if (!have_rxe)
 		kunit_info(test, "rxe not available: vroce figures only");
