@@ -174,6 +174,15 @@ int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/* CQE @n of @cq when the HCA has written it, else NULL; under cq->lock. */
+static struct vroce_cqe *vroce_cq_written(struct vroce_cq *cq, u32 n)
+{
+	struct vroce_cqe *cqe = vroce_ring_entry(cq->mtr, n, cq->depth_log2,
+						 VROCE_CQE_SIZE);
+
+	return vroce_ring_valid(&cqe->owner, n, cq->depth_log2) ? cqe : NULL;
+}
+
 static const enum ib_wc_status vroce_wc_status[] = {
 	[VROCE_CQE_OK] = IB_WC_SUCCESS,
 	[VROCE_CQE_LOC_LEN_ERR] = IB_WC_LOC_LEN_ERR,
@@ -248,9 +257,8 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	spin_lock_irqsave(&cq->lock, flags);
 	start = cq->ci;
 	while (n < num_entries) {
-		cqe = vroce_ring_entry(cq->mtr, cq->ci, cq->depth_log2,
-				       VROCE_CQE_SIZE);
-		if (!vroce_ring_valid(&cqe->owner, cq->ci, cq->depth_log2))
+		cqe = vroce_cq_written(cq, cq->ci);
+		if (!cqe)
 			break;
 		/* The body was written before the owner byte. */
 		dma_rmb();
@@ -284,11 +292,9 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 	u32 n;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	for (n = cq->ci; ; n++) {
-		cqe = vroce_ring_entry(cq->mtr, n, cq->depth_log2,
-				       VROCE_CQE_SIZE);
-		if (!vroce_ring_valid(&cqe->owner, n, cq->depth_log2) ||
-		    n - cq->ci >= BIT(cq->depth_log2))
+	for (n = cq->ci; n - cq->ci < BIT(cq->depth_log2); n++) {
+		cqe = vroce_cq_written(cq, n);
+		if (!cqe)
 			break;
 		dma_rmb();
 		if (le32_to_cpu(cqe->qpn) == qpn)
@@ -300,18 +306,14 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
-	const struct vroce_cqe *cqe;
 	unsigned long irqflags;
 	int missed = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	vroce_cq_doorbell(cq, (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 			      VROCE_DB_CQ_CMD_ARM_SOL : VROCE_DB_CQ_CMD_ARM_NEXT);
-	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
-		cqe = vroce_ring_entry(cq->mtr, cq->ci, cq->depth_log2,
-				       VROCE_CQE_SIZE);
-		missed = vroce_ring_valid(&cqe->owner, cq->ci, cq->depth_log2);
-	}
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+		missed = !!vroce_cq_written(cq, cq->ci);
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;
 }
