@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -183,9 +184,13 @@ struct vroce_pd {
  * struct vroce_mr - a memory region
  * @ibmr: the RDMA core's MR
  * @mtr: its pages; NULL for a DMA MR
- * @pages: fast-register page list being built by map_mr_sg
- * @npages: pages in @pages
- * @max_pages: room in @pages
+ * @pbl: fast-register page list (DMA-coherent, little-endian addresses)
+ *	that map_mr_sg builds and a REG_MR work request hands to the HCA;
+ *	NULL for other MRs
+ * @pbl_dma: its DMA address
+ * @npages: pages in @pbl
+ * @max_pages: room in @pbl
+ * @handle: the HCA's handle for it, from CREATE_MR; DESTROY_MR takes it
  * @zombie: entry in &vroce_dev.zombies once DESTROY_MR failed
  * @key_unknown: CREATE_MR timed out: the HCA may hold the MR under a key
  *	the driver never learnt
@@ -193,9 +198,11 @@ struct vroce_pd {
 struct vroce_mr {
 	struct ib_mr ibmr;
 	struct vroce_mtr *mtr;
-	dma_addr_t *pages;
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
 	u32 npages;
 	u32 max_pages;
+	u32 handle;
 	struct list_head zombie;
 	bool key_unknown;
 };
@@ -258,6 +265,7 @@ u32 vroce_ring_cfg(struct vroce_mtr *mtr, u32 log2);
 int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);
+extern struct srcu_struct vroce_eq_srcu;
 
 int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);

@@ -9,12 +9,14 @@
  * in exactly one place, vroce_cmd_errno().
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "vroce.h"
+#include "vroce_emu.h"
 #include "vroce_regs.h"
 #include "../bindings/vroce_abi.h"
 
@@ -31,8 +33,9 @@ static int vroce_cmd_errno(u16 status)
 	case VROCE_CMD_BAD_OPCODE:
 		return -EOPNOTSUPP;
 	case VROCE_CMD_BAD_PARAM:
-	case VROCE_CMD_BAD_HANDLE:
 		return -EINVAL;
+	case VROCE_CMD_BAD_HANDLE:
+		return -ENOENT;
 	case VROCE_CMD_NO_RESOURCE:
 		return -ENOMEM;
 	case VROCE_CMD_BUSY:
@@ -48,7 +51,39 @@ static void *vroce_cmdq_slot(struct vroce_cmdq *q, u32 index)
 					 VROCE_CMD_SLOT_SIZE);
 }
 
-/* Whether a slot is free, re-reading the HCA's consumer index if not. */
+/*
+ * Hand every response the HCA has written since the last call to the
+ * submitter of its slot, and free those slots. Called by the interrupt
+ * handler, and by submitters that find the ring full (a command the HCA
+ * carried out without completing raises no interrupt).
+ */
+static void vroce_cmdq_collect(struct vroce_dev *vdev)
+{
+	struct vroce_cmdq *q = &vdev->cmdq;
+	const struct vroce_resp_hdr *rh;
+	struct vroce_cmd_ctx *ctx;
+	u32 hw_ci, c;
+
+	lockdep_assert_held(&q->lock);
+	hw_ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
+	/* An index beyond what was posted is not believed. */
+	if (hw_ci - q->ci > q->pi - q->ci)
+		return;
+	/* Responses up to hw_ci were written before the HCA moved it. */
+	dma_rmb();
+	for (c = q->ci; c != hw_ci; c++) {
+		ctx = q->owner[c & (q->depth - 1)];
+		q->owner[c & (q->depth - 1)] = NULL;
+		rh = vroce_cmdq_slot(q, c) + VROCE_CMD_REQ_SIZE;
+		if (ctx && le32_to_cpu(rh->token) == ctx->token) {
+			memcpy(ctx->resp, rh, sizeof(ctx->resp));
+			complete(&ctx->done);
+		}
+	}
+	q->ci = hw_ci;
+}
+
+/* Whether a slot is free, collecting what the HCA finished if not. */
 static bool vroce_cmdq_has_space(struct vroce_dev *vdev)
 {
 	struct vroce_cmdq *q = &vdev->cmdq;
@@ -56,15 +91,14 @@ static bool vroce_cmdq_has_space(struct vroce_dev *vdev)
 
 	spin_lock(&q->lock);
 	if (q->pi - q->ci >= q->depth)
-		q->ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
+		vroce_cmdq_collect(vdev);
 	space = q->pi - q->ci < q->depth;
 	spin_unlock(&q->lock);
 	return space;
 }
 
 /**
- * vroce_cmdq_irq() - the HCA's interrupt handler: collect responses, then
- *	hand the event queue to vroce_eq_irq()
+ * vroce_cmdq_irq() - the HCA's command interrupt: hand out responses
  * @data: the vroce device
  *
  * Context: the HCA's interrupt context (process context, may not block on
@@ -74,85 +108,88 @@ void vroce_cmdq_irq(void *data)
 {
 	struct vroce_dev *vdev = data;
 	struct vroce_cmdq *q = &vdev->cmdq;
-	const struct vroce_resp_hdr *rh;
-	struct vroce_cmd_ctx *ctx;
-	u32 cause, hw_ci, c;
-
-	cause = vroce_hw_read32(&vdev->hw, VROCE_REG_INTR_CAUSE);
-	if (cause & VROCE_INTR_EQ)
-		vroce_eq_irq(vdev);
-	hw_ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
-	/* Responses up to hw_ci were written before the HCA moved it. */
-	dma_rmb();
 
 	spin_lock(&q->lock);
-	for (c = q->ci; c != hw_ci && c != q->pi; c++) {
-		rh = vroce_cmdq_slot(q, c) + VROCE_CMD_REQ_SIZE;
-		ctx = &q->ctx[c & (q->depth - 1)];
-		if (ctx->waiting && le32_to_cpu(rh->token) == ctx->token &&
-		    !completion_done(&ctx->done)) {
-			memcpy(ctx->resp, rh, sizeof(ctx->resp));
-			complete(&ctx->done);
-		}
-	}
-	q->ci = c;
+	vroce_cmdq_collect(vdev);
 	spin_unlock(&q->lock);
 	wake_up(&q->space);
 }
 
+/* Jiffies left until @deadline, 0 once it has passed. */
+static unsigned long vroce_cmd_left(unsigned long deadline)
+{
+	return time_before(jiffies, deadline) ? deadline - jiffies : 0;
+}
+
 /*
  * Post @req (its header's token is filled in) and wait for the response,
- * copied to @resp. Return the HCA's status as an errno, or -ETIMEDOUT.
+ * copied to @resp. Waiting for a free slot and for the response share one
+ * deadline. Return the HCA's status as an errno, or -ETIMEDOUT.
  */
 static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 			  void *resp, size_t resp_len)
 {
 	struct vroce_cmdq *q = &vdev->cmdq;
-	unsigned long timeout = msecs_to_jiffies(q->timeout_ms), deadline, left;
+	unsigned long deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
 	struct vroce_cmd_hdr *hdr = req;
-	struct vroce_cmd_ctx *ctx;
+	struct vroce_cmd_ctx ctx;
+	unsigned long left;
+	u32 index;
 	u8 *slot;
 	int err;
 
 	might_sleep();
-	deadline = jiffies + timeout;
+	init_completion(&ctx.done);
 	spin_lock(&q->lock);
+	/*
+	 * All slots are out: wait until the HCA consumed one and its response
+	 * went to its owner. Poll now and then: a command the HCA carried out
+	 * without completing raises no interrupt.
+	 */
 	while (q->pi - q->ci >= q->depth) {
-		/* All slots are out: wait for the HCA to consume one. */
+		vroce_cmdq_collect(vdev);
+		if (q->pi - q->ci < q->depth)
+			break;
 		spin_unlock(&q->lock);
-		if (time_after_eq(jiffies, deadline) ||
-		    !wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
-					deadline - jiffies))
-			return -ETIMEDOUT;
+		if (!vroce_cmd_left(deadline)) {
+			err = -ETIMEDOUT;
+			goto out;
+		}
+		wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
+				   min(vroce_cmd_left(deadline),
+				       msecs_to_jiffies(10)));
 		spin_lock(&q->lock);
 	}
-	ctx = &q->ctx[q->pi & (q->depth - 1)];
-	reinit_completion(&ctx->done);
-	ctx->token = q->next_token++;
+	index = q->pi;
+	WARN_ON_ONCE(q->owner[index & (q->depth - 1)]);
+	q->owner[index & (q->depth - 1)] = &ctx;
+	ctx.token = q->next_token++;
 	if (!q->next_token)
 		q->next_token = 1;	/* 0 marks an empty response */
-	ctx->waiting = true;
-	hdr->token = cpu_to_le32(ctx->token);
+	hdr->token = cpu_to_le32(ctx.token);
 
-	slot = vroce_cmdq_slot(q, q->pi);
+	slot = vroce_cmdq_slot(q, index);
 	memset(slot, 0, VROCE_CMD_SLOT_SIZE);
 	memcpy(slot, req, req_len);
 	q->pi++;
 	vroce_hw_ring_cmdq(&vdev->hw, q->pi);
 	spin_unlock(&q->lock);
 
-	left = wait_for_completion_timeout(&ctx->done, timeout);
+	left = wait_for_completion_timeout(&ctx.done, vroce_cmd_left(deadline));
 
 	spin_lock(&q->lock);
-	ctx->waiting = false;
 	/* A response that raced with the timeout still counts. */
-	if (left || completion_done(&ctx->done)) {
-		memcpy(resp, ctx->resp, resp_len);
+	if (left || completion_done(&ctx.done)) {
+		memcpy(resp, ctx.resp, resp_len);
 		err = vroce_cmd_errno(le16_to_cpu(((struct vroce_resp_hdr *)resp)->status));
 	} else {
+		/* The slot stays taken until the HCA moves past it. */
+		if (q->owner[index & (q->depth - 1)] == &ctx)
+			q->owner[index & (q->depth - 1)] = NULL;
 		err = -ETIMEDOUT;
 	}
 	spin_unlock(&q->lock);
+out:
 	if (err == -ETIMEDOUT)
 		dev_warn_ratelimited(vdev->dma_dev, "command %u timed out\n",
 				     le16_to_cpu(hdr->opcode));
@@ -175,7 +212,6 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 		.region_count = 1,
 		.page_shift = PAGE_SHIFT,
 	};
-	u32 i;
 	int err;
 
 	q->depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
@@ -184,17 +220,16 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->space);
 
-	q->ctx = kcalloc(q->depth, sizeof(*q->ctx), GFP_KERNEL);
-	if (!q->ctx)
+	q->owner = kcalloc(q->depth, sizeof(*q->owner), GFP_KERNEL);
+	if (!q->owner)
 		return -ENOMEM;
-	for (i = 0; i < q->depth; i++)
-		init_completion(&q->ctx[i].done);
 
 	err = vroce_mtr_create(vdev, &q->mtr, &attr, PAGE_SHIFT, NULL, 0);
 	if (err)
-		goto err_free_ctx;
+		goto err_free_owner;
 
-	err = vroce_hw_request_irq(&vdev->hw, vroce_cmdq_irq, vdev);
+	err = vroce_hw_request_irq(&vdev->hw, VROCE_IRQ_CMD, vroce_cmdq_irq,
+				   vdev);
 	if (err)
 		goto err_destroy_mtr;
 
@@ -210,11 +245,11 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 
 err_reset:
 	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
-	vroce_hw_free_irq(&vdev->hw);
+	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
 err_destroy_mtr:
 	vroce_mtr_destroy(vdev, q->mtr);
-err_free_ctx:
-	kfree(q->ctx);
+err_free_owner:
+	kfree(q->owner);
 	return err;
 }
 
@@ -229,9 +264,9 @@ err_free_ctx:
 void vroce_cmdq_exit(struct vroce_dev *vdev)
 {
 	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
-	vroce_hw_free_irq(&vdev->hw);
+	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
 	vroce_mtr_destroy(vdev, vdev->cmdq.mtr);
-	kfree(vdev->cmdq.ctx);
+	kfree(vdev->cmdq.owner);
 }
 
 /* An MTR of one region, as the HCA's VROCE_MTT_* fields describe it. */
@@ -281,6 +316,7 @@ int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
 	attr->max_cq_depth_log2 = le32_to_cpu(resp.max_cq_depth_log2);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_device);
 
 /**
  * vroce_cmd_create_pd() - CREATE_PD
@@ -324,19 +360,22 @@ int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn)
 
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_pd);
 
 /**
  * vroce_cmd_create_mr() - CREATE_MR: enter an MR in the HCA's MPT
  * @vdev: the device
  * @desc: the MR
  * @key: where its key (lkey and rkey) is returned
+ * @handle: where the handle to destroy it by is returned
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL when the HCA refuses the description, -ENOMEM when
- * its MPT is full, another errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -EINVAL when the HCA refuses the description, -ENOENT for an
+ * unknown PD, -ENOMEM when its MPT is full, another errno from
+ * vroce_cmd_errno(), or -ETIMEDOUT.
  */
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
-			u32 *key)
+			u32 *key, u32 *handle)
 {
 	struct vroce_cmd_create_mr req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_MR),
@@ -356,32 +395,36 @@ int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc
 	}
 
 	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
-	if (!err)
+	if (!err) {
 		*key = le32_to_cpu(resp.key);
+		*handle = le32_to_cpu(resp.handle);
+	}
 	return err;
 }
 
 /**
  * vroce_cmd_destroy_mr() - DESTROY_MR: take an MR out of the HCA's MPT
  * @vdev: the device
- * @key: the MR's key
+ * @handle: the MR's handle from CREATE_MR (not its key: the consumer may
+ *	have changed the key's low byte)
  *
  * Only after this succeeds may the MR's tables and pages be freed.
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for an unknown key, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -ENOENT when the HCA holds no MR under @handle, another errno
+ * from vroce_cmd_errno(), or -ETIMEDOUT.
  */
-int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 key)
+int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle)
 {
 	struct vroce_cmd_destroy_mr req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_MR),
-		.key = cpu_to_le32(key),
+		.handle = cpu_to_le32(handle),
 	};
 	struct vroce_resp_hdr resp;
 
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
 
 /**
  * vroce_cmd_create_cq() - CREATE_CQ: give the HCA a CQE ring

@@ -18,16 +18,15 @@ struct vroce_mtr;
 #define VROCE_CMDQ_DEPTH_LOG2	4	/* 16 slots */
 
 /**
- * struct vroce_cmd_ctx - one posted command waiting for its response
- * @done: completed by the interrupt handler when the response is in
+ * struct vroce_cmd_ctx - one posted command waiting for its response; on
+ *	the submitter's stack
+ * @done: completed once the response is copied into @resp
  * @token: the token the response must carry
- * @waiting: a caller is waiting on @done for @token
  * @resp: the response, copied out of the ring
  */
 struct vroce_cmd_ctx {
 	struct completion done;
 	u32 token;
-	bool waiting;
 	u8 resp[64];
 };
 
@@ -35,22 +34,27 @@ struct vroce_cmd_ctx {
  * struct vroce_cmdq - the command ring
  * @mtr: the ring memory, described to the HCA by this MTR
  * @depth: number of slots, a power of two
- * @lock: protects @pi, @ci, @next_token and @ctx
+ * @lock: protects @pi, @ci, @next_token and @owner
  * @pi: next slot to post (free-running)
- * @ci: the HCA's consumer index as last read (free-running)
+ * @ci: responses collected (free-running); moves only in
+ *	vroce_cmdq_collect(), never ahead of what was collected
  * @next_token: token of the next command
- * @ctx: per-slot waiters
+ * @owner: per slot, the submitter waiting for that slot's response, or
+ *	NULL once it was delivered or its submitter gave up
  * @space: woken when slots may have been freed
- * @timeout_ms: how long a command may take
+ * @timeout_ms: how long a command may take, waiting for a slot included
+ *
+ * A slot is reused only once @ci has passed it: the HCA has consumed the
+ * command and its response, if any, went to its own submitter.
  */
 struct vroce_cmdq {
 	struct vroce_mtr *mtr;
 	u32 depth;
-	spinlock_t lock;	/* protects pi, ci, next_token, ctx */
+	spinlock_t lock;	/* protects pi, ci, next_token, owner */
 	u32 pi;
 	u32 ci;
 	u32 next_token;
-	struct vroce_cmd_ctx *ctx;
+	struct vroce_cmd_ctx **owner;
 	wait_queue_head_t space;
 	unsigned int timeout_ms;
 };
@@ -151,8 +155,8 @@ int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr);
 int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn);
 int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn);
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
-			u32 *key);
-int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 key);
+			u32 *key, u32 *handle);
+int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle);
 int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
 			u32 depth_log2, u32 *cqn);
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);

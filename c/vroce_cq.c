@@ -10,11 +10,12 @@
 
 #include <linux/bitfield.h>
 #include <linux/log2.h>
-#include <linux/rcupdate.h>
+#include <linux/srcu.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
+#include "vroce_emu.h"
 #include "vroce_regs.h"
 #include "../bindings/vroce_abi.h"
 
@@ -135,6 +136,11 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	err = vroce_cmd_create_cq(vdev, cq->mtr, cq->depth_log2, &cq->cqn);
+	if (err == -ETIMEDOUT) {
+		/* The HCA may hold the ring under a CQN never learnt. */
+		vroce_ring_zombie(vdev, cq->mtr, NULL);
+		return err;
+	}
 	if (err)
 		goto err_destroy_mtr;
 	err = xa_insert(&vdev->cqs, cq->cqn, cq, GFP_KERNEL);
@@ -162,7 +168,7 @@ int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	err = vroce_cmd_destroy_cq(vdev, cq->cqn);
 	xa_erase(&vdev->cqs, cq->cqn);
 	/* No event handler still runs with @cq once this returns. */
-	synchronize_rcu();
+	synchronize_srcu(&vroce_eq_srcu);
 	if (err) {
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
@@ -354,25 +360,34 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 	}
 }
 
+/*
+ * CQs and QPs named by events are used inside this SRCU read section:
+ * destroy_cq()/destroy_qp() wait for it to end before the core frees them.
+ * SRCU, not RCU: a consumer's handler may sleep (it may issue a verb that
+ * waits for a command; commands complete on their own vector).
+ */
+DEFINE_SRCU(vroce_eq_srcu);
+
 /**
  * vroce_eq_irq() - consume the event queue
  * @vdev: the device
  *
- * Called from the HCA's interrupt handler. CQs and QPs named by events are
- * looked up under RCU: destroy_cq()/destroy_qp() wait for a grace period
- * before the core frees them.
+ * Called from the HCA's event vector, with no lock of the HCA or the
+ * driver held: the consumers' completion and event handlers it calls may
+ * issue verbs, but must not destroy their own CQ or QP.
  *
- * Context: the HCA's interrupt context (process context, must not block).
+ * Context: process context (the HCA's interrupt), may sleep.
  */
 void vroce_eq_irq(struct vroce_dev *vdev)
 {
 	struct vroce_eq *eq = &vdev->eq;
 	const struct vroce_eqe *eqe;
 	u32 start = eq->ci;
+	int idx;
 
 	if (!eq->mtr)
 		return;
-	rcu_read_lock();
+	idx = srcu_read_lock(&vroce_eq_srcu);
 	for (;;) {
 		eqe = vroce_ring_entry(eq->mtr, eq->ci, eq->depth_log2,
 				       VROCE_EQE_SIZE);
@@ -382,7 +397,7 @@ void vroce_eq_irq(struct vroce_dev *vdev)
 		eq->ci++;
 		vroce_eq_event(vdev, eqe->type, le32_to_cpu(eqe->num));
 	}
-	rcu_read_unlock();
+	srcu_read_unlock(&vroce_eq_srcu, idx);
 	if (eq->ci != start)
 		vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CI, eq->ci);
 }
@@ -409,12 +424,18 @@ u32 vroce_ring_cfg(struct vroce_mtr *mtr, u32 log2)
 	       FIELD_PREP(VROCE_RING_CFG_HOPNUM, rgn.hopnum);
 }
 
+static void vroce_eq_handler(void *data)
+{
+	vroce_eq_irq(data);
+}
+
 /**
  * vroce_eq_init() - give the HCA its event queue
  * @vdev: the device, its command ring running
  *
  * Context: process context, may sleep.
- * Return: 0 or an error of vroce_mtr_create().
+ * Return: 0, an error of vroce_mtr_create() or of connecting the event
+ * vector.
  */
 int vroce_eq_init(struct vroce_dev *vdev)
 {
@@ -427,6 +448,12 @@ int vroce_eq_init(struct vroce_dev *vdev)
 	err = vroce_ring_create(vdev, &mtr, eq->depth_log2, VROCE_EQE_SIZE);
 	if (err)
 		return err;
+	err = vroce_hw_request_irq(&vdev->hw, VROCE_IRQ_EQ, vroce_eq_handler,
+				   vdev);
+	if (err) {
+		vroce_mtr_destroy(vdev, mtr);
+		return err;
+	}
 	/* Published before the HCA can raise an event for it. */
 	WRITE_ONCE(eq->mtr, mtr);
 	vroce_hw_write64(&vdev->hw, VROCE_REG_EQ_BA, vroce_mtr_root_ba(mtr));
@@ -445,6 +472,7 @@ int vroce_eq_init(struct vroce_dev *vdev)
  */
 void vroce_eq_exit(struct vroce_dev *vdev)
 {
+	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_EQ);
 	vroce_mtr_destroy(vdev, vdev->eq.mtr);
 	vdev->eq.mtr = NULL;
 }

@@ -128,10 +128,12 @@ static int vroce_kmr_show(struct seq_file *m, void *v)
 	mutex_lock(&vdev->kmr_lock);
 	k = vdev->kmr;
 	if (k)
-		seq_printf(m, "pdn %u dma_lkey %#x buf_dma %#llx len %u frmr_key %#x frmr_iova %#llx frmr_len %llu\n",
+		seq_printf(m, "pdn %u dma_lkey %#x buf_dma %#llx len %u frmr_key %#x frmr_iova %#llx frmr_len %llu frmr_pbl %#llx frmr_npages %u\n",
 			   to_vroce_pd(k->pd)->pdn, k->pd->local_dma_lkey,
 			   k->dma, VROCE_KMR_LEN, k->frmr->lkey,
-			   k->frmr->iova, k->frmr->length);
+			   k->frmr->iova, k->frmr->length,
+			   (u64)to_vroce_mr(k->frmr)->pbl_dma,
+			   to_vroce_mr(k->frmr)->npages);
 	else
 		seq_puts(m, "none\n");
 	mutex_unlock(&vdev->kmr_lock);
@@ -238,7 +240,8 @@ void vroce_debugfs_init(struct vroce_dev *vdev)
 	struct dentry *root = debugfs_lookup("vroce", NULL);
 	char target[64];
 
-	if (!root)
+	/* Without debugfs the lookup is an ERR_PTR: nothing to dput. */
+	if (IS_ERR_OR_NULL(root))
 		return;
 	vdev->debugfs = debugfs_create_dir(dev_name(&vdev->ibdev.dev), root);
 	dput(root);

@@ -9,8 +9,9 @@
  * the tables of the MRs, rings and event queue it is told about, by DMA
  * address. It answers in its own context (an ordered workqueue: commands,
  * the data path engine and its timer never run at the same time) and
- * signals completions through the interrupt handler the driver connected,
- * which it calls with its lock held. Nothing the driver writes is trusted.
+ * signals completions through the interrupt vectors the driver connected,
+ * whose handlers run on their own workqueue, outside the HCA's locks.
+ * Nothing the driver writes is trusted.
  *
  * This file: register decode, the command processor (PDs, MRs, and the
  * CQ and QP commands of c/vroce_emu_engine.c), the translation engine
@@ -38,8 +39,9 @@
  *   eq_lost      (read only) events lost to a full or disabled EQ
  *   mr_read      write "<key> <iova> <len>", read back the bytes the
  *                translation engine reads through that MR
- *   reg_frmr     write "<key> <pdn> <iova> <len> <access>" (hex, decimal,
- *                hex, decimal, hex): do what a REG_MR work request does
+ *   reg_frmr     write "<key> <pdn> <iova> <len> <access> <pbl> <npages>"
+ *                (hex, decimal, hex, decimal, hex, hex, decimal): do what
+ *                a REG_MR work request with that page list does
  */
 
 #include <kunit/visibility.h>
@@ -96,8 +98,13 @@ static void vroce_emu_reset(struct vroce_emu *emu)
 {
 	unsigned long flags;
 
+	u32 i;
+
 	mutex_lock(&emu->lock);
 	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
+	/* Generations start anywhere: keys do not repeat across resets. */
+	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
+		emu->mpt[i].gen = get_random_u8();
 	bitmap_zero(emu->pd_map, VROCE_EMU_MAX_PD);
 	vroce_emu_engine_reset(emu);
 	mutex_unlock(&emu->lock);
@@ -155,32 +162,75 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 		queue_work(emu->wq, &emu->cmd_work);
 }
 
-static int vroce_emu_request_irq(void *ctx, void (*handler)(void *data),
-				 void *data)
+/**
+ * vroce_emu_raise_irq() - signal an interrupt
+ * @emu: the HCA
+ * @vec: the vector, VROCE_IRQ_*
+ * @cause: the VROCE_INTR_* bit it stands for
+ *
+ * Sets @cause and, unless it is masked, has the vector's handler called
+ * soon, in its own context: never under a lock of the HCA.
+ *
+ * Context: any context.
+ */
+void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause)
+{
+	unsigned long flags;
+	bool call;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |= cause;
+	call = !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & cause);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	if (call)
+		queue_work(emu->irq_wq, &emu->irq[vec].work);
+}
+
+static void vroce_emu_irq_work(struct work_struct *work)
+{
+	struct vroce_emu_irq *irq = container_of(work, struct vroce_emu_irq,
+						 work);
+
+	mutex_lock(&irq->lock);
+	if (irq->handler)
+		irq->handler(irq->data);
+	mutex_unlock(&irq->lock);
+}
+
+static int vroce_emu_request_irq(void *ctx, unsigned int vec,
+				 void (*handler)(void *data), void *data)
 {
 	struct vroce_emu *emu = ctx;
+	struct vroce_emu_irq *irq;
 	int err = 0;
 
-	mutex_lock(&emu->lock);
-	if (emu->irq_handler) {
+	if (vec >= VROCE_NUM_IRQS)
+		return -EINVAL;
+	irq = &emu->irq[vec];
+	mutex_lock(&irq->lock);
+	if (irq->handler) {
 		err = -EBUSY;
 	} else {
-		emu->irq_handler = handler;
-		emu->irq_data = data;
+		irq->handler = handler;
+		irq->data = data;
 	}
-	mutex_unlock(&emu->lock);
+	mutex_unlock(&irq->lock);
 	return err;
 }
 
-static void vroce_emu_free_irq(void *ctx)
+static void vroce_emu_free_irq(void *ctx, unsigned int vec)
 {
 	struct vroce_emu *emu = ctx;
+	struct vroce_emu_irq *irq;
 
+	if (vec >= VROCE_NUM_IRQS)
+		return;
+	irq = &emu->irq[vec];
 	/* The handler runs under the lock, so none is running after this. */
-	mutex_lock(&emu->lock);
-	emu->irq_handler = NULL;
-	emu->irq_data = NULL;
-	mutex_unlock(&emu->lock);
+	mutex_lock(&irq->lock);
+	irq->handler = NULL;
+	irq->data = NULL;
+	mutex_unlock(&irq->lock);
 }
 
 static const struct vroce_bus_ops vroce_emu_bus_ops = {
@@ -192,16 +242,35 @@ static const struct vroce_bus_ops vroce_emu_bus_ops = {
 
 /* ---- translation engine ---- */
 
-static struct vroce_emu_mpt *vroce_emu_mpt_of(struct vroce_emu *emu, u32 key)
+/* Rights an MR may carry: known bits; remote write or atomic need local write. */
+static bool vroce_emu_access_valid(u32 access)
 {
-	u32 index = key >> 8;
+	if (access & ~VROCE_ACC_MASK)
+		return false;
+	return !(access & (VROCE_ACC_REMOTE_WRITE | VROCE_ACC_REMOTE_ATOMIC)) ||
+	       (access & VROCE_ACC_LOCAL_WRITE);
+}
 
-	if (index >= VROCE_EMU_MAX_MR)
-		return NULL;
-	if (emu->mpt[index].state == VROCE_EMU_MR_FREE ||
-	    emu->mpt[index].tag != (key & 0xff))
+/* The MPT entry @key names, whatever its state, or NULL: tag not checked. */
+static struct vroce_emu_mpt *vroce_emu_mpt_slot(struct vroce_emu *emu, u32 key)
+{
+	u32 index = FIELD_GET(VROCE_KEY_INDEX, key);
+
+	if (index >= VROCE_EMU_MAX_MR ||
+	    emu->mpt[index].state == VROCE_EMU_MR_FREE ||
+	    emu->mpt[index].gen != FIELD_GET(VROCE_KEY_GEN, key))
 		return NULL;
 	return &emu->mpt[index];
+}
+
+/* The MR @key is the full key of: index, generation and tag match. */
+static struct vroce_emu_mpt *vroce_emu_mpt_of(struct vroce_emu *emu, u32 key)
+{
+	struct vroce_emu_mpt *mr = vroce_emu_mpt_slot(emu, key);
+
+	if (!mr || mr->tag != FIELD_GET(VROCE_KEY_TAG, key))
+		return NULL;
+	return mr;
 }
 
 /* Copy @len bytes between @buf and bus address @dma, page by page. */
@@ -327,35 +396,80 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
 /**
  * vroce_emu_frmr_register() - what the HCA does for a REG_MR work request
  * @emu: the HCA
- * @key: the key to register under: the MR's MPT index, and the tag the
- *	consumer chose (ib_update_fast_reg_key())
+ * @key: the key to register under: the MR's MPT index and generation, and
+ *	the tag the consumer chose (ib_update_fast_reg_key())
  * @pdn: the protection domain of the queue pair posting it
  * @iova: first address of the MR
  * @length: bytes
  * @access: VROCE_ACC_* rights
+ * @pbl: DMA address of the page list (struct vroce_wqe_reg)
+ * @npages: pages in the list
  *
- * The fast-register MR must exist, be free (not registered), belong to
- * @pdn, and the range must fit the pages mapped into its table. The data
- * path engine does the same (vroce_emu_frmr_register_locked()) when it
- * executes the work request.
+ * The fast-register MR must exist, be free (not registered) and belong to
+ * @pdn; the list must fit its table and the range the listed pages. The
+ * pages are copied into the MR's table now, so the MR's translation
+ * changes only here. The data path engine does the same
+ * (vroce_emu_frmr_register_locked()) when it executes the work request.
  *
  * Context: process context, may sleep.
  * Return: 0, or -VROCE_EMU_EKEY (no such fast-register MR, or already
- * registered), -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS, -VROCE_EMU_EACCESS
- * (unknown rights).
+ * registered), -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS (more pages than the
+ * table holds, or a range beyond the listed pages), -VROCE_EMU_EACCESS
+ * (unknown rights, or remote write or atomic without local write), or
+ * -EFAULT when the list or the table cannot be reached, or a page
+ * address is not aligned.
  */
 int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
-			    u64 length, u32 access)
+			    u64 length, u32 access, u64 pbl, u32 npages)
 {
 	int err;
 
 	mutex_lock(&emu->lock);
 	err = vroce_emu_frmr_register_locked(emu, key, pdn, iova, length,
-					     access);
+					     access, pbl, npages);
 	mutex_unlock(&emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
+
+/* Page @i of the page list at @pbl, checked for alignment. */
+static int vroce_emu_pbl_entry(struct vroce_emu *emu, u64 pbl, u32 i,
+			       u64 *addr)
+{
+	__le64 *p = vroce_emu_dma_to_virt(vroce_emu_dev(emu),
+					  pbl + (u64)i * sizeof(*p),
+					  sizeof(*p));
+
+	if (!p || !IS_ALIGNED(pbl, sizeof(*p)))
+		return -EFAULT;
+	*addr = le64_to_cpu(READ_ONCE(*p));
+	return IS_ALIGNED(*addr, BIT_ULL(VROCE_FRMR_PAGE_SHIFT)) ? 0 : -EFAULT;
+}
+
+/*
+ * Copy the page list into @mr's table: all of it checked first, so that a
+ * bad list leaves the table as it was.
+ */
+static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
+			       u64 pbl, u32 npages)
+{
+	u64 addr;
+	u32 i;
+	int err;
+
+	for (i = 0; i < npages; i++) {
+		err = vroce_emu_pbl_entry(emu, pbl, i, &addr);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < npages; i++) {
+		err = vroce_emu_pbl_entry(emu, pbl, i, &addr) ?:
+		      vroce_emu_mtt_store(vroce_emu_dev(emu), &mr->mtt, i, addr);
+		if (err)
+			return -EFAULT;
+	}
+	return 0;
+}
 
 /**
  * vroce_emu_frmr_register_locked() - vroce_emu_frmr_register() for the HCA
@@ -366,33 +480,39 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
  * @iova: first address of the MR
  * @length: bytes
  * @access: VROCE_ACC_* rights
+ * @pbl: DMA address of the page list
+ * @npages: pages in the list
  *
  * Context: @emu->lock held (the data path engine).
  * Return: as vroce_emu_frmr_register().
  */
 int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
-				   u64 iova, u64 length, u32 access)
+				   u64 iova, u64 length, u32 access, u64 pbl,
+				   u32 npages)
 {
-	u32 index = key >> 8;
 	struct vroce_emu_mpt *mr;
 	u64 span;
 	int err = 0;
 
 	lockdep_assert_held(&emu->lock);
-	mr = index < VROCE_EMU_MAX_MR ? &emu->mpt[index] : NULL;
+	/* The consumer picks the tag; index and generation must match. */
+	mr = vroce_emu_mpt_slot(emu, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
 	    mr->state != VROCE_EMU_MR_FRMR_INVALID)
 		err = -VROCE_EMU_EKEY;
 	else if (mr->pdn != pdn)
 		err = -VROCE_EMU_EPD;
-	else if (access & ~VROCE_ACC_MASK)
+	else if (!vroce_emu_access_valid(access))
 		err = -VROCE_EMU_EACCESS;
-	else if (check_add_overflow(iova & (BIT_ULL(mr->mtt.buf_pg_shift) - 1),
+	else if (!npages || npages > mr->mtt.region[0].count ||
+		 check_add_overflow(iova & (BIT_ULL(VROCE_FRMR_PAGE_SHIFT) - 1),
 				    length, &span) ||
-		 span > mr->mtt.region[0].count << mr->mtt.buf_pg_shift)
+		 span > (u64)npages << VROCE_FRMR_PAGE_SHIFT)
 		err = -VROCE_EMU_EBOUNDS;
+	else
+		err = vroce_emu_frmr_load(emu, mr, pbl, npages);
 	if (!err) {
-		mr->tag = key & 0xff;
+		mr->tag = FIELD_GET(VROCE_KEY_TAG, key);
 		mr->iova = iova;
 		mr->length = length;
 		mr->access = access;
@@ -476,6 +596,17 @@ bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn)
 	return pdn < VROCE_EMU_MAX_PD && test_bit(pdn, emu->pd_map);
 }
 
+static bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn)
+{
+	u32 i;
+
+	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
+		if (emu->mpt[i].state != VROCE_EMU_MR_FREE &&
+		    emu->mpt[i].pdn == pdn)
+			return true;
+	return false;
+}
+
 static u16 vroce_emu_destroy_pd(struct vroce_emu *emu,
 				const struct vroce_cmd_destroy_pd *cmd)
 {
@@ -483,8 +614,8 @@ static u16 vroce_emu_destroy_pd(struct vroce_emu *emu,
 
 	if (!vroce_emu_pd_valid(emu, pdn))
 		return VROCE_CMD_BAD_HANDLE;
-	if (vroce_emu_pd_busy(emu, pdn))
-		return VROCE_CMD_BUSY;	/* a QP's WQEs still name it */
+	if (vroce_emu_pd_busy(emu, pdn) || vroce_emu_pd_has_mr(emu, pdn))
+		return VROCE_CMD_BUSY;	/* a QP or an MR still names it */
 	__clear_bit(pdn, emu->pd_map);
 	return VROCE_CMD_OK;
 }
@@ -515,6 +646,24 @@ static bool vroce_emu_mr_mtt(const struct vroce_cmd_create_mr *cmd,
 	return span <= pages << mtt->buf_pg_shift;
 }
 
+/*
+ * A free MPT slot, chosen at random: a key tells nothing of the next one.
+ * Returns emu->max_mr when the MPT is full.
+ */
+static u32 vroce_emu_mpt_pick(struct vroce_emu *emu)
+{
+	u32 start = get_random_u32_below(emu->max_mr), i, index;
+
+	for (i = 0; i < emu->max_mr; i++) {
+		index = start + i;
+		if (index >= emu->max_mr)
+			index -= emu->max_mr;
+		if (emu->mpt[index].state == VROCE_EMU_MR_FREE)
+			return index;
+	}
+	return emu->max_mr;
+}
+
 static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 			       const struct vroce_cmd_create_mr *cmd,
 			       struct vroce_resp_create_mr *resp)
@@ -523,12 +672,11 @@ static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 	u64 length = le64_to_cpu(cmd->length), iova = le64_to_cpu(cmd->iova);
 	struct vroce_emu_mpt entry = {}, *slot;
 	u32 index;
-	u8 tag;
 
 	if (!vroce_emu_pd_valid(emu, pdn))
 		return VROCE_CMD_BAD_HANDLE;
 	entry.access = le32_to_cpu(cmd->access);
-	if (entry.access & ~VROCE_ACC_MASK)
+	if (!vroce_emu_access_valid(entry.access))
 		return VROCE_CMD_BAD_PARAM;
 
 	switch (kind) {
@@ -543,57 +691,69 @@ static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 		break;
 	case VROCE_MR_KIND_FRMR:
 		if (le64_to_cpu(cmd->page_count) > VROCE_EMU_MAX_FRMR_PAGES ||
-		    !vroce_emu_mr_mtt(cmd, &entry.mtt, 0, 0))
+		    !vroce_emu_mr_mtt(cmd, &entry.mtt, 0, 0) ||
+		    entry.mtt.buf_pg_shift != VROCE_FRMR_PAGE_SHIFT ||
+		    !entry.mtt.region[0].hopnum)
 			return VROCE_CMD_BAD_PARAM;
 		break;
 	default:
 		return VROCE_CMD_BAD_PARAM;
 	}
 
-	for (index = 0; index < VROCE_EMU_MAX_MR; index++)
-		if (emu->mpt[index].state == VROCE_EMU_MR_FREE)
-			break;
-	if (index == VROCE_EMU_MAX_MR)
+	index = vroce_emu_mpt_pick(emu);
+	if (index == emu->max_mr)
 		return VROCE_CMD_NO_RESOURCE;
 	slot = &emu->mpt[index];
 
-	/* A new tag, never the slot's previous one: stale keys stay dead. */
-	do {
-		tag = get_random_u8();
-	} while (tag == slot->tag);
-
 	entry.state = kind == VROCE_MR_KIND_FRMR ? VROCE_EMU_MR_FRMR_INVALID :
 						  VROCE_EMU_MR_VALID;
-	entry.tag = tag;
+	/*
+	 * The generation moves on at every use of the slot, so none of the
+	 * slot's last 255 keys works again, whatever tag a consumer picks.
+	 */
+	entry.gen = slot->gen + 1;
+	entry.tag = get_random_u8();
 	entry.pdn = pdn;
 	entry.kind = kind;
 	entry.iova = iova;
 	entry.length = length;
 	*slot = entry;
-	resp->key = cpu_to_le32(index << 8 | tag);
+	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, entry.gen) |
+				FIELD_PREP(VROCE_KEY_INDEX, index) |
+				FIELD_PREP(VROCE_KEY_TAG, entry.tag));
+	resp->handle = cpu_to_le32(FIELD_PREP(VROCE_MR_HANDLE_GEN, entry.gen) |
+				   FIELD_PREP(VROCE_MR_HANDLE_INDEX, index));
 	return VROCE_CMD_OK;
 }
 
 static u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
 				const struct vroce_cmd_destroy_mr *cmd)
 {
-	struct vroce_emu_mpt *mr = vroce_emu_mpt_of(emu, le32_to_cpu(cmd->key));
-	u8 tag;
+	u32 handle = le32_to_cpu(cmd->handle);
+	u32 index = FIELD_GET(VROCE_MR_HANDLE_INDEX, handle);
+	struct vroce_emu_mpt *mr;
+	u8 gen;
 
-	if (!mr)
+	if (handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN) ||
+	    index >= VROCE_EMU_MAX_MR)
 		return VROCE_CMD_BAD_HANDLE;
-	tag = mr->tag;
+	mr = &emu->mpt[index];
+	if (mr->state == VROCE_EMU_MR_FREE ||
+	    mr->gen != FIELD_GET(VROCE_MR_HANDLE_GEN, handle))
+		return VROCE_CMD_BAD_HANDLE;
+	gen = mr->gen;
 	memset(mr, 0, sizeof(*mr));
-	mr->tag = tag;
+	mr->gen = gen;
 	return VROCE_CMD_OK;
 }
 
-static u16 vroce_emu_query_device(struct vroce_resp_query_device *resp)
+static u16 vroce_emu_query_device(struct vroce_emu *emu,
+				  struct vroce_resp_query_device *resp)
 {
 	resp->max_mr_size = cpu_to_le64(VROCE_EMU_MAX_MR_SIZE);
 	resp->page_size_cap = cpu_to_le64(VROCE_EMU_PAGE_SIZE_CAP);
 	resp->max_pd = cpu_to_le32(VROCE_EMU_MAX_PD);
-	resp->max_mr = cpu_to_le32(VROCE_EMU_MAX_MR);
+	resp->max_mr = cpu_to_le32(emu->max_mr);
 	resp->max_fast_reg_pages = cpu_to_le32(VROCE_EMU_MAX_FRMR_PAGES);
 	resp->vendor_id = cpu_to_le32(VROCE_EMU_VENDOR_ID);
 	resp->max_qp = cpu_to_le32(VROCE_MAX_QP);
@@ -618,7 +778,7 @@ static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 
 	switch (le16_to_cpu(hdr->opcode)) {
 	case VROCE_CMD_QUERY_DEVICE:
-		return vroce_emu_query_device(resp);
+		return vroce_emu_query_device(emu, resp);
 	case VROCE_CMD_CREATE_PD:
 		return vroce_emu_create_pd(emu, resp);
 	case VROCE_CMD_DESTROY_PD:
@@ -776,16 +936,12 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 		/* The response is in memory before the index moves. */
 		spin_lock_irqsave(&emu->reg_lock, flags);
 		emu->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
-		if (complete)
-			emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |=
-				VROCE_INTR_CMD_DONE;
 		spin_unlock_irqrestore(&emu->reg_lock, flags);
 		raise |= complete;
 	}
 
-	if (raise && emu->irq_handler &&
-	    !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & VROCE_INTR_CMD_DONE))
-		emu->irq_handler(emu->irq_data);
+	if (raise)
+		vroce_emu_raise_irq(emu, VROCE_IRQ_CMD, VROCE_INTR_CMD_DONE);
 	/* Events a command wrote (MODIFY_QP to ERR flushes). */
 	vroce_emu_engine_raise(emu);
 	mutex_unlock(&emu->lock);
@@ -816,6 +972,24 @@ void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
 
 /**
+ * vroce_emu_set_max_mr() - size the MPT, as firmware would configure it
+ * @emu: the HCA
+ * @max_mr: entries, 1 to VROCE_EMU_MAX_MR (clamped); only entries below
+ *	it are handed out from now on, and QUERY_DEVICE reports it
+ *
+ * For tests that need the MPT full or a slot reused.
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr)
+{
+	mutex_lock(&emu->lock);
+	emu->max_mr = clamp_t(u32, max_mr, 1, VROCE_EMU_MAX_MR);
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
+
+/**
  * vroce_emu_set_event_faults() - set the completion event knobs (what
  *	debugfs sets)
  * @emu: the HCA
@@ -836,8 +1010,14 @@ void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
 
+/*
+ * One open mr_read file: the bytes the last request read. Writes and reads
+ * on one file may run at the same time (threads sharing it, pwrite and
+ * pread): @lock keeps @buf alive while it is read and replaced.
+ */
 struct vroce_emu_mr_read {
 	struct vroce_emu *emu;
+	struct mutex lock;	/* protects buf, len */
 	void *buf;
 	size_t len;
 };
@@ -848,6 +1028,7 @@ static int vroce_emu_mr_read_open(struct inode *inode, struct file *file)
 
 	if (!r)
 		return -ENOMEM;
+	mutex_init(&r->lock);
 	r->emu = inode->i_private;
 	file->private_data = r;
 	return 0;
@@ -858,6 +1039,7 @@ static int vroce_emu_mr_read_release(struct inode *inode, struct file *file)
 	struct vroce_emu_mr_read *r = file->private_data;
 
 	kvfree(r->buf);
+	mutex_destroy(&r->lock);
 	kfree(r);
 	return 0;
 }
@@ -892,9 +1074,11 @@ static ssize_t vroce_emu_mr_read_write(struct file *file,
 		kvfree(buf);
 		return err;
 	}
-	kvfree(r->buf);
-	r->buf = buf;
+	mutex_lock(&r->lock);
+	swap(r->buf, buf);
 	r->len = len;
+	mutex_unlock(&r->lock);
+	kvfree(buf);
 	return count;
 }
 
@@ -902,8 +1086,12 @@ static ssize_t vroce_emu_mr_read_read(struct file *file, char __user *ubuf,
 				      size_t count, loff_t *ppos)
 {
 	struct vroce_emu_mr_read *r = file->private_data;
+	ssize_t ret;
 
-	return simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
+	mutex_lock(&r->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
+	mutex_unlock(&r->lock);
+	return ret;
 }
 
 static const struct file_operations vroce_emu_mr_read_fops = {
@@ -921,8 +1109,8 @@ static ssize_t vroce_emu_reg_frmr_write(struct file *file,
 					loff_t *ppos)
 {
 	struct vroce_emu *emu = file->private_data;
-	u32 key, pdn, access;
-	u64 iova, len;
+	u32 key, pdn, access, npages;
+	u64 iova, len, pbl;
 	char *line;
 	int err, n;
 
@@ -931,12 +1119,13 @@ static ssize_t vroce_emu_reg_frmr_write(struct file *file,
 	line = memdup_user_nul(ubuf, count);
 	if (IS_ERR(line))
 		return PTR_ERR(line);
-	n = sscanf(line, "%x %u %llx %llu %x", &key, &pdn, &iova, &len,
-		   &access);
+	n = sscanf(line, "%x %u %llx %llu %x %llx %u", &key, &pdn, &iova, &len,
+		   &access, &pbl, &npages);
 	kfree(line);
-	if (n != 5)
+	if (n != 7)
 		return -EINVAL;
-	err = vroce_emu_frmr_register(emu, key, pdn, iova, len, access);
+	err = vroce_emu_frmr_register(emu, key, pdn, iova, len, access, pbl,
+				      npages);
 	return err ?: count;
 }
 
@@ -951,7 +1140,7 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 {
 	struct dentry *d;
 
-	if (!vroce_emu_debugfs_root)
+	if (IS_ERR_OR_NULL(vroce_emu_debugfs_root))
 		return;
 	d = debugfs_create_dir(dev_name(vroce_emu_dev(emu)),
 			       vroce_emu_debugfs_root);
@@ -984,6 +1173,7 @@ struct vroce_emu *vroce_emu_add(int id)
 	struct vroce_hca_res res = { .bus = &vroce_emu_bus_ops };
 	struct vroce_emu *emu;
 	int err = -ENOMEM;
+	unsigned int i;
 
 	emu = kzalloc(sizeof(*emu), GFP_KERNEL);
 	if (!emu)
@@ -991,10 +1181,16 @@ struct vroce_emu *vroce_emu_add(int id)
 	spin_lock_init(&emu->reg_lock);
 	mutex_init(&emu->lock);
 	INIT_WORK(&emu->cmd_work, vroce_emu_cmd_work);
+	for (i = 0; i < VROCE_NUM_IRQS; i++) {
+		emu->irq[i].emu = emu;
+		mutex_init(&emu->irq[i].lock);
+		INIT_WORK(&emu->irq[i].work, vroce_emu_irq_work);
+	}
 
 	emu->mpt = kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
 	if (!emu->mpt)
 		goto err_free_emu;
+	emu->max_mr = VROCE_EMU_MAX_MR;
 	emu->pd_map = bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
 	if (!emu->pd_map)
 		goto err_free_mpt;
@@ -1005,11 +1201,14 @@ struct vroce_emu *vroce_emu_add(int id)
 	emu->wq = alloc_ordered_workqueue("vroce_emu", 0);
 	if (!emu->wq)
 		goto err_free_engine;
+	emu->irq_wq = alloc_workqueue("vroce_irq", 0, 0);
+	if (!emu->irq_wq)
+		goto err_destroy_wq;
 	vroce_emu_reset(emu);
 
 	emu->pdev = platform_device_alloc("vroce", id);
 	if (!emu->pdev)
-		goto err_destroy_wq;
+		goto err_destroy_irq_wq;
 	res.ctx = emu;
 	err = platform_device_add_data(emu->pdev, &res, sizeof(res));
 	if (err)
@@ -1023,6 +1222,8 @@ struct vroce_emu *vroce_emu_add(int id)
 
 err_put_pdev:
 	platform_device_put(emu->pdev);
+err_destroy_irq_wq:
+	destroy_workqueue(emu->irq_wq);
 err_destroy_wq:
 	destroy_workqueue(emu->wq);
 err_free_engine:
@@ -1053,6 +1254,7 @@ void vroce_emu_del(struct vroce_emu *emu)
 	/* No RNR retry or delayed event may fire into a freed HCA. */
 	vroce_emu_engine_stop(emu);
 	destroy_workqueue(emu->wq);
+	destroy_workqueue(emu->irq_wq);
 	vroce_emu_engine_free(emu);
 	bitmap_free(emu->pd_map);
 	kvfree(emu->mpt);

@@ -14,17 +14,24 @@ struct vroce_emu;
 
 #define VROCE_EMU_MAX_REGIONS	3
 
+/* Interrupt vectors of the HCA, each with its own handler (like MSI-X). */
+#define VROCE_IRQ_CMD		0	/* command responses (VROCE_INTR_CMD_DONE) */
+#define VROCE_IRQ_EQ		1	/* event queue entries (VROCE_INTR_EQ) */
+#define VROCE_NUM_IRQS		2
+
 /**
  * struct vroce_bus_ops - how the driver reaches the HCA: register cycles
  *	and its interrupt line
  * @read32: read a 32-bit register of BAR 0
  * @write32: write a 32-bit register of BAR 0; writes to one register are
  *	seen by the HCA in program order
- * @request_irq: connect @handler to the HCA's interrupt; it is called in
- *	the HCA's process context (like a threaded handler), one call at a
- *	time, and may sleep, but must not wait for the HCA (a command's
- *	response, say): the HCA is busy calling it
- * @free_irq: disconnect it; no call runs once this returns
+ * @request_irq: connect @handler to interrupt vector @vec (VROCE_IRQ_*);
+ *	it is called in process context (like a threaded handler), one call
+ *	at a time per vector, with no lock of the HCA held: it may sleep,
+ *	and may wait for what another vector signals (an event handler may
+ *	issue a command), but not for its own vector
+ * @free_irq: disconnect vector @vec; no call of its handler runs once this
+ *	returns
  *
  * For silicon these would be readl()/writel() on the ioremapped BAR and
  * request_threaded_irq(); the emulated HCA decodes them itself, as a
@@ -33,8 +40,9 @@ struct vroce_emu;
 struct vroce_bus_ops {
 	u32 (*read32)(void *ctx, u32 off);
 	void (*write32)(void *ctx, u32 off, u32 val);
-	int (*request_irq)(void *ctx, void (*handler)(void *data), void *data);
-	void (*free_irq)(void *ctx);
+	int (*request_irq)(void *ctx, unsigned int vec,
+			   void (*handler)(void *data), void *data);
+	void (*free_irq)(void *ctx, unsigned int vec);
 };
 
 /**
@@ -97,16 +105,19 @@ struct platform_device *vroce_emu_pdev(struct vroce_emu *emu);
 int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 			void *buf, u64 len, u32 access, bool write);
 int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
-			    u64 length, u32 access);
+			    u64 length, u32 access, u64 pbl, u32 npages);
 int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key);
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
+void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 				u32 event_delay_ms);
 
 int vroce_emu_mtt_translate(struct device *dma_dev,
 			    const struct vroce_emu_mtt *mtt, u64 page,
 			    u64 *addr, u64 *table);
+int vroce_emu_mtt_store(struct device *dma_dev,
+			const struct vroce_emu_mtt *mtt, u64 page, u64 addr);
 void *vroce_emu_dma_to_virt(struct device *dma_dev, u64 dma, size_t len);
 
 #endif /* _VROCE_EMU_H_ */

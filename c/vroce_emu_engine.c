@@ -206,26 +206,18 @@ static void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num)
  * vroce_emu_engine_raise() - interrupt for the events written so far
  * @emu: the HCA
  *
- * Sets VROCE_INTR_EQ and, unless it is masked, calls the driver's interrupt
- * handler. Once per engine pass or command batch.
+ * Raises VROCE_INTR_EQ on the event vector. Once per engine pass or
+ * command batch.
  *
- * Context: process context, @emu->lock held (the handler runs under it).
+ * Context: process context, @emu->lock held.
  */
 void vroce_emu_engine_raise(struct vroce_emu *emu)
 {
-	unsigned long flags;
-	bool call;
-
 	lockdep_assert_held(&emu->lock);
 	if (!emu->eq_raise)
 		return;
 	emu->eq_raise = false;
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |= VROCE_INTR_EQ;
-	call = !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & VROCE_INTR_EQ);
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-	if (call && emu->irq_handler)
-		emu->irq_handler(emu->irq_data);
+	vroce_emu_raise_irq(emu, VROCE_IRQ_EQ, VROCE_INTR_EQ);
 }
 
 /* ---- QP state ---- */
@@ -712,7 +704,9 @@ static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
 		if (vroce_emu_frmr_register_locked(emu, le32_to_cpu(wqe->fr_key),
 						   pdn, le64_to_cpu(wqe->fr_iova),
 						   le64_to_cpu(wqe->fr_length),
-						   le32_to_cpu(wqe->fr_access)))
+						   le32_to_cpu(wqe->fr_access),
+						   le64_to_cpu(wqe->reg.pbl),
+						   le32_to_cpu(wqe->reg.npages)))
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
 		break;
 	case VROCE_WQE_LOCAL_INV:

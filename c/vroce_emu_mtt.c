@@ -71,6 +71,76 @@ static u64 vroce_emu_root_entries(const struct vroce_emu_region *r, u32 ushift)
 	return (r->count >> s) + !!(r->count & (BIT_ULL(s) - 1));
 }
 
+/*
+ * Check a translation's layout and find the region holding @page: *@rp,
+ * the index of its first root entry, whether every region is direct.
+ */
+static int vroce_emu_mtt_region(const struct vroce_emu_mtt *mtt, u64 page,
+				const struct vroce_emu_region **rp,
+				u64 *root_index, bool *direct)
+{
+	const struct vroce_emu_region *r = NULL;
+	u64 next = 0;
+	u32 ushift, i;
+
+	if (mtt->region_count < 1 ||
+	    mtt->region_count > VROCE_EMU_MAX_REGIONS ||
+	    mtt->ba_pg_shift < VROCE_EMU_MIN_SHIFT ||
+	    mtt->ba_pg_shift > VROCE_EMU_MAX_BA_SHIFT ||
+	    mtt->buf_pg_shift < VROCE_EMU_MIN_SHIFT ||
+	    mtt->buf_pg_shift > VROCE_EMU_MAX_BUF_SHIFT)
+		return -EINVAL;
+	ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT;
+
+	/* Regions must tile the pages in order; find the one holding @page. */
+	*root_index = 0;
+	*direct = true;
+	for (i = 0; i < mtt->region_count; i++) {
+		const struct vroce_emu_region *ri = &mtt->region[i];
+
+		if (ri->offset != next || ri->hopnum > 3 ||
+		    check_add_overflow(next, ri->count, &next))
+			return -EINVAL;
+		if (ri->hopnum)
+			*direct = false;
+		if (!r && page < next)
+			r = ri;
+		else if (!r)
+			*root_index += vroce_emu_root_entries(ri, ushift);
+	}
+	if (!r)
+		return -ERANGE;
+	*rp = r;
+	return 0;
+}
+
+/*
+ * For page @l of a region of hop 1 or more whose entries start at root
+ * entry @root_index: the table holding its bottom entry, and the index.
+ */
+static int vroce_emu_mtt_leaf(struct device *dma_dev,
+			      const struct vroce_emu_mtt *mtt, u32 hop,
+			      u64 root_index, u64 l, u64 *table, u64 *index)
+{
+	u32 ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT;
+	u64 tbl = mtt->root_ba, e;
+	int err;
+
+	/* Root entry, then one level per remaining hop, bottom entry last. */
+	e = root_index + (l >> (ushift * (hop - 1)));
+	for (; hop > 1; hop--) {
+		err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, &tbl);
+		if (err)
+			return err;
+		if (!tbl)
+			return -EFAULT;
+		e = (l >> (ushift * (hop - 2))) & (BIT_ULL(ushift) - 1);
+	}
+	*table = tbl;
+	*index = e;
+	return 0;
+}
+
 /**
  * vroce_emu_mtt_translate() - walk a translation to one page
  * @dma_dev: the HCA's DMA device
@@ -90,37 +160,14 @@ int vroce_emu_mtt_translate(struct device *dma_dev,
 			    const struct vroce_emu_mtt *mtt, u64 page,
 			    u64 *addr, u64 *table)
 {
-	const struct vroce_emu_region *r = NULL;
-	u64 next = 0, root_index = 0, l, tbl, e;
-	bool direct = true;
-	u32 ushift, i, hop;
+	const struct vroce_emu_region *r;
+	u64 root_index, l, tbl, e;
+	bool direct;
 	int err;
 
-	if (mtt->region_count < 1 ||
-	    mtt->region_count > VROCE_EMU_MAX_REGIONS ||
-	    mtt->ba_pg_shift < VROCE_EMU_MIN_SHIFT ||
-	    mtt->ba_pg_shift > VROCE_EMU_MAX_BA_SHIFT ||
-	    mtt->buf_pg_shift < VROCE_EMU_MIN_SHIFT ||
-	    mtt->buf_pg_shift > VROCE_EMU_MAX_BUF_SHIFT)
-		return -EINVAL;
-	ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT;
-
-	/* Regions must tile the pages in order; find the one holding @page. */
-	for (i = 0; i < mtt->region_count; i++) {
-		const struct vroce_emu_region *ri = &mtt->region[i];
-
-		if (ri->offset != next || ri->hopnum > 3 ||
-		    check_add_overflow(next, ri->count, &next))
-			return -EINVAL;
-		if (ri->hopnum)
-			direct = false;
-		if (!r && page < next)
-			r = ri;
-		else if (!r)
-			root_index += vroce_emu_root_entries(ri, ushift);
-	}
-	if (!r)
-		return -ERANGE;
+	err = vroce_emu_mtt_region(mtt, page, &r, &root_index, &direct);
+	if (err)
+		return err;
 
 	l = page - r->offset;
 	if (direct) {
@@ -131,10 +178,8 @@ int vroce_emu_mtt_translate(struct device *dma_dev,
 		goto out;
 	}
 
-	hop = r->hopnum;
-	tbl = mtt->root_ba;
-	if (hop == 0) {
-		err = vroce_emu_read_ba(dma_dev, tbl, root_index,
+	if (r->hopnum == 0) {
+		err = vroce_emu_read_ba(dma_dev, mtt->root_ba, root_index,
 					mtt->ba_pg_shift, &e);
 		if (err)
 			return err;
@@ -145,16 +190,10 @@ int vroce_emu_mtt_translate(struct device *dma_dev,
 		goto out;
 	}
 
-	/* Root entry, then one level per remaining hop, bottom entry last. */
-	e = root_index + (l >> (ushift * (hop - 1)));
-	for (; hop > 1; hop--) {
-		err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, &tbl);
-		if (err)
-			return err;
-		if (!tbl)
-			return -EFAULT;
-		e = (l >> (ushift * (hop - 2))) & (BIT_ULL(ushift) - 1);
-	}
+	err = vroce_emu_mtt_leaf(dma_dev, mtt, r->hopnum, root_index, l, &tbl,
+				 &e);
+	if (err)
+		return err;
 	err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, addr);
 	if (err)
 		return err;
@@ -164,3 +203,47 @@ out:
 	return *addr ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mtt_translate);
+
+/**
+ * vroce_emu_mtt_store() - write one page's bottom entry of a translation
+ * @dma_dev: the HCA's DMA device
+ * @mtt: the translation as programmed
+ * @page: index of the page among all the translation's pages
+ * @addr: the page's DMA address, aligned to the buffer page size
+ *
+ * What the HCA does for each page of a REG_MR work request: the tables
+ * are walked as for a lookup, and the bottom entry is written. Only
+ * regions with tables (hop 1 or more) hold per-page entries.
+ *
+ * Context: any context; does not sleep.
+ * Return: 0, or as vroce_emu_mtt_translate(), or -EINVAL when @page is in
+ * a direct or hop-0 region or @addr is not aligned.
+ */
+int vroce_emu_mtt_store(struct device *dma_dev,
+			const struct vroce_emu_mtt *mtt, u64 page, u64 addr)
+{
+	const struct vroce_emu_region *r;
+	u64 root_index, tbl, e;
+	__le64 *p;
+	bool direct;
+	int err;
+
+	err = vroce_emu_mtt_region(mtt, page, &r, &root_index, &direct);
+	if (err)
+		return err;
+	if (direct || !r->hopnum ||
+	    !IS_ALIGNED(addr, BIT_ULL(mtt->buf_pg_shift)))
+		return -EINVAL;
+	err = vroce_emu_mtt_leaf(dma_dev, mtt, r->hopnum, root_index,
+				 page - r->offset, &tbl, &e);
+	if (err)
+		return err;
+	if (e >= BIT_ULL(mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT) ||
+	    !IS_ALIGNED(tbl, BIT_ULL(VROCE_EMU_MIN_SHIFT)))
+		return -EFAULT;
+	p = vroce_emu_dma_to_virt(dma_dev, tbl + e * sizeof(*p), sizeof(*p));
+	if (!p)
+		return -EFAULT;
+	WRITE_ONCE(*p, cpu_to_le64(addr));
+	return 0;
+}

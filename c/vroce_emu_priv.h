@@ -8,6 +8,9 @@
  * any context) protects the register file and the doorbell records; @lock
  * (a mutex) protects everything else and is held by the command processor
  * and the engine for as long as they run. @lock nests outside @reg_lock.
+ * Each interrupt vector's @lock (struct vroce_emu_irq) is held while its
+ * handler runs, and never with @lock or @reg_lock: the HCA only queues
+ * its interrupts, as silicon only signals them.
  */
 #ifndef _VROCE_EMU_PRIV_H_
 #define _VROCE_EMU_PRIV_H_
@@ -30,7 +33,8 @@ enum vroce_emu_mr_state {
 /* One memory protection table entry. */
 struct vroce_emu_mpt {
 	enum vroce_emu_mr_state state;
-	u8 tag;			/* key byte of the MR in this slot, or of the last */
+	u8 tag;			/* the consumer's key byte */
+	u8 gen;			/* bumped at every CREATE_MR of this slot */
 	u32 pdn;
 	u32 access;
 	u32 kind;
@@ -149,6 +153,22 @@ struct vroce_emu_cq_db {
 	u8 arm;
 };
 
+/**
+ * struct vroce_emu_irq - one interrupt vector
+ * @emu: the HCA
+ * @lock: protects @handler and @data; held while the handler runs
+ * @handler: the driver's handler, NULL when none is connected
+ * @data: its argument
+ * @work: delivers the interrupt, on &vroce_emu.irq_wq
+ */
+struct vroce_emu_irq {
+	struct vroce_emu *emu;
+	struct mutex lock;	/* protects handler, data */
+	void (*handler)(void *data);
+	void *data;
+	struct work_struct work;
+};
+
 struct vroce_emu {
 	struct platform_device *pdev;
 
@@ -161,9 +181,8 @@ struct vroce_emu {
 
 	struct mutex lock;		/* protects everything below */
 	struct vroce_emu_mpt *mpt;
+	u32 max_mr;			/* MPT entries in use, VROCE_EMU_MAX_MR at most */
 	unsigned long *pd_map;
-	void (*irq_handler)(void *data);
-	void *irq_data;
 	u32 fail_cmds;
 	u32 fail_status;
 	u32 drop_cmds;
@@ -181,6 +200,8 @@ struct vroce_emu {
 	u32 eq_lost;			/* events the EQ could not take */
 
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
+	struct workqueue_struct *irq_wq;	/* interrupt delivery */
+	struct vroce_emu_irq irq[VROCE_NUM_IRQS];
 	struct work_struct cmd_work;
 	struct work_struct engine_work;
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
@@ -204,7 +225,8 @@ int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write);
 int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
-				   u64 iova, u64 length, u32 access);
+				   u64 iova, u64 length, u32 access, u64 pbl,
+				   u32 npages);
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
 
 /* c/vroce_emu_engine.c */
@@ -219,6 +241,7 @@ void vroce_emu_engine_quiesce(struct vroce_emu *emu);
 void vroce_emu_engine_stop(struct vroce_emu *emu);
 void vroce_emu_engine_reset(struct vroce_emu *emu);
 void vroce_emu_engine_raise(struct vroce_emu *emu);
+void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
 bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
 bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
 u16 vroce_emu_create_cq(struct vroce_emu *emu,

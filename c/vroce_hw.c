@@ -76,26 +76,30 @@ void vroce_hw_ring_cmdq(struct vroce_hw *hw, u32 pi)
 }
 
 /**
- * vroce_hw_request_irq() - connect the HCA's interrupt
+ * vroce_hw_request_irq() - connect one of the HCA's interrupt vectors
  * @hw: the HCA
- * @handler: called in process context when the HCA interrupts
+ * @vec: VROCE_IRQ_CMD or VROCE_IRQ_EQ
+ * @handler: called in process context when the HCA raises @vec, with no
+ *	lock of the HCA held
  * @data: passed to @handler
  *
- * Return: 0, or -EBUSY when a handler is already connected.
+ * Return: 0, -EINVAL for an unknown vector, or -EBUSY when a handler is
+ * already connected to it.
  */
-int vroce_hw_request_irq(struct vroce_hw *hw, void (*handler)(void *data),
-			 void *data)
+int vroce_hw_request_irq(struct vroce_hw *hw, unsigned int vec,
+			 void (*handler)(void *data), void *data)
 {
-	return hw->bus->request_irq(hw->ctx, handler, data);
+	return hw->bus->request_irq(hw->ctx, vec, handler, data);
 }
 
 /**
- * vroce_hw_free_irq() - disconnect the HCA's interrupt
+ * vroce_hw_free_irq() - disconnect one of the HCA's interrupt vectors
  * @hw: the HCA
+ * @vec: the vector
  *
- * No handler runs once this returns.
+ * No call of its handler runs once this returns.
  */
-void vroce_hw_free_irq(struct vroce_hw *hw)
+void vroce_hw_free_irq(struct vroce_hw *hw, unsigned int vec)
 {
-	hw->bus->free_irq(hw->ctx);
+	hw->bus->free_irq(hw->ctx, vec);
 }

@@ -26,8 +26,8 @@ u32 vroce_hw_read32(struct vroce_hw *hw, u32 off);
 void vroce_hw_write32(struct vroce_hw *hw, u32 off, u32 val);
 void vroce_hw_write64(struct vroce_hw *hw, u32 off, u64 val);
 void vroce_hw_ring_cmdq(struct vroce_hw *hw, u32 pi);
-int vroce_hw_request_irq(struct vroce_hw *hw, void (*handler)(void *data),
-			 void *data);
-void vroce_hw_free_irq(struct vroce_hw *hw);
+int vroce_hw_request_irq(struct vroce_hw *hw, unsigned int vec,
+			 void (*handler)(void *data), void *data);
+void vroce_hw_free_irq(struct vroce_hw *hw, unsigned int vec);
 
 #endif /* _VROCE_HW_H_ */

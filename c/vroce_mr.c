@@ -79,7 +79,8 @@ static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 static void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	vroce_mtr_destroy(vdev, mr->mtr);
-	vroce_core_free(vdev, mr->pages);
+	vroce_core_dma_free(vdev, array_size(mr->max_pages, sizeof(*mr->pbl)),
+			    mr->pbl, mr->pbl_dma);
 	vroce_core_free(vdev, mr);
 }
 
@@ -123,7 +124,7 @@ static int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	u32 key;
 	int err;
 
-	err = vroce_cmd_create_mr(vdev, &desc, &key);
+	err = vroce_cmd_create_mr(vdev, &desc, &key, &mr->handle);
 	if (err)
 		return err;
 	mr->ibmr.lkey = key;
@@ -254,10 +255,10 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	 * a direct MTR's root is its first page, known only once mapped.
 	 */
 	struct vroce_buf_attr attr = {
-		.region = { { (u64)max_num_sg << PAGE_SHIFT,
+		.region = { { (u64)max_num_sg << VROCE_FRMR_PAGE_SHIFT,
 			      max_num_sg <= SZ_4K / VROCE_MTR_BA_BYTES ? 1 : 2 } },
 		.region_count = 1,
-		.page_shift = PAGE_SHIFT,
+		.page_shift = VROCE_FRMR_PAGE_SHIFT,
 		.mtt_only = true,
 	};
 	struct vroce_mr *mr;
@@ -271,12 +272,14 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->max_pages = max_num_sg;
-	mr->pages = vroce_core_zalloc(vdev, array_size(max_num_sg,
-						       sizeof(*mr->pages)));
+	mr->pbl = vroce_core_dma_alloc(vdev, array_size(max_num_sg,
+							sizeof(*mr->pbl)),
+				       &mr->pbl_dma);
 	err = -ENOMEM;
-	if (!mr->pages)
+	if (!mr->pbl)
 		goto err_unwind;
-	err = vroce_mtr_create(vdev, &mr->mtr, &attr, PAGE_SHIFT, NULL, 0);
+	err = vroce_mtr_create(vdev, &mr->mtr, &attr, VROCE_FRMR_PAGE_SHIFT,
+			       NULL, 0);
 	if (err)
 		goto err_unwind;
 	err = vroce_mr_register(vdev, mr, ibpd, 0, VROCE_MR_KIND_FRMR, 0, 0);
@@ -295,40 +298,33 @@ static int vroce_set_page(struct ib_mr *ibmr, u64 addr)
 
 	if (mr->npages == mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->pbl[mr->npages++] = cpu_to_le64(addr);
 	return 0;
 }
 
 /**
- * vroce_map_mr_sg() - put a scatterlist's pages into a fast-register MR
+ * vroce_map_mr_sg() - collect a scatterlist's pages for a fast-register MR
  * @ibmr: the MR from vroce_alloc_mr()
  * @sg: the scatterlist, DMA-mapped for the HCA
  * @sg_nents: its entries
  * @sg_offset: offset into the first entry, updated by ib_sg_to_pages()
  *
- * Only 4 KiB MR pages are supported for now.
+ * The pages go to the MR's page list only: the HCA's table, and with it
+ * what any key of the MR reaches, changes when a REG_MR work request
+ * carrying the list executes. Pages are 4 KiB (VROCE_FRMR_PAGE_SHIFT).
  *
- * Context: any context; does not sleep for up to 2^19 pages.
- * Return: the number of entries mapped, or -EINVAL for another page size
- * or an error writing the tables.
+ * Context: any context; does not sleep.
+ * Return: the number of entries mapped, or -EINVAL for another page size.
  */
 int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset)
 {
-	struct vroce_dev *vdev = to_vdev(ibmr->device);
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
-	int n, err;
 
-	if (ibmr->page_size != SZ_4K)
+	if (ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT))
 		return -EINVAL;
 	mr->npages = 0;
-	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vroce_set_page);
-	if (n > 0 && mr->npages) {
-		err = vroce_mtr_map(vdev, mr->mtr, mr->pages, mr->npages);
-		if (err)
-			return err;
-	}
-	return n;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vroce_set_page);
 }
 
 /**
@@ -336,9 +332,9 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * @vdev: the device
  * @hca_reset: the HCA has been reset and holds nothing: free them all
  *
- * Otherwise DESTROY_MR is retried for each; an MR the HCA no longer knows
- * is freed too. An MR whose key was never learnt (CREATE_MR timed out)
- * waits for the reset.
+ * Otherwise DESTROY_MR is retried for each, by the handle CREATE_MR
+ * returned; an MR the HCA no longer knows (-ENOENT) is freed too. An MR
+ * whose handle was never learnt (CREATE_MR timed out) waits for the reset.
  *
  * Context: process context, may sleep.
  */
@@ -354,8 +350,8 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 		else if (mr->key_unknown)
 			continue;
 		else
-			err = vroce_cmd_destroy_mr(vdev, mr->ibmr.lkey);
-		if (err && err != -EINVAL)
+			err = vroce_cmd_destroy_mr(vdev, mr->handle);
+		if (err && err != -ENOENT)
 			continue;
 		list_del(&mr->zombie);
 		vroce_mr_free(vdev, mr);
@@ -383,11 +379,12 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
 	int err;
 
-	err = vroce_cmd_destroy_mr(vdev, ibmr->lkey);
-	if (err && err != -EINVAL) {
+	/* By handle: the consumer may have changed the key's low byte. */
+	err = vroce_cmd_destroy_mr(vdev, mr->handle);
+	if (err && err != -ENOENT) {
 		ibdev_warn_ratelimited(&vdev->ibdev,
 				       "DESTROY_MR %#x failed (%d): keeping its tables until the HCA lets go\n",
-				       ibmr->lkey, err);
+				       mr->handle, err);
 		vroce_mr_park(vdev, mr);
 		return 0;
 	}

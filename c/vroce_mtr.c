@@ -643,10 +643,11 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
 
 	if (!mtr || !pages || !count || count > mtr->page_count)
 		return -EINVAL;
+	/* From here on, a failed map leaves no page mapped. */
+	mtr->mapped = 0;
 	if (!mtr->mtt_only && count != mtr->page_count)
 		return -ENOBUFS;
 
-	mtr->mapped = 0;
 	err = __vroce_mtr_map(mtr, pages, count);
 	if (!err)
 		mtr->mapped = count;

@@ -13,7 +13,7 @@
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
-#include <linux/rcupdate.h>
+#include <linux/srcu.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
@@ -112,6 +112,11 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	desc.rq_depth_log2 = qp->rq.depth_log2;
 	desc.sq_sig_all = qp->sq_sig_all;
 	err = vroce_cmd_create_qp(vdev, &desc, &qpn);
+	if (err == -ETIMEDOUT) {
+		/* The HCA may hold the rings under a QPN never learnt. */
+		vroce_ring_zombie(vdev, qp->sq.mtr, qp->rq.mtr);
+		return err;
+	}
 	if (err)
 		goto err_destroy_rq;
 	ibqp->qp_num = qpn;
@@ -362,7 +367,7 @@ static void vroce_qp_quiesce(struct vroce_qp *qp)
 	unsigned long flags;
 	int i;
 
-	synchronize_rcu();
+	synchronize_srcu(&vroce_eq_srcu);
 	for (i = 0; i < ARRAY_SIZE(cqs); i++) {
 		spin_lock_irqsave(&cqs[i]->lock, flags);
 		spin_unlock_irqrestore(&cqs[i]->lock, flags);
@@ -454,19 +459,25 @@ static int vroce_wqe_inline(struct vroce_send_wqe *wqe,
 	return 0;
 }
 
-static int vroce_wqe_reg_mr(struct vroce_send_wqe *wqe,
+static int vroce_wqe_reg_mr(struct vroce_dev *vdev, struct vroce_send_wqe *wqe,
 			    const struct ib_reg_wr *reg)
 {
+	struct vroce_mr *mr = to_vroce_mr(reg->mr);
 	u32 acc;
 	int err;
 
 	err = vroce_mr_access(reg->access, &acc);
 	if (err)
 		return -EINVAL;
+	/* Only our own fast-register MRs carry a page list. */
+	if (reg->mr->device != &vdev->ibdev || !mr->pbl || !mr->npages)
+		return -EINVAL;
 	wqe->fr_iova = cpu_to_le64(reg->mr->iova);
 	wqe->fr_length = cpu_to_le64(reg->mr->length);
 	wqe->fr_key = cpu_to_le32(reg->key);
 	wqe->fr_access = cpu_to_le32(acc);
+	wqe->reg.pbl = cpu_to_le64(mr->pbl_dma);
+	wqe->reg.npages = cpu_to_le32(mr->npages);
 	return 0;
 }
 
@@ -505,7 +516,8 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 
 	switch (op) {
 	case VROCE_WQE_REG_MR:
-		return vroce_wqe_reg_mr(wqe, reg_wr(wr));
+		return vroce_wqe_reg_mr(to_vroce_dev(qp->ibqp.device), wqe,
+					reg_wr(wr));
 	case VROCE_WQE_LOCAL_INV:
 	case VROCE_WQE_SEND_INV:
 		wqe->imm_inv = cpu_to_le32(wr->ex.invalidate_rkey);

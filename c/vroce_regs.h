@@ -98,6 +98,24 @@ enum vroce_cmd_status {
 	VROCE_CMD_INTERNAL	= 6,
 };
 
+/*
+ * MR keys: the consumer owns the low byte (ib_update_fast_reg_key()); the
+ * MPT index and a generation the HCA bumps at every CREATE_MR of the slot
+ * make up the rest. A key works only while all three match the entry.
+ */
+#define VROCE_KEY_TAG		GENMASK(7, 0)
+#define VROCE_KEY_INDEX		GENMASK(23, 8)
+#define VROCE_KEY_GEN		GENMASK(31, 24)
+/* An MR's handle: the same index and generation, no consumer byte. */
+#define VROCE_MR_HANDLE_INDEX	GENMASK(15, 0)
+#define VROCE_MR_HANDLE_GEN	GENMASK(23, 16)
+
+/*
+ * Fast-register MRs map 4 KiB pages, whatever the CPU's page size; REG_MR
+ * carries their list (struct vroce_wqe_reg), at most the MR's table size.
+ */
+#define VROCE_FRMR_PAGE_SHIFT	12
+
 /* CREATE_MR kinds. */
 #define VROCE_MR_KIND_DMA	0	/* iova is a bus address, no table */
 #define VROCE_MR_KIND_MTT	1	/* pages behind an MTR */
@@ -144,7 +162,7 @@ struct vroce_cmd_create_mr {
 
 struct vroce_cmd_destroy_mr {
 	struct vroce_cmd_hdr hdr;
-	__le32 key;
+	__le32 handle;		/* from CREATE_MR, never the consumer's key */
 };
 
 /* A ring (CQ, SQ, RQ) as the HCA reaches it: an MTR of one region. */
@@ -232,7 +250,8 @@ struct vroce_resp_create_pd {
 
 struct vroce_resp_create_mr {
 	struct vroce_resp_hdr hdr;
-	__le32 key;		/* lkey and rkey */
+	__le32 key;		/* lkey and rkey: VROCE_KEY_* */
+	__le32 handle;		/* for DESTROY_MR: VROCE_MR_HANDLE_* */
 };
 
 struct vroce_resp_create_cq {

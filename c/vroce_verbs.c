@@ -149,7 +149,7 @@ static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	}
 	vroce_mtr_region(mr->mtr, 0, &rgn);
 	if (rdma_nl_put_driver_string(msg, "kind",
-				      mr->pages ? "fast-reg" : "user") ||
+				      mr->pbl ? "fast-reg" : "user") ||
 	    rdma_nl_put_driver_u32(msg, "hop_num", rgn.hopnum) ||
 	    rdma_nl_put_driver_u32(msg, "ba_pg_shift",
 				   vroce_mtr_ba_page_shift(mr->mtr)) ||

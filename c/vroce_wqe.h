@@ -63,6 +63,22 @@ struct vroce_wqe_sge {
 };
 
 /**
+ * struct vroce_wqe_reg - the page list of a REG_MR work request
+ * @pbl: DMA address of @npages little-endian 64-bit page addresses, each
+ *	aligned to 2^VROCE_FRMR_PAGE_SHIFT, in MR order
+ * @npages: pages in the list, 1 to the MR's table size
+ * @rsvd: zero
+ *
+ * The HCA reads the list when it executes the work request, not before:
+ * until then the MR's table, and so any key of it, is unchanged.
+ */
+struct vroce_wqe_reg {
+	__le64 pbl;
+	__le32 npages;
+	__le32 rsvd;
+};
+
+/**
  * struct vroce_send_wqe - an SQ entry, VROCE_SEND_WQE_SIZE bytes
  * @wr_id: the consumer's cookie, returned in the CQE
  * @opcode: enum vroce_wqe_opcode
@@ -81,6 +97,7 @@ struct vroce_wqe_sge {
  * @rsvd1: zero
  * @sge: the local buffers
  * @inline_data: the data itself, with F_INLINE
+ * @reg: REG_MR: the MR's new pages, which the HCA copies into its table
  */
 struct vroce_send_wqe {
 	__le64 wr_id;
@@ -100,6 +117,7 @@ struct vroce_send_wqe {
 	union {
 		struct vroce_wqe_sge sge[VROCE_MAX_SEND_SGE];
 		u8 inline_data[VROCE_MAX_INLINE];
+		struct vroce_wqe_reg reg;
 	};
 };
 

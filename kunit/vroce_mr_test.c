@@ -7,6 +7,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -24,6 +25,12 @@
 static u32 vroce_test_pdn(struct ib_pd *pd)
 {
 	return to_vroce_pd(pd)->pdn;
+}
+
+/* The DMA address of a fast-register MR's page list, for REG_MR. */
+static u64 mr_pbl(struct ib_mr *mr)
+{
+	return to_vroce_mr(mr)->pbl_dma;
 }
 
 /* The PD's DMA MR (its local_dma_lkey) reads and writes kernel memory. */
@@ -246,9 +253,8 @@ static void vroce_mr_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[3]), 0);
 	again = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, again);
-	/* Same MPT slot, another tag: the stale key stays dead. */
-	KUNIT_EXPECT_EQ(test, again->lkey >> 8, old >> 8);
-	KUNIT_EXPECT_NE(test, again->lkey & 0xff, old & 0xff);
+	/* The stale key stays dead. */
+	KUNIT_EXPECT_NE(test, again->lkey, old);
 	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, old, VROCE_EMU_ANY_PD,
 						  0, &v, 8, 0, false),
 			-VROCE_EMU_EKEY);
@@ -309,11 +315,15 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, &off, SZ_4K), 2);
 	KUNIT_EXPECT_EQ(test, mr->iova, b->dma);
 	KUNIT_EXPECT_EQ(test, mr->length, 3 * SZ_4K);
-	KUNIT_ASSERT_EQ(test, vroce_mtr_find(vdev, to_vroce_mr(mr)->mtr, 0,
-					     addr, 4, NULL), 3);
+	/* The pages wait in the page list; the HCA's table is untouched. */
+	KUNIT_ASSERT_EQ(test, to_vroce_mr(mr)->npages, 3);
 	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, addr[i], b->dma + i * SZ_4K);
-	KUNIT_EXPECT_EQ(test, addr[2], b->dma + 3 * SZ_4K);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(to_vroce_mr(mr)->pbl[i]),
+				b->dma + i * SZ_4K);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(to_vroce_mr(mr)->pbl[2]),
+			b->dma + 3 * SZ_4K);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, to_vroce_mr(mr)->mtr, 0,
+					     addr, 4, NULL), -ENOENT);
 
 	/*
 	 * What a REG_MR work request does on the HCA (the data path will post
@@ -324,22 +334,40 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
 						      vroce_test_pdn(pd) + 1,
 						      mr->iova, mr->length,
-						      VROCE_ACC_LOCAL_WRITE),
+						      VROCE_ACC_LOCAL_WRITE,
+						      mr_pbl(mr), 3),
 			-VROCE_EMU_EPD);
 	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, 3 * SZ_4K + 1,
-						      VROCE_ACC_LOCAL_WRITE),
+						      VROCE_ACC_LOCAL_WRITE,
+						      mr_pbl(mr), 3),
 			-VROCE_EMU_EBOUNDS);
+	/* The HCA itself refuses remote write or atomic without local write. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, mr->length,
+						      VROCE_ACC_REMOTE_WRITE,
+						      mr_pbl(mr), 3),
+			-VROCE_EMU_EACCESS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, mr->length,
+						      VROCE_ACC_REMOTE_ATOMIC |
+						      VROCE_ACC_REMOTE_READ,
+						      mr_pbl(mr), 3),
+			-VROCE_EMU_EACCESS);
 	KUNIT_ASSERT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, mr->length,
 						      VROCE_ACC_LOCAL_WRITE |
-						      VROCE_ACC_REMOTE_READ),
+						      VROCE_ACC_REMOTE_READ,
+						      mr_pbl(mr), 3),
 			0);
 	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
 						      vroce_test_pdn(pd),
-						      mr->iova, mr->length, 0),
+						      mr->iova, mr->length, 0,
+						      mr_pbl(mr), 3),
 			-VROCE_EMU_EKEY);
 	vroce_test_fill(in, 3 * SZ_4K, 77);
 	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey,
@@ -361,6 +389,26 @@ static void vroce_mr_fast_reg(struct kunit *test)
 						  vroce_test_pdn(pd), mr->iova,
 						  out, 8, 0, false),
 			-VROCE_EMU_EKEY);
+	/*
+	 * map_mr_sg on the registered MR (iSER's map, then LOCAL_INV +
+	 * REG_MR): the live key still reaches the old pages only.
+	 */
+	sg_init_table(sg, 1);
+	sg_dma_address(&sg[0]) = b->dma + 4 * SZ_4K;
+	sg_dma_len(&sg[0]) = SZ_4K;
+	off = 0;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 1, &off, SZ_4K), 1);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd),
+						  b->dma + SZ_4K, out, SZ_4K,
+						  0, false), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, in + SZ_4K, SZ_4K);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd),
+						  b->dma + 2 * SZ_4K, out,
+						  SZ_4K, 0, false), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, in + 2 * SZ_4K, SZ_4K);
+
 	/* LOCAL_INV: the key is dead again. */
 	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey), 0);
 	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
@@ -370,8 +418,59 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey),
 			-VROCE_EMU_EKEY);
 
+	/*
+	 * REG_MR with the one new page: the table gets it now, and the range
+	 * is checked against the pages the request carries, not the MR's
+	 * size: the old pages past it are out of reach.
+	 */
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, 2 * SZ_4K,
+						      VROCE_ACC_LOCAL_WRITE,
+						      mr_pbl(mr), 1),
+			-VROCE_EMU_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, SZ_4K,
+						      VROCE_ACC_LOCAL_WRITE,
+						      mr_pbl(mr), 4),
+			-VROCE_EMU_EBOUNDS);
+	KUNIT_ASSERT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, SZ_4K,
+						      VROCE_ACC_LOCAL_WRITE,
+						      mr_pbl(mr), 1), 0);
+	vroce_test_fill(b->va + 4 * SZ_4K, SZ_4K, 5);
+	dma_sync_single_for_device(b->dev, b->dma, 5 * SZ_4K,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd), mr->iova,
+						  out, SZ_4K, 0, false), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, b->va + 4 * SZ_4K, SZ_4K);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd),
+						  mr->iova + SZ_4K, out, 8, 0,
+						  false), -VROCE_EMU_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey), 0);
+	/* A page list the HCA cannot reach leaves the MR unregistered. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+						      vroce_test_pdn(pd),
+						      mr->iova, SZ_4K,
+						      VROCE_ACC_LOCAL_WRITE,
+						      mr_pbl(mr) + 4, 1),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+						  vroce_test_pdn(pd), mr->iova,
+						  out, 8, 0, false),
+			-VROCE_EMU_EKEY);
+
 	/* More pages than the MR holds: only what fits is mapped. */
+	sg_init_table(sg, 2);
+	sg_dma_address(&sg[0]) = b->dma;
 	sg_dma_len(&sg[0]) = 3 * SZ_4K;
+	sg_dma_address(&sg[1]) = b->dma + 3 * SZ_4K;
+	sg_dma_len(&sg[1]) = SZ_4K;
+	off = 0;
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, &off, SZ_4K), 1);
 	/* Only 4 KiB MR pages. */
 	KUNIT_EXPECT_LT(test, ib_map_mr_sg(mr, sg, 2, &off, SZ_64K), 0);
@@ -520,6 +619,131 @@ static void vroce_mr_alloc_faults(struct kunit *test)
 	}
 }
 
+static void vroce_test_max_mr(void *data)
+{
+	vroce_emu_set_max_mr(data, U32_MAX);
+}
+
+/*
+ * A consumer bumps a fast-register MR's key (ib_update_fast_reg_key()) and
+ * deregisters it without ever posting REG_MR: the HCA's entry still goes,
+ * so MPT slots do not leak and no entry points at freed tables.
+ */
+static void vroce_mr_bumped_key_dereg(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd;
+	struct ib_mr *mr;
+	u32 created, bumped;
+	u64 v;
+	int i;
+
+	/* Eight MPT entries: the PD's DMA MR and seven more. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
+							emu), 0);
+	vroce_emu_set_max_mr(emu, 8);
+	pd = vroce_test_pd(test, vdev, 0);
+	for (i = 0; i < 64; i++) {
+		mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, mr, "cycle %d", i);
+		created = mr->lkey;
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+		bumped = mr->lkey;
+		KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr), 0);
+		/* Gone from the HCA under either key. */
+		KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, bumped,
+							      vroce_test_pdn(pd),
+							      0, SZ_4K, 0, 0, 1),
+				-VROCE_EMU_EKEY);
+		KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, created,
+							      vroce_test_pdn(pd),
+							      0, SZ_4K, 0, 0, 1),
+				-VROCE_EMU_EKEY);
+		KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, bumped,
+							  VROCE_EMU_ANY_PD, 0,
+							  &v, 8, 0, false),
+				-VROCE_EMU_EKEY);
+	}
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* Keys (ReDMArk): the slot of the next MR cannot be told from the last key. */
+static void vroce_mr_key_slots(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_mr *mr[32];
+	int i, adjacent = 0;
+
+	for (i = 0; i < ARRAY_SIZE(mr); i++) {
+		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+	}
+	for (i = 1; i < ARRAY_SIZE(mr); i++)
+		if (FIELD_GET(VROCE_KEY_INDEX, mr[i]->lkey) ==
+		    FIELD_GET(VROCE_KEY_INDEX, mr[i - 1]->lkey) + 1)
+			adjacent++;
+	/* Random slots out of 4096: two neighbours in a row are rare. */
+	KUNIT_EXPECT_LT_MSG(test, adjacent, 4, "%d of %zu MRs took the next slot",
+			    adjacent, ARRAY_SIZE(mr) - 1);
+	for (i = 0; i < ARRAY_SIZE(mr); i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* Keys (ReDMArk): a slot's key does not come back within 256 reuses. */
+static void vroce_mr_key_generations(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	u32 *keys = kunit_kcalloc(test, 256, sizeof(*keys), GFP_KERNEL);
+	struct ib_mr *mr[2];
+	struct ib_pd *pd;
+	int i, j;
+	u64 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	/* One free slot besides the PD's DMA MR: every MR reuses it. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
+							emu), 0);
+	vroce_emu_set_max_mr(emu, 2);
+	pd = vroce_test_pd(test, vdev, 0);
+	mr[0] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
+	mr[1] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr[1]), -ENOMEM);
+	if (!IS_ERR(mr[1]))
+		ib_dereg_mr(mr[1]);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[0]), 0);
+	for (i = 0; i < 256; i++) {
+		mr[0] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
+		keys[i] = mr[0]->lkey;
+		KUNIT_EXPECT_EQ(test, FIELD_GET(VROCE_KEY_INDEX, keys[i]),
+				FIELD_GET(VROCE_KEY_INDEX, keys[0]));
+		for (j = 0; j < i; j++)
+			if (keys[j] == keys[i])
+				break;
+		KUNIT_EXPECT_EQ_MSG(test, j, i, "key %#x of reuse %d came back",
+				    keys[i], i);
+		/* The key of the previous reuse, whatever its tag, is dead. */
+		if (i)
+			KUNIT_EXPECT_EQ(test,
+					vroce_emu_frmr_register(emu, keys[i - 1],
+								vroce_test_pdn(pd),
+								0, SZ_4K, 0, 0, 1),
+					-VROCE_EMU_EKEY);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[0]), 0);
+		KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, keys[i],
+							  VROCE_EMU_ANY_PD, 0,
+							  &v, 8, 0, false),
+				-VROCE_EMU_EKEY);
+	}
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_dma_mr_moves_bytes),
 	KUNIT_CASE(vroce_mr_unsafe_global_rkey),
@@ -532,6 +756,9 @@ static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_knob_timeout),
 	KUNIT_CASE(vroce_mr_knob_failed_destroy),
 	KUNIT_CASE(vroce_mr_alloc_faults),
+	KUNIT_CASE(vroce_mr_bumped_key_dereg),
+	KUNIT_CASE(vroce_mr_key_slots),
+	KUNIT_CASE(vroce_mr_key_generations),
 	{}
 };
 

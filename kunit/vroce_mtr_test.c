@@ -486,9 +486,17 @@ static void vroce_mtr_map_errors(struct kunit *test)
 					     NULL), 1);
 	vroce_mtr_destroy(vdev, mtr);
 
-	/* With a buffer: all pages or nothing. */
+	/*
+	 * With a buffer: all pages or nothing; a map of another count fails
+	 * and leaves no page mapped, as the ABI says.
+	 */
 	mtr = vroce_test_mtr(test, vdev, 10, 1, false);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, 0, &addr, 1, NULL), 1);
 	KUNIT_EXPECT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 9), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, 0, &addr, 1, NULL),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, 9 << 12, &addr, 1,
+					     NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 10), 0);
 	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, 7 << 12, &addr, 1,
 					     NULL), 1);

@@ -126,10 +126,14 @@ static struct qp_pair *qp_pair_on(struct kunit *test, struct vroce_dev *vdev,
 	p->pd = vroce_test_pd(test, p->vdev, 0);
 	p->lkey = p->pd->local_dma_lkey;
 	p->cq = qp_cq(test, p->vdev, cqe, IB_POLL_DIRECT);
-	for (i = 0; i < 2; i++) {
-		p->qp[i] = qp_create(test, p->pd, p->cq, depth);
+	/*
+	 * Buffers first: test cleanup runs in reverse, so the QPs (and with
+	 * them the WQEs the HCA may still execute) go before their memory.
+	 */
+	for (i = 0; i < 2; i++)
 		p->buf[i] = vroce_test_kbuf(test, p->vdev, BUF_LEN);
-	}
+	for (i = 0; i < 2; i++)
+		p->qp[i] = qp_create(test, p->pd, p->cq, depth);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, qp_connect(p->vdev, p->qp[i],
 						 p->qp[!i]->qp_num, rnr_retry),
@@ -584,9 +588,10 @@ static void vroce_qp_post_errors(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	/* Before the QPs, so that it is freed after them. */
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
 	struct ib_cq *cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
 	struct ib_qp *qp = qp_create(test, pd, cq, 4), *peer;
-	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
 	struct ib_sge sge = { .addr = b->dma, .length = 8,
 			      .lkey = pd->local_dma_lkey };
 	struct ib_send_wr wr[5] = {};
@@ -720,6 +725,61 @@ static void vroce_qp_destroy_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
 	next = qp_create(test, pd, cq, 4);
 	KUNIT_EXPECT_NE(test, next->qp_num, qpn);
+}
+
+static void qp_restore_timeout(void *data)
+{
+	struct vroce_dev *vdev = data;
+
+	vdev->cmdq.timeout_ms = 2000;
+}
+
+/*
+ * A CREATE_CQ or CREATE_QP that times out may have been carried out: the
+ * HCA may own the rings, so they stay until it is reset.
+ */
+static void vroce_qp_create_timeout(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_cq *cq = qp_cq(test, vdev, 16, IB_POLL_DIRECT);
+	struct ib_cq_init_attr cqa = { .cqe = 16 };
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	s64 held;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_no_faults,
+							emu), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							qp_restore_timeout,
+							vdev), 0);
+	vdev->cmdq.timeout_ms = 100;
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->ring_zombies));
+
+	held = atomic64_read(&vdev->mem.dma_bytes);
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(&vdev->ibdev, NULL, NULL,
+						   NULL, &cqa)), -ETIMEDOUT);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->ring_zombies));
+	KUNIT_EXPECT_GT(test, atomic64_read(&vdev->mem.dma_bytes), held);
+
+	held = atomic64_read(&vdev->mem.dma_bytes);
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &init)), -ETIMEDOUT);
+	KUNIT_EXPECT_GT(test, atomic64_read(&vdev->mem.dma_bytes), held);
+
+	/* The device still works, and a failed (not lost) command frees all. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	qp_restore_timeout(vdev);
+	held = atomic64_read(&vdev->mem.dma_bytes);
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &init)), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
+	qp_create(test, pd, cq, 4);
 }
 
 /* A CQ and a QP on it, or the error of the first that failed. */
@@ -992,6 +1052,7 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_reset_and_reuse),
 	KUNIT_CASE(vroce_qp_hca_error_wins),
 	KUNIT_CASE(vroce_qp_destroy_fails),
+	KUNIT_CASE(vroce_qp_create_timeout),
 	KUNIT_CASE(vroce_qp_fail_every_allocation),
 	KUNIT_CASE(vroce_qp_cq_overflow),
 	KUNIT_CASE(vroce_qp_drain),

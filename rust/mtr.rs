@@ -473,10 +473,11 @@ impl Mtr {
         if count == 0 || count > self.page_count {
             return Err(EINVAL);
         }
+        // From here on, a failed map leaves no page mapped.
+        self.mapped = 0;
         if !self.mtt_only && count != self.page_count {
             return Err(enobufs());
         }
-        self.mapped = 0;
         self.write_pages(pages)?;
         self.mapped = count;
         Ok(())

@@ -30,7 +30,9 @@ echo create >"$D/kmr" && pass "kernel PD, DMA MR and fast-reg MR created" ||
 cat "$D/kmr"
 set -- "$1" $(cat "$D/kmr")
 # $2.. = pdn N dma_lkey K buf_dma A len L frmr_key F frmr_iova I frmr_len N
+#	frmr_pbl P frmr_npages N
 pdn=$3 dma_lkey=$5 buf_dma=$7 frmr_key=${11} frmr_iova=${13} frmr_len=${15}
+frmr_pbl=${17} frmr_npages=${19}
 
 step "the HCA reads the kernel buffer through the DMA MR (first 64 bytes)"
 got=$(hca_read "$dma_lkey" "$buf_dma" 64)
@@ -52,9 +54,10 @@ if hca_read "$frmr_key" "$frmr_iova" 16 2>/dev/null; then
 else
 	pass "the HCA refuses the fast-reg MR until it is registered"
 fi
-# What a REG_MR work request makes the HCA do (the data path will post it):
-# local write and remote read.
-if echo "$frmr_key $pdn $frmr_iova $frmr_len 0x5" >"$D/hca/reg_frmr"; then
+# What a REG_MR work request makes the HCA do: copy the MR's page list
+# into its table and register it, for local write and remote read.
+if echo "$frmr_key $pdn $frmr_iova $frmr_len 0x5 $frmr_pbl $frmr_npages" \
+	>"$D/hca/reg_frmr"; then
 	pass "the HCA registered the fast-reg MR"
 else
 	fail "REG_MR on the HCA"

@@ -11,6 +11,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 "$repo/scripts/install-deps.sh"
 bin=$(mktemp /tmp/vroce_uverbs_test.XXXXXX)
 trap 'rm -f "$bin"' EXIT
-gcc -O2 -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"
+gcc -O2 -pthread -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"
 echo "demo: building (or reusing) the test kernel, then booting it" >&2
 "$repo/scripts/uml-run.sh" "$repo/scripts/demo-guest.sh $bin"

@@ -3,7 +3,9 @@
 # Sourced by the scripts that run the UML test kernel. VROCE_MTR_IMPL picks
 # the kernel: 'c' (default) builds the MTR from c/vroce_mtr.c, 'rust'
 # builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/), with
-# Debian's Rust toolchain and the project's cached bindgen. Sets:
+# Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
+# picks 'debug' (default: KASAN, lockdep, kmemleak, debugfs) or 'nodebug'
+# (none of them, C MTR). Sets:
 #   repo   the checkout
 #   tree   the cached linux-source-6.12 tree, with the checkout wired in
 #   build  the cached build dir, keyed by kernel version, arch, toolchain
@@ -19,6 +21,7 @@ tree=$("$repo/scripts/kernel-tree.sh")
 kver=$(basename "$tree")
 kver=${kver#linux-source-}
 mtr_impl=${VROCE_MTR_IMPL:-c}
+kernel=${VROCE_KERNEL:-debug}
 case "$mtr_impl" in
 c)
 	fragments=("$repo/kunit/.kunitconfig")
@@ -37,6 +40,20 @@ rust)
 	;;
 *)
 	echo "VROCE_MTR_IMPL must be c or rust, not '$mtr_impl'" >&2
+	exit 2
+	;;
+esac
+# VROCE_KERNEL=nodebug: the same sources without the debug options and
+# without debugfs (kunit/nodebug.kunitconfig), C MTR only.
+case "$kernel" in
+debug) ;;
+nodebug)
+	[ "$mtr_impl" = c ] || { echo "VROCE_KERNEL=nodebug is C only" >&2; exit 2; }
+	fragments=("$repo/kunit/nodebug.kunitconfig")
+	flavour=um-llvm-nodebug
+	;;
+*)
+	echo "VROCE_KERNEL must be debug or nodebug, not '$kernel'" >&2
 	exit 2
 	;;
 esac

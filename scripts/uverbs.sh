@@ -10,5 +10,5 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(mktemp /tmp/vroce_uverbs_test.XXXXXX)
 trap 'rm -f "$bin"' EXIT
-gcc -O2 -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"
+gcc -O2 -pthread -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"
 "$repo/scripts/uml-run.sh" "$bin"

@@ -5,9 +5,12 @@
  * REG_MR on an unaligned 3-page+123-byte buffer, then the emulated device
  * reads the MR back through its translation engine (debugfs mr_read) and
  * the bytes are compared. Out-of-range, wrong-key and dead-key reads must
- * fail. DEREG_MR and DEALLOC_PD close the run.
+ * fail. Two threads then share one mr_read file, one writing requests and
+ * one reading results, to check the file's buffer is swapped safely (the
+ * kernel log is checked for KASAN reports by the caller). DEREG_MR and
+ * DEALLOC_PD close the run.
  *
- * Build: gcc -O2 -Wall -Wextra -Werror [-static] -o <binary> <this file>
+ * Build: gcc -O2 -pthread -Wall -Wextra -Werror [-static] -o <binary> <this file>
  * Run as root: vroce_uverbs_test [/dev/infiniband/uverbsN]
  * With VROCE_UVERBS_HOLD set, that shell command runs while the MR lives.
  * Exit: 0 all checks passed, 1 a check failed, 2 no usable device.
@@ -17,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +232,83 @@ static void expect_refused(const char *path, __u32 key, __u64 iova,
 	check(ok, msg);
 }
 
+/* Two threads on one open mr_read file: requests and reads interleave. */
+struct race {
+	int fd;
+	__u32 key;
+	__u64 iova;
+	size_t len;
+	unsigned int rounds;
+	unsigned int errors;
+	unsigned int bad;
+	const unsigned char *want;
+};
+
+static void *race_writer(void *arg)
+{
+	struct race *r = arg;
+	char line[96];
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < r->rounds; i++) {
+		/* Every length is a prefix of the same bytes. */
+		n = snprintf(line, sizeof(line), "0x%x 0x%llx %zu\n", r->key,
+			     (unsigned long long)r->iova,
+			     1 + (size_t)(i * 7919u) % r->len);
+		if (pwrite(r->fd, line, (size_t)n, 0) != n)
+			r->errors++;
+	}
+	return NULL;
+}
+
+static void *race_reader(void *arg)
+{
+	struct race *r = arg;
+	unsigned char got[8192];
+	unsigned int i;
+	ssize_t ret;
+
+	for (i = 0; i < r->rounds; i++) {
+		ret = pread(r->fd, got, sizeof(got), 0);
+		if (ret < 0 || (size_t)ret > r->len)
+			r->errors++;
+		else if (ret > 0 && memcmp(got, r->want, (size_t)ret))
+			r->bad++;
+	}
+	return NULL;
+}
+
+static void debugfs_race(const char *path, __u32 key, __u64 iova, size_t len,
+			 const unsigned char *want)
+{
+	struct race r = { .key = key, .iova = iova, .rounds = 3000,
+			  .want = want, .len = len < 8192 ? len : 8192 };
+	pthread_t w, rd;
+	char msg[128];
+
+	r.fd = open(path, O_RDWR);
+	if (r.fd < 0) {
+		check(0, "open mr_read for the two-thread run");
+		return;
+	}
+	if (pthread_create(&w, NULL, race_writer, &r)) {
+		check(0, "start the writer thread");
+		close(r.fd);
+		return;
+	}
+	if (!pthread_create(&rd, NULL, race_reader, &r))
+		pthread_join(rd, NULL);
+	else
+		r.errors++;
+	pthread_join(w, NULL);
+	close(r.fd);
+	snprintf(msg, sizeof(msg),
+		 "two threads on one mr_read file: %u rounds, %u errors, %u wrong reads",
+		 r.rounds, r.errors, r.bad);
+	check(!r.errors && !r.bad, msg);
+}
+
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(((uint32_t)i * 2654435761u) >> 24 ^ (i >> 12));
@@ -385,6 +466,8 @@ int main(int argc, char **argv)
 		       "read of len+1 bytes is refused with ERANGE");
 	expect_refused(dbg, mr_resp.lkey ^ 0x80, iova, len, back, NULL,
 		       "read with a wrong key (lkey ^ 0x80) is refused");
+
+	debugfs_race(dbg, mr_resp.lkey, iova, len, buf);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_cmd: the command ring under load and its deadlines,
+ * interrupt delivery outside the HCA's locks, and the HCA's handles.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitfield.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sort.h>
+#include <linux/sizes.h>
+#include <rdma/ib_verbs.h>
+
+#include "../c/vroce.h"
+#include "../c/vroce_emu.h"
+#include "../c/vroce_regs.h"
+#include "vroce_test.h"
+
+#define CMD_THREADS	32	/* twice the ring's 16 slots */
+#define CMD_MRS		4	/* MRs per thread */
+
+struct cmd_thread {
+	struct ib_pd *pd;
+	int id;
+	bool dereg;
+	struct ib_mr *mr[CMD_MRS];
+	int err;
+	struct completion done;
+};
+
+/* Pages of thread @id's MR @j: distinct for every MR of the test. */
+static u32 cmd_pages(int id, int j)
+{
+	return id * CMD_MRS + j + 1;
+}
+
+static int cmd_thread_fn(void *data)
+{
+	struct cmd_thread *t = data;
+	int j, err;
+
+	for (j = 0; j < CMD_MRS; j++) {
+		if (t->dereg) {
+			err = ib_dereg_mr(t->mr[j]);
+			if (!err)
+				t->mr[j] = NULL;
+		} else {
+			t->mr[j] = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG,
+					       cmd_pages(t->id, j));
+			err = PTR_ERR_OR_ZERO(t->mr[j]);
+			if (err)
+				t->mr[j] = NULL;
+		}
+		if (err && !t->err)
+			t->err = err;
+	}
+	complete(&t->done);
+	return 0;
+}
+
+/* Run every thread's part once (alloc or dereg), all at the same time. */
+static void cmd_run_threads(struct kunit *test, struct cmd_thread *t,
+			    bool dereg)
+{
+	struct task_struct *task;
+	int i;
+
+	for (i = 0; i < CMD_THREADS; i++) {
+		t[i].dereg = dereg;
+		t[i].err = 0;
+		init_completion(&t[i].done);
+	}
+	for (i = 0; i < CMD_THREADS; i++) {
+		task = kthread_run(cmd_thread_fn, &t[i], "vroce_cmd_%d", i);
+		if (IS_ERR(task)) {
+			t[i].err = PTR_ERR(task);
+			complete(&t[i].done);
+		}
+	}
+	for (i = 0; i < CMD_THREADS; i++)
+		wait_for_completion(&t[i].done);
+	for (i = 0; i < CMD_THREADS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, t[i].err, 0, "thread %d, %s", i,
+				    dereg ? "dereg" : "alloc");
+}
+
+static int cmd_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void cmd_no_faults(void *data)
+{
+	vroce_emu_set_faults(data, 0, 0, 0, 0);
+}
+
+/*
+ * Twice as many submitters as ring slots, with a slow HCA so that the ring
+ * stays full: every command completes, to its own caller. Each MR has its
+ * own page count, so a key that went to the wrong caller shows: the HCA
+ * registers a fast-register MR only up to the pages its entry has.
+ */
+static void vroce_cmd_many_submitters(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn, *keys, len;
+	struct cmd_thread *t;
+	u64 pbl;
+	int i, j, n = 0;
+
+	t = kunit_kcalloc(test, CMD_THREADS, sizeof(*t), GFP_KERNEL);
+	keys = kunit_kcalloc(test, CMD_THREADS * CMD_MRS, sizeof(*keys),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < CMD_THREADS; i++) {
+		t[i].pd = pd;
+		t[i].id = i;
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_no_faults,
+							emu), 0);
+	vroce_emu_set_faults(emu, 0, 0, 0, 1);
+
+	cmd_run_threads(test, t, false);
+	for (i = 0; i < CMD_THREADS; i++) {
+		for (j = 0; j < CMD_MRS; j++) {
+			if (!t[i].mr[j])
+				continue;
+			keys[n++] = t[i].mr[j]->lkey;
+			/* The key reaches the MR of exactly its page count. */
+			len = cmd_pages(i, j) * SZ_4K;
+			pbl = to_vroce_mr(t[i].mr[j])->pbl_dma;
+			KUNIT_EXPECT_EQ_MSG(test,
+					    vroce_emu_frmr_register(emu, t[i].mr[j]->lkey,
+								    pdn, 0, len + SZ_4K,
+								    VROCE_ACC_LOCAL_WRITE,
+								    pbl, cmd_pages(i, j) + 1),
+					    -VROCE_EMU_EBOUNDS, "thread %d MR %d", i, j);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    vroce_emu_frmr_register(emu, t[i].mr[j]->lkey,
+								    pdn, 0, len,
+								    VROCE_ACC_LOCAL_WRITE,
+								    pbl, cmd_pages(i, j)),
+					    0, "thread %d MR %d", i, j);
+			KUNIT_EXPECT_EQ(test,
+					vroce_emu_frmr_invalidate(emu, t[i].mr[j]->lkey),
+					0);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, n, CMD_THREADS * CMD_MRS);
+	sort(keys, n, sizeof(*keys), cmd_cmp_u32, NULL);
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_NE(test, keys[i], keys[i - 1]);
+
+	cmd_run_threads(test, t, true);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	/* Whatever a failure left behind goes now, before the counts. */
+	for (i = 0; i < CMD_THREADS; i++)
+		for (j = 0; j < CMD_MRS; j++)
+			if (t[i].mr[j])
+				ib_dereg_mr(t[i].mr[j]);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+struct cmd_busy {
+	struct vroce_dev *vdev;
+	struct completion done;
+	int err;
+};
+
+static int cmd_busy_fn(void *data)
+{
+	struct cmd_busy *b = data;
+	struct vroce_dev_attr attr;
+
+	b->err = vroce_cmd_query_device(b->vdev, &attr);
+	complete(&b->done);
+	return 0;
+}
+
+static void cmd_restore_timeout(void *data)
+{
+	struct vroce_dev *vdev = data;
+
+	vdev->cmdq.timeout_ms = 2000;
+}
+
+/*
+ * A command that first waits for a slot and then for its response gives up
+ * once, at its deadline, not after a second full timeout.
+ */
+static void vroce_cmd_deadline(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct cmd_busy *b = kunit_kcalloc(test, BIT(VROCE_CMDQ_DEPTH_LOG2),
+					   sizeof(*b), GFP_KERNEL);
+	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
+	struct vroce_dev_attr attr;
+	unsigned long start;
+	unsigned int ms;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_no_faults,
+							emu), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							cmd_restore_timeout,
+							vdev), 0);
+	vdev->cmdq.timeout_ms = 300;
+	/* Each command takes 100 ms: a full ring takes 1.6 s to drain. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 100);
+	for (i = 0; i < depth; i++) {
+		b[i].vdev = vdev;
+		init_completion(&b[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cmd_busy_fn, &b[i],
+							    "vroce_busy_%u",
+							    i)));
+	}
+	msleep(20);		/* the ring is full now */
+	start = jiffies;
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
+	ms = jiffies_to_msecs(jiffies - start);
+	KUNIT_EXPECT_GE(test, ms, 300 - 20);
+	KUNIT_EXPECT_LE_MSG(test, ms, 300 + 60, "waited %u ms", ms);
+	for (i = 0; i < depth; i++)
+		wait_for_completion(&b[i].done);
+
+	/* Once the HCA catches up, the ring works again. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vdev->cmdq.timeout_ms = 2000;
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+}
+
+/*
+ * Commands the HCA carries out without completing raise no interrupt; a
+ * full ring of them must not stop the next caller for good.
+ */
+static void vroce_cmd_dropped_fill_ring(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2), i;
+	struct vroce_dev_attr attr;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_no_faults,
+							emu), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							cmd_restore_timeout,
+							vdev), 0);
+	vdev->cmdq.timeout_ms = 50;
+	vroce_emu_set_faults(emu, 0, 0, depth + 1, 0);
+	for (i = 0; i <= depth; i++)
+		KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr),
+				-ETIMEDOUT);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	for (i = 0; i < 2 * depth; i++)
+		KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.max_mr, vdev->attr.max_mr);
+}
+
+struct cmd_handler_ctx {
+	struct ib_pd *pd;
+	atomic_t calls;
+	int err;
+	unsigned int ms;
+	struct completion done;
+};
+
+/* A completion handler that issues verbs needing HCA commands. */
+static void cmd_comp_handler(struct ib_cq *cq, void *data)
+{
+	struct cmd_handler_ctx *c = data;
+	unsigned long start = jiffies;
+	struct ib_mr *mr;
+
+	if (atomic_inc_return(&c->calls) > 1)
+		return;
+	mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 2);
+	c->err = PTR_ERR_OR_ZERO(mr);
+	if (!c->err)
+		c->err = ib_dereg_mr(mr);
+	c->ms = jiffies_to_msecs(jiffies - start);
+	complete(&c->done);
+}
+
+static void cmd_destroy_qp(void *data)
+{
+	ib_destroy_qp(data);
+}
+
+static void cmd_destroy_cq(void *data)
+{
+	ib_destroy_cq(data);
+}
+
+/*
+ * Interrupts reach the driver outside the HCA's locks: a consumer's
+ * completion handler may issue a verb that waits for a command.
+ */
+static void vroce_cmd_handler_issues_verb(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_cq_init_attr cqa = { .cqe = 16 };
+	struct cmd_handler_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 1, .opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+	};
+	struct ib_qp *qp[2];
+	struct ib_cq *cq;
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->pd = pd;
+	init_completion(&c->done);
+	cq = ib_create_cq(&vdev->ibdev, cmd_comp_handler, NULL, c, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
+							cq), 0);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	for (i = 0; i < 2; i++) {
+		qp[i] = ib_create_qp(pd, &init);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp[i]);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+								cmd_destroy_qp,
+								qp[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, vroce_lb_connect(qp[i], qp[!i]->qp_num, 0,
+						       vdev->netdev->dev_addr,
+						       7, IB_ACCESS_LOCAL_WRITE |
+						       IB_ACCESS_REMOTE_WRITE),
+				0);
+
+	KUNIT_ASSERT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	/* A zero-length WRITE: no memory, no key. */
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp[0], &wr.wr, NULL), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&c->done, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, c->err, 0);
+	/* Well within the command timeout: nothing waited for it. */
+	KUNIT_EXPECT_LT_MSG(test, c->ms, 1000U, "the handler took %u ms",
+			    c->ms);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+/*
+ * The HCA's handles: an unknown one is -ENOENT, told apart from a bad
+ * parameter; a PD with an MR in it cannot be destroyed.
+ */
+static void vroce_cmd_handles(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn;
+	struct ib_mr *mr;
+	u32 handle;
+
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, 0xffffff), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, U32_MAX), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, 999), -ENOENT);
+
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	handle = to_vroce_mr(mr)->handle;
+	/* The PD's own DMA MR and this one live in it. */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -EBUSY);
+	/* The handle is not the key, and another generation is refused. */
+	KUNIT_EXPECT_NE(test, handle, mr->lkey);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, handle ^
+						   FIELD_PREP(VROCE_MR_HANDLE_GEN, 1)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, handle), -ENOENT);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+static struct kunit_case vroce_cmd_cases[] = {
+	KUNIT_CASE_SLOW(vroce_cmd_many_submitters),
+	KUNIT_CASE_SLOW(vroce_cmd_deadline),
+	KUNIT_CASE(vroce_cmd_dropped_fill_ring),
+	KUNIT_CASE(vroce_cmd_handler_issues_verb),
+	KUNIT_CASE(vroce_cmd_handles),
+	{}
+};
+
+static struct kunit_suite vroce_cmd_suite = {
+	.name = "vroce_cmd",
+	.test_cases = vroce_cmd_cases,
+};
+
+kunit_test_suite(vroce_cmd_suite);
