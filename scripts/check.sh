@@ -11,6 +11,9 @@
 #   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR
 #      (CONFIG_VROCE_MTR_RUST); the vroce_mtr suite must count the same
 #   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
+#   7. the KUnit suites again in a kernel without the debug options and
+#      without debugfs (VROCE_KERNEL=nodebug)
+#   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
 # The last line counts the tests: 'check: N passed, N failed, N skipped'.
 set -euo pipefail
 
@@ -48,6 +51,12 @@ fi
 stamp "Rust: rustfmt, clippy, bindings"
 scripts/rust-lint.sh || rc=1
 
+stamp "KUnit in UML without debug options or debugfs, MTR in c"
+VROCE_KERNEL=nodebug scripts/kunit.sh 2>&1 | tee "$logs/kunit-nodebug" || rc=1
+
+stamp "host harness and fuzzer: c/vroce_mtr.c with ASan, UBSan, libFuzzer"
+scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
+
 # Add up the closing lines; a missing one counts as a failure.
 total() {
 	awk -v want="$2" '
@@ -55,7 +64,8 @@ total() {
 		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
 }
 tp=0 tf=0 ts=0
-for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs; do
+for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
+	 kunit-nodebug:vroce host:host; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
 	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
 done

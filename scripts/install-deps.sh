@@ -9,6 +9,8 @@ set -euo pipefail
 pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       clang lld llvm sparse xz-utils rsync kmod iproute2
       python3-docutils patch
+      # The MTR host harness: clang's ASan, UBSan and libFuzzer runtimes.
+      libclang-rt-14-dev
       # The Rust half: Debian 12's rustc-web (>= 1.78, with its library
       # source), clippy and rustfmt; libclang for bindgen, which
       # scripts/install-bindgen.sh builds (Debian 12's is too old).

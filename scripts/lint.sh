@@ -15,11 +15,20 @@ cd "$repo"
 tree=$(scripts/kernel-tree.sh)
 fail=0
 
-mapfile -t cfiles < <(git ls-files -co --exclude-standard -- '*.c' '*.h' | sort)
+# The host harness's shim header stands in for kernel headers (typedefs,
+# READ_ONCE, min/max): kernel style does not apply to it.
+mapfile -t cfiles < <(git ls-files -co --exclude-standard -- '*.c' '*.h' |
+		      grep -v '^kunit/host/vroce_host\.h$' | sort)
+mapfile -t kfiles < <(printf '%s\n' "${cfiles[@]}" | grep -v '^kunit/host/')
+mapfile -t hfiles < <(printf '%s\n' "${cfiles[@]}" | grep '^kunit/host/')
 
 echo "lint: checkpatch --strict over ${#cfiles[@]} files"
 cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
-	--show-types -f "${cfiles[@]}" 2>&1) || fail=1
+	--show-types -f "${kfiles[@]}" 2>&1) || fail=1
+grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
+# libFuzzer's entry point is CamelCase by its API.
+cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
+	--show-types --ignore CAMELCASE -f "${hfiles[@]}" 2>&1) || fail=1
 grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
 
 echo "lint: kernel-doc over ${#cfiles[@]} files"
