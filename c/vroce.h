@@ -12,7 +12,6 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
-#include <linux/srcu.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -29,8 +28,10 @@
  * @allocs: successful allocations through the vroce_core_* services
  * @frees: frees through them; equal to @allocs when nothing is held
  * @dma_bytes: bytes of DMA-coherent memory held (tables, kernel buffers)
- * @fail_nth: fault injection: when set to n > 0, the n-th allocation from
- *	then on fails (and @fail_nth drops back to 0); 0 disables it
+ * @fail_nth: fault injection: when set to n > 0, the n-th injection point
+ *	(vroce_inject(): every allocation through vroce_core_*, and the
+ *	driver's other steps that can fail for want of memory) from then on
+ *	fails (and @fail_nth drops back to 0); 0 disables it
  *
  * Atomics, no lock: allocations may run concurrently on one device.
  */
@@ -46,11 +47,16 @@ struct vroce_mem_stats {
  *	HCA, consumed by the interrupt handler
  * @mtr: the ring
  * @depth_log2: entries = 2^depth_log2
+ * @lock: held while events are consumed and while a destroyed CQ or QP
+ *	leaves its table; protects @ci
+ * @owner: the task consuming events under @lock, or NULL
  * @ci: events consumed (free running)
  */
 struct vroce_eq {
 	struct vroce_mtr *mtr;
 	u32 depth_log2;
+	struct mutex lock;	/* protects ci; see vroce_eq_forget() */
+	struct task_struct *owner;
 	u32 ci;
 };
 
@@ -107,11 +113,13 @@ struct vroce_dev {
  * @depth_log2: CQEs = 2^depth_log2
  * @lock: protects @ci and serialises polling, arming and purging
  * @ci: CQEs consumed (free running)
+ * @zombie: the record that parks @mtr if the HCA does not let go of it
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	struct vroce_mtr *mtr;
+	struct vroce_ring_zombie *zombie;
 	u32 depth_log2;
 	spinlock_t lock;	/* protects ci */
 	u32 ci;
@@ -149,6 +157,7 @@ struct vroce_wq {
  * @sq_sig_all: every send work request completes
  * @max_inline: inline bytes granted
  * @loopback: the peer of the address vector is on this HCA
+ * @zombie: the record that parks the rings if the HCA does not let go
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
@@ -160,6 +169,7 @@ struct vroce_qp {
 	bool sq_sig_all;
 	u32 max_inline;
 	bool loopback;
+	struct vroce_ring_zombie *zombie;
 };
 
 /**
@@ -232,6 +242,7 @@ static inline struct vroce_dev *to_vroce_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct vroce_dev, ibdev);
 }
 
+bool vroce_inject(struct vroce_dev *vdev);
 struct vroce_dev *vroce_dev_create(struct device *dma_dev);
 void vroce_dev_destroy(struct vroce_dev *vdev);
 int vroce_dev_start(struct vroce_dev *vdev);
@@ -256,8 +267,10 @@ int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
-void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_mtr *a,
-		       struct vroce_mtr *b);
+struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev);
+void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z);
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
+		       struct vroce_mtr *a, struct vroce_mtr *b);
 void vroce_ring_reap(struct vroce_dev *vdev);
 int vroce_ring_create(struct vroce_dev *vdev, struct vroce_mtr **mtr,
 		      u32 log2, u32 size);
@@ -265,7 +278,8 @@ u32 vroce_ring_cfg(struct vroce_mtr *mtr, u32 log2);
 int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);
-extern struct srcu_struct vroce_eq_srcu;
+void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
+		     unsigned long num);
 
 int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
@@ -322,6 +336,7 @@ void vroce_debugfs_exit(struct vroce_dev *vdev);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 extern bool vroce_allow_remote_dma_mr;
+extern int vroce_probe_fail_nth;
 #endif
 
 #endif /* _VROCE_H_ */

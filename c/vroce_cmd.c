@@ -19,6 +19,7 @@
 #include "vroce_emu.h"
 #include "vroce_regs.h"
 #include "../bindings/vroce_abi.h"
+#include "../bindings/vroce_core.h"
 
 static unsigned int cmd_timeout_ms = 2000;
 module_param(cmd_timeout_ms, uint, 0644);
@@ -124,7 +125,10 @@ static unsigned long vroce_cmd_left(unsigned long deadline)
 /*
  * Post @req (its header's token is filled in) and wait for the response,
  * copied to @resp. Waiting for a free slot and for the response share one
- * deadline. Return the HCA's status as an errno, or -ETIMEDOUT.
+ * deadline of timeout_ms: a command that finds no slot by then is not
+ * posted (-EAGAIN: the HCA never saw it); one posted gets at least a
+ * quarter of timeout_ms for its response. Return the HCA's status as an
+ * errno, -EAGAIN, or -ETIMEDOUT.
  */
 static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 			  void *resp, size_t resp_len)
@@ -152,8 +156,10 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 			break;
 		spin_unlock(&q->lock);
 		if (!vroce_cmd_left(deadline)) {
-			err = -ETIMEDOUT;
-			goto out;
+			dev_warn_ratelimited(vdev->dma_dev,
+					     "command %u found no free slot\n",
+					     le16_to_cpu(hdr->opcode));
+			return -EAGAIN;
 		}
 		wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
 				   min(vroce_cmd_left(deadline),
@@ -175,7 +181,9 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	vroce_hw_ring_cmdq(&vdev->hw, q->pi);
 	spin_unlock(&q->lock);
 
-	left = wait_for_completion_timeout(&ctx.done, vroce_cmd_left(deadline));
+	left = wait_for_completion_timeout(&ctx.done,
+					   max(vroce_cmd_left(deadline),
+					       msecs_to_jiffies(q->timeout_ms) / 4));
 
 	spin_lock(&q->lock);
 	/* A response that raced with the timeout still counts. */
@@ -189,7 +197,6 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		err = -ETIMEDOUT;
 	}
 	spin_unlock(&q->lock);
-out:
 	if (err == -ETIMEDOUT)
 		dev_warn_ratelimited(vdev->dma_dev, "command %u timed out\n",
 				     le16_to_cpu(hdr->opcode));
@@ -220,7 +227,8 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->space);
 
-	q->owner = kcalloc(q->depth, sizeof(*q->owner), GFP_KERNEL);
+	q->owner = vroce_core_zalloc(vdev, array_size(q->depth,
+						      sizeof(*q->owner)));
 	if (!q->owner)
 		return -ENOMEM;
 
@@ -249,7 +257,7 @@ err_reset:
 err_destroy_mtr:
 	vroce_mtr_destroy(vdev, q->mtr);
 err_free_owner:
-	kfree(q->owner);
+	vroce_core_free(vdev, q->owner);
 	return err;
 }
 
@@ -266,7 +274,7 @@ void vroce_cmdq_exit(struct vroce_dev *vdev)
 	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
 	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
 	vroce_mtr_destroy(vdev, vdev->cmdq.mtr);
-	kfree(vdev->cmdq.owner);
+	vroce_core_free(vdev, vdev->cmdq.owner);
 }
 
 /* An MTR of one region, as the HCA's VROCE_MTT_* fields describe it. */
@@ -293,7 +301,8 @@ static void vroce_cmd_ring(struct vroce_cmd_ring *ring, struct vroce_mtr *mtr)
  * @attr: where they are returned
  *
  * Context: process context, may sleep.
- * Return: 0 or an errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, an errno from vroce_cmd_errno(), -EAGAIN (no free slot in
+ * time: not posted) or -ETIMEDOUT.
  */
 int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
 {
@@ -325,7 +334,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_device);
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOMEM when the HCA has no PD left, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn)
 {
@@ -347,8 +357,9 @@ int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn)
  * @pdn: the PD
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for an unknown PD, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -ENOENT for an unknown PD, -EBUSY while an MR or a QP uses
+ * it, another errno from vroce_cmd_errno(), -EAGAIN (no free slot in
+ * time: not posted) or -ETIMEDOUT.
  */
 int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn)
 {
@@ -372,7 +383,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_pd);
  * Context: process context, may sleep.
  * Return: 0, -EINVAL when the HCA refuses the description, -ENOENT for an
  * unknown PD, -ENOMEM when its MPT is full, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
 			u32 *key, u32 *handle)
@@ -412,7 +424,8 @@ int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOENT when the HCA holds no MR under @handle, another errno
- * from vroce_cmd_errno(), or -ETIMEDOUT.
+ * from vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle)
 {
@@ -435,7 +448,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOMEM when the HCA has no CQ left, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
 			u32 depth_log2, u32 *cqn)
@@ -460,8 +474,9 @@ int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
  * @cqn: the CQ
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for an unknown CQ, -EBUSY while a QP uses it, another
- * errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -ENOENT for an unknown CQ, -EBUSY while a QP uses it,
+ * another errno from vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 {
@@ -481,8 +496,10 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
  * @qpn: where the QP's number is returned
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL when the HCA refuses the description, -ENOMEM when
- * it has no QP left, another errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -EINVAL when the HCA refuses the description, -ENOENT for an
+ * unknown PD or CQ, -ENOMEM when it has no QP left, another errno from
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted) or
+ * -ETIMEDOUT.
  */
 int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc,
 			u32 *qpn)
@@ -516,8 +533,10 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc
  * VROCE_QPS_RESET makes it forget their progress.
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for an unknown QP or attribute, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -ENOENT for an unknown QP, -EINVAL for a bad attribute or
+ * transition, -EBUSY when the HCA moved the QP to ERR first, another
+ * errno from vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_modify_desc *desc)
@@ -547,8 +566,9 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
  * completions for it.
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for an unknown QP, another errno from
- * vroce_cmd_errno(), or -ETIMEDOUT.
+ * Return: 0, -ENOENT for an unknown QP, another errno from
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not
+ * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 {

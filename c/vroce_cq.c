@@ -8,14 +8,16 @@
  * of one region. Polling and arming never sleep or allocate.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/log2.h>
-#include <linux/srcu.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
 #include "vroce_emu.h"
+#include "../bindings/vroce_core.h"
 #include "vroce_regs.h"
 #include "../bindings/vroce_abi.h"
 
@@ -71,25 +73,48 @@ struct vroce_ring_zombie {
 };
 
 /**
- * vroce_ring_zombie() - keep rings the HCA may still use until its reset
+ * vroce_ring_zombie_alloc() - the record a CQ or QP will need to park its
+ *	rings, taken when it is created so that parking never allocates
  * @vdev: the device
- * @a: a ring
- * @b: another ring, or NULL
  *
- * For a CQ or QP whose DESTROY command failed or timed out: the core frees
- * the object regardless, but its rings must stay until the HCA is reset
- * (vroce_ring_reap()).
+ * Context: process context, may sleep.
+ * Return: the record, to be handed to vroce_ring_zombie() or freed with
+ * vroce_ring_zombie_free(), or NULL when memory runs out.
+ */
+struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev)
+{
+	return vroce_core_zalloc(vdev, sizeof(struct vroce_ring_zombie));
+}
+
+/**
+ * vroce_ring_zombie_free() - free an unused record
+ * @vdev: the device
+ * @z: the record from vroce_ring_zombie_alloc(), or NULL
  *
  * Context: process context, may sleep.
  */
-void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_mtr *a,
-		       struct vroce_mtr *b)
+void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z)
 {
-	struct vroce_ring_zombie *z = kzalloc(sizeof(*z), GFP_KERNEL);
+	vroce_core_free(vdev, z);
+}
 
-	/* The allocator has warned; leaking beats freeing under the HCA. */
-	if (!z)
-		return;
+/**
+ * vroce_ring_zombie() - keep rings the HCA may still use until its reset
+ * @vdev: the device
+ * @z: the object's record from vroce_ring_zombie_alloc(); now owned by
+ *	the device
+ * @a: a ring
+ * @b: another ring, or NULL
+ *
+ * For a CQ or QP whose CREATE timed out or whose DESTROY failed: the core
+ * frees the object regardless, but its rings must stay until the HCA is
+ * reset (vroce_ring_reap()).
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
+		       struct vroce_mtr *a, struct vroce_mtr *b)
+{
 	z->mtr[0] = a;
 	z->mtr[1] = b;
 	mutex_lock(&vdev->zombie_lock);
@@ -112,7 +137,7 @@ void vroce_ring_reap(struct vroce_dev *vdev)
 		vroce_mtr_destroy(vdev, z->mtr[0]);
 		vroce_mtr_destroy(vdev, z->mtr[1]);
 		list_del(&z->list);
-		kfree(z);
+		vroce_core_free(vdev, z);
 	}
 	mutex_unlock(&vdev->zombie_lock);
 }
@@ -132,18 +157,22 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	cq->depth_log2 = attr->cqe > 2 ? order_base_2(attr->cqe) : 1;
 	spin_lock_init(&cq->lock);
+	cq->zombie = vroce_ring_zombie_alloc(vdev);
+	if (!cq->zombie)
+		return -ENOMEM;
 	err = vroce_ring_create(vdev, &cq->mtr, cq->depth_log2, VROCE_CQE_SIZE);
 	if (err)
-		return err;
+		goto err_free_zombie;
 	err = vroce_cmd_create_cq(vdev, cq->mtr, cq->depth_log2, &cq->cqn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the ring under a CQN never learnt. */
-		vroce_ring_zombie(vdev, cq->mtr, NULL);
+		vroce_ring_zombie(vdev, cq->zombie, cq->mtr, NULL);
 		return err;
 	}
 	if (err)
 		goto err_destroy_mtr;
-	err = xa_insert(&vdev->cqs, cq->cqn, cq, GFP_KERNEL);
+	err = vroce_inject(vdev) ? -ENOMEM :
+	      xa_insert(&vdev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err)
 		goto err_destroy_cq;
 	ibcq->cqe = BIT(cq->depth_log2);
@@ -151,11 +180,13 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 err_destroy_cq:
 	if (vroce_cmd_destroy_cq(vdev, cq->cqn)) {
-		vroce_ring_zombie(vdev, cq->mtr, NULL);
+		vroce_ring_zombie(vdev, cq->zombie, cq->mtr, NULL);
 		return err;
 	}
 err_destroy_mtr:
 	vroce_mtr_destroy(vdev, cq->mtr);
+err_free_zombie:
+	vroce_ring_zombie_free(vdev, cq->zombie);
 	return err;
 }
 
@@ -166,17 +197,18 @@ int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	err = vroce_cmd_destroy_cq(vdev, cq->cqn);
-	xa_erase(&vdev->cqs, cq->cqn);
 	/* No event handler still runs with @cq once this returns. */
-	synchronize_srcu(&vroce_eq_srcu);
-	if (err) {
+	vroce_eq_forget(vdev, &vdev->cqs, cq->cqn);
+	/* -ENOENT: the HCA holds no such CQ, the ring is free to go. */
+	if (err && err != -ENOENT) {
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
 				       cq->cqn, err);
-		vroce_ring_zombie(vdev, cq->mtr, NULL);
+		vroce_ring_zombie(vdev, cq->zombie, cq->mtr, NULL);
 		return 0;
 	}
 	vroce_mtr_destroy(vdev, cq->mtr);
+	vroce_ring_zombie_free(vdev, cq->zombie);
 	return 0;
 }
 
@@ -360,34 +392,16 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 	}
 }
 
-/*
- * CQs and QPs named by events are used inside this SRCU read section:
- * destroy_cq()/destroy_qp() wait for it to end before the core frees them.
- * SRCU, not RCU: a consumer's handler may sleep (it may issue a verb that
- * waits for a command; commands complete on their own vector).
- */
-DEFINE_SRCU(vroce_eq_srcu);
-
-/**
- * vroce_eq_irq() - consume the event queue
- * @vdev: the device
- *
- * Called from the HCA's event vector, with no lock of the HCA or the
- * driver held: the consumers' completion and event handlers it calls may
- * issue verbs, but must not destroy their own CQ or QP.
- *
- * Context: process context (the HCA's interrupt), may sleep.
- */
-void vroce_eq_irq(struct vroce_dev *vdev)
+/* Deliver every event the HCA has written; eq->lock held. */
+static void vroce_eq_consume(struct vroce_dev *vdev)
 {
 	struct vroce_eq *eq = &vdev->eq;
 	const struct vroce_eqe *eqe;
 	u32 start = eq->ci;
-	int idx;
 
+	lockdep_assert_held(&eq->lock);
 	if (!eq->mtr)
 		return;
-	idx = srcu_read_lock(&vroce_eq_srcu);
 	for (;;) {
 		eqe = vroce_ring_entry(eq->mtr, eq->ci, eq->depth_log2,
 				       VROCE_EQE_SIZE);
@@ -397,9 +411,61 @@ void vroce_eq_irq(struct vroce_dev *vdev)
 		eq->ci++;
 		vroce_eq_event(vdev, eqe->type, le32_to_cpu(eqe->num));
 	}
-	srcu_read_unlock(&vroce_eq_srcu, idx);
 	if (eq->ci != start)
 		vroce_hw_write32(&vdev->hw, VROCE_REG_EQ_CI, eq->ci);
+}
+
+/**
+ * vroce_eq_irq() - consume the event queue
+ * @vdev: the device
+ *
+ * Called from the HCA's event vector. CQs and QPs named by events are
+ * looked up and used under eq->lock, which vroce_eq_forget() takes before
+ * a destroyed object leaves its table: the consumers' completion and event
+ * handlers may sleep, issue verbs that wait for commands (those complete
+ * on their own vector) and destroy CQs and QPs, their own included.
+ *
+ * Context: process context (the HCA's interrupt), may sleep.
+ */
+void vroce_eq_irq(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	mutex_lock(&eq->lock);
+	WRITE_ONCE(eq->owner, current);
+	vroce_eq_consume(vdev);
+	WRITE_ONCE(eq->owner, NULL);
+	mutex_unlock(&eq->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_eq_irq);
+
+/**
+ * vroce_eq_forget() - take a destroyed CQ or QP out of its table, once no
+ *	event handler can still be using it
+ * @vdev: the device
+ * @xa: &vroce_dev.cqs or &vroce_dev.qps
+ * @num: the object's number
+ *
+ * Events the HCA wrote before are delivered first, so that none of them
+ * reaches an object given the same number later. From within an event
+ * handler (the event queue's own context) the entry is only erased: the
+ * handler's caller holds the lock and delivers what remains.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
+		     unsigned long num)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	if (READ_ONCE(eq->owner) == current) {
+		xa_erase(xa, num);
+		return;
+	}
+	mutex_lock(&eq->lock);
+	vroce_eq_consume(vdev);
+	xa_erase(xa, num);
+	mutex_unlock(&eq->lock);
 }
 
 /**

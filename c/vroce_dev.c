@@ -13,6 +13,13 @@
 #include "vroce.h"
 #include "vroce_regs.h"
 
+/*
+ * Tests: when n > 0, the n-th fault injection point (vroce_inject()) of the
+ * next probe fails; the probe takes it over and resets it.
+ */
+VISIBLE_IF_KUNIT int vroce_probe_fail_nth;
+EXPORT_SYMBOL_IF_KUNIT(vroce_probe_fail_nth);
+
 /**
  * vroce_dev_create() - allocate and set up the RDMA device of one HCA
  * @dma_dev: the HCA's device, with its DMA mask already set; DMA for the
@@ -35,6 +42,8 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	if (!vdev)
 		return ERR_PTR(-ENOMEM);
 
+	/* Fault injection from the very first step of the probe. */
+	atomic_set(&vdev->mem.fail_nth, xchg(&vroce_probe_fail_nth, 0));
 	vdev->dma_dev = dma_dev;
 	mutex_init(&vdev->zombie_lock);
 	INIT_LIST_HEAD(&vdev->zombies);
@@ -42,6 +51,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	xa_init(&vdev->cqs);
 	xa_init(&vdev->qps);
 	mutex_init(&vdev->kmr_lock);
+	mutex_init(&vdev->eq.lock);
 
 	ibdev = &vdev->ibdev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -102,7 +112,8 @@ int vroce_dev_start(struct vroce_dev *vdev)
 	err = vroce_netdev_init(vdev);
 	if (err)
 		goto err_eq_exit;
-	err = ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
+	err = vroce_inject(vdev) ? -ENOMEM :
+	      ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
 	if (err)
 		goto err_netdev_exit;
 

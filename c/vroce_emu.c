@@ -33,6 +33,8 @@
  *   fail_status  ... with this status (default VROCE_CMD_INTERNAL)
  *   drop_cmds    carry out the next N commands but never complete them
  *   delay_ms     wait this long before carrying out each command
+ *   fault_opcode fail_cmds and drop_cmds count only commands of this
+ *                opcode (0: every command)
  *   drop_events  lose the next N completion events: the armed CQ is
  *                disarmed but no EQE is written
  *   event_delay_ms  write each completion event this long after the CQE
@@ -73,6 +75,30 @@
 #define VROCE_EMU_MAX_CMDQ_DEPTH_LOG2	12
 
 static struct dentry *vroce_emu_debugfs_root;
+
+/*
+ * Tests: when n > 0, the n-th allocation of plugging in an HCA from then
+ * on fails (vroce_emu_inject()), and the count drops back to 0.
+ */
+VISIBLE_IF_KUNIT atomic_t vroce_emu_fail_nth = ATOMIC_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_fail_nth);
+
+/**
+ * vroce_emu_inject() - a fault injection point of the HCA's own setup
+ *
+ * Context: any context.
+ * Return: true when this allocation must fail (see vroce_emu_fail_nth).
+ */
+bool vroce_emu_inject(void)
+{
+	int old = atomic_read(&vroce_emu_fail_nth);
+
+	do {
+		if (old <= 0)
+			return false;
+	} while (!atomic_try_cmpxchg(&vroce_emu_fail_nth, &old, old - 1));
+	return old == 1;
+}
 
 /* ---- bus side: register decode and the interrupt line ---- */
 
@@ -872,6 +898,7 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 	struct vroce_resp_hdr *rh = (void *)resp;
 	const struct vroce_cmd_hdr *hdr = (void *)req;
 	u32 delay = READ_ONCE(emu->delay_ms);
+	bool faulty;
 	u8 *p;
 	u16 status;
 
@@ -887,7 +914,10 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 		mutex_lock(&emu->lock);
 	}
 
-	if (emu->fail_cmds) {
+	/* The knobs apply to every command, or to one opcode only. */
+	faulty = !emu->fault_opcode ||
+		 le16_to_cpu(hdr->opcode) == emu->fault_opcode;
+	if (faulty && emu->fail_cmds) {
 		emu->fail_cmds--;
 		status = emu->fail_status ?: VROCE_CMD_INTERNAL;
 	} else {
@@ -895,7 +925,7 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 	}
 
 	*complete = true;
-	if (emu->drop_cmds) {
+	if (faulty && emu->drop_cmds) {
 		emu->drop_cmds--;
 		*complete = false;
 		return true;
@@ -970,6 +1000,22 @@ void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 	mutex_unlock(&emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
+
+/**
+ * vroce_emu_set_fault_opcode() - aim the command knobs at one opcode
+ * @emu: the HCA
+ * @opcode: fail_cmds and drop_cmds apply to commands of this opcode only
+ *	(VROCE_CMD_*); 0 for every command
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode)
+{
+	mutex_lock(&emu->lock);
+	emu->fault_opcode = opcode;
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_fault_opcode);
 
 /**
  * vroce_emu_set_max_mr() - size the MPT, as firmware would configure it
@@ -1149,6 +1195,7 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 	debugfs_create_u32("fail_status", 0600, d, &emu->fail_status);
 	debugfs_create_u32("drop_cmds", 0600, d, &emu->drop_cmds);
 	debugfs_create_u32("delay_ms", 0600, d, &emu->delay_ms);
+	debugfs_create_u32("fault_opcode", 0600, d, &emu->fault_opcode);
 	debugfs_create_u32("drop_events", 0600, d, &emu->drop_events);
 	debugfs_create_u32("event_delay_ms", 0600, d, &emu->event_delay_ms);
 	debugfs_create_u32("eq_lost", 0400, d, &emu->eq_lost);
@@ -1175,7 +1222,7 @@ struct vroce_emu *vroce_emu_add(int id)
 	int err = -ENOMEM;
 	unsigned int i;
 
-	emu = kzalloc(sizeof(*emu), GFP_KERNEL);
+	emu = vroce_emu_inject() ? NULL : kzalloc(sizeof(*emu), GFP_KERNEL);
 	if (!emu)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&emu->reg_lock);
@@ -1187,33 +1234,39 @@ struct vroce_emu *vroce_emu_add(int id)
 		INIT_WORK(&emu->irq[i].work, vroce_emu_irq_work);
 	}
 
-	emu->mpt = kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
+	emu->mpt = vroce_emu_inject() ? NULL :
+		   kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
 	if (!emu->mpt)
 		goto err_free_emu;
 	emu->max_mr = VROCE_EMU_MAX_MR;
-	emu->pd_map = bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
+	emu->pd_map = vroce_emu_inject() ? NULL :
+		      bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
 	if (!emu->pd_map)
 		goto err_free_mpt;
 	err = vroce_emu_engine_alloc(emu);
 	if (err)
 		goto err_free_pd_map;
 	err = -ENOMEM;
-	emu->wq = alloc_ordered_workqueue("vroce_emu", 0);
+	emu->wq = vroce_emu_inject() ? NULL :
+		  alloc_ordered_workqueue("vroce_emu", 0);
 	if (!emu->wq)
 		goto err_free_engine;
-	emu->irq_wq = alloc_workqueue("vroce_irq", 0, 0);
+	emu->irq_wq = vroce_emu_inject() ? NULL :
+		      alloc_workqueue("vroce_irq", 0, 0);
 	if (!emu->irq_wq)
 		goto err_destroy_wq;
 	vroce_emu_reset(emu);
 
-	emu->pdev = platform_device_alloc("vroce", id);
+	emu->pdev = vroce_emu_inject() ? NULL :
+		    platform_device_alloc("vroce", id);
 	if (!emu->pdev)
 		goto err_destroy_irq_wq;
 	res.ctx = emu;
-	err = platform_device_add_data(emu->pdev, &res, sizeof(res));
+	err = vroce_emu_inject() ? -ENOMEM :
+	      platform_device_add_data(emu->pdev, &res, sizeof(res));
 	if (err)
 		goto err_put_pdev;
-	err = platform_device_add(emu->pdev);
+	err = vroce_emu_inject() ? -ENOMEM : platform_device_add(emu->pdev);
 	if (err)
 		goto err_put_pdev;
 

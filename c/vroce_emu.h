@@ -110,6 +110,7 @@ int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key);
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
 void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr);
+void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 				u32 event_delay_ms);
 
@@ -119,5 +120,9 @@ int vroce_emu_mtt_translate(struct device *dma_dev,
 int vroce_emu_mtt_store(struct device *dma_dev,
 			const struct vroce_emu_mtt *mtt, u64 page, u64 addr);
 void *vroce_emu_dma_to_virt(struct device *dma_dev, u64 dma, size_t len);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+extern atomic_t vroce_emu_fail_nth;
+#endif
 
 #endif /* _VROCE_EMU_H_ */

@@ -1246,9 +1246,12 @@ int vroce_emu_engine_alloc(struct vroce_emu *emu)
 {
 	INIT_WORK(&emu->engine_work, vroce_emu_engine_work);
 	INIT_DELAYED_WORK(&emu->timer_work, vroce_emu_timer_work);
-	emu->qps = kvcalloc(VROCE_MAX_QP, sizeof(*emu->qps), GFP_KERNEL);
-	emu->cqs = kvcalloc(VROCE_MAX_CQ, sizeof(*emu->cqs), GFP_KERNEL);
-	emu->bounce = kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
+	emu->qps = vroce_emu_inject() ? NULL :
+		   kvcalloc(VROCE_MAX_QP, sizeof(*emu->qps), GFP_KERNEL);
+	emu->cqs = vroce_emu_inject() ? NULL :
+		   kvcalloc(VROCE_MAX_CQ, sizeof(*emu->cqs), GFP_KERNEL);
+	emu->bounce = vroce_emu_inject() ? NULL :
+		      kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
 	if (!emu->qps || !emu->cqs || !emu->bounce) {
 		vroce_emu_engine_free(emu);
 		return -ENOMEM;

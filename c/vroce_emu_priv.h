@@ -187,6 +187,7 @@ struct vroce_emu {
 	u32 fail_status;
 	u32 drop_cmds;
 	u32 delay_ms;
+	u32 fault_opcode;		/* fail/drop only this opcode; 0: any */
 
 	/* Data path (c/vroce_emu_engine.c). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
@@ -220,6 +221,7 @@ static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 }
 
 /* c/vroce_emu.c */
+bool vroce_emu_inject(void);
 bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
 int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,

@@ -9,6 +9,7 @@
  */
 
 #include <asm/barrier.h>
+#include <kunit/visibility.h>
 #include <linux/wordpart.h>
 
 #include "vroce_emu.h"
@@ -48,6 +49,7 @@ void vroce_hw_write32(struct vroce_hw *hw, u32 off, u32 val)
 {
 	hw->bus->write32(hw->ctx, off, val);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_hw_write32);
 
 /**
  * vroce_hw_write64() - write a 64-bit register, low half first

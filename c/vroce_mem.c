@@ -16,8 +16,20 @@
 #include "vroce.h"
 #include "../bindings/vroce_core.h"
 
-/* Whether an injected fault fails this allocation (see vroce_mem_stats). */
-static bool vroce_mem_should_fail(struct vroce_dev *dev)
+/**
+ * vroce_inject() - a fault injection point of the driver
+ * @dev: the device
+ *
+ * Every allocation through the vroce_core_* services is one, and so is
+ * each other step of the driver that can fail for want of memory (netdev
+ * and RDMA device registration, xarray inserts). Tests set
+ * &vroce_mem_stats.fail_nth to n and the n-th point reached from then on
+ * fails, once.
+ *
+ * Context: any context.
+ * Return: true when this point must fail.
+ */
+bool vroce_inject(struct vroce_dev *dev)
 {
 	atomic_t *nth = &dev->mem.fail_nth;
 	int old = atomic_read(nth);
@@ -44,7 +56,7 @@ void *vroce_core_zalloc(struct vroce_dev *dev, size_t size)
 {
 	void *ptr;
 
-	if (vroce_mem_should_fail(dev))
+	if (vroce_inject(dev))
 		return NULL;
 	ptr = kvzalloc(size, GFP_KERNEL);
 	if (ptr)
@@ -64,7 +76,7 @@ void *vroce_core_dma_alloc(struct vroce_dev *dev, size_t size, dma_addr_t *dma)
 {
 	void *va;
 
-	if (vroce_mem_should_fail(dev))
+	if (vroce_inject(dev))
 		return NULL;
 	/* Sizes come from user requests: a failure is an errno, not a splat. */
 	va = dma_alloc_coherent(dev->dma_dev, size, dma,
@@ -91,7 +103,7 @@ struct ib_umem *vroce_core_umem_get(struct vroce_dev *dev, unsigned long addr,
 {
 	struct ib_umem *umem;
 
-	if (vroce_mem_should_fail(dev))
+	if (vroce_inject(dev))
 		return ERR_PTR(-ENOMEM);
 	umem = ib_umem_get(&dev->ibdev, addr, size, access);
 	if (!IS_ERR(umem))

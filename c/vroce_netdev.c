@@ -43,7 +43,7 @@ int vroce_netdev_init(struct vroce_dev *vdev)
 	struct net_device *ndev;
 	int err;
 
-	ndev = alloc_etherdev(0);
+	ndev = vroce_inject(vdev) ? NULL : alloc_etherdev(0);
 	if (!ndev)
 		return -ENOMEM;
 	strscpy(ndev->name, "vroce%d", sizeof(ndev->name));
@@ -52,7 +52,7 @@ int vroce_netdev_init(struct vroce_dev *vdev)
 	ndev->flags |= IFF_NOARP;
 	eth_hw_addr_random(ndev);
 
-	err = register_netdev(ndev);
+	err = vroce_inject(vdev) ? -ENOMEM : register_netdev(ndev);
 	if (err)
 		goto err_free;
 	rtnl_lock();
@@ -60,7 +60,8 @@ int vroce_netdev_init(struct vroce_dev *vdev)
 	rtnl_unlock();
 	if (err)
 		goto err_unregister;
-	err = ib_device_set_netdev(&vdev->ibdev, ndev, 1);
+	err = vroce_inject(vdev) ? -ENOMEM :
+	      ib_device_set_netdev(&vdev->ibdev, ndev, 1);
 	if (err)
 		goto err_unregister;
 	vdev->netdev = ndev;

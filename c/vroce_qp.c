@@ -13,7 +13,6 @@
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
-#include <linux/srcu.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
@@ -94,10 +93,13 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->max_inline = VROCE_MAX_INLINE;
+	qp->zombie = vroce_ring_zombie_alloc(vdev);
+	if (!qp->zombie)
+		return -ENOMEM;
 	err = vroce_wq_init(vdev, &qp->sq, init->cap.max_send_wr,
 			    VROCE_SEND_WQE_SIZE, VROCE_MAX_SEND_SGE);
 	if (err)
-		return err;
+		goto err_free_zombie;
 	err = vroce_wq_init(vdev, &qp->rq, init->cap.max_recv_wr,
 			    VROCE_RECV_WQE_SIZE, VROCE_MAX_RECV_SGE);
 	if (err)
@@ -114,13 +116,14 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = vroce_cmd_create_qp(vdev, &desc, &qpn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the rings under a QPN never learnt. */
-		vroce_ring_zombie(vdev, qp->sq.mtr, qp->rq.mtr);
+		vroce_ring_zombie(vdev, qp->zombie, qp->sq.mtr, qp->rq.mtr);
 		return err;
 	}
 	if (err)
 		goto err_destroy_rq;
 	ibqp->qp_num = qpn;
-	err = xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
+	err = vroce_inject(vdev) ? -ENOMEM :
+	      xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy_qp;
 
@@ -134,13 +137,15 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_destroy_qp:
 	if (vroce_cmd_destroy_qp(vdev, qpn)) {
 		/* The HCA may still use the rings. */
-		vroce_ring_zombie(vdev, qp->sq.mtr, qp->rq.mtr);
+		vroce_ring_zombie(vdev, qp->zombie, qp->sq.mtr, qp->rq.mtr);
 		return err;
 	}
 err_destroy_rq:
 	vroce_mtr_destroy(vdev, qp->rq.mtr);
 err_destroy_sq:
 	vroce_mtr_destroy(vdev, qp->sq.mtr);
+err_free_zombie:
+	vroce_ring_zombie_free(vdev, qp->zombie);
 	return err;
 }
 
@@ -359,7 +364,7 @@ int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-/* Wait until no poller or event handler still uses @qp. */
+/* Wait until no poller still uses @qp (events: vroce_eq_forget()). */
 static void vroce_qp_quiesce(struct vroce_qp *qp)
 {
 	struct vroce_cq *cqs[] = { to_vroce_cq(qp->ibqp.send_cq),
@@ -367,7 +372,6 @@ static void vroce_qp_quiesce(struct vroce_qp *qp)
 	unsigned long flags;
 	int i;
 
-	synchronize_srcu(&vroce_eq_srcu);
 	for (i = 0; i < ARRAY_SIZE(cqs); i++) {
 		spin_lock_irqsave(&cqs[i]->lock, flags);
 		spin_unlock_irqrestore(&cqs[i]->lock, flags);
@@ -381,23 +385,27 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int err;
 
 	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
+	/* -ENOENT: the HCA holds no such QP, the rings are free to go. */
+	if (err == -ENOENT)
+		err = 0;
 	/*
 	 * Pollers skip CQEs of a QP they cannot find, and of QPN 0: what the
 	 * CQs still hold of this QP must not reach a QP given its number next.
 	 */
 	if (!err)
 		vroce_qp_clean_cqs(qp);
-	xa_erase(&vdev->qps, ibqp->qp_num);
+	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
 	vroce_qp_quiesce(qp);
 	if (err) {
 		/* The core frees @qp regardless; the rings stay with the HCA. */
 		ibdev_warn_ratelimited(ibqp->device, "DESTROY_QP %u failed (%d)\n",
 				       ibqp->qp_num, err);
-		vroce_ring_zombie(vdev, qp->sq.mtr, qp->rq.mtr);
+		vroce_ring_zombie(vdev, qp->zombie, qp->sq.mtr, qp->rq.mtr);
 		return 0;
 	}
 	vroce_mtr_destroy(vdev, qp->rq.mtr);
 	vroce_mtr_destroy(vdev, qp->sq.mtr);
+	vroce_ring_zombie_free(vdev, qp->zombie);
 	return 0;
 }
 
@@ -469,8 +477,12 @@ static int vroce_wqe_reg_mr(struct vroce_dev *vdev, struct vroce_send_wqe *wqe,
 	err = vroce_mr_access(reg->access, &acc);
 	if (err)
 		return -EINVAL;
-	/* Only our own fast-register MRs carry a page list. */
-	if (reg->mr->device != &vdev->ibdev || !mr->pbl || !mr->npages)
+	/*
+	 * Only our own fast-register MRs carry a page list, and only under a
+	 * key of the MR itself: the consumer chooses the key's low byte only.
+	 */
+	if (reg->mr->device != &vdev->ibdev || !mr->pbl || !mr->npages ||
+	    (reg->key ^ reg->mr->lkey) & ~VROCE_KEY_TAG)
 		return -EINVAL;
 	wqe->fr_iova = cpu_to_le64(reg->mr->iova);
 	wqe->fr_length = cpu_to_le64(reg->mr->length);

@@ -268,13 +268,18 @@ static void vroce_cmd_dropped_fill_ring(struct kunit *test)
 
 struct cmd_handler_ctx {
 	struct ib_pd *pd;
+	struct ib_cq *spare;
 	atomic_t calls;
 	int err;
+	int destroy_err;
 	unsigned int ms;
 	struct completion done;
 };
 
-/* A completion handler that issues verbs needing HCA commands. */
+/*
+ * A completion handler that issues verbs needing HCA commands, and
+ * destroys another CQ of the device.
+ */
 static void cmd_comp_handler(struct ib_cq *cq, void *data)
 {
 	struct cmd_handler_ctx *c = data;
@@ -287,6 +292,7 @@ static void cmd_comp_handler(struct ib_cq *cq, void *data)
 	c->err = PTR_ERR_OR_ZERO(mr);
 	if (!c->err)
 		c->err = ib_dereg_mr(mr);
+	c->destroy_err = ib_destroy_cq_user(c->spare, NULL);
 	c->ms = jiffies_to_msecs(jiffies - start);
 	complete(&c->done);
 }
@@ -329,6 +335,8 @@ static void vroce_cmd_handler_issues_verb(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->pd = pd;
 	init_completion(&c->done);
+	c->spare = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->spare);
 	cq = ib_create_cq(&vdev->ibdev, cmd_comp_handler, NULL, c, &cqa);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
@@ -354,11 +362,110 @@ static void vroce_cmd_handler_issues_verb(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_post_send(qp[0], &wr.wr, NULL), 0);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&c->done, 5 * HZ), 0);
 	KUNIT_EXPECT_EQ(test, c->err, 0);
+	KUNIT_EXPECT_EQ(test, c->destroy_err, 0);
 	/* Well within the command timeout: nothing waited for it. */
 	KUNIT_EXPECT_LT_MSG(test, c->ms, 1000U, "the handler took %u ms",
 			    c->ms);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+struct cmd_events {
+	atomic_t fatal;
+};
+
+static void cmd_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct cmd_events *e = ctx;
+
+	if (ev->event == IB_EVENT_QP_FATAL)
+		atomic_inc(&e->fatal);
+}
+
+static struct ib_qp *cmd_event_qp(struct ib_pd *pd, struct ib_cq *cq,
+				  struct cmd_events *e)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.event_handler = cmd_qp_event, .qp_context = e,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ib_create_qp(pd, &init);
+}
+
+/*
+ * An event the HCA wrote for a QP that is then destroyed reaches that QP,
+ * never a new QP given the same number: destroy delivers what is pending.
+ * The event interrupt is masked so that nothing else delivers it first.
+ */
+static void vroce_cmd_stale_event(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct cmd_events *ev = kunit_kcalloc(test, 3, sizeof(*ev), GFP_KERNEL);
+	struct ib_cq_init_attr cqa = { .cqe = 16 };
+	struct ib_qp_attr attr;
+	struct ib_qp_init_attr init;
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 1, .opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.rkey = 0x12345678,
+	};
+	struct ib_sge sge = { .length = 8, .lkey = pd->local_dma_lkey };
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
+	struct ib_qp *a, *victim, *next;
+	struct ib_cq *cq;
+	struct ib_wc wc;
+	u32 qpn;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	cq = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
+							cq), 0);
+	a = cmd_event_qp(pd, cq, &ev[0]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_qp,
+							a), 0);
+	victim = cmd_event_qp(pd, cq, &ev[1]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, victim);
+	qpn = victim->qp_num;
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(a, qpn, 0, vdev->netdev->dev_addr,
+					       7, IB_ACCESS_LOCAL_WRITE), 0);
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(victim, a->qp_num, 0,
+					       vdev->netdev->dev_addr, 7,
+					       IB_ACCESS_LOCAL_WRITE |
+					       IB_ACCESS_REMOTE_WRITE), 0);
+
+	vroce_hw_write32(&vdev->hw, VROCE_REG_INTR_MASK, VROCE_INTR_EQ);
+	/* A WRITE with a bad rkey: the responder's QP goes fatal. */
+	sge.addr = b->dma;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a, &wr.wr, NULL), 0);
+	for (i = 0; i < 300 && ib_poll_cq(cq, 1, &wc) < 1; i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_LT(test, i, 300);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev[1].fatal), 0);
+
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(victim), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev[1].fatal), 1);
+	next = cmd_event_qp(pd, cq, &ev[2]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, next);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_qp,
+							next), 0);
+	KUNIT_EXPECT_EQ(test, next->qp_num, qpn);
+
+	vroce_hw_write32(&vdev->hw, VROCE_REG_INTR_MASK, 0);
+	vroce_eq_irq(vdev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev[2].fatal), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(next, &attr, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RESET);
 }
 
 /*
@@ -397,6 +504,7 @@ static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
 	KUNIT_CASE(vroce_cmd_dropped_fill_ring),
 	KUNIT_CASE(vroce_cmd_handler_issues_verb),
+	KUNIT_CASE(vroce_cmd_stale_event),
 	KUNIT_CASE(vroce_cmd_handles),
 	{}
 };
