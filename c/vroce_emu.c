@@ -697,6 +697,7 @@ static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 	u32 pdn = le32_to_cpu(cmd->pdn), kind = le32_to_cpu(cmd->kind);
 	u64 length = le64_to_cpu(cmd->length), iova = le64_to_cpu(cmd->iova);
 	struct vroce_emu_mpt entry = {}, *slot;
+	u64 end;
 	u32 index;
 
 	if (!vroce_emu_pd_valid(emu, pdn))
@@ -712,6 +713,7 @@ static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 		break;
 	case VROCE_MR_KIND_MTT:
 		if (!length || length > VROCE_EMU_MAX_MR_SIZE ||
+		    check_add_overflow(iova, length, &end) ||
 		    !vroce_emu_mr_mtt(cmd, &entry.mtt, length, iova))
 			return VROCE_CMD_BAD_PARAM;
 		break;
@@ -942,7 +944,7 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 {
 	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
 	struct vroce_emu_ring ring;
-	bool raise = false, complete;
+	bool complete;
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
@@ -967,11 +969,16 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 		spin_lock_irqsave(&emu->reg_lock, flags);
 		emu->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
 		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		raise |= complete;
+		/*
+		 * One interrupt per completed command (coalesced while the
+		 * handler has not run yet): a busy ring must not hold back
+		 * the responses already written.
+		 */
+		if (complete)
+			vroce_emu_raise_irq(emu, VROCE_IRQ_CMD,
+					    VROCE_INTR_CMD_DONE);
 	}
 
-	if (raise)
-		vroce_emu_raise_irq(emu, VROCE_IRQ_CMD, VROCE_INTR_CMD_DONE);
 	/* Events a command wrote (MODIFY_QP to ERR flushes). */
 	vroce_emu_engine_raise(emu);
 	mutex_unlock(&emu->lock);

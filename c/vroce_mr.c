@@ -12,6 +12,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/log2.h>
+#include <linux/overflow.h>
 #include <linux/sizes.h>
 #include <rdma/ib_umem.h>
 
@@ -187,8 +188,10 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
  *
  * Context: process context of the memory's owner, may sleep.
  * Return: the MR, or ERR_PTR(-EINVAL) for a zero length or one above the
- * HCA's maximum, -EOPNOTSUPP or -EINVAL for access flags, any error of
- * ib_umem_get() unchanged, an error of vroce_mtr_create(), or an HCA error.
+ * HCA's maximum, an iova range that wraps, or driver data in @udata that
+ * is not zero (vroce takes none), -EOPNOTSUPP or -EINVAL for access flags,
+ * any error of ib_umem_get() unchanged, an error of vroce_mtr_create(), or
+ * an HCA error.
  */
 struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
@@ -206,10 +209,15 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	/* The MTR pins user memory when given user data; a kernel caller has none. */
 	struct ib_udata kudata = {};
 	struct vroce_mr *mr;
+	u64 end;
 	u32 acc;
 	int err;
 
-	if (!length || length > vdev->attr.max_mr_size)
+	if (!length || length > vdev->attr.max_mr_size ||
+	    check_add_overflow(virt_addr, length, &end))
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
 	err = vroce_mr_access(access, &acc);
 	if (err)

@@ -189,6 +189,9 @@ static int vroce_qp_check_attr(struct vroce_dev *vdev,
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
 		return -EINVAL;
+	/* QP numbers are 24 bits on the wire. */
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
+		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) && attr->path_mtu > IB_MTU_4096)
 		return -EINVAL;
 	if (((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
@@ -454,9 +457,13 @@ static int vroce_wqe_inline(struct vroce_send_wqe *wqe,
 	u32 len = 0;
 	int i;
 
+	/* The whole size first: nothing is read for a request refused. */
 	for (i = 0; i < wr->num_sge; i++) {
 		if (wr->sg_list[i].length > max_inline - len)
 			return -EINVAL;
+		len += wr->sg_list[i].length;
+	}
+	for (i = 0, len = 0; i < wr->num_sge; i++) {
 		memcpy(wqe->inline_data + len,
 		       (void *)(uintptr_t)wr->sg_list[i].addr,
 		       wr->sg_list[i].length);

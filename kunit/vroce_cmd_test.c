@@ -42,6 +42,8 @@ static int cmd_thread_fn(void *data)
 	int j, err;
 
 	for (j = 0; j < CMD_MRS; j++) {
+		if (t->dereg && !t->mr[j])
+			continue;	/* its alloc failed, and said so */
 		if (t->dereg) {
 			err = ib_dereg_mr(t->mr[j]);
 			if (!err)

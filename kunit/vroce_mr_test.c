@@ -223,6 +223,26 @@ static void vroce_mr_user_mr_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			PTR_ERR(ib_reg_user_mr(pd, U64_MAX - SZ_4K, SZ_16K,
 					       0, acc)), -EINVAL);
+	/* An iova range that wraps, although the buffer does not. */
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_16K,
+					       U64_MAX - SZ_4K + 1, acc)),
+			-EINVAL);
+	/*
+	 * On-demand paging is not supported (ib_core refuses it for a device
+	 * without IBK_ON_DEMAND_PAGING); atomic needs local write.
+	 */
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
+					       acc | IB_ACCESS_ON_DEMAND)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
+					       IB_ACCESS_REMOTE_ATOMIC)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
+					       IB_ACCESS_REMOTE_ATOMIC |
+					       IB_ACCESS_REMOTE_READ)), -EINVAL);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 

@@ -1039,6 +1039,254 @@ static void vroce_qp_events(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp_poll(cq, &wc, 1), 1);
 }
 
+/* INIT -> RTR attributes a bad input is then put into. */
+static void qp_rtr_attr(struct vroce_dev *vdev, struct ib_qp_attr *attr,
+			u32 dest_qpn)
+{
+	union ib_gid gid;
+
+	memset(attr, 0, sizeof(*attr));
+	rdma_query_gid(&vdev->ibdev, 1, 0, &gid);
+	attr->qp_state = IB_QPS_RTR;
+	attr->path_mtu = IB_MTU_4096;
+	attr->dest_qp_num = dest_qpn;
+	attr->max_dest_rd_atomic = 1;
+	attr->min_rnr_timer = 1;
+	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr->ah_attr, 1);
+	rdma_ah_set_grh(&attr->ah_attr, &gid, 0, 0, 64, 0);
+	ether_addr_copy(attr->ah_attr.roce.dmac, vdev->netdev->dev_addr);
+}
+
+#define QP_RTR_MASK	(IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | \
+			 IB_QP_DEST_QPN | IB_QP_RQ_PSN | \
+			 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+
+/*
+ * Bad inputs to the verbs of the data path, each with its errno: CQ and
+ * QP capabilities, QP attributes, and work requests refused at posting.
+ */
+static void vroce_qp_bad_inputs(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_8K);
+	struct ib_cq *cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
+	struct ib_cq_init_attr cqa = {};
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_qp *qp, *peer;
+	struct ib_sge sge = { .addr = b->dma, .length = 8,
+			      .lkey = pd->local_dma_lkey }, sges[8];
+	struct ib_send_wr wr = {};
+	struct ib_recv_wr rwr = {};
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	struct ib_mr *mr, *other;
+	int i;
+
+	/* create_cq */
+	cqa.cqe = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(&vdev->ibdev, NULL, NULL,
+						   NULL, &cqa)), -EINVAL);
+	cqa.cqe = BIT(vdev->attr.max_cq_depth_log2) + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(&vdev->ibdev, NULL, NULL,
+						   NULL, &cqa)), -EINVAL);
+	cqa.cqe = 8;
+	cqa.flags = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(&vdev->ibdev, NULL, NULL,
+						   NULL, &cqa)), -EOPNOTSUPP);
+
+	/* create_qp: one bad capability or type at a time. */
+	for (i = 0; i < 8; i++) {
+		memset(&init, 0, sizeof(init));
+		init.qp_type = IB_QPT_RC;
+		init.send_cq = cq;
+		init.recv_cq = cq;
+		init.cap = (struct ib_qp_cap){ .max_send_wr = 4,
+			.max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 };
+		switch (i) {
+		case 0:
+			init.cap.max_send_wr = BIT(vdev->attr.max_wq_depth_log2) + 1;
+			break;
+		case 1:
+			init.cap.max_recv_wr = BIT(vdev->attr.max_wq_depth_log2) + 1;
+			break;
+		case 2:
+			init.cap.max_send_sge = VROCE_MAX_SEND_SGE + 1;
+			break;
+		case 3:
+			init.cap.max_recv_sge = VROCE_MAX_RECV_SGE + 1;
+			break;
+		case 4:
+			init.cap.max_inline_data = VROCE_MAX_INLINE + 1;
+			break;
+		case 5:
+			init.qp_type = IB_QPT_UC;
+			break;
+		case 6:
+			init.create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
+			break;
+		case 7:
+			init.cap.max_send_wr = U32_MAX;
+			break;
+		}
+		qp = ib_create_qp(pd, &init);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(qp),
+				    i < 5 || i == 7 ? -EINVAL : -EOPNOTSUPP,
+				    "create_qp case %d", i);
+		if (!IS_ERR(qp))
+			ib_destroy_qp(qp);
+	}
+
+	/* modify_qp: one bad attribute at a time, from INIT to RTR. */
+	qp = qp_create(test, pd, cq, 4);
+	peer = qp_create(test, pd, cq, 4);
+	KUNIT_ASSERT_EQ(test, qp_to_init(qp, QP_ACCESS), 0);
+	for (i = 0; i < 11; i++) {
+		int mask = QP_RTR_MASK, want = -EINVAL;
+
+		qp_rtr_attr(vdev, &attr, peer->qp_num);
+		switch (i) {
+		case 0:		/* a remote QPN past 24 bits */
+			attr.dest_qp_num = BIT(24);
+			want = -EINVAL;
+			break;
+		case 1:		/* the only P_Key is at index 0 */
+			mask |= IB_QP_PKEY_INDEX;
+			attr.pkey_index = 1;
+			break;
+		case 2:		/* a GID index past the table */
+			attr.ah_attr.grh.sgid_index = VROCE_GID_TBL_LEN;
+			break;
+		case 3:		/* an MTU IB does not have */
+			attr.path_mtu = IB_MTU_4096 + 1;
+			break;
+		case 4:		/* an RNR timer code past 31 */
+			attr.min_rnr_timer = 32;
+			break;
+		case 5:		/* more reads in flight than the HCA takes */
+			attr.max_dest_rd_atomic = 17;
+			break;
+		case 6:		/* an address vector without a GRH */
+			rdma_ah_set_ah_flags(&attr.ah_attr, 0);
+			break;
+		case 7:		/* an InfiniBand address vector on a RoCE port */
+			attr.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+			break;
+		case 8:		/* an attribute this transition does not take */
+			mask |= IB_QP_SQ_PSN;
+			break;
+		case 9:		/* a transition RC does not have: INIT -> RTS */
+			attr.qp_state = IB_QPS_RTS;
+			break;
+		case 10:	/* access flags no QP has */
+			mask |= IB_QP_ACCESS_FLAGS;
+			attr.qp_access_flags = IB_ACCESS_ON_DEMAND;
+			break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ib_modify_qp(qp, &attr, mask), want,
+				    "modify_qp case %d", i);
+		KUNIT_EXPECT_EQ(test, qp_state(qp), IB_QPS_INIT);
+	}
+	/* RTR -> RTS with retry counts past 7. */
+	qp_rtr_attr(vdev, &attr, peer->qp_num);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, QP_RTR_MASK), 0);
+	for (i = 0; i < 3; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.qp_state = IB_QPS_RTS;
+		attr.timeout = 14;
+		attr.retry_cnt = i == 0 ? 8 : 7;
+		attr.rnr_retry = i == 1 ? 8 : 7;
+		attr.max_rd_atomic = i == 2 ? 17 : 1;
+		KUNIT_EXPECT_EQ_MSG(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+						       IB_QP_TIMEOUT |
+						       IB_QP_RETRY_CNT |
+						       IB_QP_RNR_RETRY |
+						       IB_QP_SQ_PSN |
+						       IB_QP_MAX_QP_RD_ATOMIC),
+				    -EINVAL, "RTS case %d", i);
+	}
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, peer, qp->qp_num, 7), 0);
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+					   IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+					   IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+
+	/* Work requests refused at posting. */
+	for (i = 0; i < ARRAY_SIZE(sges); i++)
+		sges[i] = sge;
+	wr.sg_list = sges;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;	/* no atomics */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);
+	wr.opcode = IB_WR_SEND;
+	wr.num_sge = VROCE_MAX_SEND_SGE + 1;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);
+	wr.num_sge = 2;
+	wr.send_flags = IB_SEND_INLINE;		/* 72 bytes inline, 64 fit */
+	sges[0].addr = (uintptr_t)b->va;	/* inline: kernel addresses */
+	sges[1].addr = (uintptr_t)b->va;
+	sges[0].length = 64;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);
+	sges[0] = sge;
+	sges[1] = sge;
+	wr.send_flags = 0;
+	rwr.sg_list = sges;
+	rwr.num_sge = VROCE_MAX_RECV_SGE + 1;
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, NULL), -EINVAL);
+
+	/* REG_MR: bad rights, an MR that is not fast-register, another MR's key. */
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_dereg_mr, mr),
+			0);
+	other = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_dereg_mr,
+							other), 0);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = b->dma;
+	sg_dma_len(&sg) = SZ_8K;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, SZ_4K), 1);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_REMOTE_WRITE;	/* without local write */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, NULL), -EINVAL);
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	reg.key = other->rkey;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, NULL), -EINVAL);
+	reg.key = mr->rkey;
+	reg.mr = pd->__internal_mr;		/* the PD's DMA MR */
+	if (reg.mr)
+		KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, NULL), -EINVAL);
+	reg.mr = other;				/* nothing mapped yet */
+	reg.key = other->rkey;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, NULL), -EINVAL);
+	qp_expect_quiet(test, cq);
+
+	/*
+	 * A REG_MR whose length is past the pages it carries reaches the
+	 * HCA, which fails it: an error completion, the QP in ERR.
+	 */
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	mr->length = 2 * SZ_4K + 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp, &reg.wr, NULL), 0);
+	{
+		struct ib_wc wc;
+
+		KUNIT_ASSERT_EQ(test, qp_poll(cq, &wc, 1), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	}
+	KUNIT_EXPECT_EQ(test, qp_state(qp), IB_QPS_ERR);
+}
+
 static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_send_recv),
 	KUNIT_CASE(vroce_qp_unsignaled_inline),
@@ -1051,6 +1299,7 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_rnr),
 	KUNIT_CASE(vroce_qp_rnr_waits),
 	KUNIT_CASE(vroce_qp_post_errors),
+	KUNIT_CASE(vroce_qp_bad_inputs),
 	KUNIT_CASE(vroce_qp_wrap),
 	KUNIT_CASE(vroce_qp_reset_and_reuse),
 	KUNIT_CASE(vroce_qp_hca_error_wins),

@@ -309,6 +309,91 @@ static void debugfs_race(const char *path, __u32 key, __u64 iova, size_t len,
 	check(!r.errors && !r.bad, msg);
 }
 
+/* One bad REG_MR through raw uverbs: it must fail with @want. */
+static void bad_reg_mr(int fd, __u32 pd_handle, __u64 start, __u64 length,
+		       __u64 hca_va, __u32 access, __u64 drv, int want,
+		       const char *what)
+{
+	struct {
+		struct ib_uverbs_reg_mr c;
+		__u64 drv;	/* driver data: vroce takes none */
+	} req = {
+		.c = { .start = start, .length = length, .hca_va = hca_va,
+		       .pd_handle = pd_handle, .access_flags = access },
+		.drv = drv,
+	};
+	struct ib_uverbs_reg_mr_resp resp = { 0 };
+	char msg[200];
+	int err;
+
+	req.c.response = (uintptr_t)&resp;
+	err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &req,
+		     drv ? sizeof(req) : sizeof(req.c), sizeof(resp), what);
+	snprintf(msg, sizeof(msg), "REG_MR %s: %s (want %s)", what,
+		 err ? strerror(-err) : "success", strerror(want));
+	check(err == -want, msg);
+	if (!err) {
+		struct ib_uverbs_dereg_mr d = { .mr_handle = resp.mr_handle };
+
+		uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &d, sizeof(d), 0,
+		       "DEREG_MR");
+	}
+}
+
+/* Write @line to a debugfs file: it must fail with @want. */
+static void junk_write(const char *dir, const char *file, const char *line,
+		       int want)
+{
+	char path[700], msg[800];
+	ssize_t ret;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		snprintf(msg, sizeof(msg), "open %s: %s", path, strerror(errno));
+		check(0, msg);
+		return;
+	}
+	ret = write(fd, line, strlen(line));
+	err = ret < 0 ? errno : 0;
+	close(fd);
+	snprintf(msg, sizeof(msg), "debugfs %s refuses \"%.40s%s\": %s (want %s)",
+		 file, line, strlen(line) > 40 ? "..." : "",
+		 err ? strerror(err) : "accepted", strerror(want));
+	check(err == want, msg);
+}
+
+/* Every debugfs parser fed lines it must refuse. */
+static void debugfs_junk(const char *ibdev)
+{
+	char drv[600], hca[600], long_line[300];
+
+	snprintf(drv, sizeof(drv), DBG_DIR "/%s", ibdev);
+	snprintf(hca, sizeof(hca), DBG_DIR "/%s/hca", ibdev);
+	memset(long_line, '1', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+
+	junk_write(hca, "mr_read", "junk", EINVAL);
+	junk_write(hca, "mr_read", "0x100 0x0", EINVAL);
+	junk_write(hca, "mr_read", "0x100 0x0 0", EINVAL);
+	junk_write(hca, "mr_read", "0x100 0x0 2097152", EINVAL);
+	junk_write(hca, "mr_read", long_line, EINVAL);
+	junk_write(hca, "mr_read", "0xffffffff 0x0 8", ENOKEY);
+	junk_write(hca, "reg_frmr", "junk", EINVAL);
+	junk_write(hca, "reg_frmr", "0x100 0 0x0 4096 0x1", EINVAL);
+	junk_write(hca, "reg_frmr", long_line, EINVAL);
+	junk_write(hca, "reg_frmr", "0xffffffff 0 0x0 4096 0x1 0x0 1", ENOKEY);
+	junk_write(hca, "fail_cmds", "many", EINVAL);
+	junk_write(hca, "delay_ms", "-x", EINVAL);
+	junk_write(drv, "kmr", "bogus", EINVAL);
+	junk_write(drv, "kmr", "create create create", EINVAL);
+	junk_write(drv, "loopback", "abc", EINVAL);
+	junk_write(drv, "loopback", "0", EINVAL);
+	junk_write(drv, "loopback", "2097152", EINVAL);
+	junk_write(drv, "loopback", "99999999999", ERANGE);
+}
+
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(((uint32_t)i * 2654435761u) >> 24 ^ (i >> 12));
@@ -468,6 +553,32 @@ int main(int argc, char **argv)
 		       "read with a wrong key (lkey ^ 0x80) is refused");
 
 	debugfs_race(dbg, mr_resp.lkey, iova, len, buf);
+
+	/* Bad REG_MRs: each refused, with nothing left behind. */
+	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, 0, iova,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE, 0, EINVAL, "of length 0");
+	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, len, iova,
+		   IB_UVERBS_ACCESS_REMOTE_WRITE, 0, EINVAL,
+		   "remote write without local write");
+	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, len, iova + 1,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE, 0, EINVAL,
+		   "whose iova is off the buffer's page offset");
+	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, len,
+		   (~0ULL - page + 1) | ((uintptr_t)buf & (page - 1)),
+		   IB_UVERBS_ACCESS_LOCAL_WRITE, 0, EINVAL,
+		   "whose iova range wraps");
+	bad_reg_mr(fd, pd_resp.pd_handle, page, page, page,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE, 0, EFAULT,
+		   "of unmapped memory");
+	bad_reg_mr(fd, pd_resp.pd_handle + 1000, (uintptr_t)buf, len, iova,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE, 0, ENOENT, "of an unknown PD");
+	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, len, iova,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE, 0x5a5a, EINVAL,
+		   "with driver data");
+	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, len, iova,
+		   IB_UVERBS_ACCESS_LOCAL_WRITE | 0x80000000u, 0, EINVAL,
+		   "with an unknown access bit");
+	debugfs_junk(ibdev);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {
