@@ -103,6 +103,9 @@ void vroce_host_warn(const char *file, int line, const char *cond);
 #define might_sleep()	do { } while (0)
 #define lockdep_assert_held(l)	do { } while (0)
 
+/* No kernel configuration option is on in the host harness. */
+#define IS_ENABLED(option)	0
+
 #define EXPORT_SYMBOL_IF_KUNIT(s)
 #define VISIBLE_IF_KUNIT	static
 
