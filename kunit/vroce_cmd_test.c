@@ -95,11 +95,6 @@ static int cmd_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void cmd_no_faults(void *data)
-{
-	vroce_emu_set_faults(data, 0, 0, 0, 0);
-}
-
 /*
  * Twice as many submitters as ring slots, with a slow HCA so that the ring
  * stays full: every command completes, to its own caller. Each MR has its
@@ -125,8 +120,7 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 		t[i].pd = pd;
 		t[i].id = i;
 	}
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_no_faults,
-							emu), 0);
+	vroce_test_faults_off(test, emu);
 	vroce_emu_set_faults(emu, 0, 0, 0, 1);
 
 	cmd_run_threads(test, t, false);
@@ -187,13 +181,6 @@ static int cmd_busy_fn(void *data)
 	return 0;
 }
 
-static void cmd_restore_timeout(void *data)
-{
-	struct vroce_dev *vdev = data;
-
-	vdev->cmdq.timeout_ms = 2000;
-}
-
 /*
  * A command that first waits for a slot and then for its response gives up
  * once, at its deadline, not after a second full timeout.
@@ -211,12 +198,8 @@ static void vroce_cmd_deadline(struct kunit *test)
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_no_faults,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							cmd_restore_timeout,
-							vdev), 0);
-	vdev->cmdq.timeout_ms = 300;
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 300);
 	/* Each command takes 100 ms: a full ring takes 1.6 s to drain. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 100);
 	for (i = 0; i < depth; i++) {
@@ -237,7 +220,7 @@ static void vroce_cmd_deadline(struct kunit *test)
 
 	/* Once the HCA catches up, the ring works again. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	vdev->cmdq.timeout_ms = 2000;
+	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
 
@@ -252,12 +235,8 @@ static void vroce_cmd_dropped_fill_ring(struct kunit *test)
 	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2), i;
 	struct vroce_dev_attr attr;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_no_faults,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							cmd_restore_timeout,
-							vdev), 0);
-	vdev->cmdq.timeout_ms = 50;
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 50);
 	vroce_emu_set_faults(emu, 0, 0, depth + 1, 0);
 	for (i = 0; i <= depth; i++)
 		KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr),

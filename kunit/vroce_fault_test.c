@@ -120,24 +120,11 @@ static void fault_case_desc(const int *p, char *desc)
 
 KUNIT_ARRAY_PARAM(fault_case, fault_case_ids, fault_case_desc);
 
-static void fault_restore(void *data)
-{
-	struct vroce_dev *vdev = data;
-
-	vdev->cmdq.timeout_ms = 2000;
-}
-
 /* Allocations made since the last rebase and not freed. */
 static s64 fault_held(struct kunit *test, struct vroce_dev *vdev, s64 frees0)
 {
 	return vroce_test_allocs(test, vdev) -
 	       (atomic64_read(&vdev->mem.frees) - frees0);
-}
-
-static void fault_no_faults(void *data)
-{
-	vroce_emu_set_faults(data, 0, 0, 0, 0);
-	vroce_emu_set_fault_opcode(data, 0);
 }
 
 static struct ib_qp *fault_qp(struct ib_pd *pd, struct ib_cq *cq)
@@ -176,11 +163,8 @@ static void vroce_fault_cmd(struct kunit *test)
 	s64 frees0;
 	int got = 0;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fault_no_faults,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fault_restore,
-							vdev), 0);
-	vdev->cmdq.timeout_ms = 100;
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 100);
 
 	/* What the verb needs, made before the fault is armed. */
 	if (v != FV_ALLOC_PD && v != FV_PD_DMA_MR) {
@@ -254,8 +238,7 @@ static void vroce_fault_cmd(struct kunit *test)
 	default:
 		break;
 	}
-	fault_no_faults(emu);
-	fault_restore(vdev);
+	vroce_emu_faults_clear(emu);
 
 	/*
 	 * Destroying verbs cannot fail for their caller. A create whose

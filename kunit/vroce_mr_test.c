@@ -522,13 +522,6 @@ static void vroce_mr_knob_fail(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
 }
 
-static void vroce_test_restore_timeout(void *data)
-{
-	struct vroce_dev *vdev = data;
-
-	vdev->cmdq.timeout_ms = 2000;
-}
-
 /*
  * A command that never completes times out. If it was a CREATE_MR, the
  * HCA may hold the MR under a key nobody learnt: its tables stay until the
@@ -541,10 +534,7 @@ static void vroce_mr_knob_timeout(struct kunit *test)
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct ib_mr *mr;
 
-	vdev->cmdq.timeout_ms = 100;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							vroce_test_restore_timeout,
-							vdev), 0);
+	vroce_test_cmd_timeout(test, vdev, 100);
 
 	vroce_emu_set_faults(emu, 0, 0, 1, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
@@ -556,7 +546,7 @@ static void vroce_mr_knob_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
 			-ETIMEDOUT);
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	vroce_test_restore_timeout(vdev);
+	vroce_test_cmd_timeout(test, vdev, 2000);
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);

@@ -688,11 +688,6 @@ static void vroce_qp_reset_and_reuse(struct kunit *test)
 	qp_expect_quiet(test, p->cq);
 }
 
-static void qp_no_faults(void *data)
-{
-	vroce_emu_set_faults(data, 0, 0, 0, 0);
-}
-
 /*
  * A QP whose DESTROY_QP fails is gone for the core, but its rings stay
  * (the HCA may still use them) until the HCA is reset at unplug; its
@@ -717,21 +712,13 @@ static void vroce_qp_destroy_fails(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
 	qpn = qp->qp_num;
 	held = atomic64_read(&vdev->mem.dma_bytes);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_no_faults,
-							emu), 0);
+	vroce_test_faults_off(test, emu);
 	vroce_emu_set_faults(emu, 1, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
 	next = qp_create(test, pd, cq, 4);
 	KUNIT_EXPECT_NE(test, next->qp_num, qpn);
-}
-
-static void qp_restore_timeout(void *data)
-{
-	struct vroce_dev *vdev = data;
-
-	vdev->cmdq.timeout_ms = 2000;
 }
 
 /*
@@ -752,12 +739,8 @@ static void vroce_qp_create_timeout(struct kunit *test)
 	};
 	s64 held;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_no_faults,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							qp_restore_timeout,
-							vdev), 0);
-	vdev->cmdq.timeout_ms = 100;
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 100);
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->ring_zombies));
 
 	held = atomic64_read(&vdev->mem.dma_bytes);
@@ -774,7 +757,7 @@ static void vroce_qp_create_timeout(struct kunit *test)
 
 	/* The device still works, and a failed (not lost) command frees all. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	qp_restore_timeout(vdev);
+	vroce_test_cmd_timeout(test, vdev, 2000);
 	held = atomic64_read(&vdev->mem.dma_bytes);
 	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &init)), -ENOMEM);

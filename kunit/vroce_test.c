@@ -188,6 +188,65 @@ unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed)
 	return uaddr;
 }
 
+struct vroce_test_timeout {
+	struct vroce_dev *vdev;
+	unsigned int ms;
+};
+
+static void vroce_test_timeout_restore(void *data)
+{
+	struct vroce_test_timeout *t = data;
+
+	t->vdev->cmdq.timeout_ms = t->ms;
+}
+
+/**
+ * vroce_test_cmd_timeout() - shorten (or lengthen) the command timeout
+ * @test: the test; the timeout the device had is restored when it ends
+ * @vdev: the device
+ * @ms: the new timeout
+ */
+void vroce_test_cmd_timeout(struct kunit *test, struct vroce_dev *vdev,
+			    unsigned int ms)
+{
+	struct vroce_test_timeout *t = kunit_kzalloc(test, sizeof(*t),
+						     GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->vdev = vdev;
+	t->ms = vdev->cmdq.timeout_ms;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_timeout_restore,
+							t), 0);
+	vdev->cmdq.timeout_ms = ms;
+}
+
+/**
+ * vroce_emu_faults_clear() - turn every command fault knob off
+ * @emu: the HCA
+ */
+void vroce_emu_faults_clear(struct vroce_emu *emu)
+{
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_emu_set_fault_opcode(emu, 0);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_faults_clear, vroce_emu_faults_clear,
+			    struct vroce_emu *);
+
+/**
+ * vroce_test_faults_off() - turn the command fault knobs off when the test
+ *	ends, whatever it set
+ * @test: the test
+ * @emu: the HCA
+ */
+void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_faults_clear,
+							emu), 0);
+}
+
 MODULE_DESCRIPTION("KUnit tests for the vroce driver");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

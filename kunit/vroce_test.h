@@ -45,5 +45,9 @@ struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
 					struct vroce_dev *vdev, size_t len);
 void vroce_test_expect_no_memory_held(struct kunit *test,
 				      struct vroce_dev *vdev);
+void vroce_test_cmd_timeout(struct kunit *test, struct vroce_dev *vdev,
+			    unsigned int ms);
+void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu);
+void vroce_emu_faults_clear(struct vroce_emu *emu);
 
 #endif /* _VROCE_TEST_H_ */
