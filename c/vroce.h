@@ -264,6 +264,8 @@ int vroce_mr_access(int access, u32 *acc);
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);
 int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vroce_pre_destroy_cq(struct ib_cq *ibcq);
+void vroce_post_destroy_cq(struct ib_cq *ibcq);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);

@@ -126,7 +126,9 @@ static unsigned long vroce_cmd_left(unsigned long deadline)
  * Post @req (its header's token is filled in) and wait for the response,
  * copied to @resp. Waiting for a free slot and for the response share one
  * deadline of timeout_ms: a command that finds no slot by then is not
- * posted (-EAGAIN: the HCA never saw it); one posted gets at least a
+ * posted (-EAGAIN: the HCA never saw it), except a destroy, which waits
+ * for a slot as long as it takes (its caller cannot fail, and must not
+ * keep an object the HCA never heard of); one posted gets at least a
  * quarter of timeout_ms for its response. Return the HCA's status as an
  * errno, -EAGAIN, or -ETIMEDOUT.
  */
@@ -136,6 +138,11 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	struct vroce_cmdq *q = &vdev->cmdq;
 	unsigned long deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
 	struct vroce_cmd_hdr *hdr = req;
+	u16 opcode = le16_to_cpu(hdr->opcode);
+	bool persist = opcode == VROCE_CMD_DESTROY_PD ||
+		       opcode == VROCE_CMD_DESTROY_MR ||
+		       opcode == VROCE_CMD_DESTROY_CQ ||
+		       opcode == VROCE_CMD_DESTROY_QP;
 	struct vroce_cmd_ctx ctx;
 	unsigned long left;
 	u32 index;
@@ -155,15 +162,16 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		if (q->pi - q->ci < q->depth)
 			break;
 		spin_unlock(&q->lock);
-		if (!vroce_cmd_left(deadline)) {
+		/* A destroy is always posted: its caller cannot fail. */
+		if (!vroce_cmd_left(deadline) && !persist) {
 			dev_warn_ratelimited(vdev->dma_dev,
 					     "command %u found no free slot\n",
 					     le16_to_cpu(hdr->opcode));
 			return -EAGAIN;
 		}
 		wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
-				   min(vroce_cmd_left(deadline),
-				       msecs_to_jiffies(10)));
+				   clamp(vroce_cmd_left(deadline), 1UL,
+					 msecs_to_jiffies(10)));
 		spin_lock(&q->lock);
 	}
 	index = q->pi;
@@ -358,8 +366,8 @@ int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn)
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOENT for an unknown PD, -EBUSY while an MR or a QP uses
- * it, another errno from vroce_cmd_errno(), -EAGAIN (no free slot in
- * time: not posted) or -ETIMEDOUT.
+ * it, another errno from vroce_cmd_errno(), or -ETIMEDOUT (a
+ * destroy waits for a free slot as long as it takes).
  */
 int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn)
 {
@@ -424,8 +432,8 @@ int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOENT when the HCA holds no MR under @handle, another errno
- * from vroce_cmd_errno(), -EAGAIN (no free slot in time: not
- * posted) or -ETIMEDOUT.
+ * from vroce_cmd_errno(), or -ETIMEDOUT (a
+ * destroy waits for a free slot as long as it takes).
  */
 int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle)
 {
@@ -475,8 +483,8 @@ int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOENT for an unknown CQ, -EBUSY while a QP uses it,
- * another errno from vroce_cmd_errno(), -EAGAIN (no free slot in time: not
- * posted) or -ETIMEDOUT.
+ * another errno from vroce_cmd_errno(), or -ETIMEDOUT (a
+ * destroy waits for a free slot as long as it takes).
  */
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 {
@@ -567,8 +575,8 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOENT for an unknown QP, another errno from
- * vroce_cmd_errno(), -EAGAIN (no free slot in time: not
- * posted) or -ETIMEDOUT.
+ * vroce_cmd_errno(), or -ETIMEDOUT (a
+ * destroy waits for a free slot as long as it takes).
  */
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 {

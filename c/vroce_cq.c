@@ -190,25 +190,55 @@ err_free_zombie:
 	return err;
 }
 
-int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+/**
+ * vroce_pre_destroy_cq() - no event reaches @ibcq from now on
+ * @ibcq: the CQ
+ *
+ * ib_free_cq() calls this before it cancels the CQ's poll work, so that no
+ * completion event can queue that work again before the CQ is freed.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int vroce_pre_destroy_cq(struct ib_cq *ibcq)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
+
+	vroce_eq_forget(vdev, &vdev->cqs, to_vroce_cq(ibcq)->cqn);
+	return 0;
+}
+
+/**
+ * vroce_post_destroy_cq() - the HCA lets go of @ibcq, its ring is freed
+ * @ibcq: the CQ, its events stopped by vroce_pre_destroy_cq()
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_post_destroy_cq(struct ib_cq *ibcq)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
 	int err;
 
 	err = vroce_cmd_destroy_cq(vdev, cq->cqn);
-	/* No event handler still runs with @cq once this returns. */
-	vroce_eq_forget(vdev, &vdev->cqs, cq->cqn);
+	/* Events written until the HCA let go are dropped now. */
+	vroce_eq_forget(vdev, NULL, 0);
 	/* -ENOENT: the HCA holds no such CQ, the ring is free to go. */
 	if (err && err != -ENOENT) {
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
 				       cq->cqn, err);
 		vroce_ring_zombie(vdev, cq->zombie, cq->mtr, NULL);
-		return 0;
+		return;
 	}
 	vroce_mtr_destroy(vdev, cq->mtr);
 	vroce_ring_zombie_free(vdev, cq->zombie);
+}
+
+int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	vroce_pre_destroy_cq(ibcq);
+	vroce_post_destroy_cq(ibcq);
 	return 0;
 }
 
@@ -423,33 +453,32 @@ static void vroce_eq_consume(struct vroce_dev *vdev)
  * looked up and used under eq->lock, which vroce_eq_forget() takes before
  * a destroyed object leaves its table: the consumers' completion and event
  * handlers may sleep, issue verbs that wait for commands (those complete
- * on their own vector) and destroy CQs and QPs, their own included.
+ * on their own vector) and destroy CQs and QPs of this device, their own
+ * included. They must not wait for another event of this device (an
+ * ib_drain_qp() whose CQ is driven by events), nor take a lock that a
+ * thread destroying a CQ or QP of this device may hold.
  *
  * Context: process context (the HCA's interrupt), may sleep.
  */
 void vroce_eq_irq(struct vroce_dev *vdev)
 {
-	struct vroce_eq *eq = &vdev->eq;
-
-	mutex_lock(&eq->lock);
-	WRITE_ONCE(eq->owner, current);
-	vroce_eq_consume(vdev);
-	WRITE_ONCE(eq->owner, NULL);
-	mutex_unlock(&eq->lock);
+	vroce_eq_forget(vdev, NULL, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_eq_irq);
 
 /**
- * vroce_eq_forget() - take a destroyed CQ or QP out of its table, once no
- *	event handler can still be using it
+ * vroce_eq_forget() - take a CQ or QP out of its table, once no event
+ *	handler can still be using it, and drop its pending events
  * @vdev: the device
- * @xa: &vroce_dev.cqs or &vroce_dev.qps
+ * @xa: &vroce_dev.cqs or &vroce_dev.qps; NULL to only consume the queue
  * @num: the object's number
  *
- * Events the HCA wrote before are delivered first, so that none of them
- * reaches an object given the same number later. From within an event
- * handler (the event queue's own context) the entry is only erased: the
- * handler's caller holds the lock and delivers what remains.
+ * The entry goes first, then every event the HCA has written is consumed:
+ * those of the object are dropped (none reaches an object given the same
+ * number later), the others delivered, in this thread. Whoever consumes
+ * is the queue's owner while it does, so that a handler it calls may
+ * destroy CQs and QPs in turn: from within a handler the entry is only
+ * erased, and the consuming loop that called the handler drops the rest.
  *
  * Context: process context, may sleep.
  */
@@ -459,12 +488,16 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 	struct vroce_eq *eq = &vdev->eq;
 
 	if (READ_ONCE(eq->owner) == current) {
-		xa_erase(xa, num);
+		if (xa)
+			xa_erase(xa, num);
 		return;
 	}
 	mutex_lock(&eq->lock);
+	if (xa)
+		xa_erase(xa, num);
+	WRITE_ONCE(eq->owner, current);
 	vroce_eq_consume(vdev);
-	xa_erase(xa, num);
+	WRITE_ONCE(eq->owner, NULL);
 	mutex_unlock(&eq->lock);
 }
 

@@ -126,6 +126,9 @@ err_eq_exit:
 	/* The HCA must be quiet before the event queue goes. */
 	vroce_cmdq_exit(vdev);
 	vroce_eq_exit(vdev);
+	/* What RDMA clients made and could not destroy, before it failed. */
+	vroce_ring_reap(vdev);
+	vroce_mr_reap(vdev, true);
 	return err;
 err_cmdq_exit:
 	vroce_cmdq_exit(vdev);

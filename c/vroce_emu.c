@@ -713,7 +713,7 @@ static u16 vroce_emu_create_mr(struct vroce_emu *emu,
 		break;
 	case VROCE_MR_KIND_MTT:
 		if (!length || length > VROCE_EMU_MAX_MR_SIZE ||
-		    check_add_overflow(iova, length, &end) ||
+		    check_add_overflow(iova, length - 1, &end) ||
 		    !vroce_emu_mr_mtt(cmd, &entry.mtt, length, iova))
 			return VROCE_CMD_BAD_PARAM;
 		break;

@@ -214,7 +214,7 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	int err;
 
 	if (!length || length > vdev->attr.max_mr_size ||
-	    check_add_overflow(virt_addr, length, &end))
+	    check_add_overflow(virt_addr, length - 1, &end))
 		return ERR_PTR(-EINVAL);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))

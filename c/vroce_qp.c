@@ -325,6 +325,12 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			WRITE_ONCE(qp->state, IB_QPS_ERR);
 			err = -EINVAL;
 		}
+		/*
+		 * Lost: the HCA may have moved the QP, or not. ERR is the state
+		 * both agree leads on only through RESET.
+		 */
+		if (err == -ETIMEDOUT)
+			WRITE_ONCE(qp->state, IB_QPS_ERR);
 		goto out;
 	}
 	qp->loopback = desc.loopback;
@@ -387,17 +393,23 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vroce_qp *qp = to_vroce_qp(ibqp);
 	int err;
 
+	/*
+	 * Out of the table first: no event reaches @qp from now on, and the
+	 * number is free in the table before the HCA can give it again.
+	 */
+	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
 	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
 	/* -ENOENT: the HCA holds no such QP, the rings are free to go. */
 	if (err == -ENOENT)
 		err = 0;
+	/* Events written until the HCA let go are dropped now. */
+	vroce_eq_forget(vdev, NULL, 0);
 	/*
 	 * Pollers skip CQEs of a QP they cannot find, and of QPN 0: what the
-	 * CQs still hold of this QP must not reach a QP given its number next.
+	 * CQs still hold of this QP must not reach a QP given its number next
+	 * (also when the destroy timed out: the HCA may have carried it out).
 	 */
-	if (!err)
-		vroce_qp_clean_cqs(qp);
-	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
+	vroce_qp_clean_cqs(qp);
 	vroce_qp_quiesce(qp);
 	if (err) {
 		/* The core frees @qp regardless; the rings stay with the HCA. */

@@ -378,9 +378,12 @@ static struct ib_qp *cmd_event_qp(struct ib_pd *pd, struct ib_cq *cq,
 }
 
 /*
- * An event the HCA wrote for a QP that is then destroyed reaches that QP,
- * never a new QP given the same number: destroy delivers what is pending.
- * The event interrupt is masked so that nothing else delivers it first.
+ * An event the HCA wrote for a QP that is then destroyed is dropped, and
+ * never reaches a new QP given the same number: destroy consumes what is
+ * pending, in its own thread. A completion event pending for the CQ is
+ * delivered there, and its handler destroys another CQ (a nested destroy
+ * in the consuming thread). The event interrupt is masked so that nothing
+ * else consumes the queue first.
  */
 static void vroce_cmd_stale_event(struct kunit *test)
 {
@@ -397,6 +400,7 @@ static void vroce_cmd_stale_event(struct kunit *test)
 	};
 	struct ib_sge sge = { .length = 8, .lkey = pd->local_dma_lkey };
 	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
+	struct cmd_handler_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct ib_qp *a, *victim, *next;
 	struct ib_cq *cq;
 	struct ib_wc wc;
@@ -404,7 +408,12 @@ static void vroce_cmd_stale_event(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ev);
-	cq = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->pd = pd;
+	init_completion(&c->done);
+	c->spare = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->spare);
+	cq = ib_create_cq(&vdev->ibdev, cmd_comp_handler, NULL, c, &cqa);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
 							cq), 0);
@@ -423,6 +432,7 @@ static void vroce_cmd_stale_event(struct kunit *test)
 					       IB_ACCESS_REMOTE_WRITE), 0);
 
 	vroce_hw_write32(&vdev->hw, VROCE_REG_INTR_MASK, VROCE_INTR_EQ);
+	KUNIT_ASSERT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
 	/* A WRITE with a bad rkey: the responder's QP goes fatal. */
 	sge.addr = b->dma;
 	wr.wr.sg_list = &sge;
@@ -433,9 +443,14 @@ static void vroce_cmd_stale_event(struct kunit *test)
 	KUNIT_ASSERT_LT(test, i, 300);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev[1].fatal), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 0);
 
 	KUNIT_EXPECT_EQ(test, ib_destroy_qp(victim), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ev[1].fatal), 1);
+	/* Dropped for the destroyed QP; delivered to the CQ, in this thread. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev[1].fatal), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 1);
+	KUNIT_EXPECT_EQ(test, c->err, 0);
+	KUNIT_EXPECT_EQ(test, c->destroy_err, 0);
 	next = cmd_event_qp(pd, cq, &ev[2]);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, next);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_qp,
