@@ -3,7 +3,8 @@
  * vroce debugfs: kernel MRs on demand, for demos and user-space tests.
  *
  * vroce/<ibdev>/ is the driver's directory; hca links to the HCA's own
- * directory (fault knobs, mr_read).
+ * directory (fault knobs, mr_read); fail_nth arms the driver's fault
+ * injection (vroce_inject()) from user space.
  *
  * vroce/<ibdev>/kmr: write "create" to make a kernel PD (and with it the
  * PD's DMA MR), a 4-page kernel buffer filled with a known pattern, and a
@@ -64,7 +65,7 @@ static int vroce_kmr_create(struct vroce_dev *vdev)
 
 	if (vdev->kmr)
 		return -EEXIST;
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	k = vroce_inject(vdev) ? NULL : kzalloc(sizeof(*k), GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
 
@@ -73,7 +74,8 @@ static int vroce_kmr_create(struct vroce_dev *vdev)
 		err = PTR_ERR(k->pd);
 		goto err_free_k;
 	}
-	k->buf = (void *)__get_free_pages(GFP_KERNEL, get_order(VROCE_KMR_LEN));
+	k->buf = vroce_inject(vdev) ? NULL :
+		 (void *)__get_free_pages(GFP_KERNEL, get_order(VROCE_KMR_LEN));
 	err = -ENOMEM;
 	if (!k->buf)
 		goto err_dealloc_pd;
@@ -195,7 +197,7 @@ static ssize_t vroce_lb_write(struct file *file, const char __user *ubuf,
 	err = kstrtou32_from_user(ubuf, count, 0, &len);
 	if (err)
 		return err;
-	report = kzalloc(VROCE_LB_REPORT, GFP_KERNEL);
+	report = vroce_inject(vdev) ? NULL : kzalloc(VROCE_LB_REPORT, GFP_KERNEL);
 	if (!report)
 		return -ENOMEM;
 	err = vroce_lb_run(vdev, len, report, VROCE_LB_REPORT);
@@ -250,6 +252,9 @@ void vroce_debugfs_init(struct vroce_dev *vdev)
 	debugfs_create_file("kmr", 0600, vdev->debugfs, vdev, &vroce_kmr_fops);
 	debugfs_create_file("loopback", 0600, vdev->debugfs, vdev,
 			    &vroce_lb_fops);
+	/* Fault injection for user-space tests: see vroce_inject(). */
+	debugfs_create_atomic_t("fail_nth", 0600, vdev->debugfs,
+				&vdev->mem.fail_nth);
 }
 
 /**

@@ -129,7 +129,8 @@ static int vroce_lb_create(struct vroce_lb *lb)
 		lb->qp[i] = ib_create_qp(lb->pd, &init);
 		if (IS_ERR(lb->qp[i]))
 			return PTR_ERR(lb->qp[i]);
-		lb->buf[i] = kzalloc(lb->len, GFP_KERNEL);
+		lb->buf[i] = vroce_inject(to_vroce_dev(lb->ibdev)) ? NULL :
+			     kzalloc(lb->len, GFP_KERNEL);
 		if (!lb->buf[i])
 			return -ENOMEM;
 		lb->dma[i] = ib_dma_map_single(lb->ibdev, lb->buf[i], lb->len,

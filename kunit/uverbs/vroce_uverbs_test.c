@@ -364,6 +364,54 @@ static void junk_write(const char *dir, const char *file, const char *line,
 	check(err == want, msg);
 }
 
+/* Write @line to @path; return 0 or the errno. */
+static int write_line(const char *path, const char *line)
+{
+	int fd = open(path, O_RDWR), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, line, strlen(line)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Fail each fault injection point of a debugfs operation in turn (the
+ * driver's fail_nth file): -ENOMEM each time, until it succeeds; then undo
+ * it. kmemleak, checked by scripts/uverbs.sh afterwards, sees what leaked.
+ */
+static void fault_each(const char *drv, const char *file, const char *line,
+		       const char *undo)
+{
+	char nth[700], path[700], num[16], msg[200];
+	int n, err, bad = 0;
+
+	snprintf(nth, sizeof(nth), "%s/fail_nth", drv);
+	snprintf(path, sizeof(path), "%s/%s", drv, file);
+	for (n = 1; n < 200; n++) {
+		snprintf(num, sizeof(num), "%d", n);
+		if (write_line(nth, num)) {
+			check(0, "write fail_nth");
+			return;
+		}
+		err = write_line(path, line);
+		if (!err)
+			break;
+		if (err != ENOMEM && !bad++)
+			printf("uverbs: %s \"%s\", point %d: %s\n", file, line,
+			       n, strerror(err));
+	}
+	write_line(nth, "0");
+	if (undo)
+		write_line(path, undo);
+	snprintf(msg, sizeof(msg),
+		 "debugfs %s \"%s\": %d injection points failed in turn, each ENOMEM",
+		 file, line, n - 1);
+	check(n > 1 && n < 200 && !bad, msg);
+}
+
 /* Every debugfs parser fed lines it must refuse. */
 static void debugfs_junk(const char *ibdev)
 {
@@ -392,6 +440,9 @@ static void debugfs_junk(const char *ibdev)
 	junk_write(drv, "loopback", "0", EINVAL);
 	junk_write(drv, "loopback", "2097152", EINVAL);
 	junk_write(drv, "loopback", "99999999999", ERANGE);
+
+	fault_each(drv, "kmr", "create", "destroy");
+	fault_each(drv, "loopback", "4096", NULL);
 }
 
 static unsigned char pattern(size_t i)
