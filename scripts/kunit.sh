@@ -27,7 +27,7 @@ echo "kunit: kunit.py finished in $(( $(date +%s) - start )) s (exit $rc)"
 
 # The debug options asked for must have survived olddefconfig; kunit.py
 # already refuses a config that lost any, this says which are on.
-on=$(grep -oE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|DEBUG_LIST|FORTIFY_SOURCE)=y' \
+on=$(grep -oE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|DEBUG_LIST|FORTIFY_SOURCE|PREEMPT)=y' \
 	"$build/.config" | sed 's/^CONFIG_//; s/=y$//' | xargs || true)
 echo "kunit: debug options enabled: ${on:-none}"
 
