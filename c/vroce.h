@@ -70,9 +70,11 @@ struct vroce_eq {
  * @hw: register access to the HCA
  * @cmdq: the command ring
  * @attr: the HCA's limits, from QUERY_DEVICE
- * @zombie_lock: protects @zombies and @ring_zombies
+ * @zombie_lock: protects @zombies, @ring_zombies and @pd_zombies
  * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
  *	tables, so they are kept until it confirms or is reset
+ * @pd_zombies: PD numbers whose DESTROY_PD failed, retried after MRs are
+ *	reaped, forgotten when the HCA is reset
  * @ring_zombies: rings of CQs and QPs whose DESTROY failed, kept until the
  *	HCA is reset
  * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
@@ -95,6 +97,7 @@ struct vroce_dev {
 	struct mutex zombie_lock;	/* protects zombies */
 	struct list_head zombies;
 	struct list_head ring_zombies;
+	struct list_head pd_zombies;
 	struct dentry *debugfs;
 	struct mutex kmr_lock;	/* protects kmr */
 	struct vroce_kmr *kmr;
@@ -181,13 +184,27 @@ struct vroce_ucontext {
 };
 
 /**
+ * struct vroce_pd_zombie - a PD number the HCA would not free yet (an MR
+ *	or QP of the PD was still parked), retried by vroce_mr_reap()
+ * @list: entry in &vroce_dev.pd_zombies
+ * @pdn: the number
+ */
+struct vroce_pd_zombie {
+	struct list_head list;
+	u32 pdn;
+};
+
+/**
  * struct vroce_pd - a protection domain
  * @ibpd: the RDMA core's PD; allocated by the core
  * @pdn: the HCA's number for it
+ * @zombie: the record that keeps @pdn if DESTROY_PD is refused; taken at
+ *	alloc_pd so that deallocating never allocates
  */
 struct vroce_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	struct vroce_pd_zombie *zombie;
 };
 
 /**

@@ -48,6 +48,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	mutex_init(&vdev->zombie_lock);
 	INIT_LIST_HEAD(&vdev->zombies);
 	INIT_LIST_HEAD(&vdev->ring_zombies);
+	INIT_LIST_HEAD(&vdev->pd_zombies);
 	xa_init(&vdev->cqs);
 	xa_init(&vdev->qps);
 	mutex_init(&vdev->kmr_lock);

@@ -343,11 +343,14 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * Otherwise DESTROY_MR is retried for each, by the handle CREATE_MR
  * returned; an MR the HCA no longer knows (-ENOENT) is freed too. An MR
  * whose handle was never learnt (CREATE_MR timed out) waits for the reset.
+ * Then DESTROY_PD is retried for the PD numbers the HCA refused while
+ * their MRs were parked.
  *
  * Context: process context, may sleep.
  */
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 {
+	struct vroce_pd_zombie *pz, *ptmp;
 	struct vroce_mr *mr, *tmp;
 	int err;
 
@@ -363,6 +366,13 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 			continue;
 		list_del(&mr->zombie);
 		vroce_mr_free(vdev, mr);
+	}
+	list_for_each_entry_safe(pz, ptmp, &vdev->pd_zombies, list) {
+		err = hca_reset ? 0 : vroce_cmd_destroy_pd(vdev, pz->pdn);
+		if (err && err != -ENOENT)
+			continue;
+		list_del(&pz->list);
+		vroce_core_free(vdev, pz);
 	}
 	mutex_unlock(&vdev->zombie_lock);
 }

@@ -14,6 +14,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "vroce.h"
+#include "../bindings/vroce_core.h"
 #include "vroce_regs.h"
 #include "../bindings/vroce_abi.h"
 
@@ -112,23 +113,41 @@ static void vroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int vroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return vroce_cmd_create_pd(to_vroce_dev(ibpd->device),
-				   &to_vroce_pd(ibpd)->pdn);
+	struct vroce_dev *vdev = to_vroce_dev(ibpd->device);
+	struct vroce_pd *pd = to_vroce_pd(ibpd);
+	int err;
+
+	pd->zombie = vroce_core_zalloc(vdev, sizeof(*pd->zombie));
+	if (!pd->zombie)
+		return -ENOMEM;
+	err = vroce_cmd_create_pd(vdev, &pd->pdn);
+	if (err)
+		vroce_core_free(vdev, pd->zombie);
+	return err;
 }
 
 static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibpd->device);
+	struct vroce_pd *pd = to_vroce_pd(ibpd);
 	int err;
 
 	/*
-	 * A PD holds no memory the HCA could reach; if the HCA does not
-	 * confirm, its number stays taken until the HCA is reset.
+	 * A PD holds no memory the HCA could reach. The HCA refuses it while
+	 * an MR or QP of it is still parked: its number is then kept and
+	 * retried when zombies are reaped, until the HCA is reset.
 	 */
-	err = vroce_cmd_destroy_pd(vdev, to_vroce_pd(ibpd)->pdn);
-	if (err)
+	err = vroce_cmd_destroy_pd(vdev, pd->pdn);
+	if (err && err != -ENOENT) {
 		ibdev_warn_ratelimited(&vdev->ibdev, "DESTROY_PD %u failed (%d)\n",
-				       to_vroce_pd(ibpd)->pdn, err);
+				       pd->pdn, err);
+		pd->zombie->pdn = pd->pdn;
+		mutex_lock(&vdev->zombie_lock);
+		list_add_tail(&pd->zombie->list, &vdev->pd_zombies);
+		mutex_unlock(&vdev->zombie_lock);
+		return 0;
+	}
+	vroce_core_free(vdev, pd->zombie);
 	return 0;
 }
 

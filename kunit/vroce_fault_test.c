@@ -268,10 +268,12 @@ static void vroce_fault_cmd(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, got, want);
 		/*
 		 * A lost CREATE_MR (with tables), CREATE_CQ or CREATE_QP may
-		 * have given the HCA memory; a DMA MR has none.
+		 * have given the HCA memory; a lost DMA MR has none, but the
+		 * HCA may hold it in the PD, whose number is then kept.
 		 */
 		parked = lost && (v == FV_ALLOC_MR || v == FV_REG_USER_MR ||
-				  v == FV_CREATE_CQ || v == FV_CREATE_QP);
+				  v == FV_CREATE_CQ || v == FV_CREATE_QP ||
+				  v == FV_PD_DMA_MR);
 		if (parked)
 			KUNIT_EXPECT_GT(test, fault_held(test, vdev, frees0), 0);
 		else

@@ -597,6 +597,41 @@ static void vroce_mr_knob_failed_destroy(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * A PD whose MR is parked cannot be destroyed yet: its number is kept and
+ * DESTROY_PD retried once the MR is reaped, not leaked until a reset.
+ */
+static void vroce_mr_pd_waits_for_zombie(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = ib_alloc_pd(&vdev->ibdev, 0);
+	struct ib_mr *mr;
+	u32 pdn;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	pdn = to_vroce_pd(pd)->pdn;
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	/* This MR's DESTROY_MR fails, and so does the PD's own DMA MR's. */
+	vroce_test_faults_off(test, emu);
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_DESTROY_MR);
+	vroce_emu_set_faults(emu, 2, VROCE_CMD_BUSY, 0, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
+	ib_dealloc_pd(pd);
+	vroce_emu_faults_clear(emu);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->pd_zombies));
+	/* The HCA still has the PD. */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -EBUSY);
+
+	vroce_mr_reap(vdev, false);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->pd_zombies));
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -ENOENT);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 /* Every allocation of an MR verb fails in turn: -ENOMEM, nothing leaked. */
 static void vroce_mr_alloc_faults(struct kunit *test)
 {
@@ -768,6 +803,7 @@ static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_knob_fail),
 	KUNIT_CASE(vroce_mr_knob_timeout),
 	KUNIT_CASE(vroce_mr_knob_failed_destroy),
+	KUNIT_CASE(vroce_mr_pd_waits_for_zombie),
 	KUNIT_CASE(vroce_mr_alloc_faults),
 	KUNIT_CASE(vroce_mr_bumped_key_dereg),
 	KUNIT_CASE(vroce_mr_key_slots),
