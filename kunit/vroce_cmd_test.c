@@ -289,6 +289,27 @@ static void cmd_destroy_cq(void *data)
 }
 
 /*
+ * A CQ whose completion handler is cmd_comp_handler() with @c, and the
+ * spare CQ that handler destroys; the CQ is destroyed when the test ends.
+ */
+static struct ib_cq *cmd_handler_cq(struct kunit *test, struct vroce_dev *vdev,
+				    struct ib_pd *pd, struct cmd_handler_ctx *c)
+{
+	struct ib_cq_init_attr cqa = { .cqe = 16 };
+	struct ib_cq *cq;
+
+	c->pd = pd;
+	init_completion(&c->done);
+	c->spare = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->spare);
+	cq = ib_create_cq(&vdev->ibdev, cmd_comp_handler, NULL, c, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
+							cq), 0);
+	return cq;
+}
+
+/*
  * Interrupts reach the driver outside the HCA's locks: a consumer's
  * completion handler may issue a verb that waits for a command.
  */
@@ -296,7 +317,6 @@ static void vroce_cmd_handler_issues_verb(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
-	struct ib_cq_init_attr cqa = { .cqe = 16 };
 	struct cmd_handler_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct ib_qp_init_attr init = {
 		.qp_type = IB_QPT_RC,
@@ -314,14 +334,7 @@ static void vroce_cmd_handler_issues_verb(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->pd = pd;
-	init_completion(&c->done);
-	c->spare = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->spare);
-	cq = ib_create_cq(&vdev->ibdev, cmd_comp_handler, NULL, c, &cqa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
-							cq), 0);
+	cq = cmd_handler_cq(test, vdev, pd, c);
 	init.send_cq = cq;
 	init.recv_cq = cq;
 	for (i = 0; i < 2; i++) {
@@ -390,7 +403,6 @@ static void vroce_cmd_stale_event(struct kunit *test)
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct cmd_events *ev = kunit_kcalloc(test, 3, sizeof(*ev), GFP_KERNEL);
-	struct ib_cq_init_attr cqa = { .cqe = 16 };
 	struct ib_qp_attr attr;
 	struct ib_qp_init_attr init;
 	struct ib_rdma_wr wr = {
@@ -409,14 +421,7 @@ static void vroce_cmd_stale_event(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->pd = pd;
-	init_completion(&c->done);
-	c->spare = ib_create_cq(&vdev->ibdev, NULL, NULL, NULL, &cqa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->spare);
-	cq = ib_create_cq(&vdev->ibdev, cmd_comp_handler, NULL, c, &cqa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_cq,
-							cq), 0);
+	cq = cmd_handler_cq(test, vdev, pd, c);
 	a = cmd_event_qp(pd, cq, &ev[0]);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_destroy_qp,
