@@ -166,7 +166,7 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		if (!vroce_cmd_left(deadline) && !persist) {
 			dev_warn_ratelimited(vdev->dma_dev,
 					     "command %u found no free slot\n",
-					     le16_to_cpu(hdr->opcode));
+					     opcode);
 			return -EAGAIN;
 		}
 		wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
@@ -207,7 +207,7 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	spin_unlock(&q->lock);
 	if (err == -ETIMEDOUT)
 		dev_warn_ratelimited(vdev->dma_dev, "command %u timed out\n",
-				     le16_to_cpu(hdr->opcode));
+				     opcode);
 	return err;
 }
 

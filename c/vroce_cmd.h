@@ -147,6 +147,21 @@ struct vroce_qp_modify_desc {
 	u8 loopback;
 };
 
+/**
+ * vroce_cmd_let_go() - whether a DESTROY left the HCA without the object
+ * @err: what the DESTROY command returned
+ *
+ * Success, or BAD_HANDLE (-ENOENT: the HCA holds no such object): either
+ * way what the object's memory the HCA could reach may be freed. Any other
+ * error, a timeout included, means the HCA may still use it.
+ *
+ * Return: true when the object's memory may go.
+ */
+static inline bool vroce_cmd_let_go(int err)
+{
+	return !err || err == -ENOENT;
+}
+
 int vroce_cmdq_init(struct vroce_dev *vdev);
 void vroce_cmdq_exit(struct vroce_dev *vdev);
 void vroce_cmdq_irq(void *data);

@@ -223,8 +223,7 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq)
 	err = vroce_cmd_destroy_cq(vdev, cq->cqn);
 	/* Events written until the HCA let go are dropped now. */
 	vroce_eq_forget(vdev, NULL, 0);
-	/* -ENOENT: the HCA holds no such CQ, the ring is free to go. */
-	if (err && err != -ENOENT) {
+	if (!vroce_cmd_let_go(err)) {
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
 				       cq->cqn, err);

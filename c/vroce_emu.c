@@ -123,7 +123,6 @@ static u32 vroce_emu_read32(void *ctx, u32 off)
 static void vroce_emu_reset(struct vroce_emu *emu)
 {
 	unsigned long flags;
-
 	u32 i;
 
 	mutex_lock(&emu->lock);
@@ -277,16 +276,22 @@ static bool vroce_emu_access_valid(u32 access)
 	       (access & VROCE_ACC_LOCAL_WRITE);
 }
 
-/* The MPT entry @key names, whatever its state, or NULL: tag not checked. */
-static struct vroce_emu_mpt *vroce_emu_mpt_slot(struct vroce_emu *emu, u32 key)
+/* The MR in slot @index of generation @gen, or NULL. */
+static struct vroce_emu_mpt *vroce_emu_mpt_get(struct vroce_emu *emu,
+					       u32 index, u32 gen)
 {
-	u32 index = FIELD_GET(VROCE_KEY_INDEX, key);
-
 	if (index >= VROCE_EMU_MAX_MR ||
 	    emu->mpt[index].state == VROCE_EMU_MR_FREE ||
-	    emu->mpt[index].gen != FIELD_GET(VROCE_KEY_GEN, key))
+	    emu->mpt[index].gen != gen)
 		return NULL;
 	return &emu->mpt[index];
+}
+
+/* The MR @key names, whatever its state, or NULL: tag not checked. */
+static struct vroce_emu_mpt *vroce_emu_mpt_slot(struct vroce_emu *emu, u32 key)
+{
+	return vroce_emu_mpt_get(emu, FIELD_GET(VROCE_KEY_INDEX, key),
+				 FIELD_GET(VROCE_KEY_GEN, key));
 }
 
 /* The MR @key is the full key of: index, generation and tag match. */
@@ -473,8 +478,10 @@ static int vroce_emu_pbl_entry(struct vroce_emu *emu, u64 pbl, u32 i,
 }
 
 /*
- * Copy the page list into @mr's table: all of it checked first, so that a
- * bad list leaves the table as it was.
+ * Copy the page list into @mr's table, in one pass: @mr is not registered
+ * (nothing translates through it), and a later REG_MR rewrites every entry
+ * its range can reach, so a list that fails part way leaves nothing
+ * reachable behind.
  */
 static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
 			       u64 pbl, u32 npages)
@@ -483,11 +490,6 @@ static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
 	u32 i;
 	int err;
 
-	for (i = 0; i < npages; i++) {
-		err = vroce_emu_pbl_entry(emu, pbl, i, &addr);
-		if (err)
-			return err;
-	}
 	for (i = 0; i < npages; i++) {
 		err = vroce_emu_pbl_entry(emu, pbl, i, &addr) ?:
 		      vroce_emu_mtt_store(vroce_emu_dev(emu), &mr->mtt, i, addr);
@@ -758,16 +760,12 @@ static u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
 				const struct vroce_cmd_destroy_mr *cmd)
 {
 	u32 handle = le32_to_cpu(cmd->handle);
-	u32 index = FIELD_GET(VROCE_MR_HANDLE_INDEX, handle);
 	struct vroce_emu_mpt *mr;
 	u8 gen;
 
-	if (handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN) ||
-	    index >= VROCE_EMU_MAX_MR)
-		return VROCE_CMD_BAD_HANDLE;
-	mr = &emu->mpt[index];
-	if (mr->state == VROCE_EMU_MR_FREE ||
-	    mr->gen != FIELD_GET(VROCE_MR_HANDLE_GEN, handle))
+	mr = vroce_emu_mpt_get(emu, FIELD_GET(VROCE_MR_HANDLE_INDEX, handle),
+			       FIELD_GET(VROCE_MR_HANDLE_GEN, handle));
+	if (!mr || handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN))
 		return VROCE_CMD_BAD_HANDLE;
 	gen = mr->gen;
 	memset(mr, 0, sizeof(*mr));

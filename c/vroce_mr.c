@@ -362,14 +362,14 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 			continue;
 		else
 			err = vroce_cmd_destroy_mr(vdev, mr->handle);
-		if (err && err != -ENOENT)
+		if (!vroce_cmd_let_go(err))
 			continue;
 		list_del(&mr->zombie);
 		vroce_mr_free(vdev, mr);
 	}
 	list_for_each_entry_safe(pz, ptmp, &vdev->pd_zombies, list) {
 		err = hca_reset ? 0 : vroce_cmd_destroy_pd(vdev, pz->pdn);
-		if (err && err != -ENOENT)
+		if (!vroce_cmd_let_go(err))
 			continue;
 		list_del(&pz->list);
 		vroce_core_free(vdev, pz);
@@ -399,7 +399,7 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	/* By handle: the consumer may have changed the key's low byte. */
 	err = vroce_cmd_destroy_mr(vdev, mr->handle);
-	if (err && err != -ENOENT) {
+	if (!vroce_cmd_let_go(err)) {
 		ibdev_warn_ratelimited(&vdev->ibdev,
 				       "DESTROY_MR %#x failed (%d): keeping its tables until the HCA lets go\n",
 				       mr->handle, err);

@@ -399,8 +399,7 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
 	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
-	/* -ENOENT: the HCA holds no such QP, the rings are free to go. */
-	if (err == -ENOENT)
+	if (vroce_cmd_let_go(err))
 		err = 0;
 	/* Events written until the HCA let go are dropped now. */
 	vroce_eq_forget(vdev, NULL, 0);

@@ -138,7 +138,7 @@ static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * retried when zombies are reaped, until the HCA is reset.
 	 */
 	err = vroce_cmd_destroy_pd(vdev, pd->pdn);
-	if (err && err != -ENOENT) {
+	if (!vroce_cmd_let_go(err)) {
 		ibdev_warn_ratelimited(&vdev->ibdev, "DESTROY_PD %u failed (%d)\n",
 				       pd->pdn, err);
 		pd->zombie->pdn = pd->pdn;
