@@ -225,6 +225,44 @@ static void vroce_cmd_deadline(struct kunit *test)
 }
 
 /*
+ * A command that finds no free slot by its deadline is not posted at all:
+ * -EAGAIN, and the ring's producer index has not moved.
+ */
+static void vroce_cmd_no_slot(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct cmd_busy *b = kunit_kcalloc(test, BIT(VROCE_CMDQ_DEPTH_LOG2),
+					   sizeof(*b), GFP_KERNEL);
+	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2), pi;
+	struct vroce_dev_attr attr;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 50);
+	/* The first of 16 commands completes after 200 ms, well past 50. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 200);
+	for (i = 0; i < depth; i++) {
+		b[i].vdev = vdev;
+		init_completion(&b[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cmd_busy_fn, &b[i],
+							    "vroce_busy_%u",
+							    i)));
+	}
+	msleep(20);		/* the ring is full now */
+	pi = READ_ONCE(vdev->cmdq.pi);
+	KUNIT_EXPECT_EQ(test, pi - READ_ONCE(vdev->cmdq.ci), depth);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(vdev->cmdq.pi), pi);
+	for (i = 0; i < depth; i++)
+		wait_for_completion(&b[i].done);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_test_cmd_timeout(test, vdev, 2000);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+}
+
+/*
  * Commands the HCA carries out without completing raise no interrupt; a
  * full ring of them must not stop the next caller for good.
  */
@@ -503,6 +541,7 @@ static void vroce_cmd_handles(struct kunit *test)
 static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cmd_many_submitters),
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
+	KUNIT_CASE(vroce_cmd_no_slot),
 	KUNIT_CASE(vroce_cmd_dropped_fill_ring),
 	KUNIT_CASE(vroce_cmd_handler_issues_verb),
 	KUNIT_CASE(vroce_cmd_stale_event),

@@ -40,6 +40,23 @@ static void vroce_fault_probe(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, platform_get_drvdata(pdev));
 }
 
+/* alloc_pd's one injection point (the record that parks its number). */
+static void vroce_fault_alloc_pd(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd;
+
+	/* ib_alloc_pd() allocates the PD's DMA MR after: fail the first. */
+	atomic_set(&vdev->mem.fail_nth, 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->mem.fail_nth), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+	pd = ib_alloc_pd(&vdev->ibdev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	ib_dealloc_pd(pd);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 /* Fail each allocation of plugging in an HCA in turn. */
 static void vroce_fault_emu_add(struct kunit *test)
 {
@@ -295,6 +312,7 @@ static void vroce_fault_cmd(struct kunit *test)
 static struct kunit_case vroce_fault_cases[] = {
 	KUNIT_CASE(vroce_fault_probe),
 	KUNIT_CASE(vroce_fault_emu_add),
+	KUNIT_CASE(vroce_fault_alloc_pd),
 	KUNIT_CASE_PARAM(vroce_fault_cmd, fault_case_gen_params),
 	{}
 };
