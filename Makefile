@@ -24,7 +24,7 @@ endif
 
 # Kconfig symbols for an out-of-tree build: the headers know nothing of ours.
 # The KUnit module is built too where the target kernel has KUnit.
-VROCE_KCONFIG := CONFIG_VROCE=m
+VROCE_KCONFIG := CONFIG_VROCE=m CONFIG_VROCE_EMU=y
 ifneq ($(KDIR),)
 ifneq ($(shell grep -s '^CONFIG_KUNIT=[ym]' $(KDIR)/include/config/auto.conf),)
 VROCE_KCONFIG += CONFIG_VROCE_KUNIT_TEST=m

@@ -24,7 +24,7 @@
 #include <linux/xarray.h>
 
 #include "../bindings/vroce_abi.h"
-#include "../c/vroce.h"
+#include "../c/driver/vroce.h"
 #include "vroce_test.h"
 
 bool vroce_bench_enabled;

@@ -25,7 +25,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
-#include "../c/vroce.h"
+#include "../c/driver/vroce.h"
 #include "vroce_test.h"
 
 #define DP_WINDOW	16

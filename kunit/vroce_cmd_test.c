@@ -13,9 +13,11 @@
 #include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
-#include "../c/vroce_regs.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_cmds.h"
+#include "../c/ifc/vroce_regs.h"
+#include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
 #define CMD_THREADS	32	/* twice the ring's 16 slots */

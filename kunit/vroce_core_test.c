@@ -14,9 +14,11 @@
 
 #include <kunit/platform_device.h>
 
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
-#include "../c/vroce_regs.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_cmds.h"
+#include "../c/ifc/vroce_regs.h"
+#include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
 static void vroce_core_probe_sets_up_ibdev(struct kunit *test)

@@ -12,9 +12,11 @@
 #include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
-#include "../c/vroce_regs.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_cmds.h"
+#include "../c/ifc/vroce_regs.h"
+#include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
 /* Fail each injection point of a probe in turn, until the probe binds. */

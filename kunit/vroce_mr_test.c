@@ -15,9 +15,11 @@
 #include <rdma/ib_verbs.h>
 
 #include "../bindings/vroce_abi.h"
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
-#include "../c/vroce_regs.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_cmds.h"
+#include "../c/ifc/vroce_regs.h"
+#include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
 #define MR_LEN		(3 * SZ_4K + 123)

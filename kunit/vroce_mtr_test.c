@@ -13,8 +13,8 @@
 #include <rdma/ib_verbs.h>
 
 #include "../bindings/vroce_abi.h"
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
 #include "vroce_test.h"
 
 #define UNIT		512ULL		/* entries in a 4 KiB table page */

@@ -20,9 +20,11 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
-#include "../c/vroce_regs.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_cmds.h"
+#include "../c/ifc/vroce_regs.h"
+#include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
 #define BUF_LEN		(4 * SZ_4K)

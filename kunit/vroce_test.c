@@ -10,8 +10,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "../c/vroce.h"
-#include "../c/vroce_emu.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
 #include "vroce_test.h"
 
 /* What a test's device held when the test got it. */

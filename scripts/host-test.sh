@@ -21,8 +21,8 @@ cflags=(-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 	-fno-sanitize-recover=undefined -Wall -Wextra -Werror
 	-Wno-unused-parameter -Wno-sign-compare
 	-I"$host/include" -include "$host/vroce_host.h")
-srcs=("$host/vroce_mtr_check.c" "$host/vroce_host.c" "$repo/c/vroce_mtr.c"
-      "$repo/c/vroce_emu_mtt.c")
+srcs=("$host/vroce_mtr_check.c" "$host/vroce_host.c" "$repo/c/driver/vroce_mtr.c"
+      "$repo/c/hca/vroce_emu_mtt.c")
 
 pass=0 fail=0
 echo "host: building the harness and the fuzzer (clang, ASan, UBSan)"

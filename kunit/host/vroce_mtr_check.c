@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "vroce_host_test.h"
-#include "../../c/vroce_emu.h"
+#include "../../c/hca/vroce_emu.h"
 
 #define FAIL(...) do {							\
 	fprintf(stderr, "vroce_host: " __VA_ARGS__);			\

@@ -12,9 +12,11 @@
 #include <kunit/visibility.h>
 #include <linux/wordpart.h>
 
-#include "vroce_emu.h"
+#include "../ifc/vroce_bus.h"
 #include "vroce_hw.h"
-#include "vroce_regs.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
 
 /**
  * vroce_hw_init() - take the HCA's bus from its platform data

@@ -14,48 +14,6 @@ struct vroce_emu;
 
 #define VROCE_EMU_MAX_REGIONS	3
 
-/* Interrupt vectors of the HCA, each with its own handler (like MSI-X). */
-#define VROCE_IRQ_CMD		0	/* command responses (VROCE_INTR_CMD_DONE) */
-#define VROCE_IRQ_EQ		1	/* event queue entries (VROCE_INTR_EQ) */
-#define VROCE_NUM_IRQS		2
-
-/**
- * struct vroce_bus_ops - how the driver reaches the HCA: register cycles
- *	and its interrupt line
- * @read32: read a 32-bit register of BAR 0
- * @write32: write a 32-bit register of BAR 0; writes to one register are
- *	seen by the HCA in program order
- * @request_irq: connect @handler to interrupt vector @vec (VROCE_IRQ_*);
- *	it is called in process context (like a threaded handler), one call
- *	at a time per vector, with no lock of the HCA held: it may sleep,
- *	and may wait for what another vector signals (an event handler may
- *	issue a command), but not for its own vector
- * @free_irq: disconnect vector @vec; no call of its handler runs once this
- *	returns
- *
- * For silicon these would be readl()/writel() on the ioremapped BAR and
- * request_threaded_irq(); the emulated HCA decodes them itself, as a
- * device decodes bus cycles.
- */
-struct vroce_bus_ops {
-	u32 (*read32)(void *ctx, u32 off);
-	void (*write32)(void *ctx, u32 off, u32 val);
-	int (*request_irq)(void *ctx, unsigned int vec,
-			   void (*handler)(void *data), void *data);
-	void (*free_irq)(void *ctx, unsigned int vec);
-};
-
-/**
- * struct vroce_hca_res - what the bus hands the driver: platform data of
- *	a "vroce" platform device
- * @bus: register access and interrupt
- * @ctx: the bus's cookie for @bus
- */
-struct vroce_hca_res {
-	const struct vroce_bus_ops *bus;
-	void *ctx;
-};
-
 /**
  * struct vroce_emu_region - one region of a translation, as programmed
  * @offset: index of the region's first page
@@ -97,8 +55,6 @@ struct vroce_emu_mtt {
 /* Any protection domain (device-internal readers such as debugfs). */
 #define VROCE_EMU_ANY_PD	U32_MAX
 
-void vroce_emu_init(void);
-void vroce_emu_exit(void);
 struct vroce_emu *vroce_emu_add(int id);
 void vroce_emu_del(struct vroce_emu *emu);
 struct platform_device *vroce_emu_pdev(struct vroce_emu *emu);

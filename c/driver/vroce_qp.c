@@ -16,8 +16,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
-#include "vroce_regs.h"
-#include "../bindings/vroce_abi.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
+#include "../../bindings/vroce_abi.h"
 
 #define VROCE_MAX_RD_ATOMIC	16
 

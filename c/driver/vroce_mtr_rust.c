@@ -8,7 +8,7 @@
 #include <kunit/visibility.h>
 #include <linux/export.h>
 
-#include "../bindings/vroce_abi.h"
+#include "../../bindings/vroce_abi.h"
 
 /* The symbols are defined in another object: export them by name. */
 #define VROCE_MTR_EXPORT(sym) EXPORT_SYMBOL_IF_KUNIT(sym)

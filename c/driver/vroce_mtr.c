@@ -28,8 +28,8 @@
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 
-#include "../bindings/vroce_abi.h"
-#include "../bindings/vroce_core.h"
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
 
 /* Yield the CPU every this many table pages or entries written. */
 #define VROCE_MTR_RESCHED_EVERY	1024

@@ -14,9 +14,11 @@
 #include <rdma/rdma_netlink.h>
 
 #include "vroce.h"
-#include "../bindings/vroce_core.h"
-#include "vroce_regs.h"
-#include "../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
+#include "../../bindings/vroce_abi.h"
 
 static int vroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *props,

@@ -17,9 +17,11 @@
 #include <rdma/ib_umem.h>
 
 #include "vroce.h"
-#include "vroce_regs.h"
-#include "../bindings/vroce_abi.h"
-#include "../bindings/vroce_core.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
 
 VISIBLE_IF_KUNIT bool vroce_allow_remote_dma_mr;
 EXPORT_SYMBOL_IF_KUNIT(vroce_allow_remote_dma_mr);

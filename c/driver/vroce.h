@@ -350,6 +350,8 @@ int vroce_lb_run(struct vroce_dev *vdev, u32 len, char *report, size_t size);
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);
 
+void vroce_debugfs_register(void);
+void vroce_debugfs_unregister(void);
 void vroce_debugfs_init(struct vroce_dev *vdev);
 void vroce_debugfs_exit(struct vroce_dev *vdev);
 

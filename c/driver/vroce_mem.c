@@ -14,7 +14,7 @@
 #include <rdma/iter.h>
 
 #include "vroce.h"
-#include "../bindings/vroce_core.h"
+#include "../../bindings/vroce_core.h"
 
 /**
  * vroce_inject() - a fault injection point of the driver

@@ -16,10 +16,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
-#include "vroce_emu.h"
-#include "../bindings/vroce_core.h"
-#include "vroce_regs.h"
-#include "../bindings/vroce_abi.h"
+#include "../ifc/vroce_bus.h"
+#include "../../bindings/vroce_core.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
+#include "../../bindings/vroce_abi.h"
 
 /* Slot of the @n-th entry of a ring of 2^@log2 entries of @size bytes. */
 static void *vroce_ring_entry(struct vroce_mtr *mtr, u32 n, u32 log2, u32 size)

@@ -16,10 +16,12 @@
 #include <linux/string.h>
 
 #include "vroce.h"
-#include "vroce_emu.h"
-#include "vroce_regs.h"
-#include "../bindings/vroce_abi.h"
-#include "../bindings/vroce_core.h"
+#include "../ifc/vroce_bus.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
 
 static unsigned int cmd_timeout_ms = 2000;
 module_param(cmd_timeout_ms, uint, 0644);

@@ -1332,23 +1332,52 @@ struct platform_device *vroce_emu_pdev(struct vroce_emu *emu)
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_pdev);
 
+static unsigned int num_hcas = 1;
+module_param(num_hcas, uint, 0444);
+MODULE_PARM_DESC(num_hcas, "emulated HCAs to plug in at load time (0-8)");
+
+#define VROCE_EMU_MAX_PLUGGED	8
+
+static struct vroce_emu *vroce_emu_plugged[VROCE_EMU_MAX_PLUGGED];
+static unsigned int vroce_emu_nplugged;
+
 /**
- * vroce_emu_init() - set up what all emulated HCAs share
+ * vroce_hca_plug() - plug the emulated HCAs in, as platform devices
+ *	"vroce.0", "vroce.1", ... (num_hcas of them)
  *
- * Context: module init.
+ * Context: module init, after the driver is registered.
+ * Return: 0, -EINVAL for more than 8 HCAs, or the error of adding one (the
+ * ones added before are removed).
  */
-void vroce_emu_init(void)
+int vroce_hca_plug(void)
 {
-	vroce_emu_debugfs_root = debugfs_create_dir("vroce", NULL);
+	struct vroce_emu *emu;
+	unsigned int i;
+
+	if (num_hcas > VROCE_EMU_MAX_PLUGGED)
+		return -EINVAL;
+	vroce_emu_debugfs_root = debugfs_create_dir("vroce_hca", NULL);
+	for (i = 0; i < num_hcas; i++) {
+		emu = vroce_emu_add(i);
+		if (IS_ERR(emu)) {
+			vroce_hca_unplug();
+			return PTR_ERR(emu);
+		}
+		vroce_emu_plugged[vroce_emu_nplugged++] = emu;
+	}
+	return 0;
 }
 
 /**
- * vroce_emu_exit() - tear down what vroce_emu_init() set up
+ * vroce_hca_unplug() - unplug what vroce_hca_plug() plugged in
  *
- * Context: module exit, after every HCA is deleted.
+ * Context: module exit (or a failed init), before the driver is
+ * unregistered.
  */
-void vroce_emu_exit(void)
+void vroce_hca_unplug(void)
 {
+	while (vroce_emu_nplugged)
+		vroce_emu_del(vroce_emu_plugged[--vroce_emu_nplugged]);
 	debugfs_remove_recursive(vroce_emu_debugfs_root);
 	vroce_emu_debugfs_root = NULL;
 }

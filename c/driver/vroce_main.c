@@ -3,10 +3,10 @@
  * vroce: module init/exit and the platform driver that binds to the HCA.
  *
  * Until silicon is attached the HCA is the emulated one shipped in this
- * module (c/vroce_emu.c); the module plugs num_hcas (default 1) in as
+ * module (c/hca/, CONFIG_VROCE_EMU); vroce_hca_plug() plugs its HCAs in as
  * platform devices "vroce.0", "vroce.1", ... at load time, and the driver
  * binds to each like to any other device: its platform data is the bus the
- * HCA sits on.
+ * HCA sits on (c/ifc/vroce_bus.h).
  */
 
 #include <linux/dma-mapping.h>
@@ -15,15 +15,7 @@
 #include <linux/platform_device.h>
 
 #include "vroce.h"
-#include "vroce_emu.h"
-
-static unsigned int num_hcas = 1;
-module_param(num_hcas, uint, 0444);
-MODULE_PARM_DESC(num_hcas, "emulated HCAs to plug in at load time (0-8)");
-
-#define VROCE_MAX_HCAS	8
-
-static struct vroce_emu *vroce_emus[VROCE_MAX_HCAS];
+#include "../ifc/vroce_bus.h"
 
 static int vroce_probe(struct platform_device *pdev)
 {
@@ -71,43 +63,29 @@ static struct platform_driver vroce_pdrv = {
 
 static int __init vroce_init(void)
 {
-	unsigned int i;
 	int err;
 
-	if (num_hcas > VROCE_MAX_HCAS)
-		return -EINVAL;
-
-	vroce_emu_init();
+	vroce_debugfs_register();
 	err = platform_driver_register(&vroce_pdrv);
 	if (err)
-		goto err_emu_exit;
-
-	for (i = 0; i < num_hcas; i++) {
-		vroce_emus[i] = vroce_emu_add(i);
-		if (IS_ERR(vroce_emus[i])) {
-			err = PTR_ERR(vroce_emus[i]);
-			goto err_del_hcas;
-		}
-	}
+		goto err_debugfs;
+	err = vroce_hca_plug();
+	if (err)
+		goto err_unregister;
 	return 0;
 
-err_del_hcas:
-	while (i--)
-		vroce_emu_del(vroce_emus[i]);
+err_unregister:
 	platform_driver_unregister(&vroce_pdrv);
-err_emu_exit:
-	vroce_emu_exit();
+err_debugfs:
+	vroce_debugfs_unregister();
 	return err;
 }
 
 static void __exit vroce_exit(void)
 {
-	unsigned int i = num_hcas;
-
-	while (i--)
-		vroce_emu_del(vroce_emus[i]);
+	vroce_hca_unplug();
 	platform_driver_unregister(&vroce_pdrv);
-	vroce_emu_exit();
+	vroce_debugfs_unregister();
 }
 
 module_init(vroce_init);

@@ -11,7 +11,9 @@
 #include <linux/string.h>
 
 #include "vroce.h"
-#include "vroce_regs.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
 
 /*
  * Tests: when n > 0, the n-th fault injection point (vroce_inject()) of the

@@ -22,7 +22,10 @@
 #include <linux/workqueue.h>
 
 #include "vroce_emu.h"
-#include "vroce_regs.h"
+#include "../ifc/vroce_bus.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_regs.h"
+#include "../ifc/vroce_wqe.h"
 
 enum vroce_emu_mr_state {
 	VROCE_EMU_MR_FREE = 0,		/* slot unused */

@@ -2,9 +2,9 @@
 /*
  * vroce debugfs: kernel MRs on demand, for demos and user-space tests.
  *
- * vroce/<ibdev>/ is the driver's directory; hca links to the HCA's own
- * directory (fault knobs, mr_read); fail_nth arms the driver's fault
- * injection (vroce_inject()) from user space.
+ * vroce/<ibdev>/ is the driver's directory; fail_nth arms the driver's
+ * fault injection (vroce_inject()) from user space. The emulated HCA has
+ * its own directory, vroce_hca/<platform device>/ (fault knobs, mr_read).
  *
  * vroce/<ibdev>/kmr: write "create" to make a kernel PD (and with it the
  * PD's DMA MR), a 4-page kernel buffer filled with a known pattern, and a
@@ -231,6 +231,29 @@ static const struct file_operations vroce_lb_fops = {
 	.llseek = default_llseek,
 };
 
+static struct dentry *vroce_debugfs_root;
+
+/**
+ * vroce_debugfs_register() - create the driver's debugfs root, vroce/
+ *
+ * Context: module init.
+ */
+void vroce_debugfs_register(void)
+{
+	vroce_debugfs_root = debugfs_create_dir(VROCE_DRV_NAME, NULL);
+}
+
+/**
+ * vroce_debugfs_unregister() - remove the driver's debugfs root
+ *
+ * Context: module exit, after every device is gone.
+ */
+void vroce_debugfs_unregister(void)
+{
+	debugfs_remove_recursive(vroce_debugfs_root);
+	vroce_debugfs_root = NULL;
+}
+
 /**
  * vroce_debugfs_init() - add the device's debugfs directory
  * @vdev: a registered device
@@ -239,16 +262,11 @@ static const struct file_operations vroce_lb_fops = {
  */
 void vroce_debugfs_init(struct vroce_dev *vdev)
 {
-	struct dentry *root = debugfs_lookup("vroce", NULL);
-	char target[64];
-
-	/* Without debugfs the lookup is an ERR_PTR: nothing to dput. */
-	if (IS_ERR_OR_NULL(root))
+	/* Without debugfs the root is an ERR_PTR: nothing to add. */
+	if (IS_ERR_OR_NULL(vroce_debugfs_root))
 		return;
-	vdev->debugfs = debugfs_create_dir(dev_name(&vdev->ibdev.dev), root);
-	dput(root);
-	snprintf(target, sizeof(target), "../%s", dev_name(vdev->dma_dev));
-	debugfs_create_symlink("hca", vdev->debugfs, target);
+	vdev->debugfs = debugfs_create_dir(dev_name(&vdev->ibdev.dev),
+					   vroce_debugfs_root);
 	debugfs_create_file("kmr", 0600, vdev->debugfs, vdev, &vroce_kmr_fops);
 	debugfs_create_file("loopback", 0600, vdev->debugfs, vdev,
 			    &vroce_lb_fops);
