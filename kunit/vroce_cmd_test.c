@@ -16,7 +16,6 @@
 #include "../c/driver/vroce.h"
 #include "../c/hca/vroce_emu.h"
 #include "../c/ifc/vroce_cmds.h"
-#include "../c/ifc/vroce_regs.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
@@ -476,7 +475,7 @@ static void vroce_cmd_stale_event(struct kunit *test)
 					       IB_ACCESS_LOCAL_WRITE |
 					       IB_ACCESS_REMOTE_WRITE), 0);
 
-	vroce_hw_write32(&vdev->hw, VROCE_REG_INTR_MASK, VROCE_INTR_EQ);
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_EQ, true);
 	KUNIT_ASSERT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
 	/* A WRITE with a bad rkey: the responder's QP goes fatal. */
 	sge.addr = b->dma;
@@ -502,7 +501,7 @@ static void vroce_cmd_stale_event(struct kunit *test)
 							next), 0);
 	KUNIT_EXPECT_EQ(test, next->qp_num, qpn);
 
-	vroce_hw_write32(&vdev->hw, VROCE_REG_INTR_MASK, 0);
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_EQ, false);
 	vroce_eq_irq(vdev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev[2].fatal), 0);
 	KUNIT_ASSERT_EQ(test, ib_query_qp(next, &attr, IB_QP_STATE, &init), 0);

@@ -15,7 +15,6 @@
 #include "../c/driver/vroce.h"
 #include "../c/hca/vroce_emu.h"
 #include "../c/ifc/vroce_cmds.h"
-#include "../c/ifc/vroce_regs.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 

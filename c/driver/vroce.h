@@ -1,8 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vroce: driver-internal definitions shared by the C files of the module.
+ * vroce: driver-internal definitions shared by the C files of the driver
+ * (c/driver/). Documentation/design.rst maps the files and what each may
+ * call; the HCA is reached only through c/driver/vroce_hw.h, MR/MTR state
+ * only through bindings/vroce_abi.h.
  *
- * MR/MTR state is not reached through this header: see bindings/vroce_abi.h.
+ * Locking
+ * =======
+ *
+ * Locks of one device, outermost first; a lock is only taken with those
+ * above it held, never the reverse:
+ *
+ *   vroce_eq.lock (mutex)        consumes the event queue and calls the
+ *                                consumers' completion and event handlers
+ *                                with it held; a destroyed CQ or QP leaves
+ *                                &vroce_dev.cqs or .qps under it
+ *                                (vroce_eq_forget()). Handlers may take
+ *                                every lock below, and may call
+ *                                vroce_eq_forget() (it sees @owner and does
+ *                                not take the lock again).
+ *   vroce_dev.zombie_lock (mutex)  the three zombie lists; held across the
+ *                                DESTROY commands vroce_mr_reap() retries.
+ *   vroce_qp.state_lock (mutex)  serialises modify_qp and query_qp;
+ *                                protects &vroce_qp.attr and .loopback.
+ *                                &vroce_qp.state is not under it alone: see
+ *                                its kernel-doc.
+ *   vroce_cq.lock (spinlock, irqsave)  a CQ's consumer index and entries:
+ *                                polling, arming, cleaning (modify_qp to
+ *                                RESET and destroy_qp clean under
+ *                                state_lock or with no lock).
+ *   vroce_wq.lock (spinlock, irqsave)  a work queue's indices and entries;
+ *                                taken inside cq.lock when a polled CQE
+ *                                retires WQEs (vroce_qp_retire()).
+ *   vroce_cmdq.lock (spinlock)   the command ring's indices, tokens and
+ *                                slot owners; never held while sleeping:
+ *                                a submitter drops it to wait. Commands
+ *                                are issued under any of the mutexes above,
+ *                                never under a spinlock.
+ *
+ * Below all of them are the HCA's own locks, taken inside its bus
+ * callbacks (register writes); the HCA calls the driver only from its
+ * interrupt vectors, outside its locks (c/hca/vroce_hca.h).
+ *
+ * Without a lock: &vroce_dev.cqs and .qps are xarrays (their own lock); an
+ * entry is live while it is in the array, and leaves only under eq.lock.
+ * &vroce_dev.mem is atomics. rtnl_lock is taken alone, by netdev set-up.
  */
 #ifndef _VROCE_H_
 #define _VROCE_H_
@@ -17,6 +59,10 @@
 
 #include "vroce_cmd.h"
 #include "vroce_hw.h"
+#include "vroce_ring.h"
+#include "../ifc/vroce_bus.h"
+#include "../ifc/vroce_cmds.h"
+#include "../ifc/vroce_wqe.h"
 
 #define VROCE_DRV_NAME		"vroce"
 #define VROCE_NUM_PORTS		1
@@ -44,18 +90,19 @@ struct vroce_mem_stats {
 
 /**
  * struct vroce_eq - the event queue: completion and error events from the
- *	HCA, consumed by the interrupt handler
- * @mtr: the ring
- * @depth_log2: entries = 2^depth_log2
+ *	HCA, consumed by the handler of its event vector
+ * @ring: the EQEs; set before the event vector is connected, freed under
+ *	@lock after it is disconnected
  * @lock: held while events are consumed and while a destroyed CQ or QP
- *	leaves its table; protects @ci
- * @owner: the task consuming events under @lock, or NULL
+ *	leaves its table; protects @ci and the entries of @ring
+ * @owner: the task consuming events under @lock, or NULL; written under
+ *	@lock, read without it (WRITE_ONCE/READ_ONCE) to tell a handler
+ *	that calls back into vroce_eq_forget()
  * @ci: events consumed (free running)
  */
 struct vroce_eq {
-	struct vroce_mtr *mtr;
-	u32 depth_log2;
-	struct mutex lock;	/* protects ci; see vroce_eq_forget() */
+	struct vroce_ring ring;
+	struct mutex lock;	/* protects ci, ring entries */
 	struct task_struct *owner;
 	u32 ci;
 };
@@ -94,7 +141,7 @@ struct vroce_dev {
 	struct vroce_hw hw;
 	struct vroce_cmdq cmdq;
 	struct vroce_dev_attr attr;
-	struct mutex zombie_lock;	/* protects zombies */
+	struct mutex zombie_lock;	/* protects the three zombie lists */
 	struct list_head zombies;
 	struct list_head ring_zombies;
 	struct list_head pd_zombies;
@@ -112,37 +159,32 @@ struct vroce_dev {
  * struct vroce_cq - a completion queue
  * @ibcq: the RDMA core's CQ; allocated by the core
  * @cqn: the HCA's number for it
- * @mtr: the CQE ring
- * @depth_log2: CQEs = 2^depth_log2
- * @lock: protects @ci and serialises polling, arming and purging
+ * @ring: the CQEs
+ * @zombie: the record that parks @ring if the HCA does not let go of it
+ * @lock: protects @ci and the entries of @ring; serialises polling,
+ *	arming and cleaning
  * @ci: CQEs consumed (free running)
- * @zombie: the record that parks @mtr if the HCA does not let go of it
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
-	struct vroce_mtr *mtr;
+	struct vroce_ring ring;
 	struct vroce_ring_zombie *zombie;
-	u32 depth_log2;
-	spinlock_t lock;	/* protects ci */
+	spinlock_t lock;	/* protects ci, ring entries */
 	u32 ci;
 };
 
 /**
  * struct vroce_wq - one work queue of a QP (send or receive)
- * @mtr: the WQE ring
- * @depth_log2: WQEs = 2^depth_log2
- * @wqe_size: bytes per WQE
- * @lock: protects @pi and @ci
+ * @ring: the WQEs
+ * @lock: protects @pi, @ci and the entries of @ring
  * @pi: WQEs posted (free running)
  * @ci: WQEs completed, as far as polled CQEs tell
  * @max_sge: SGEs a WQE takes
  */
 struct vroce_wq {
-	struct vroce_mtr *mtr;
-	u32 depth_log2;
-	u32 wqe_size;
-	spinlock_t lock;	/* protects pi, ci */
+	struct vroce_ring ring;
+	spinlock_t lock;	/* protects pi, ci, ring entries */
 	u32 pi;
 	u32 ci;
 	u32 max_sge;
@@ -153,9 +195,13 @@ struct vroce_wq {
  * @ibqp: the RDMA core's QP; allocated by the core
  * @sq: the send queue
  * @rq: the receive queue
- * @state_lock: serialises modify_qp and protects @state and @attr
+ * @state_lock: serialises modify_qp and query_qp; protects @attr and
+ *	@loopback
  * @state: the state as the driver last set it, or ERR once an error
- *	completion was polled
+ *	completion was polled or a fatal event came; modify_qp moves it
+ *	under @state_lock with cmpxchg(), so that an ERR stored meanwhile
+ *	wins over anything but RESET; pollers and the event queue store
+ *	ERR without the lock (WRITE_ONCE()); read with READ_ONCE()
  * @attr: the attributes given to modify_qp, for query_qp
  * @sq_sig_all: every send work request completes
  * @max_inline: inline bytes granted
@@ -166,7 +212,7 @@ struct vroce_qp {
 	struct ib_qp ibqp;
 	struct vroce_wq sq;
 	struct vroce_wq rq;
-	struct mutex state_lock;	/* protects attr, serialises modify */
+	struct mutex state_lock;	/* protects attr, loopback */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	bool sq_sig_all;
@@ -286,15 +332,9 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
-struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev);
-void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z);
-void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
-		       struct vroce_mtr *a, struct vroce_mtr *b);
-void vroce_ring_reap(struct vroce_dev *vdev);
-int vroce_ring_create(struct vroce_dev *vdev, struct vroce_mtr **mtr,
-		      u32 log2, u32 size);
-u32 vroce_ring_cfg(struct vroce_mtr *mtr, u32 log2);
+
 int vroce_eq_init(struct vroce_dev *vdev);
+void vroce_eq_start(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);
 void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,

@@ -16,11 +16,6 @@
 #include <linux/string.h>
 
 #include "vroce.h"
-#include "../ifc/vroce_bus.h"
-#include "../ifc/vroce_cmds.h"
-#include "../ifc/vroce_regs.h"
-#include "../ifc/vroce_wqe.h"
-#include "../../bindings/vroce_abi.h"
 #include "../../bindings/vroce_core.h"
 
 static unsigned int cmd_timeout_ms = 2000;
@@ -50,8 +45,7 @@ static int vroce_cmd_errno(u16 status)
 
 static void *vroce_cmdq_slot(struct vroce_cmdq *q, u32 index)
 {
-	return vroce_mtr_buf_kva(q->mtr, (u64)(index & (q->depth - 1)) *
-					 VROCE_CMD_SLOT_SIZE);
+	return vroce_ring_slot(&q->ring, index);
 }
 
 /*
@@ -68,12 +62,10 @@ static void vroce_cmdq_collect(struct vroce_dev *vdev)
 	u32 hw_ci, c;
 
 	lockdep_assert_held(&q->lock);
-	hw_ci = vroce_hw_read32(&vdev->hw, VROCE_REG_CMDQ_CI);
+	hw_ci = vroce_hw_cmdq_ci(&vdev->hw);
 	/* An index beyond what was posted is not believed. */
 	if (hw_ci - q->ci > q->pi - q->ci)
 		return;
-	/* Responses up to hw_ci were written before the HCA moved it. */
-	dma_rmb();
 	for (c = q->ci; c != hw_ci; c++) {
 		ctx = q->owner[c & (q->depth - 1)];
 		q->owner[c & (q->depth - 1)] = NULL;
@@ -102,14 +94,15 @@ static bool vroce_cmdq_has_space(struct vroce_dev *vdev)
 
 /**
  * vroce_cmdq_irq() - the HCA's command interrupt: hand out responses
- * @data: the vroce device
+ * @vdev: the device
+ *
+ * The handler of the HCA's command vector (c/driver/vroce_dev.c).
  *
  * Context: the HCA's interrupt context (process context, may not block on
  * the command ring).
  */
-void vroce_cmdq_irq(void *data)
+void vroce_cmdq_irq(struct vroce_dev *vdev)
 {
-	struct vroce_dev *vdev = data;
 	struct vroce_cmdq *q = &vdev->cmdq;
 
 	spin_lock(&q->lock);
@@ -188,7 +181,7 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	memset(slot, 0, VROCE_CMD_SLOT_SIZE);
 	memcpy(slot, req, req_len);
 	q->pi++;
-	vroce_hw_ring_cmdq(&vdev->hw, q->pi);
+	vroce_hw_cmdq_doorbell(&vdev->hw, q->pi);
 	spin_unlock(&q->lock);
 
 	left = wait_for_completion_timeout(&ctx.done,
@@ -214,21 +207,15 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 }
 
 /**
- * vroce_cmdq_init() - set up the command ring and start the HCA
- * @vdev: the device, its hardware handle set
+ * vroce_cmdq_init() - allocate the command ring
+ * @vdev: the device
  *
  * Context: process context, may sleep.
- * Return: 0, -ENOMEM, -EBUSY (interrupt taken) or -EIO (the HCA does not
- * come up).
+ * Return: 0 or -ENOMEM.
  */
 int vroce_cmdq_init(struct vroce_dev *vdev)
 {
 	struct vroce_cmdq *q = &vdev->cmdq;
-	struct vroce_buf_attr attr = {
-		.region = { { BIT(VROCE_CMDQ_DEPTH_LOG2) * VROCE_CMD_SLOT_SIZE, 1 } },
-		.region_count = 1,
-		.page_shift = PAGE_SHIFT,
-	};
 	int err;
 
 	q->depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
@@ -241,68 +228,64 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 						      sizeof(*q->owner)));
 	if (!q->owner)
 		return -ENOMEM;
-
-	err = vroce_mtr_create(vdev, &q->mtr, &attr, PAGE_SHIFT, NULL, 0);
+	/* One table level in front of the slots, as the HCA walks it. */
+	err = vroce_ring_create(vdev, &q->ring, VROCE_CMDQ_DEPTH_LOG2,
+				VROCE_CMD_SLOT_SIZE, 1);
 	if (err)
-		goto err_free_owner;
-
-	err = vroce_hw_request_irq(&vdev->hw, VROCE_IRQ_CMD, vroce_cmdq_irq,
-				   vdev);
-	if (err)
-		goto err_destroy_mtr;
-
-	vroce_hw_write64(&vdev->hw, VROCE_REG_CMDQ_BA, vroce_mtr_root_ba(q->mtr));
-	vroce_hw_write32(&vdev->hw, VROCE_REG_CMDQ_CFG,
-			 vroce_ring_cfg(q->mtr, VROCE_CMDQ_DEPTH_LOG2));
-	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_ENABLE);
-	if (!(vroce_hw_read32(&vdev->hw, VROCE_REG_STATUS) & VROCE_STATUS_READY)) {
-		err = -EIO;
-		goto err_reset;
-	}
-	return 0;
-
-err_reset:
-	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
-	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
-err_destroy_mtr:
-	vroce_mtr_destroy(vdev, q->mtr);
-err_free_owner:
-	vroce_core_free(vdev, q->owner);
+		vroce_core_free(vdev, q->owner);
 	return err;
 }
 
 /**
- * vroce_cmdq_exit() - reset the HCA and free the command ring
- * @vdev: the device
+ * vroce_cmdq_start() - give the HCA its command ring and enable it
+ * @vdev: the device, its HCA reset and its command vector connected
  *
- * After the reset the HCA holds no state and touches no memory.
+ * Context: process context, may sleep.
+ * Return: 0, or -EIO when the HCA does not come up.
+ */
+int vroce_cmdq_start(struct vroce_dev *vdev)
+{
+	struct vroce_hw_mtt mtt;
+
+	vroce_ring_mtt(vdev->cmdq.ring.mtr, &mtt);
+	return vroce_hw_cmdq_start(&vdev->hw, &mtt, VROCE_CMDQ_DEPTH_LOG2);
+}
+
+/**
+ * vroce_cmdq_exit() - free the command ring
+ * @vdev: the device; its HCA reset (it touches no memory) and its command
+ *	vector disconnected
  *
  * Context: process context, may sleep.
  */
 void vroce_cmdq_exit(struct vroce_dev *vdev)
 {
-	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
-	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
-	vroce_mtr_destroy(vdev, vdev->cmdq.mtr);
+	vroce_ring_destroy(vdev, &vdev->cmdq.ring);
 	vroce_core_free(vdev, vdev->cmdq.owner);
 }
 
-/* An MTR of one region, as the HCA's VROCE_MTT_* fields describe it. */
-static u32 vroce_cmd_mtt_cfg(struct vroce_mtr *mtr)
+/*
+ * A ring, or an MR's table, as CREATE_* commands describe it; returns the
+ * pages behind the table.
+ */
+static u64 vroce_cmd_mtt(const struct vroce_mtr *mtr, __le64 *root_ba,
+			 __le32 *cfg)
 {
-	struct vroce_mtr_region rgn;
+	struct vroce_hw_mtt mtt;
 
-	vroce_mtr_region(mtr, 0, &rgn);
-	return FIELD_PREP(VROCE_MTT_BA_PG_SHIFT, vroce_mtr_ba_page_shift(mtr)) |
-	       FIELD_PREP(VROCE_MTT_BUF_PG_SHIFT, vroce_mtr_buf_page_shift(mtr)) |
-	       FIELD_PREP(VROCE_MTT_HOPNUM, rgn.hopnum);
+	vroce_ring_mtt(mtr, &mtt);
+	*root_ba = cpu_to_le64(mtt.root_ba);
+	*cfg = cpu_to_le32(FIELD_PREP(VROCE_MTT_BA_PG_SHIFT, mtt.ba_pg_shift) |
+			   FIELD_PREP(VROCE_MTT_BUF_PG_SHIFT, mtt.buf_pg_shift) |
+			   FIELD_PREP(VROCE_MTT_HOPNUM, mtt.hopnum));
+	return mtt.page_count;
 }
 
-static void vroce_cmd_ring(struct vroce_cmd_ring *ring, struct vroce_mtr *mtr)
+static void vroce_cmd_ring(struct vroce_cmd_ring *ring,
+			   const struct vroce_ring *r)
 {
-	ring->root_ba = cpu_to_le64(vroce_mtr_root_ba(mtr));
-	ring->cfg = cpu_to_le32(vroce_cmd_mtt_cfg(mtr));
-	ring->page_count = cpu_to_le32(vroce_mtr_page_count(mtr));
+	ring->page_count = cpu_to_le32(vroce_cmd_mtt(r->mtr, &ring->root_ba,
+						     &ring->cfg));
 }
 
 /**
@@ -411,9 +394,9 @@ int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc
 	int err;
 
 	if (desc->mtr) {
-		req.cfg = cpu_to_le32(vroce_cmd_mtt_cfg(desc->mtr));
-		req.root_ba = cpu_to_le64(vroce_mtr_root_ba(desc->mtr));
-		req.page_count = cpu_to_le64(vroce_mtr_page_count(desc->mtr));
+		req.page_count = cpu_to_le64(vroce_cmd_mtt(desc->mtr,
+							   &req.root_ba,
+							   &req.cfg));
 	}
 
 	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
@@ -452,8 +435,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
 /**
  * vroce_cmd_create_cq() - CREATE_CQ: give the HCA a CQE ring
  * @vdev: the device
- * @mtr: the ring, VROCE_CQE_SIZE << @depth_log2 bytes, one region
- * @depth_log2: CQEs = 2^depth_log2
+ * @ring: the CQEs
  * @cqn: where the CQ's number is returned
  *
  * Context: process context, may sleep.
@@ -461,17 +443,17 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
  * vroce_cmd_errno(), -EAGAIN (no free slot in time: not
  * posted) or -ETIMEDOUT.
  */
-int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
-			u32 depth_log2, u32 *cqn)
+int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
+			u32 *cqn)
 {
 	struct vroce_cmd_create_cq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_CQ),
-		.depth_log2 = cpu_to_le32(depth_log2),
+		.depth_log2 = cpu_to_le32(ring->log2),
 	};
 	struct vroce_resp_create_cq resp;
 	int err;
 
-	vroce_cmd_ring(&req.ring, mtr);
+	vroce_cmd_ring(&req.ring, ring);
 	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
 	if (!err)
 		*cqn = le32_to_cpu(resp.cqn);
@@ -519,8 +501,8 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc
 		.pdn = cpu_to_le32(desc->pdn),
 		.scqn = cpu_to_le32(desc->scqn),
 		.rcqn = cpu_to_le32(desc->rcqn),
-		.sq_depth_log2 = desc->sq_depth_log2,
-		.rq_depth_log2 = desc->rq_depth_log2,
+		.sq_depth_log2 = desc->sq->log2,
+		.rq_depth_log2 = desc->rq->log2,
 		.sq_sig_all = desc->sq_sig_all,
 	};
 	struct vroce_resp_create_qp resp;

@@ -11,8 +11,9 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include "vroce_ring.h"
+
 struct vroce_dev;
-struct vroce_hw;
 struct vroce_mtr;
 
 #define VROCE_CMDQ_DEPTH_LOG2	4	/* 16 slots */
@@ -32,7 +33,7 @@ struct vroce_cmd_ctx {
 
 /**
  * struct vroce_cmdq - the command ring
- * @mtr: the ring memory, described to the HCA by this MTR
+ * @ring: the slots (VROCE_CMD_SLOT_SIZE bytes: request, then response)
  * @depth: number of slots, a power of two
  * @lock: protects @pi, @ci, @next_token and @owner
  * @pi: next slot to post (free-running)
@@ -48,7 +49,7 @@ struct vroce_cmd_ctx {
  * command and its response, if any, went to its own submitter.
  */
 struct vroce_cmdq {
-	struct vroce_mtr *mtr;
+	struct vroce_ring ring;
 	u32 depth;
 	spinlock_t lock;	/* protects pi, ci, next_token, owner */
 	u32 pi;
@@ -71,6 +72,7 @@ struct vroce_cmdq {
  * @max_cq: completion queues the HCA holds
  * @max_wq_depth_log2: log2 of the most WQEs a send or receive queue holds
  * @max_cq_depth_log2: log2 of the most CQEs a CQ holds
+ * @hw_ver: the HCA's version register (read at probe, not by QUERY_DEVICE)
  */
 struct vroce_dev_attr {
 	u64 max_mr_size;
@@ -83,6 +85,7 @@ struct vroce_dev_attr {
 	u32 max_cq;
 	u32 max_wq_depth_log2;
 	u32 max_cq_depth_log2;
+	u32 hw_ver;
 };
 
 /**
@@ -110,18 +113,14 @@ struct vroce_mr_desc {
  * @rcqn: the receive queue's CQ
  * @sq: the send queue's ring
  * @rq: the receive queue's ring
- * @sq_depth_log2: send WQEs = 2^sq_depth_log2
- * @rq_depth_log2: receive WQEs = 2^rq_depth_log2
  * @sq_sig_all: every send WQE completes
  */
 struct vroce_qp_desc {
 	u32 pdn;
 	u32 scqn;
 	u32 rcqn;
-	struct vroce_mtr *sq;
-	struct vroce_mtr *rq;
-	u8 sq_depth_log2;
-	u8 rq_depth_log2;
+	const struct vroce_ring *sq;
+	const struct vroce_ring *rq;
 	bool sq_sig_all;
 };
 
@@ -163,8 +162,9 @@ static inline bool vroce_cmd_let_go(int err)
 }
 
 int vroce_cmdq_init(struct vroce_dev *vdev);
+int vroce_cmdq_start(struct vroce_dev *vdev);
 void vroce_cmdq_exit(struct vroce_dev *vdev);
-void vroce_cmdq_irq(void *data);
+void vroce_cmdq_irq(struct vroce_dev *vdev);
 
 int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr);
 int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn);
@@ -172,8 +172,8 @@ int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn);
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
 			u32 *key, u32 *handle);
 int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle);
-int vroce_cmd_create_cq(struct vroce_dev *vdev, struct vroce_mtr *mtr,
-			u32 depth_log2, u32 *cqn);
+int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
+			u32 *cqn);
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);
 int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc,
 			u32 *qpn);

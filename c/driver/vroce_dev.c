@@ -11,9 +11,6 @@
 #include <linux/string.h>
 
 #include "vroce.h"
-#include "../ifc/vroce_cmds.h"
-#include "../ifc/vroce_regs.h"
-#include "../ifc/vroce_wqe.h"
 
 /*
  * Tests: when n > 0, the n-th fault injection point (vroce_inject()) of the
@@ -83,38 +80,77 @@ void vroce_dev_destroy(struct vroce_dev *vdev)
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_dev_destroy);
 
+static void vroce_dev_cmd_irq(void *data)
+{
+	vroce_cmdq_irq(data);
+}
+
+static void vroce_dev_eq_irq(void *data)
+{
+	vroce_eq_irq(data);
+}
+
+/*
+ * Stop the HCA and disconnect its vectors: from then on it touches no
+ * memory and no handler runs, so rings and tables may be freed.
+ */
+static void vroce_dev_quiesce(struct vroce_dev *vdev, bool eq_connected)
+{
+	vroce_hw_reset(&vdev->hw);
+	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
+	if (eq_connected)
+		vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_EQ);
+}
+
 /**
  * vroce_dev_start() - bring the HCA up and register the RDMA device
  * @vdev: the device, its hardware handle set
  *
+ * The HCA's interrupt vectors are dispatched here: the command vector to
+ * the command layer, the event vector to the event queue.
+ *
  * Context: process context, may sleep.
  * Return: 0; -ENODEV when the HCA is not one this driver knows; an error
- * of vroce_cmdq_init(), of QUERY_DEVICE or of ib_register_device().
+ * of setting up the command ring or the event queue, of connecting a
+ * vector, of QUERY_DEVICE or of ib_register_device().
  */
 int vroce_dev_start(struct vroce_dev *vdev)
 {
 	u32 version;
 	int err;
 
-	version = vroce_hw_read32(&vdev->hw, VROCE_REG_VERSION);
-	if (version != VROCE_HW_VERSION) {
+	version = vroce_hw_version(&vdev->hw);
+	if (!vroce_hw_version_ok(version)) {
 		dev_err(vdev->dma_dev, "unknown HCA version %#x\n", version);
 		return -ENODEV;
 	}
-	vroce_hw_write32(&vdev->hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
+	vroce_hw_reset(&vdev->hw);
 
 	err = vroce_cmdq_init(vdev);
 	if (err)
 		return err;
+	err = vroce_hw_request_irq(&vdev->hw, VROCE_IRQ_CMD, vroce_dev_cmd_irq,
+				   vdev);
+	if (err)
+		goto err_cmdq_exit;
+	err = vroce_cmdq_start(vdev);
+	if (err)
+		goto err_quiesce_cmd;
 	err = vroce_cmd_query_device(vdev, &vdev->attr);
 	if (err)
-		goto err_cmdq_exit;
+		goto err_quiesce_cmd;
+	vdev->attr.hw_ver = version;
 	err = vroce_eq_init(vdev);
 	if (err)
-		goto err_cmdq_exit;
-	err = vroce_netdev_init(vdev);
+		goto err_quiesce_cmd;
+	err = vroce_hw_request_irq(&vdev->hw, VROCE_IRQ_EQ, vroce_dev_eq_irq,
+				   vdev);
 	if (err)
 		goto err_eq_exit;
+	vroce_eq_start(vdev);
+	err = vroce_netdev_init(vdev);
+	if (err)
+		goto err_quiesce;
 	err = vroce_inject(vdev) ? -ENOMEM :
 	      ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
 	if (err)
@@ -125,13 +161,20 @@ int vroce_dev_start(struct vroce_dev *vdev)
 
 err_netdev_exit:
 	vroce_netdev_exit(vdev);
-err_eq_exit:
+err_quiesce:
 	/* The HCA must be quiet before the event queue goes. */
-	vroce_cmdq_exit(vdev);
+	vroce_dev_quiesce(vdev, true);
 	vroce_eq_exit(vdev);
+	vroce_cmdq_exit(vdev);
 	/* What RDMA clients made and could not destroy, before it failed. */
 	vroce_ring_reap(vdev);
 	vroce_mr_reap(vdev, true);
+	return err;
+err_eq_exit:
+	vroce_eq_exit(vdev);
+err_quiesce_cmd:
+	vroce_dev_quiesce(vdev, false);
+	vroce_cmdq_exit(vdev);
 	return err;
 err_cmdq_exit:
 	vroce_cmdq_exit(vdev);
@@ -152,8 +195,9 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 	vroce_debugfs_exit(vdev);
 	ib_unregister_device(&vdev->ibdev);
 	vroce_netdev_exit(vdev);
-	vroce_cmdq_exit(vdev);
+	vroce_dev_quiesce(vdev, true);
 	vroce_eq_exit(vdev);
+	vroce_cmdq_exit(vdev);
 	vroce_ring_reap(vdev);
 	vroce_mr_reap(vdev, true);
 }

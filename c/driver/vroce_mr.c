@@ -17,9 +17,6 @@
 #include <rdma/ib_umem.h>
 
 #include "vroce.h"
-#include "../ifc/vroce_cmds.h"
-#include "../ifc/vroce_regs.h"
-#include "../ifc/vroce_wqe.h"
 #include "../../bindings/vroce_abi.h"
 #include "../../bindings/vroce_core.h"
 

@@ -16,45 +16,25 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
-#include "../ifc/vroce_cmds.h"
-#include "../ifc/vroce_regs.h"
-#include "../ifc/vroce_wqe.h"
-#include "../../bindings/vroce_abi.h"
 
 #define VROCE_MAX_RD_ATOMIC	16
 
-static void *vroce_wq_entry(struct vroce_wq *wq, u32 n)
-{
-	return vroce_mtr_buf_kva(wq->mtr,
-				 (u64)(n & (BIT(wq->depth_log2) - 1)) * wq->wqe_size);
-}
-
 static bool vroce_wq_full(const struct vroce_wq *wq)
 {
-	return wq->pi - wq->ci >= BIT(wq->depth_log2);
-}
-
-/* Tell the HCA of the WQEs up to @wq's producer index: one register write. */
-static void vroce_wq_doorbell(struct vroce_dev *vdev, u32 reg, u32 qpn,
-			      const struct vroce_wq *wq)
-{
-	/* The WQEs are in memory before the HCA hears of them. */
-	dma_wmb();
-	vroce_hw_write32(&vdev->hw, reg, FIELD_PREP(VROCE_DB_QPN, qpn) |
-			 FIELD_PREP(VROCE_DB_PI, wq->pi & 0xffff));
+	return wq->pi - wq->ci >= BIT(wq->ring.log2);
 }
 
 static int vroce_wq_init(struct vroce_dev *vdev, struct vroce_wq *wq,
 			 u32 max_wr, u32 wqe_size, u32 max_sge)
 {
-	/* At least two entries, so that a ring always has a phase to flip. */
-	wq->depth_log2 = max_wr > 2 ? order_base_2(max_wr) : 1;
-	wq->wqe_size = wqe_size;
 	wq->max_sge = max_sge;
 	wq->pi = 0;
 	wq->ci = 0;
 	spin_lock_init(&wq->lock);
-	return vroce_ring_create(vdev, &wq->mtr, wq->depth_log2, wqe_size);
+	/* At least two entries, so that a ring always has a phase to flip. */
+	return vroce_ring_create(vdev, &wq->ring,
+				 max_wr > 2 ? order_base_2(max_wr) : 1,
+				 wqe_size, 0);
 }
 
 static int vroce_qp_check_init(struct vroce_dev *vdev,
@@ -110,15 +90,13 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	desc.pdn = to_vroce_pd(ibqp->pd)->pdn;
 	desc.scqn = to_vroce_cq(init->send_cq)->cqn;
 	desc.rcqn = to_vroce_cq(init->recv_cq)->cqn;
-	desc.sq = qp->sq.mtr;
-	desc.rq = qp->rq.mtr;
-	desc.sq_depth_log2 = qp->sq.depth_log2;
-	desc.rq_depth_log2 = qp->rq.depth_log2;
+	desc.sq = &qp->sq.ring;
+	desc.rq = &qp->rq.ring;
 	desc.sq_sig_all = qp->sq_sig_all;
 	err = vroce_cmd_create_qp(vdev, &desc, &qpn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the rings under a QPN never learnt. */
-		vroce_ring_zombie(vdev, qp->zombie, qp->sq.mtr, qp->rq.mtr);
+		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
 		return err;
 	}
 	if (err)
@@ -129,8 +107,8 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_destroy_qp;
 
-	init->cap.max_send_wr = BIT(qp->sq.depth_log2);
-	init->cap.max_recv_wr = BIT(qp->rq.depth_log2);
+	init->cap.max_send_wr = BIT(qp->sq.ring.log2);
+	init->cap.max_recv_wr = BIT(qp->rq.ring.log2);
 	init->cap.max_send_sge = VROCE_MAX_SEND_SGE;
 	init->cap.max_recv_sge = VROCE_MAX_RECV_SGE;
 	init->cap.max_inline_data = qp->max_inline;
@@ -139,13 +117,13 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_destroy_qp:
 	if (vroce_cmd_destroy_qp(vdev, qpn)) {
 		/* The HCA may still use the rings. */
-		vroce_ring_zombie(vdev, qp->zombie, qp->sq.mtr, qp->rq.mtr);
+		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
 		return err;
 	}
 err_destroy_rq:
-	vroce_mtr_destroy(vdev, qp->rq.mtr);
+	vroce_ring_destroy(vdev, &qp->rq.ring);
 err_destroy_sq:
-	vroce_mtr_destroy(vdev, qp->sq.mtr);
+	vroce_ring_destroy(vdev, &qp->sq.ring);
 err_free_zombie:
 	vroce_ring_zombie_free(vdev, qp->zombie);
 	return err;
@@ -360,8 +338,8 @@ int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_state = READ_ONCE(qp->state);
 	attr->cur_qp_state = attr->qp_state;
 	attr->port_num = 1;
-	attr->cap.max_send_wr = BIT(qp->sq.depth_log2);
-	attr->cap.max_recv_wr = BIT(qp->rq.depth_log2);
+	attr->cap.max_send_wr = BIT(qp->sq.ring.log2);
+	attr->cap.max_recv_wr = BIT(qp->rq.ring.log2);
 	attr->cap.max_send_sge = VROCE_MAX_SEND_SGE;
 	attr->cap.max_recv_sge = VROCE_MAX_RECV_SGE;
 	attr->cap.max_inline_data = qp->max_inline;
@@ -416,11 +394,11 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		/* The core frees @qp regardless; the rings stay with the HCA. */
 		ibdev_warn_ratelimited(ibqp->device, "DESTROY_QP %u failed (%d)\n",
 				       ibqp->qp_num, err);
-		vroce_ring_zombie(vdev, qp->zombie, qp->sq.mtr, qp->rq.mtr);
+		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
 		return 0;
 	}
-	vroce_mtr_destroy(vdev, qp->rq.mtr);
-	vroce_mtr_destroy(vdev, qp->sq.mtr);
+	vroce_ring_destroy(vdev, &qp->rq.ring);
+	vroce_ring_destroy(vdev, &qp->sq.ring);
 	vroce_ring_zombie_free(vdev, qp->zombie);
 	return 0;
 }
@@ -599,13 +577,13 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = vroce_wqe_build(qp, vroce_wq_entry(sq, sq->pi), wr);
+		err = vroce_wqe_build(qp, vroce_ring_slot(&sq->ring, sq->pi), wr);
 		if (err)
 			break;
 		sq->pi++;
 	}
 	if (sq->pi != start)
-		vroce_wq_doorbell(vdev, VROCE_REG_DB_SQ, ibqp->qp_num, sq);
+		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, sq->pi);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (err)
 		*bad_wr = wr;
@@ -639,7 +617,7 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		wqe = vroce_wq_entry(rq, rq->pi);
+		wqe = vroce_ring_slot(&rq->ring, rq->pi);
 		memset(wqe, 0, sizeof(*wqe));
 		wqe->wr_id = cpu_to_le64(wr->wr_id);
 		wqe->num_sge = wr->num_sge;
@@ -647,7 +625,7 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		rq->pi++;
 	}
 	if (rq->pi != start)
-		vroce_wq_doorbell(vdev, VROCE_REG_DB_RQ, ibqp->qp_num, rq);
+		vroce_hw_rq_doorbell(&vdev->hw, ibqp->qp_num, rq->pi);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (err)
 		*bad_wr = wr;

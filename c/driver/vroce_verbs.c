@@ -15,9 +15,6 @@
 
 #include "vroce.h"
 #include "../../bindings/vroce_core.h"
-#include "../ifc/vroce_cmds.h"
-#include "../ifc/vroce_regs.h"
-#include "../ifc/vroce_wqe.h"
 #include "../../bindings/vroce_abi.h"
 
 static int vroce_query_device(struct ib_device *ibdev,
@@ -32,7 +29,7 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->fw_ver = 1;
 	props->sys_image_guid = ibdev->node_guid;
 	props->vendor_id = vdev->attr.vendor_id;
-	props->hw_ver = VROCE_HW_VERSION;
+	props->hw_ver = vdev->attr.hw_ver;
 	props->max_mr_size = vdev->attr.max_mr_size;
 	props->page_size_cap = vdev->attr.page_size_cap;
 	props->max_pd = vdev->attr.max_pd;
@@ -157,7 +154,7 @@ static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
-	struct vroce_mtr_region rgn;
+	struct vroce_hw_mtt mtt;
 	struct nlattr *table;
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
@@ -168,18 +165,15 @@ static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 			goto err_cancel;
 		goto out;
 	}
-	vroce_mtr_region(mr->mtr, 0, &rgn);
+	/* What the HCA was told at CREATE_MR. */
+	vroce_ring_mtt(mr->mtr, &mtt);
 	if (rdma_nl_put_driver_string(msg, "kind",
 				      mr->pbl ? "fast-reg" : "user") ||
-	    rdma_nl_put_driver_u32(msg, "hop_num", rgn.hopnum) ||
-	    rdma_nl_put_driver_u32(msg, "ba_pg_shift",
-				   vroce_mtr_ba_page_shift(mr->mtr)) ||
-	    rdma_nl_put_driver_u32(msg, "buf_pg_shift",
-				   vroce_mtr_buf_page_shift(mr->mtr)) ||
-	    rdma_nl_put_driver_u64(msg, "page_count",
-				   vroce_mtr_page_count(mr->mtr)) ||
-	    rdma_nl_put_driver_u64_hex(msg, "root_ba",
-				       vroce_mtr_root_ba(mr->mtr)))
+	    rdma_nl_put_driver_u32(msg, "hop_num", mtt.hopnum) ||
+	    rdma_nl_put_driver_u32(msg, "ba_pg_shift", mtt.ba_pg_shift) ||
+	    rdma_nl_put_driver_u32(msg, "buf_pg_shift", mtt.buf_pg_shift) ||
+	    rdma_nl_put_driver_u64(msg, "page_count", mtt.page_count) ||
+	    rdma_nl_put_driver_u64_hex(msg, "root_ba", mtt.root_ba))
 		goto err_cancel;
 out:
 	nla_nest_end(msg, table);

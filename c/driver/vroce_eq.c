@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce: the event queue (Documentation/datapath.rst).
+ *
+ * A ring of EQEs the HCA writes when an armed CQ gets a CQE, a CQ
+ * overflows or a QP hits a fatal error; consumed by the handler of the
+ * HCA's event vector (connected in c/driver/vroce_dev.c), which calls the
+ * consumers' completion and event handlers. Destroyed CQs and QPs leave
+ * the event tables through vroce_eq_forget().
+ */
+
+#include <kunit/visibility.h>
+#include <linux/sched.h>
+#include <rdma/ib_verbs.h>
+
+#include "vroce.h"
+
+static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
+{
+	struct ib_event ev = { .device = &vdev->ibdev };
+	struct vroce_cq *cq;
+	struct vroce_qp *qp;
+
+	switch (type) {
+	case VROCE_EQE_COMP:
+		cq = xa_load(&vdev->cqs, num);
+		if (cq && cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		break;
+	case VROCE_EQE_CQ_ERR:
+		cq = xa_load(&vdev->cqs, num);
+		ibdev_warn_ratelimited(&vdev->ibdev, "CQ %u overflowed\n", num);
+		if (cq && cq->ibcq.event_handler) {
+			ev.event = IB_EVENT_CQ_ERR;
+			ev.element.cq = &cq->ibcq;
+			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+		}
+		break;
+	case VROCE_EQE_QP_FATAL:
+		qp = xa_load(&vdev->qps, num);
+		if (!qp)
+			break;
+		/* The HCA moved it to ERR; no CQE may ever say so. */
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		if (qp->ibqp.event_handler) {
+			ev.event = IB_EVENT_QP_FATAL;
+			ev.element.qp = &qp->ibqp;
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		}
+		break;
+	}
+}
+
+/* Deliver every event the HCA has written; eq->lock held. */
+static void vroce_eq_consume(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+	const struct vroce_eqe *eqe;
+	u32 start = eq->ci;
+
+	lockdep_assert_held(&eq->lock);
+	if (!eq->ring.mtr)
+		return;
+	while ((eqe = vroce_ring_written(&eq->ring, eq->ci))) {
+		eq->ci++;
+		vroce_eq_event(vdev, eqe->type, le32_to_cpu(eqe->num));
+	}
+	if (eq->ci != start)
+		vroce_hw_eq_set_ci(&vdev->hw, eq->ci);
+}
+
+/**
+ * vroce_eq_irq() - consume the event queue
+ * @vdev: the device
+ *
+ * The handler of the HCA's event vector (c/driver/vroce_dev.c). CQs and
+ * QPs named by events are looked up and used under eq->lock, which
+ * vroce_eq_forget() takes before a destroyed object leaves its table: the
+ * consumers' completion and event handlers may sleep, issue verbs that
+ * wait for commands (those complete on their own vector) and destroy CQs
+ * and QPs of this device, their own included. They must not wait for another event of this device (an
+ * ib_drain_qp() whose CQ is driven by events), nor take a lock that a
+ * thread destroying a CQ or QP of this device may hold.
+ *
+ * Context: process context (the HCA's interrupt), may sleep.
+ */
+void vroce_eq_irq(struct vroce_dev *vdev)
+{
+	vroce_eq_forget(vdev, NULL, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_eq_irq);
+
+/**
+ * vroce_eq_forget() - take a CQ or QP out of its table, once no event
+ *	handler can still be using it, and drop its pending events
+ * @vdev: the device
+ * @xa: &vroce_dev.cqs or &vroce_dev.qps; NULL to only consume the queue
+ * @num: the object's number
+ *
+ * The entry goes first, then every event the HCA has written is consumed:
+ * those of the object are dropped (none reaches an object given the same
+ * number later), the others delivered, in this thread. Whoever consumes
+ * is the queue's owner while it does, so that a handler it calls may
+ * destroy CQs and QPs in turn: from within a handler the entry is only
+ * erased, and the consuming loop that called the handler drops the rest.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
+		     unsigned long num)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	if (READ_ONCE(eq->owner) == current) {
+		if (xa)
+			xa_erase(xa, num);
+		return;
+	}
+	mutex_lock(&eq->lock);
+	if (xa)
+		xa_erase(xa, num);
+	WRITE_ONCE(eq->owner, current);
+	vroce_eq_consume(vdev);
+	WRITE_ONCE(eq->owner, NULL);
+	mutex_unlock(&eq->lock);
+}
+
+/**
+ * vroce_eq_init() - allocate the event queue
+ * @vdev: the device
+ *
+ * The queue is set before the event vector is connected and the HCA told
+ * of it (vroce_eq_start()).
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or an error of vroce_ring_create().
+ */
+int vroce_eq_init(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	eq->ci = 0;
+	return vroce_ring_create(vdev, &eq->ring, VROCE_EQ_DEPTH_LOG2,
+				 VROCE_EQE_SIZE, 0);
+}
+
+/**
+ * vroce_eq_start() - tell the HCA of its event queue
+ * @vdev: the device, its event vector connected
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_eq_start(struct vroce_dev *vdev)
+{
+	struct vroce_hw_mtt mtt;
+
+	vroce_ring_mtt(vdev->eq.ring.mtr, &mtt);
+	vroce_hw_eq_start(&vdev->hw, &mtt, vdev->eq.ring.log2);
+}
+
+/**
+ * vroce_eq_exit() - free the event queue
+ * @vdev: the device; the HCA has been reset (it writes no more events)
+ *	and the event vector disconnected
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_eq_exit(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	mutex_lock(&eq->lock);
+	vroce_ring_destroy(vdev, &eq->ring);
+	mutex_unlock(&eq->lock);
+}

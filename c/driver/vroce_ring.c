@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce rings (c/driver/vroce_ring.h): creating and freeing the rings the
+ * driver shares with the HCA, describing an MTR to the HCA, and parking
+ * the rings of CQs and QPs whose DESTROY the HCA did not confirm.
+ */
+
+#include <linux/overflow.h>
+#include <linux/stddef.h>
+
+#include "vroce.h"
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
+
+static_assert(offsetof(struct vroce_cqe, owner) == VROCE_CQE_SIZE - 1);
+static_assert(offsetof(struct vroce_eqe, owner) == VROCE_EQE_SIZE - 1);
+
+/**
+ * vroce_ring_create() - a ring for the HCA: a kernel-buffer MTR
+ * @vdev: the device
+ * @r: the ring to set up
+ * @log2: entries = 2^@log2
+ * @entry_size: bytes per entry, a power of two up to PAGE_SIZE
+ * @hopnum: table levels in front of the pages; 0 lets the MTR choose the
+ *	fewest that fit
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM, or an error of vroce_mtr_create().
+ */
+int vroce_ring_create(struct vroce_dev *vdev, struct vroce_ring *r,
+		      u32 log2, u32 entry_size, u32 hopnum)
+{
+	struct vroce_buf_attr attr = {
+		.region = { { (u64)entry_size << log2, hopnum } },
+		.region_count = 1,
+		.page_shift = PAGE_SHIFT,
+		.adaptive = !hopnum,
+	};
+	u32 i, npages = DIV_ROUND_UP((u64)entry_size << log2, PAGE_SIZE);
+	int err;
+
+	if (WARN_ON_ONCE(!is_power_of_2(entry_size) || entry_size > PAGE_SIZE))
+		return -EINVAL;
+	r->log2 = log2;
+	r->entry_shift = ilog2(entry_size);
+	r->page = vroce_core_zalloc(vdev, array_size(npages, sizeof(*r->page)));
+	if (!r->page)
+		return -ENOMEM;
+	err = vroce_mtr_create(vdev, &r->mtr, &attr, PAGE_SHIFT, NULL, 0);
+	if (err) {
+		vroce_core_free(vdev, r->page);
+		r->page = NULL;
+		return err;
+	}
+	for (i = 0; i < npages; i++)
+		r->page[i] = vroce_mtr_buf_kva(r->mtr, (u64)i << PAGE_SHIFT);
+	return 0;
+}
+
+/**
+ * vroce_ring_destroy() - free a ring the HCA no longer uses
+ * @vdev: the device
+ * @r: the ring; nothing is done if it was never created
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_destroy(struct vroce_dev *vdev, struct vroce_ring *r)
+{
+	if (!r->mtr)
+		return;
+	vroce_mtr_destroy(vdev, r->mtr);
+	vroce_core_free(vdev, r->page);
+	r->mtr = NULL;
+	r->page = NULL;
+}
+
+/**
+ * vroce_ring_mtt() - an MTR as the HCA is told of it
+ * @mtr: an MTR whose pages are region 0 (a ring, or an MR's table)
+ * @mtt: filled with its root, page shifts, hop number and page count
+ *
+ * The one place that turns an MTR's layout into what the HCA's commands
+ * and ring registers take.
+ *
+ * Context: any context.
+ */
+void vroce_ring_mtt(const struct vroce_mtr *mtr, struct vroce_hw_mtt *mtt)
+{
+	struct vroce_mtr_region rgn;
+
+	vroce_mtr_region(mtr, 0, &rgn);
+	mtt->root_ba = vroce_mtr_root_ba(mtr);
+	mtt->ba_pg_shift = vroce_mtr_ba_page_shift(mtr);
+	mtt->buf_pg_shift = vroce_mtr_buf_page_shift(mtr);
+	mtt->hopnum = rgn.hopnum;
+	mtt->page_count = vroce_mtr_page_count(mtr);
+}
+
+/**
+ * vroce_ring_zombie_alloc() - the record a CQ or QP will need to park its
+ *	rings, taken when it is created so that parking never allocates
+ * @vdev: the device
+ *
+ * Context: process context, may sleep.
+ * Return: the record, to be handed to vroce_ring_zombie() or freed with
+ * vroce_ring_zombie_free(), or NULL when memory runs out.
+ */
+struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev)
+{
+	return vroce_core_zalloc(vdev, sizeof(struct vroce_ring_zombie));
+}
+
+/**
+ * vroce_ring_zombie_free() - free an unused record
+ * @vdev: the device
+ * @z: the record from vroce_ring_zombie_alloc(), or NULL
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z)
+{
+	vroce_core_free(vdev, z);
+}
+
+/**
+ * vroce_ring_zombie() - keep rings the HCA may still use until its reset
+ * @vdev: the device
+ * @z: the object's record from vroce_ring_zombie_alloc(); now owned by
+ *	the device
+ * @a: a ring; the record takes it over
+ * @b: another ring, or NULL
+ *
+ * For a CQ or QP whose CREATE timed out or whose DESTROY failed: the core
+ * frees the object regardless, but its rings must stay until the HCA is
+ * reset (vroce_ring_reap()).
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
+		       const struct vroce_ring *a, const struct vroce_ring *b)
+{
+	z->ring[0] = *a;
+	if (b)
+		z->ring[1] = *b;
+	mutex_lock(&vdev->zombie_lock);
+	list_add_tail(&z->list, &vdev->ring_zombies);
+	mutex_unlock(&vdev->zombie_lock);
+}
+
+/**
+ * vroce_ring_reap() - free the rings kept by vroce_ring_zombie()
+ * @vdev: the device, its HCA reset (it touches no memory)
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_ring_reap(struct vroce_dev *vdev)
+{
+	struct vroce_ring_zombie *z, *tmp;
+
+	mutex_lock(&vdev->zombie_lock);
+	list_for_each_entry_safe(z, tmp, &vdev->ring_zombies, list) {
+		vroce_ring_destroy(vdev, &z->ring[0]);
+		vroce_ring_destroy(vdev, &z->ring[1]);
+		list_del(&z->list);
+		vroce_core_free(vdev, z);
+	}
+	mutex_unlock(&vdev->zombie_lock);
+}

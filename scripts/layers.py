@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check the include boundaries of the tree (Documentation/design.rst).
+
+  c/driver/  the driver: may include c/ifc/ and bindings/, never c/hca/
+  c/hca/     the emulated HCA: may include c/ifc/, never c/driver/ or
+             bindings/ (it knows the HCA's formats, not the driver's ABI)
+  c/ifc/     the interface: includes only other c/ifc/ headers
+  kunit/demo/  the demo ULP: ib_core's public API only, no c/ or bindings/
+  c/ifc/vroce_regs.h, the register map: in the driver only the
+             hardware-access file c/driver/vroce_hw.c includes it (the HCA
+             implements the registers and may); kunit/ and rust/ never
+  bindings/vroce_abi_generated.rs: included by rust/bindings.rs alone
+
+Prints each violation as 'file:line: what' and exits 1 if there is any.
+Usage: scripts/layers.py [repo]
+"""
+
+import os
+import re
+import sys
+
+REGS = 'c/ifc/vroce_regs.h'
+HW_FILE = 'c/driver/vroce_hw.c'
+GENERATED = 'bindings/vroce_abi_generated.rs'
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+RS_INCLUDE = re.compile(r'include!\s*\(([^)]*)\)')
+
+
+def place(path):
+    for p in ('c/driver/', 'c/hca/', 'c/ifc/', 'kunit/demo/', 'kunit/',
+              'bindings/', 'rust/'):
+        if path.startswith(p):
+            return p.rstrip('/')
+    return None
+
+
+def may_include(src, dst):
+    """None when src may include dst, else the rule it breaks."""
+    s, d = place(src), place(dst)
+    if dst == REGS and src != HW_FILE and s != 'c/hca' and s != 'c/ifc':
+        return 'only %s (and the HCA) may include the register map' % HW_FILE
+    if s == 'c/driver' and d == 'c/hca':
+        return 'the driver includes an HCA file'
+    if s == 'c/hca' and d in ('c/driver', 'bindings'):
+        return 'the HCA includes a driver file'
+    if s == 'c/ifc' and d != 'c/ifc':
+        return 'the interface includes something outside c/ifc/'
+    if s == 'kunit/demo' and d != 'kunit/demo':
+        return 'the demo ULP includes a vroce header (public API only)'
+    if s == 'bindings' and d not in ('bindings',):
+        return 'the ABI includes something outside bindings/'
+    return None
+
+
+def main():
+    repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.')
+    bad = 0
+    checked = 0
+    for top in ('c', 'kunit', 'bindings', 'rust'):
+        for root, _, files in os.walk(os.path.join(repo, top)):
+            for name in sorted(files):
+                full = os.path.join(root, name)
+                rel = os.path.relpath(full, repo)
+                if rel.startswith('kunit/host/'):
+                    continue
+                if name.endswith(('.c', '.h')):
+                    pattern = INCLUDE
+                elif name.endswith('.rs'):
+                    pattern = RS_INCLUDE
+                else:
+                    continue
+                checked += 1
+                with open(full, encoding='utf-8') as f:
+                    lines = f.readlines()
+                for n, line in enumerate(lines, 1):
+                    m = pattern.search(line)
+                    if not m:
+                        continue
+                    arg = m.group(1)
+                    if pattern is RS_INCLUDE:
+                        if 'vroce_abi_generated' in arg and \
+                           rel != 'rust/bindings.rs':
+                            print('%s:%d: only rust/bindings.rs may include '
+                                  'the generated bindings' % (rel, n))
+                            bad += 1
+                        continue
+                    dst = os.path.relpath(
+                        os.path.normpath(os.path.join(root, arg)), repo)
+                    if not os.path.exists(os.path.join(repo, dst)):
+                        continue        # a kernel header by a local name
+                    why = may_include(rel, dst)
+                    if why:
+                        print('%s:%d: includes %s: %s' % (rel, n, dst, why))
+                        bad += 1
+    print('layers: %d files, %d violations' % (checked, bad))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
