@@ -13,6 +13,8 @@
 #   make rust-lint  rustfmt, clippy and the bindings check
 #   make install    install the module (modules_install + depmod)
 #   make clean      remove everything the build made
+#   make compile_commands.json  a compilation database for clangd
+#   make help       list the targets
 #
 # KDIR defaults to the running kernel's build tree when it exists, else to
 # the newest Debian linux-headers-6.12.*-amd64.
@@ -34,7 +36,7 @@ endif
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
-	rust-lint
+	rust-lint help compile_commands.json
 
 all: modules
 
@@ -75,3 +77,26 @@ bindings:
 
 rust-lint:
 	scripts/rust-lint.sh
+
+compile_commands.json:
+	scripts/compile-commands.sh
+
+help:
+	@echo 'vroce targets (README.md, Documentation/testing.rst):'
+	@echo '  make demo        the main job on the emulated HCA, in the test kernel'
+	@echo '  make check       every check CI runs: lint, layers, KUnit C and Rust,'
+	@echo '                   uverbs, nodebug kernel, host harness and fuzzer'
+	@echo '  make             build vroce.ko (and the demo ULP) against $$(KDIR)'
+	@echo '  make modules     the same'
+	@echo '  make install     modules_install + depmod into $$(KDIR)'"'"'s kernel'
+	@echo '  make clean       remove what the module build made'
+	@echo '  make kunit       the KUnit suites in the C test kernel'
+	@echo '                   (VROCE_MTR_IMPL=rust: the Rust one)'
+	@echo '  make bench       benchmarks: MTR and data path, C vs Rust vs rxe'
+	@echo '  make lint        checkpatch --strict, kernel-doc, W=1 + sparse, layers'
+	@echo '  make rust-lint   rustfmt, clippy and the bindings check'
+	@echo '  make bindings    regenerate bindings/vroce_abi_generated.rs'
+	@echo '  make deps        install what a fresh Debian 12 lacks (apt, as root)'
+	@echo '  make compile_commands.json  compilation database for clangd/editors'
+	@echo '  make help        this list'
+	@echo 'One suite or case: see "Working on vroce" in README.md.'

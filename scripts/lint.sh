@@ -45,6 +45,19 @@ for f in Documentation/*.rst; do
 	fi
 done
 
+echo "lint: include boundaries (scripts/layers.py)"
+scripts/layers.py || fail=1
+
+echo "lint: make help lists every target"
+for t in $(awk '/^\.PHONY:/ { p = 1 } p { print; if ($0 !~ /\\$/) p = 0 }' \
+	   Makefile | tr -d '\\' | sed 's/^\.PHONY://'); do
+	case $t in all | kdir-set) continue ;; esac
+	if ! make -s help | grep -q "make $t\b"; then
+		echo "lint: make help does not list '$t'"
+		fail=1
+	fi
+done
+
 echo "lint: W=1 and sparse (C=2) build against ${KDIR:-default headers}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
