@@ -18,6 +18,7 @@
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_regs.h"
 #include "../c/ifc/vroce_wqe.h"
+#include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
 #define CMD_THREADS	32	/* twice the ring's 16 slots */
