@@ -2,7 +2,8 @@
 #
 # vroce: out-of-tree build and the project's entry points.
 #
-#   make            build vroce.ko against installed kernel headers ($(KDIR))
+#   make            build vroce.ko (and the demo module vroce_demo.ko) against
+#                   installed kernel headers ($(KDIR))
 #   make check      every check CI runs (installs what is missing first)
 #   make demo       the main job on the emulated device
 #   make bench      MTR timings against baselines, C and Rust, in the test
@@ -25,8 +26,9 @@ KDIR := $(or $(wildcard /lib/modules/$(shell uname -r)/build), \
 endif
 
 # Kconfig symbols for an out-of-tree build: the headers know nothing of ours.
-# The KUnit module is built too where the target kernel has KUnit.
-VROCE_KCONFIG := CONFIG_VROCE=m CONFIG_VROCE_EMU=y
+# The demo module is built too (so lint covers it), and the KUnit module
+# where the target kernel has KUnit.
+VROCE_KCONFIG := CONFIG_VROCE=m CONFIG_VROCE_EMU=y CONFIG_VROCE_DEMO=m
 ifneq ($(KDIR),)
 ifneq ($(shell grep -s '^CONFIG_KUNIT=[ym]' $(KDIR)/include/config/auto.conf),)
 VROCE_KCONFIG += CONFIG_VROCE_KUNIT_TEST=m

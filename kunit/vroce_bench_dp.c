@@ -26,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
+#include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
 #define DP_WINDOW	16

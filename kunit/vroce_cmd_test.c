@@ -17,6 +17,7 @@
 #include "../c/hca/vroce_emu.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
+#include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
 #define CMD_THREADS	32	/* twice the ring's 16 slots */

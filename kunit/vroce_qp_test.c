@@ -24,6 +24,7 @@
 #include "../c/hca/vroce_emu.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
+#include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
 #define BUF_LEN		(4 * SZ_4K)

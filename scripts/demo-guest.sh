@@ -5,7 +5,11 @@
 # through scripts/uml-run.sh). $1: the built uverbs test program.
 set -u
 
-D=/sys/kernel/debug/vroce/vroce0
+ib=vroce0
+# debugfs: the demo module's directory (kmr, loopback) and the HCA's, named
+# after the platform device the driver bound (mr_read, reg_frmr).
+D=/sys/kernel/debug/vroce_demo/$ib
+H=/sys/kernel/debug/vroce_hca/$(basename "$(readlink /sys/class/infiniband/$ib/device)")
 ok=0
 bad=0
 step() { printf '\n== %s\n' "$*"; }
@@ -14,7 +18,7 @@ fail() { echo "demo: FAILED: $*"; bad=$((bad + 1)); }
 
 # Read LEN bytes at IOVA through KEY with the HCA's translation engine.
 hca_read() {
-	exec 3<>"$D/hca/mr_read" || return 1
+	exec 3<>"$H/mr_read" || return 1
 	printf '%s %s %s\n' "$1" "$2" "$3" >&3 || { exec 3>&-; return 1; }
 	head -c "$3" <&3 | tr -d '\000'
 	exec 3>&-
@@ -29,10 +33,30 @@ echo create >"$D/kmr" && pass "kernel PD, DMA MR and fast-reg MR created" ||
 	fail "kmr create"
 cat "$D/kmr"
 set -- "$1" $(cat "$D/kmr")
-# $2.. = pdn N dma_lkey K buf_dma A len L frmr_key F frmr_iova I frmr_len N
-#	frmr_pbl P frmr_npages N
-pdn=$3 dma_lkey=$5 buf_dma=$7 frmr_key=${11} frmr_iova=${13} frmr_len=${15}
-frmr_pbl=${17} frmr_npages=${19}
+# $2.. = dma_lkey K buf_dma A len L frmr_key F frmr_iova I frmr_len N
+dma_lkey=$3 buf_dma=$5 frmr_key=$9 frmr_iova=${11} frmr_len=${13}
+# The HCA's PD number and the page list map_mr_sg built are the driver's:
+# its details of the MR in 'rdma -dd res show mr' (iproute2 may prefix
+# them drv_).
+frmr_res=$(rdma -dd res show mr | grep -e " lkey $frmr_key ")
+printf '%s\n' "$frmr_res"
+detail() {
+	set -f	# the line has "comm [vroce_demo]"
+	set -- "$1" $frmr_res
+	set +f
+	k=$1
+	shift
+	while [ $# -ge 2 ]; do
+		case $1 in "$k" | "drv_$k")
+			echo "$2"
+			return 0
+			;;
+		esac
+		shift
+	done
+	return 1
+}
+pdn=$(detail hca_pdn) frmr_pbl=$(detail pbl) frmr_npages=$(detail pbl_npages)
 
 step "the HCA reads the kernel buffer through the DMA MR (first 64 bytes)"
 got=$(hca_read "$dma_lkey" "$buf_dma" 64)
@@ -57,7 +81,7 @@ fi
 # What a REG_MR work request makes the HCA do: copy the MR's page list
 # into its table and register it, for local write and remote read.
 if echo "$frmr_key $pdn $frmr_iova $frmr_len 0x5 $frmr_pbl $frmr_npages" \
-	>"$D/hca/reg_frmr"; then
+	>"$H/reg_frmr"; then
 	pass "the HCA registered the fast-reg MR"
 else
 	fail "REG_MR on the HCA"

@@ -125,9 +125,6 @@ struct vroce_eq {
  * @ring_zombies: rings of CQs and QPs whose DESTROY failed, kept until the
  *	HCA is reset
  * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
- * @kmr_lock: protects @kmr and @lb_report
- * @kmr: kernel MRs made through debugfs (c/vroce_debugfs.c)
- * @lb_report: what the last debugfs loopback run reported; under @kmr_lock
  * @netdev: the HCA's Ethernet port, whose MAC and addresses fill the GID
  *	table
  * @eq: the event queue
@@ -146,9 +143,6 @@ struct vroce_dev {
 	struct list_head ring_zombies;
 	struct list_head pd_zombies;
 	struct dentry *debugfs;
-	struct mutex kmr_lock;	/* protects kmr */
-	struct vroce_kmr *kmr;
-	char *lb_report;
 	struct net_device *netdev;
 	struct vroce_eq eq;
 	struct xarray cqs;
@@ -352,40 +346,6 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void vroce_qp_retire(struct vroce_qp *qp, bool rq, u16 wqe_idx, bool error);
-
-/**
- * struct vroce_lb - two RC QPs of one device connected to each other
- * @ibdev: the device (in)
- * @dmac: the port's own MAC (in)
- * @sgid_index: the port's GID to connect through (in)
- * @len: bytes of each buffer (in)
- * @pd: their protection domain
- * @cq: their CQ, polled directly
- * @qp: the two QPs
- * @buf: a buffer for each
- * @dma: the buffers' DMA addresses
- * @mapped: which buffers are mapped
- * @mr: QP 1's buffer as a registered fast-register MR
- */
-struct vroce_lb {
-	struct ib_device *ibdev;
-	const u8 *dmac;
-	u8 sgid_index;
-	u32 len;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	u8 *buf[2];
-	u64 dma[2];
-	bool mapped[2];
-	struct ib_mr *mr;
-};
-
-int vroce_lb_setup(struct vroce_lb *lb);
-void vroce_lb_teardown(struct vroce_lb *lb);
-int vroce_lb_connect(struct ib_qp *qp, u32 dest_qpn, u8 sgid_index,
-		     const u8 *dmac, u8 rnr_retry, int access);
-int vroce_lb_run(struct vroce_dev *vdev, u32 len, char *report, size_t size);
 
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);

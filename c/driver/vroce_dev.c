@@ -50,7 +50,6 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	INIT_LIST_HEAD(&vdev->pd_zombies);
 	xa_init(&vdev->cqs);
 	xa_init(&vdev->qps);
-	mutex_init(&vdev->kmr_lock);
 	mutex_init(&vdev->eq.lock);
 
 	ibdev = &vdev->ibdev;

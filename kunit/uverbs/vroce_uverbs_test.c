@@ -31,7 +31,15 @@
 
 #define DEV_DIR		"/dev/infiniband"
 #define SYS_VERBS	"/sys/class/infiniband_verbs"
-#define DBG_DIR		"/sys/kernel/debug/vroce"
+#define SYS_IB		"/sys/class/infiniband"
+/*
+ * debugfs: the driver's <ibdev>/fail_nth, the HCA's <platform device>/
+ * (mr_read, reg_frmr, fault knobs), the demo module's <ibdev>/ (kmr,
+ * loopback).
+ */
+#define DBG_DRV		"/sys/kernel/debug/vroce"
+#define DBG_HCA		"/sys/kernel/debug/vroce_hca"
+#define DBG_DEMO	"/sys/kernel/debug/vroce_demo"
 #define BUF_OFFSET	100
 
 /* Legacy write() ABI sizes the kernel checks (in_words/out_words * 4). */
@@ -119,6 +127,26 @@ static int ibdev_of(const char *uverbs, char *ibdev, size_t size)
 
 	snprintf(path, sizeof(path), SYS_VERBS "/%s/ibdev", uverbs);
 	return read_line(path, ibdev, size);
+}
+
+/*
+ * The HCA's debugfs directory for @ibdev: named after the platform device
+ * the driver bound, the target of SYS_IB/<ibdev>/device.
+ */
+static int hca_dir_of(const char *ibdev, char *dir, size_t size)
+{
+	char path[512], target[512];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), SYS_IB "/%s/device", ibdev);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	snprintf(dir, size, DBG_HCA "/%s", base ? base + 1 : target);
+	return 0;
 }
 
 /* Lowest-numbered uverbsN whose ibdev name starts with "vroce". */
@@ -378,18 +406,19 @@ static int write_line(const char *path, const char *line)
 }
 
 /*
- * Fail each fault injection point of a debugfs operation in turn (the
- * driver's fail_nth file): -ENOMEM each time, until it succeeds; then undo
- * it. kmemleak, checked by scripts/uverbs.sh afterwards, sees what leaked.
+ * Fail each fault injection point of a debugfs operation of the demo
+ * module (file in @dir) in turn, through the driver's fail_nth file (in
+ * @drv): -ENOMEM each time, until it succeeds; then undo it. kmemleak,
+ * checked by scripts/uverbs.sh afterwards, sees what leaked.
  */
-static void fault_each(const char *drv, const char *file, const char *line,
-		       const char *undo)
+static void fault_each(const char *drv, const char *dir, const char *file,
+		       const char *line, const char *undo)
 {
 	char nth[700], path[700], num[16], msg[200];
 	int n, err, bad = 0;
 
 	snprintf(nth, sizeof(nth), "%s/fail_nth", drv);
-	snprintf(path, sizeof(path), "%s/%s", drv, file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	for (n = 1; n < 200; n++) {
 		snprintf(num, sizeof(num), "%d", n);
 		if (write_line(nth, num)) {
@@ -419,13 +448,13 @@ static void fault_each(const char *drv, const char *file, const char *line,
 	check(n > 1 && n < 200 && !bad, msg);
 }
 
-/* Every debugfs parser fed lines it must refuse. */
-static void debugfs_junk(const char *ibdev)
+/* Every debugfs parser fed lines it must refuse; @hca: the HCA's dir. */
+static void debugfs_junk(const char *ibdev, const char *hca)
 {
-	char drv[600], hca[600], long_line[300];
+	char drv[600], demo[600], long_line[300];
 
-	snprintf(drv, sizeof(drv), DBG_DIR "/%s", ibdev);
-	snprintf(hca, sizeof(hca), DBG_DIR "/%s/hca", ibdev);
+	snprintf(drv, sizeof(drv), DBG_DRV "/%s", ibdev);
+	snprintf(demo, sizeof(demo), DBG_DEMO "/%s", ibdev);
 	memset(long_line, '1', sizeof(long_line) - 1);
 	long_line[sizeof(long_line) - 1] = '\0';
 
@@ -441,15 +470,15 @@ static void debugfs_junk(const char *ibdev)
 	junk_write(hca, "reg_frmr", "0xffffffff 0 0x0 4096 0x1 0x0 1", ENOKEY);
 	junk_write(hca, "fail_cmds", "many", EINVAL);
 	junk_write(hca, "delay_ms", "-x", EINVAL);
-	junk_write(drv, "kmr", "bogus", EINVAL);
-	junk_write(drv, "kmr", "create create create", EINVAL);
-	junk_write(drv, "loopback", "abc", EINVAL);
-	junk_write(drv, "loopback", "0", EINVAL);
-	junk_write(drv, "loopback", "2097152", EINVAL);
-	junk_write(drv, "loopback", "99999999999", ERANGE);
+	junk_write(demo, "kmr", "bogus", EINVAL);
+	junk_write(demo, "kmr", "create create create", EINVAL);
+	junk_write(demo, "loopback", "abc", EINVAL);
+	junk_write(demo, "loopback", "0", EINVAL);
+	junk_write(demo, "loopback", "2097152", EINVAL);
+	junk_write(demo, "loopback", "99999999999", ERANGE);
 
-	fault_each(drv, "kmr", "create", "destroy");
-	fault_each(drv, "loopback", "4096", NULL);
+	fault_each(drv, demo, "kmr", "create", "destroy");
+	fault_each(drv, demo, "loopback", "4096", NULL);
 }
 
 static unsigned char pattern(size_t i)
@@ -464,7 +493,7 @@ int main(int argc, char **argv)
 	struct ib_uverbs_query_device_resp dev_resp = { 0 };
 	struct ib_uverbs_alloc_pd_resp pd_resp = { 0 };
 	struct ib_uverbs_reg_mr_resp mr_resp = { 0 };
-	char dev[300], ibdev[256], dbg[600];
+	char dev[300], ibdev[256], hca[560], dbg[600];
 	unsigned char *area, *buf, *back = NULL;
 	void *mem = NULL;
 	size_t page, len, i, bad;
@@ -492,7 +521,12 @@ int main(int argc, char **argv)
 		       DEV_DIR);
 		return 2;
 	}
-	snprintf(dbg, sizeof(dbg), DBG_DIR "/%s/hca/mr_read", ibdev);
+	if (hca_dir_of(ibdev, hca, sizeof(hca))) {
+		printf("uverbs: error: cannot read %s/%s/device: %s\n",
+		       SYS_IB, ibdev, strerror(errno));
+		return 2;
+	}
+	snprintf(dbg, sizeof(dbg), "%s/mr_read", hca);
 	printf("uverbs: device %s (ibdev %s), debugfs %s\n", dev, ibdev, dbg);
 
 	fd = open(dev, O_RDWR | O_CLOEXEC);
@@ -636,7 +670,7 @@ int main(int argc, char **argv)
 	bad_reg_mr(fd, pd_resp.pd_handle, (uintptr_t)buf, len, iova,
 		   IB_UVERBS_ACCESS_LOCAL_WRITE | 0x80000000u, 0, EINVAL,
 		   "with an unknown access bit");
-	debugfs_junk(ibdev);
+	debugfs_junk(ibdev, hca);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {

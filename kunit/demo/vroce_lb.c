@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce: kernel loopback between two RC QPs of one device, as a kernel
- * ULP would set it up. vroce_lb_connect() is the connection step (the KUnit
- * suites and the benchmark use it, on vroce and on rxe); vroce_lb_run() is
- * what debugfs "loopback" runs for 'make demo': SEND, RDMA WRITE and RDMA
- * READ of a pattern through a fast-register MR, compared byte for byte.
+ * vroce_demo: kernel loopback between two RC QPs of one device, as a kernel
+ * ULP would set it up, through the RDMA core's kernel API only.
+ * vroce_lb_connect() is the connection step (the KUnit suites and the
+ * benchmark use it, on vroce and on rxe); vroce_lb_run() is what debugfs
+ * "loopback" runs for 'make demo': SEND, RDMA WRITE and RDMA READ of a
+ * pattern through a fast-register MR, compared byte for byte.
  */
 
-#include <kunit/visibility.h>
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_buf.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
-#include "vroce.h"
+#include "vroce_lb.h"
 
 /**
  * vroce_lb_connect() - take an RC QP from RESET to RTS towards a peer
@@ -76,7 +78,7 @@ int vroce_lb_connect(struct ib_qp *qp, u32 dest_qpn, u8 sgid_index,
 			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_lb_connect);
+EXPORT_SYMBOL_GPL(vroce_lb_connect);
 
 #define VROCE_LB_DEPTH	64	/* WQEs per queue */
 #define VROCE_LB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
@@ -129,8 +131,7 @@ static int vroce_lb_create(struct vroce_lb *lb)
 		lb->qp[i] = ib_create_qp(lb->pd, &init);
 		if (IS_ERR(lb->qp[i]))
 			return PTR_ERR(lb->qp[i]);
-		lb->buf[i] = vroce_inject(to_vroce_dev(lb->ibdev)) ? NULL :
-			     kzalloc(lb->len, GFP_KERNEL);
+		lb->buf[i] = kzalloc(lb->len, GFP_KERNEL);
 		if (!lb->buf[i])
 			return -ENOMEM;
 		lb->dma[i] = ib_dma_map_single(lb->ibdev, lb->buf[i], lb->len,
@@ -174,7 +175,7 @@ void vroce_lb_teardown(struct vroce_lb *lb)
 	if (!IS_ERR_OR_NULL(lb->pd))
 		ib_dealloc_pd(lb->pd);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_lb_teardown);
+EXPORT_SYMBOL_GPL(vroce_lb_teardown);
 
 /* QP 1 registers its buffer as a fast-register MR with a REG_MR request. */
 static int vroce_lb_reg_mr(struct vroce_lb *lb)
@@ -220,7 +221,7 @@ int vroce_lb_setup(struct vroce_lb *lb)
 {
 	return vroce_lb_create(lb) ?: vroce_lb_reg_mr(lb);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_lb_setup);
+EXPORT_SYMBOL_GPL(vroce_lb_setup);
 
 static int vroce_lb_post(struct vroce_lb *lb, enum ib_wr_opcode op, int from,
 			 int to)
@@ -280,40 +281,56 @@ static int vroce_lb_step(struct vroce_lb *lb, struct seq_buf *s,
 }
 
 /**
- * vroce_lb_run() - move bytes between two QPs of @vdev, and report
- * @vdev: the device
+ * vroce_lb_run() - move bytes between two QPs of @ibdev, and report
+ * @ibdev: the device; port 1 is used, through its GID 0 towards the MAC
+ *	of its net device
  * @len: bytes per message, 1 to 1 MiB
  * @report: where the report is written
  * @size: room in @report
  *
+ * Sets up a vroce_lb pair (vroce_lb_setup()), has QP 0 SEND to QP 1, RDMA
+ * WRITE into QP 1's fast-register MR and RDMA READ it back, compares the
+ * bytes after each step, writes a line per step to @report and tears the
+ * pair down.
+ *
  * Context: process context, may sleep.
- * Return: 0 when every step moved the bytes intact, else the first error.
+ * Return: 0 when every step moved the bytes intact; -EINVAL for a @len out
+ * of range, -ENODEV when port 1 has no net device, else the first error.
  */
-int vroce_lb_run(struct vroce_dev *vdev, u32 len, char *report, size_t size)
+int vroce_lb_run(struct ib_device *ibdev, u32 len, char *report, size_t size)
 {
 	struct vroce_lb lb = {
-		.ibdev = &vdev->ibdev,
-		.dmac = vdev->netdev->dev_addr,
+		.ibdev = ibdev,
 		.len = len,
 	};
+	struct net_device *ndev;
 	struct seq_buf s;
 	int err;
 
 	seq_buf_init(&s, report, size);
 	if (!len || len > SZ_1M)
 		return -EINVAL;
+	/* Held until the pair is gone: lb.dmac points into it. */
+	ndev = ib_device_get_netdev(ibdev, 1);
+	if (!ndev) {
+		seq_buf_puts(&s, "no net device on port 1\n");
+		return -ENODEV;
+	}
+	lb.dmac = ndev->dev_addr;
 	err = vroce_lb_setup(&lb);
 	if (err) {
 		seq_buf_printf(&s, "setup failed (%d)\n", err);
 		goto out;
 	}
 	seq_buf_printf(&s, "QP %u <-> QP %u, RC, loopback on %s; fast-reg MR rkey %#x iova %#llx\n",
-		       lb.qp[0]->qp_num, lb.qp[1]->qp_num, vdev->netdev->name,
+		       lb.qp[0]->qp_num, lb.qp[1]->qp_num, ndev->name,
 		       lb.mr->rkey, lb.mr->iova);
 	err = vroce_lb_step(&lb, &s, "SEND", IB_WR_SEND, 1) ?:
 	      vroce_lb_step(&lb, &s, "RDMA WRITE", IB_WR_RDMA_WRITE, 2) ?:
 	      vroce_lb_step(&lb, &s, "RDMA READ", IB_WR_RDMA_READ, 3);
 out:
 	vroce_lb_teardown(&lb);
+	dev_put(ndev);
 	return err;
 }
+EXPORT_SYMBOL_GPL(vroce_lb_run);
