@@ -14,10 +14,10 @@
  * Nothing the driver writes is trusted.
  *
  * This file: register decode, the command processor (PDs, MRs, and the
- * CQ and QP commands of c/vroce_emu_engine.c), the translation engine
+ * CQ and QP commands of c/hca/vroce_hca_engine.c), the translation engine
  * (MPT, keys, fast registration), fault knobs and debugfs. The data path
  * (doorbells, work queues, completion and event queues) is
- * c/vroce_emu_engine.c; Documentation/datapath.rst describes it:
+ * c/hca/vroce_hca_engine.c; Documentation/datapath.rst describes it:
  *   DB_SQ/DB_RQ  record a QP's producer index and queue the engine, which
  *                executes send WQEs against the peer QP on this HCA and
  *                writes CQEs; DB_CQ records a CQ's consumer index (for
@@ -62,7 +62,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "vroce_emu_priv.h"
+#include "vroce_hca_priv.h"
 
 #define VROCE_EMU_MAX_PD		1024
 #define VROCE_EMU_MAX_MR		4096

@@ -40,7 +40,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "vroce_emu_priv.h"
+#include "vroce_hca_priv.h"
 
 #define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
 #define VROCE_EMU_RNR_FOREVER		7

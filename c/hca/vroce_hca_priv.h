@@ -2,7 +2,7 @@
 /*
  * vroce emulated HCA, inside: the device state shared by the register
  * decode, command processor and translation engine (c/vroce_emu.c) and the
- * data path engine (c/vroce_emu_engine.c). The driver never sees this.
+ * data path engine (c/hca/vroce_hca_engine.c). The driver never sees this.
  *
  * Locking: @reg_lock (a spinlock, always taken irqsave: doorbells come from
  * any context) protects the register file and the doorbell records; @lock
@@ -12,8 +12,8 @@
  * handler runs, and never with @lock or @reg_lock: the HCA only queues
  * its interrupts, as silicon only signals them.
  */
-#ifndef _VROCE_EMU_PRIV_H_
-#define _VROCE_EMU_PRIV_H_
+#ifndef _VROCE_HCA_PRIV_H_
+#define _VROCE_HCA_PRIV_H_
 
 #include <linux/bitmap.h>
 #include <linux/mutex.h>
@@ -192,7 +192,7 @@ struct vroce_emu {
 	u32 delay_ms;
 	u32 fault_opcode;		/* fail/drop only this opcode; 0: any */
 
-	/* Data path (c/vroce_emu_engine.c). */
+	/* Data path (c/hca/vroce_hca_engine.c). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
 	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
 	DECLARE_BITMAP(run_map, VROCE_MAX_QP);	/* QPs the engine must visit */
@@ -234,7 +234,7 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 				   u32 npages);
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
 
-/* c/vroce_emu_engine.c */
+/* c/hca/vroce_hca_engine.c */
 bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
 			      u32 max_log2, u32 entry_size,
 			      struct vroce_emu_ring *ring);
@@ -262,4 +262,4 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 			 const struct vroce_cmd_destroy_qp *cmd);
 
-#endif /* _VROCE_EMU_PRIV_H_ */
+#endif /* _VROCE_HCA_PRIV_H_ */
