@@ -223,8 +223,16 @@ static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 	return emu->regs[off / sizeof(u32)];
 }
 
-/* c/vroce_emu.c */
+/* c/hca/vroce_hca_core.c */
 bool vroce_emu_inject(void);
+void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
+bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+			      u32 max_log2, u32 entry_size,
+			      struct vroce_emu_ring *ring);
+void *vroce_emu_ring_entry(struct vroce_emu *emu,
+			   const struct vroce_emu_ring *ring, u32 count);
+
+/* c/vroce_emu.c */
 bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
 int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
@@ -235,18 +243,12 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
 
 /* c/hca/vroce_hca_engine.c */
-bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
-			      u32 max_log2, u32 entry_size,
-			      struct vroce_emu_ring *ring);
-void *vroce_emu_ring_entry(struct vroce_emu *emu,
-			   const struct vroce_emu_ring *ring, u32 count);
 int vroce_emu_engine_alloc(struct vroce_emu *emu);
 void vroce_emu_engine_free(struct vroce_emu *emu);
 void vroce_emu_engine_quiesce(struct vroce_emu *emu);
 void vroce_emu_engine_stop(struct vroce_emu *emu);
 void vroce_emu_engine_reset(struct vroce_emu *emu);
 void vroce_emu_engine_raise(struct vroce_emu *emu);
-void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
 bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
 bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
 u16 vroce_emu_create_cq(struct vroce_emu *emu,
