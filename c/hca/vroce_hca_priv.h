@@ -27,6 +27,15 @@
 #include "../ifc/vroce_regs.h"
 #include "../ifc/vroce_wqe.h"
 
+struct dentry;
+
+/* What the HCA offers (QUERY_DEVICE); the QP and CQ limits are c/ifc/'s. */
+#define VROCE_EMU_MAX_PD		1024
+#define VROCE_EMU_MAX_MR		4096
+#define VROCE_EMU_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
+#define VROCE_EMU_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
+#define VROCE_EMU_MAX_FRMR_PAGES	4096
+
 enum vroce_emu_mr_state {
 	VROCE_EMU_MR_FREE = 0,		/* slot unused */
 	VROCE_EMU_MR_VALID,		/* translates */
@@ -232,8 +241,18 @@ bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
 void *vroce_emu_ring_entry(struct vroce_emu *emu,
 			   const struct vroce_emu_ring *ring, u32 count);
 
-/* c/vroce_emu.c */
+/* c/hca/vroce_hca_mpt.c */
+int vroce_emu_mpt_alloc(struct vroce_emu *emu);
+void vroce_emu_mpt_free(struct vroce_emu *emu);
+void vroce_emu_mpt_reset(struct vroce_emu *emu);
+void vroce_emu_mpt_debugfs_init(struct vroce_emu *emu, struct dentry *dir);
 bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
+bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn);
+u16 vroce_emu_create_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_create_mr *cmd,
+			struct vroce_resp_create_mr *resp);
+u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_mr *cmd);
 int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write);
