@@ -29,6 +29,7 @@
  *    raised once per pass, with emu->lock held, like command completions.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
@@ -36,9 +37,11 @@
 #include <linux/lockdep.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "vroce_hca_priv.h"
 
@@ -1232,6 +1235,29 @@ u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 	vroce_emu_engine_kick(emu);
 	return VROCE_CMD_OK;
 }
+
+/* ---- fault knobs ---- */
+
+/**
+ * vroce_emu_set_event_faults() - set the completion event knobs (what
+ *	debugfs sets)
+ * @emu: the HCA
+ * @drop_events: lose this many next completion events: the armed CQ is
+ *	disarmed, no EQE is written, no interrupt raised
+ * @event_delay_ms: write each completion event this long after the CQE
+ *	that caused it (0: at once)
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
+				u32 event_delay_ms)
+{
+	mutex_lock(&emu->lock);
+	emu->drop_events = drop_events;
+	WRITE_ONCE(emu->event_delay_ms, event_delay_ms);
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
 
 /* ---- life cycle ---- */
 

@@ -232,6 +232,9 @@ static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 	return emu->regs[off / sizeof(u32)];
 }
 
+/* c/hca/vroce_hca_cmd.c */
+void vroce_emu_cmd_init(struct vroce_emu *emu);
+
 /* c/hca/vroce_hca_core.c */
 bool vroce_emu_inject(void);
 void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce emulated HCA: the device itself, shipped in the module until
- * silicon exists (like netdevsim).
+ * silicon exists (like netdevsim). This file is its bus side.
  *
  * It is a platform device whose platform data is its bus (struct
  * vroce_hca_res). It sees only what silicon would: register writes, a
@@ -11,24 +11,29 @@
  * the data path engine and its timer never run at the same time) and
  * signals completions through the interrupt vectors the driver connected,
  * whose handlers run on their own workqueue, outside the HCA's locks.
- * Nothing the driver writes is trusted.
+ * Nothing the driver writes is trusted. c/hca/vroce_hca_priv.h lists the
+ * HCA's files by role and its locks.
  *
- * This file: register decode, the command processor (PDs, MRs, and the
- * CQ and QP commands of c/hca/vroce_hca_engine.c), the translation engine
- * (MPT, keys, fast registration), fault knobs and debugfs. The data path
- * (doorbells, work queues, completion and event queues) is
- * c/hca/vroce_hca_engine.c; Documentation/datapath.rst describes it:
- *   DB_SQ/DB_RQ  record a QP's producer index and queue the engine, which
- *                executes send WQEs against the peer QP on this HCA and
- *                writes CQEs; DB_CQ records a CQ's consumer index (for
- *                overflow) and arms it for one completion event.
+ * This file: plugging HCAs in and out (platform devices "vroce.<n>"), the
+ * register decode behind read32 and write32, the interrupt vectors'
+ * handlers (request_irq, free_irq, and delivering what was raised), and
+ * the debugfs directory with the fault knobs. Registers with an effect
+ * beyond being stored (Documentation/device.rst has them all, and
+ * Documentation/datapath.rst the data path):
+ *   CMDQ_PI      wakes the command processor (c/hca/vroce_hca_cmd.c).
+ *   DB_SQ/DB_RQ  record a QP's producer index and queue the engine
+ *                (c/hca/vroce_hca_engine.c), which executes send WQEs
+ *                against the peer QP on this HCA and writes CQEs; DB_CQ
+ *                records a CQ's consumer index (for overflow) and arms it
+ *                for one completion event.
  *   EQ_BA/EQ_CFG/EQ_CI  the event queue: COMP, CQ_ERR and QP_FATAL
  *                entries, signalled by VROCE_INTR_EQ. Setting
  *                VROCE_EQ_CFG_ENABLE starts it afresh at entry 0.
+ *   INTR_CAUSE   cleared by reading it.
  *   CTRL RESET   finishes the command and engine pass in flight, then
  *                forgets MPT, PDs, CQs, QPs, doorbells, EQ and registers.
  *
- * Fault knobs, in debugfs under vroce/<device>/ (netdevsim style):
+ * Fault knobs, in debugfs under vroce_hca/<device>/ (netdevsim style):
  *   fail_cmds    fail the next N commands ...
  *   fail_status  ... with this status (default VROCE_CMD_INTERNAL)
  *   drop_cmds    carry out the next N commands but never complete them
@@ -44,32 +49,30 @@
  *   reg_frmr     write "<key> <pdn> <iova> <len> <access> <pbl> <npages>"
  *                (hex, decimal, hex, decimal, hex, hex, decimal): do what
  *                a REG_MR work request with that page list does
+ * The first five act in the command processor, the next three in the
+ * engine, the last two in the MPT (c/hca/vroce_hca_mpt.c), which creates
+ * their files.
+ *
+ * Calls: c/hca/vroce_hca_cmd.c, c/hca/vroce_hca_engine.c,
+ * c/hca/vroce_hca_mpt.c (setting up, resetting and freeing each role),
+ * c/hca/vroce_hca_core.c (fault injection).
  */
 
 #include <kunit/visibility.h>
-#include <linux/bitfield.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
-#include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/overflow.h>
 #include <linux/platform_device.h>
-#include <linux/random.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/spinlock.h>
-#include <linux/uaccess.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 
 #include "vroce_hca_priv.h"
 
-#define VROCE_EMU_VENDOR_ID		0	/* not a PCI function: no vendor */
-#define VROCE_EMU_MAX_CMDQ_DEPTH_LOG2	12
-
 static struct dentry *vroce_emu_debugfs_root;
 
-/* ---- bus side: register decode and the interrupt line ---- */
+/* ---- register decode ---- */
 
 static u32 vroce_emu_read32(void *ctx, u32 off)
 {
@@ -151,6 +154,9 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 		queue_work(emu->wq, &emu->cmd_work);
 }
 
+/* ---- interrupt vectors ---- */
+
+/* Deliver what vroce_emu_raise_irq() raised: the handler, if connected. */
 static void vroce_emu_irq_work(struct work_struct *work)
 {
 	struct vroce_emu_irq *irq = container_of(work, struct vroce_emu_irq,
@@ -205,241 +211,7 @@ static const struct vroce_bus_ops vroce_emu_bus_ops = {
 	.free_irq = vroce_emu_free_irq,
 };
 
-/* ---- command processor ---- */
-
-static u16 vroce_emu_create_pd(struct vroce_emu *emu,
-			       struct vroce_resp_create_pd *resp)
-{
-	unsigned long pdn = find_first_zero_bit(emu->pd_map, VROCE_EMU_MAX_PD);
-
-	if (pdn >= VROCE_EMU_MAX_PD)
-		return VROCE_CMD_NO_RESOURCE;
-	__set_bit(pdn, emu->pd_map);
-	resp->pdn = cpu_to_le32(pdn);
-	return VROCE_CMD_OK;
-}
-
-static u16 vroce_emu_destroy_pd(struct vroce_emu *emu,
-				const struct vroce_cmd_destroy_pd *cmd)
-{
-	u32 pdn = le32_to_cpu(cmd->pdn);
-
-	if (!vroce_emu_pd_valid(emu, pdn))
-		return VROCE_CMD_BAD_HANDLE;
-	if (vroce_emu_pd_busy(emu, pdn) || vroce_emu_pd_has_mr(emu, pdn))
-		return VROCE_CMD_BUSY;	/* a QP or an MR still names it */
-	__clear_bit(pdn, emu->pd_map);
-	return VROCE_CMD_OK;
-}
-
-static u16 vroce_emu_query_device(struct vroce_emu *emu,
-				  struct vroce_resp_query_device *resp)
-{
-	resp->max_mr_size = cpu_to_le64(VROCE_EMU_MAX_MR_SIZE);
-	resp->page_size_cap = cpu_to_le64(VROCE_EMU_PAGE_SIZE_CAP);
-	resp->max_pd = cpu_to_le32(VROCE_EMU_MAX_PD);
-	resp->max_mr = cpu_to_le32(emu->max_mr);
-	resp->max_fast_reg_pages = cpu_to_le32(VROCE_EMU_MAX_FRMR_PAGES);
-	resp->vendor_id = cpu_to_le32(VROCE_EMU_VENDOR_ID);
-	resp->max_qp = cpu_to_le32(VROCE_MAX_QP);
-	resp->max_cq = cpu_to_le32(VROCE_MAX_CQ);
-	resp->max_wq_depth_log2 = cpu_to_le32(VROCE_MAX_WQ_DEPTH_LOG2);
-	resp->max_cq_depth_log2 = cpu_to_le32(VROCE_MAX_CQ_DEPTH_LOG2);
-	return VROCE_CMD_OK;
-}
-
-/* Every request and response fits its half of a slot. */
-static_assert(sizeof(struct vroce_cmd_create_mr) <= VROCE_CMD_REQ_SIZE);
-static_assert(sizeof(struct vroce_cmd_create_cq) <= VROCE_CMD_REQ_SIZE);
-static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
-static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
-static_assert(sizeof(struct vroce_resp_query_device) <=
-	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
-
-static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
-			     void *resp)
-{
-	const struct vroce_cmd_hdr *hdr = req;
-
-	switch (le16_to_cpu(hdr->opcode)) {
-	case VROCE_CMD_QUERY_DEVICE:
-		return vroce_emu_query_device(emu, resp);
-	case VROCE_CMD_CREATE_PD:
-		return vroce_emu_create_pd(emu, resp);
-	case VROCE_CMD_DESTROY_PD:
-		return vroce_emu_destroy_pd(emu, req);
-	case VROCE_CMD_CREATE_MR:
-		return vroce_emu_create_mr(emu, req, resp);
-	case VROCE_CMD_DESTROY_MR:
-		return vroce_emu_destroy_mr(emu, req);
-	case VROCE_CMD_CREATE_CQ:
-		return vroce_emu_create_cq(emu, req, resp);
-	case VROCE_CMD_DESTROY_CQ:
-		return vroce_emu_destroy_cq(emu, req);
-	case VROCE_CMD_CREATE_QP:
-		return vroce_emu_create_qp(emu, req, resp);
-	case VROCE_CMD_MODIFY_QP:
-		return vroce_emu_modify_qp(emu, req);
-	case VROCE_CMD_DESTROY_QP:
-		return vroce_emu_destroy_qp(emu, req);
-	default:
-		return VROCE_CMD_BAD_OPCODE;
-	}
-}
-
-/* Carry out one command; false when the ring is unusable. */
-static bool vroce_emu_one_cmd(struct vroce_emu *emu,
-			      const struct vroce_emu_ring *ring, u32 ci,
-			      bool *complete)
-{
-	u8 req[VROCE_CMD_REQ_SIZE], resp[VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE];
-	struct vroce_resp_hdr *rh = (void *)resp;
-	const struct vroce_cmd_hdr *hdr = (void *)req;
-	u32 delay = READ_ONCE(emu->delay_ms);
-	bool faulty;
-	u8 *p;
-	u16 status;
-
-	p = vroce_emu_ring_entry(emu, ring, ci);
-	if (!p)
-		return false;
-	memcpy(req, p, sizeof(req));
-	memset(resp, 0, sizeof(resp));
-
-	if (delay) {
-		mutex_unlock(&emu->lock);
-		msleep(delay);
-		mutex_lock(&emu->lock);
-	}
-
-	/* The knobs apply to every command, or to one opcode only. */
-	faulty = !emu->fault_opcode ||
-		 le16_to_cpu(hdr->opcode) == emu->fault_opcode;
-	if (faulty && emu->fail_cmds) {
-		emu->fail_cmds--;
-		status = emu->fail_status ?: VROCE_CMD_INTERNAL;
-	} else {
-		status = vroce_emu_execute(emu, req, resp);
-	}
-
-	*complete = true;
-	if (faulty && emu->drop_cmds) {
-		emu->drop_cmds--;
-		*complete = false;
-		return true;
-	}
-
-	rh->status = cpu_to_le16(status);
-	rh->opcode = hdr->opcode;
-	rh->token = hdr->token;
-	memcpy(p + VROCE_CMD_REQ_SIZE, resp, sizeof(resp));
-	return true;
-}
-
-static void vroce_emu_cmd_work(struct work_struct *work)
-{
-	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
-	struct vroce_emu_ring ring;
-	bool complete;
-	u32 pi, ci, ctrl;
-	unsigned long flags;
-
-	mutex_lock(&emu->lock);
-	for (;;) {
-		spin_lock_irqsave(&emu->reg_lock, flags);
-		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
-		pi = vroce_emu_reg(emu, VROCE_REG_CMDQ_PI);
-		ci = vroce_emu_reg(emu, VROCE_REG_CMDQ_CI);
-		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci ||
-		    !vroce_emu_ring_from_regs(emu, VROCE_REG_CMDQ_BA,
-					      vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG),
-					      VROCE_EMU_MAX_CMDQ_DEPTH_LOG2,
-					      VROCE_CMD_SLOT_SIZE, &ring) ||
-		    pi - ci > BIT(ring.depth_log2))
-			break;
-		if (!vroce_emu_one_cmd(emu, &ring, ci, &complete))
-			break;
-
-		/* The response is in memory before the index moves. */
-		spin_lock_irqsave(&emu->reg_lock, flags);
-		emu->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
-		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		/*
-		 * One interrupt per completed command (coalesced while the
-		 * handler has not run yet): a busy ring must not hold back
-		 * the responses already written.
-		 */
-		if (complete)
-			vroce_emu_raise_irq(emu, VROCE_IRQ_CMD,
-					    VROCE_INTR_CMD_DONE);
-	}
-
-	/* Events a command wrote (MODIFY_QP to ERR flushes). */
-	vroce_emu_engine_raise(emu);
-	mutex_unlock(&emu->lock);
-}
-
-/* ---- fault knobs and debugfs ---- */
-
-/**
- * vroce_emu_set_faults() - set the fault knobs (what debugfs sets)
- * @emu: the HCA
- * @fail_cmds: fail this many next commands
- * @fail_status: with this status (0: VROCE_CMD_INTERNAL)
- * @drop_cmds: carry out this many next commands without completing them
- * @delay_ms: delay each command by this much
- *
- * Context: process context.
- */
-void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
-			  u32 fail_status, u32 drop_cmds, u32 delay_ms)
-{
-	mutex_lock(&emu->lock);
-	emu->fail_cmds = fail_cmds;
-	emu->fail_status = fail_status;
-	emu->drop_cmds = drop_cmds;
-	WRITE_ONCE(emu->delay_ms, delay_ms);
-	mutex_unlock(&emu->lock);
-}
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
-
-/**
- * vroce_emu_set_fault_opcode() - aim the command knobs at one opcode
- * @emu: the HCA
- * @opcode: fail_cmds and drop_cmds apply to commands of this opcode only
- *	(VROCE_CMD_*); 0 for every command
- *
- * Context: process context.
- */
-void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode)
-{
-	mutex_lock(&emu->lock);
-	emu->fault_opcode = opcode;
-	mutex_unlock(&emu->lock);
-}
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_fault_opcode);
-
-/**
- * vroce_emu_set_event_faults() - set the completion event knobs (what
- *	debugfs sets)
- * @emu: the HCA
- * @drop_events: lose this many next completion events: the armed CQ is
- *	disarmed, no EQE is written, no interrupt raised
- * @event_delay_ms: write each completion event this long after the CQE
- *	that caused it (0: at once)
- *
- * Context: process context.
- */
-void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
-				u32 event_delay_ms)
-{
-	mutex_lock(&emu->lock);
-	emu->drop_events = drop_events;
-	WRITE_ONCE(emu->event_delay_ms, event_delay_ms);
-	mutex_unlock(&emu->lock);
-}
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
+/* ---- debugfs ---- */
 
 static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 {
@@ -485,7 +257,7 @@ struct vroce_emu *vroce_emu_add(int id)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&emu->reg_lock);
 	mutex_init(&emu->lock);
-	INIT_WORK(&emu->cmd_work, vroce_emu_cmd_work);
+	vroce_emu_cmd_init(emu);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		emu->irq[i].emu = emu;
 		mutex_init(&emu->irq[i].lock);
