@@ -167,7 +167,7 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 {
 	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
 	struct vroce_emu_ring ring;
-	bool complete;
+	bool complete, sane;
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
@@ -177,12 +177,12 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
 		pi = vroce_emu_reg(emu, VROCE_REG_CMDQ_PI);
 		ci = vroce_emu_reg(emu, VROCE_REG_CMDQ_CI);
+		sane = vroce_emu_ring_from_regs(emu, VROCE_REG_CMDQ_BA,
+						vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG),
+						VROCE_EMU_MAX_CMDQ_DEPTH_LOG2,
+						VROCE_CMD_SLOT_SIZE, &ring);
 		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci ||
-		    !vroce_emu_ring_from_regs(emu, VROCE_REG_CMDQ_BA,
-					      vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG),
-					      VROCE_EMU_MAX_CMDQ_DEPTH_LOG2,
-					      VROCE_CMD_SLOT_SIZE, &ring) ||
+		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci || !sane ||
 		    pi - ci > BIT(ring.depth_log2))
 			break;
 		if (!vroce_emu_one_cmd(emu, &ring, ci, &complete))

@@ -83,7 +83,7 @@ void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause)
  * @entry_size: bytes per entry
  * @ring: where the ring is described
  *
- * Context: any context.
+ * Context: any context, @emu->reg_lock held.
  * Return: false when the depth or the buffer page shift is out of range.
  */
 bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,

@@ -16,6 +16,7 @@
 #define _VROCE_HCA_PRIV_H_
 
 #include <linux/bitmap.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/spinlock.h>
@@ -226,9 +227,10 @@ static inline struct device *vroce_emu_dev(struct vroce_emu *emu)
 	return &emu->pdev->dev;
 }
 
-/* Caller holds @reg_lock, or reads a value it may see stale. */
+/* A register's value; the caller holds @reg_lock. */
 static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 {
+	lockdep_assert_held(&emu->reg_lock);
 	return emu->regs[off / sizeof(u32)];
 }
 
