@@ -10,9 +10,9 @@
  * address. It answers in its own context (an ordered workqueue: commands,
  * the data path engine and its timer never run at the same time) and
  * signals completions through the interrupt vectors the driver connected,
- * whose handlers run on their own workqueue, outside the HCA's locks.
- * Nothing the driver writes is trusted. c/hca/vroce_hca_priv.h lists the
- * HCA's files by role and its locks.
+ * whose handlers run on their own workqueue, holding none of the locks of
+ * the HCA's state. Nothing the driver writes is trusted.
+ * c/hca/vroce_hca_priv.h lists the HCA's files by role, and its locks.
  *
  * This file: plugging HCAs in and out (platform devices "vroce.<n>"), the
  * register decode behind read32 and write32, the interrupt vectors'

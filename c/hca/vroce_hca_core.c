@@ -4,7 +4,7 @@
  * the roles call down to them and never into each other:
  *  - the fault injection countdown of plugging an HCA in (KUnit),
  *  - raising an interrupt: the cause bit and, unless it is masked, the
- *    vector's delivery work (which the bus side, c/hca/vroce_emu.c, runs),
+ *    vector's delivery work (which c/hca/vroce_hca_bus.c runs),
  *  - rings in host memory (command ring, work queues, CQs, event queue),
  *    described from registers and reached entry by entry through their
  *    tables.
