@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The MTR host harness (kunit/host/, after tools/testing/vma): c/vroce_mtr.c
-# and the HCA's table walker (c/vroce_emu_mtt.c) built as user-space
+# The MTR host harness (kunit/host/, after tools/testing/vma): c/driver/vroce_mtr.c
+# and the HCA's table walker (c/hca/vroce_hca_mtt.c) built as user-space
 # programs with clang, ASan and UBSan.
 #   1. vroce_mtr_host: the table of cases, each allocation failed in turn
 #   2. vroce_mtr_fuzz: libFuzzer for VROCE_FUZZ_SECONDS (default 60) from
@@ -22,7 +22,7 @@ cflags=(-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 	-Wno-unused-parameter -Wno-sign-compare
 	-I"$host/include" -include "$host/vroce_host.h")
 srcs=("$host/vroce_mtr_check.c" "$host/vroce_host.c" "$repo/c/driver/vroce_mtr.c"
-      "$repo/c/hca/vroce_emu_mtt.c")
+      "$repo/c/hca/vroce_hca_mtt.c")
 
 pass=0 fail=0
 echo "host: building the harness and the fuzzer (clang, ASan, UBSan)"

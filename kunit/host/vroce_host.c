@@ -2,7 +2,7 @@
 /*
  * vroce host harness: the vroce_core_* services of bindings/vroce_core.h in
  * user space, for c/vroce_mtr.c, and the memory the walker of
- * c/vroce_emu_mtt.c may reach.
+ * c/hca/vroce_hca_mtt.c may reach.
  *
  * DMA addresses are host addresses of page-aligned allocations; every page
  * handed out is recorded, so that the walker, like the emulated HCA,

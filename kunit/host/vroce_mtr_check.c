@@ -2,7 +2,7 @@
 /*
  * vroce host harness: build an MTR with c/vroce_mtr.c, map it, and check
  * every page three ways: what vroce_mtr_find() reports, what the HCA's
- * own walker (c/vroce_emu_mtt.c) finds by reading the tables from the
+ * own walker (c/hca/vroce_hca_mtt.c) finds by reading the tables from the
  * root BA, and what the buffer really is. Then destroy it and check that
  * everything allocated was freed.
  */

@@ -2,7 +2,7 @@
 /*
  * vroce host harness: c/vroce_mtr.c as a user-space program, in the manner
  * of tools/testing/vma. Each case builds an MTR, maps it, checks every page
- * against the HCA's walker (c/vroce_emu_mtt.c) and destroys it; every
+ * against the HCA's walker (c/hca/vroce_hca_mtt.c) and destroys it; every
  * allocation of each case is then failed in turn. Built with ASan and
  * UBSan by scripts/host-test.sh. Last line: 'host: N passed, N failed'.
  */

@@ -2,11 +2,12 @@
 /*
  * vroce emulated HCA: the data path engine (Documentation/datapath.rst).
  *
- * A doorbell (decoded here, called from the register write) only records a
- * producer index, a CQ consumer index or an arm request, under reg_lock,
- * and queues the engine: no allocation, no sleeping, any context. The
- * engine runs in the HCA's ordered workqueue holding emu->lock, so it never
- * runs beside the command processor, and does what silicon would:
+ * A doorbell (decoded here, called from the bus's register write) only
+ * records a producer index, a CQ consumer index or an arm request, under
+ * reg_lock, and queues the engine: no allocation, no sleeping, any
+ * context. The engine runs in the HCA's ordered workqueue holding
+ * emu->lock, so it never runs beside the command processor, and does what
+ * silicon would:
  *
  *  - For each QP rung or kicked: take the recorded SQ and RQ producer
  *    indexes; copy each new send WQE through the SQ ring's MTT into a local
@@ -27,8 +28,17 @@
  *    armed CQ disarms and writes a COMP EQE, which the drop_events and
  *    event_delay_ms knobs lose or delay. The interrupt (VROCE_INTR_EQ) is
  *    raised once per pass, with emu->lock held, like command completions.
+ *
+ * Also here: the CQ and QP commands (the command processor calls them with
+ * emu->lock held), the event knobs drop_events and event_delay_ms, and the
+ * engine's life cycle (allocation, quiescing for a reset, reset, stop).
+ *
+ * Calls: c/hca/vroce_hca_mpt.c (moving data through MRs, REG_MR and
+ * LOCAL_INV, PD lookups), c/hca/vroce_hca_core.c (rings, the event
+ * interrupt, fault injection).
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
@@ -36,11 +46,13 @@
 #include <linux/lockdep.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
-#include "vroce_emu_priv.h"
+#include "vroce_hca_priv.h"
 
 #define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
 #define VROCE_EMU_RNR_FOREVER		7
@@ -1152,11 +1164,11 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
  *
  * The driver checks the state machine; the HCA refuses only to leave ERR
  * for anything but RESET or ERR, since the driver may not yet know of an
- * error the HCA found. Every attribute in @cmd replaces the QP's. To RESET forgets
- * the rings' progress and the recorded doorbells. To ERR completes every
- * outstanding WQE of both queues with a flush error before the response.
- * Any new state ends an RNR wait: the head WQE is retried at once, with
- * its retries counted afresh.
+ * error the HCA found. Every attribute in @cmd replaces the QP's. To RESET
+ * forgets the rings' progress and the recorded doorbells. To ERR completes
+ * every outstanding WQE of both queues with a flush error before the
+ * response. Any new state ends an RNR wait: the head WQE is retried at
+ * once, with its retries counted afresh.
  *
  * Context: the command processor, @emu->lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE, BUSY (the QP is in ERR), or BAD_PARAM
@@ -1232,6 +1244,29 @@ u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 	vroce_emu_engine_kick(emu);
 	return VROCE_CMD_OK;
 }
+
+/* ---- fault knobs ---- */
+
+/**
+ * vroce_emu_set_event_faults() - set the completion event knobs (what
+ *	debugfs sets)
+ * @emu: the HCA
+ * @drop_events: lose this many next completion events: the armed CQ is
+ *	disarmed, no EQE is written, no interrupt raised
+ * @event_delay_ms: write each completion event this long after the CQE
+ *	that caused it (0: at once)
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
+				u32 event_delay_ms)
+{
+	mutex_lock(&emu->lock);
+	emu->drop_events = drop_events;
+	WRITE_ONCE(emu->event_delay_ms, event_delay_ms);
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
 
 /* ---- life cycle ---- */
 

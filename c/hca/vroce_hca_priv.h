@@ -1,21 +1,81 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vroce emulated HCA, inside: the device state shared by the register
- * decode, command processor and translation engine (c/vroce_emu.c) and the
- * data path engine (c/vroce_emu_engine.c). The driver never sees this.
+ * vroce emulated HCA, inside: the device state its files share, and the
+ * rules for touching it. The driver never sees this; it sees c/ifc/.
  *
- * Locking: @reg_lock (a spinlock, always taken irqsave: doorbells come from
- * any context) protects the register file and the doorbell records; @lock
- * (a mutex) protects everything else and is held by the command processor
- * and the engine for as long as they run. @lock nests outside @reg_lock.
- * Each interrupt vector's @lock (struct vroce_emu_irq) is held while its
- * handler runs, and never with @lock or @reg_lock: the HCA only queues
- * its interrupts, as silicon only signals them.
+ * Files by role (c/hca/), each calling only files listed after it, so
+ * the calls form a DAG (scripts/calls.py c/hca/vroce_hca_*.o checks it
+ * after a build):
+ *   vroce_hca_bus.c     the platform device and plugging HCAs in, register
+ *                       decode (read32, write32, CTRL reset), interrupt
+ *                       vectors (request, free, delivery), the debugfs
+ *                       directory and knob files
+ *   vroce_hca_cmd.c     the command processor: the command ring, the
+ *                       fail/drop/delay knobs, QUERY_DEVICE, PD commands
+ *   vroce_hca_engine.c  the data path engine: doorbells, QPs, CQs, the
+ *                       event queue, RNR and event timers; CQ and QP
+ *                       commands
+ *   vroce_hca_mpt.c     MPT and PD table, the translation engine, fast
+ *                       registration, MR commands
+ *   vroce_hca_core.c    what all of them use: the fault injection
+ *                       countdown, raising an interrupt, rings in host
+ *                       memory
+ *   vroce_hca_mtt.c     the table walker (also built by the host harness)
+ * Calls: bus -> cmd, engine, mpt, core; cmd -> engine, mpt, core;
+ * engine -> mpt, core; mpt -> core, mtt; core -> mtt.
+ *
+ * Locking
+ * -------
+ * @reg_lock, a spinlock taken irqsave (doorbells and register reads may
+ *   come from any context), protects the register file regs[], the
+ *   doorbell records qp_db[], cq_db[] and db_pending, and the event
+ *   queue's producer count eq_pi. vroce_emu_reg() asserts it. It is the
+ *   innermost lock: under it the HCA takes only the workqueue's own (a
+ *   doorbell queues the engine under it, so that the CTRL reset that
+ *   disabled the HCA flushes that work).
+ *
+ * @lock, a mutex, protects the rest of the state that changes: the MPT,
+ *   max_mr and the PD table, the fault and event knobs, and the data path
+ *   (QP and CQ contexts, run_map, the bounce buffer, eq_raise, timed,
+ *   eq_lost). The command processor, the engine and its timer hold it for
+ *   as long as they run; the *_locked() functions and the command
+ *   handlers expect it held; vroce_emu_mr_access(), vroce_emu_frmr_*(),
+ *   the vroce_emu_set_*() knobs and a reset take it. It nests outside
+ *   @reg_lock. Two exceptions: the command processor drops it while it
+ *   sleeps delay_ms before a command (the knobs, mr_access and frmr calls
+ *   may run then; the engine may not, see @wq), and the debugfs knob
+ *   files read and write their u32 without it, a plain store racing the
+ *   HCA's own updates (hence READ_ONCE() of delay_ms and event_delay_ms).
+ *
+ * @wq, an ordered workqueue, runs cmd_work, engine_work and timer_work one
+ *   at a time. It is a serialisation point of its own: it keeps the
+ *   engine and the timer out while the command processor sleeps without
+ *   @lock. Its work takes @lock, so it is flushed, cancelled or disabled
+ *   only without @lock held (CTRL reset, vroce_emu_engine_quiesce() and
+ *   _stop(), vroce_emu_del()).
+ *
+ * Interrupts: vroce_emu_raise_irq() sets the cause under @reg_lock and
+ *   queues the vector's work on @irq_wq; it never waits, so the command
+ *   processor and the engine raise interrupts with @lock held. Each
+ *   vector's irq[].lock, a mutex, protects its handler and data and is
+ *   held while the handler runs, so that free_irq waits for a running
+ *   handler. The HCA holds no other lock when it takes irq[].lock, and
+ *   takes none under it; but the driver's handler uses the bus (it reads
+ *   CMDQ_CI, writes EQ_CI and doorbells: @reg_lock; a CTRL reset would
+ *   take @lock), so irq[].lock nests outside both. @irq_wq is not ordered:
+ *   an event handler may wait for a command, whose response comes on the
+ *   other vector (the bus contract, c/ifc/vroce_bus.h).
+ *
+ * Order: irq[].lock -> @lock -> @reg_lock. Leaves, taken with nothing
+ * else held: an open mr_read file's lock (c/hca/vroce_hca_mpt.c). The
+ * list of plugged-in HCAs and the debugfs root belong to module init and
+ * exit (c/hca/vroce_hca_bus.c).
  */
-#ifndef _VROCE_EMU_PRIV_H_
-#define _VROCE_EMU_PRIV_H_
+#ifndef _VROCE_HCA_PRIV_H_
+#define _VROCE_HCA_PRIV_H_
 
 #include <linux/bitmap.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/spinlock.h>
@@ -26,6 +86,15 @@
 #include "../ifc/vroce_cmds.h"
 #include "../ifc/vroce_regs.h"
 #include "../ifc/vroce_wqe.h"
+
+struct dentry;
+
+/* What the HCA offers (QUERY_DEVICE); the QP and CQ limits are c/ifc/'s. */
+#define VROCE_EMU_MAX_PD		1024
+#define VROCE_EMU_MAX_MR		4096
+#define VROCE_EMU_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
+#define VROCE_EMU_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
+#define VROCE_EMU_MAX_FRMR_PAGES	4096
 
 enum vroce_emu_mr_state {
 	VROCE_EMU_MR_FREE = 0,		/* slot unused */
@@ -175,34 +244,37 @@ struct vroce_emu_irq {
 struct vroce_emu {
 	struct platform_device *pdev;
 
-	spinlock_t reg_lock;		/* protects regs[] and the doorbell records */
+	spinlock_t reg_lock;		/* protects regs[] to eq_pi */
 	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
 	struct vroce_emu_qp_db qp_db[VROCE_MAX_QP];
 	struct vroce_emu_cq_db cq_db[VROCE_MAX_CQ];
 	DECLARE_BITMAP(db_pending, VROCE_MAX_QP);	/* rung since last look */
 	u32 eq_pi;			/* event queue producer count */
 
-	struct mutex lock;		/* protects everything below */
+	struct mutex lock;		/* protects mpt to eq_lost */
+	/* MPT and PDs (c/hca/vroce_hca_mpt.c; PDs made by vroce_hca_cmd.c). */
 	struct vroce_emu_mpt *mpt;
 	u32 max_mr;			/* MPT entries in use, VROCE_EMU_MAX_MR at most */
 	unsigned long *pd_map;
+	/* Command knobs (c/hca/vroce_hca_cmd.c), also set by debugfs. */
 	u32 fail_cmds;
 	u32 fail_status;
 	u32 drop_cmds;
 	u32 delay_ms;
 	u32 fault_opcode;		/* fail/drop only this opcode; 0: any */
 
-	/* Data path (c/vroce_emu_engine.c). */
+	/* Data path (c/hca/vroce_hca_engine.c). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
 	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
 	DECLARE_BITMAP(run_map, VROCE_MAX_QP);	/* QPs the engine must visit */
 	void *bounce;			/* one message, VROCE_MAX_MSG_SIZE */
 	bool eq_raise;			/* EQEs written since the last interrupt */
 	bool timed;			/* an RNR wait or delayed event may exist */
-	u32 drop_events;
+	u32 drop_events;		/* event knobs, also set by debugfs */
 	u32 event_delay_ms;
 	u32 eq_lost;			/* events the EQ could not take */
 
+	/* Set up by vroce_emu_add(), unchanged until vroce_emu_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
 	struct workqueue_struct *irq_wq;	/* interrupt delivery */
 	struct vroce_emu_irq irq[VROCE_NUM_IRQS];
@@ -217,36 +289,23 @@ static inline struct device *vroce_emu_dev(struct vroce_emu *emu)
 	return &emu->pdev->dev;
 }
 
-/* Caller holds @reg_lock, or reads a value it may see stale. */
+/* A register's value; the caller holds @reg_lock. */
 static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 {
+	lockdep_assert_held(&emu->reg_lock);
 	return emu->regs[off / sizeof(u32)];
 }
 
-/* c/vroce_emu.c */
-bool vroce_emu_inject(void);
-bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
-int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
-			       u64 iova, void *buf, u64 len, u32 access,
-			       bool write);
-int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
-				   u64 iova, u64 length, u32 access, u64 pbl,
-				   u32 npages);
-int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
+/* c/hca/vroce_hca_cmd.c */
+void vroce_emu_cmd_init(struct vroce_emu *emu);
 
-/* c/vroce_emu_engine.c */
-bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
-			      u32 max_log2, u32 entry_size,
-			      struct vroce_emu_ring *ring);
-void *vroce_emu_ring_entry(struct vroce_emu *emu,
-			   const struct vroce_emu_ring *ring, u32 count);
+/* c/hca/vroce_hca_engine.c */
 int vroce_emu_engine_alloc(struct vroce_emu *emu);
 void vroce_emu_engine_free(struct vroce_emu *emu);
 void vroce_emu_engine_quiesce(struct vroce_emu *emu);
 void vroce_emu_engine_stop(struct vroce_emu *emu);
 void vroce_emu_engine_reset(struct vroce_emu *emu);
 void vroce_emu_engine_raise(struct vroce_emu *emu);
-void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
 bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
 bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
 u16 vroce_emu_create_cq(struct vroce_emu *emu,
@@ -262,4 +321,33 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 			 const struct vroce_cmd_destroy_qp *cmd);
 
-#endif /* _VROCE_EMU_PRIV_H_ */
+/* c/hca/vroce_hca_mpt.c */
+int vroce_emu_mpt_alloc(struct vroce_emu *emu);
+void vroce_emu_mpt_free(struct vroce_emu *emu);
+void vroce_emu_mpt_reset(struct vroce_emu *emu);
+void vroce_emu_mpt_debugfs_init(struct vroce_emu *emu, struct dentry *dir);
+bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
+bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn);
+u16 vroce_emu_create_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_create_mr *cmd,
+			struct vroce_resp_create_mr *resp);
+u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_mr *cmd);
+int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+			       u64 iova, void *buf, u64 len, u32 access,
+			       bool write);
+int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+				   u64 iova, u64 length, u32 access, u64 pbl,
+				   u32 npages);
+int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
+
+/* c/hca/vroce_hca_core.c */
+bool vroce_emu_inject(void);
+void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
+bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+			      u32 max_log2, u32 entry_size,
+			      struct vroce_emu_ring *ring);
+void *vroce_emu_ring_entry(struct vroce_emu *emu,
+			   const struct vroce_emu_ring *ring, u32 count);
+
+#endif /* _VROCE_HCA_PRIV_H_ */

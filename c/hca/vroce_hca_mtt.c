@@ -7,6 +7,11 @@
  * hardware walker would, and return the page's DMA address. Nothing the
  * driver wrote is trusted: the layout is range-checked, every table
  * address is checked before it is read, and a zero entry is a fault.
+ *
+ * The host harness (scripts/host-test.sh) builds this file as a user-space
+ * program too, so it includes only the public vroce_emu.h.
+ *
+ * Calls: nothing else of the HCA.
  */
 
 #include <kunit/visibility.h>

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA: the primitives every role of the HCA shares, so that
+ * the roles call down to them and never into each other:
+ *  - the fault injection countdown of plugging an HCA in (KUnit),
+ *  - raising an interrupt: the cause bit and, unless it is masked, the
+ *    vector's delivery work (which c/hca/vroce_hca_bus.c runs),
+ *  - rings in host memory (command ring, work queues, CQs, event queue),
+ *    described from registers and reached entry by entry through their
+ *    tables.
+ *
+ * Calls: the table walker (c/hca/vroce_hca_mtt.c).
+ */
+
+#include <kunit/visibility.h>
+#include <linux/atomic.h>
+#include <linux/bitfield.h>
+#include <linux/math.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "vroce_hca_priv.h"
+
+/*
+ * Tests: when n > 0, the n-th allocation of plugging in an HCA from then
+ * on fails (vroce_emu_inject()), and the count drops back to 0.
+ */
+VISIBLE_IF_KUNIT atomic_t vroce_emu_fail_nth = ATOMIC_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_fail_nth);
+
+/**
+ * vroce_emu_inject() - a fault injection point of the HCA's own setup
+ *
+ * Context: any context.
+ * Return: true when this allocation must fail (see vroce_emu_fail_nth).
+ */
+bool vroce_emu_inject(void)
+{
+	int old = atomic_read(&vroce_emu_fail_nth);
+
+	do {
+		if (old <= 0)
+			return false;
+	} while (!atomic_try_cmpxchg(&vroce_emu_fail_nth, &old, old - 1));
+	return old == 1;
+}
+
+/* ---- the interrupt line ---- */
+
+/**
+ * vroce_emu_raise_irq() - signal an interrupt
+ * @emu: the HCA
+ * @vec: the vector, VROCE_IRQ_*
+ * @cause: the VROCE_INTR_* bit it stands for
+ *
+ * Sets @cause and, unless it is masked, has the vector's handler called
+ * soon, in its own context: never under a lock of the HCA.
+ *
+ * Context: any context.
+ */
+void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause)
+{
+	unsigned long flags;
+	bool call;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |= cause;
+	call = !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & cause);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	if (call)
+		queue_work(emu->irq_wq, &emu->irq[vec].work);
+}
+
+/* ---- rings in host memory ---- */
+
+/**
+ * vroce_emu_ring_from_regs() - a ring the driver programmed in registers
+ * @emu: the HCA
+ * @ba_reg: the register pair holding the root BA (low half first)
+ * @cfg: the ring's VROCE_RING_CFG_* register value
+ * @max_log2: the most entries the ring may have, as a shift
+ * @entry_size: bytes per entry
+ * @ring: where the ring is described
+ *
+ * Context: any context, @emu->reg_lock held.
+ * Return: false when the depth or the buffer page shift is out of range.
+ */
+bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+			      u32 max_log2, u32 entry_size,
+			      struct vroce_emu_ring *ring)
+{
+	struct vroce_emu_mtt *mtt = &ring->mtt;
+	u64 bytes;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->depth_log2 = FIELD_GET(VROCE_RING_CFG_DEPTH_LOG2, cfg);
+	ring->entry_size = entry_size;
+	mtt->root_ba = (u64)vroce_emu_reg(emu, ba_reg + 4) << 32 |
+		       vroce_emu_reg(emu, ba_reg);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_RING_CFG_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_RING_CFG_BUF_PG_SHIFT, cfg);
+	mtt->region_count = 1;
+	mtt->region[0].hopnum = FIELD_GET(VROCE_RING_CFG_HOPNUM, cfg);
+	if (ring->depth_log2 < 1 || ring->depth_log2 > max_log2 ||
+	    mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30)
+		return false;
+	bytes = (u64)entry_size << ring->depth_log2;
+	mtt->region[0].count = DIV_ROUND_UP_ULL(bytes, BIT_ULL(mtt->buf_pg_shift));
+	return true;
+}
+
+/**
+ * vroce_emu_ring_entry() - the entry for count @count of @ring
+ * @emu: the HCA
+ * @ring: the ring
+ * @count: a free-running count; the slot is @count modulo the depth
+ *
+ * Context: any context.
+ * Return: the entry's bytes, reached through the ring's tables, or NULL
+ * when the tables lead nowhere.
+ */
+void *vroce_emu_ring_entry(struct vroce_emu *emu,
+			   const struct vroce_emu_ring *ring, u32 count)
+{
+	const struct vroce_emu_mtt *mtt = &ring->mtt;
+	u64 off = (u64)(count & (BIT(ring->depth_log2) - 1)) * ring->entry_size;
+	u64 addr;
+
+	if (vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+				    off >> mtt->buf_pg_shift, &addr, NULL))
+		return NULL;
+	return vroce_emu_dma_to_virt(vroce_emu_dev(emu),
+				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
+				     ring->entry_size);
+}

@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA: memory protection and translation.
+ *
+ * The MPT (one entry per MR: state, key tag and generation, PD, rights,
+ * range and tables) and the PD table; the CREATE_MR and DESTROY_MR
+ * commands; the translation engine, which moves bytes through an MR after
+ * checking key, PD, bounds and rights (vroce_emu_mr_access()); and fast
+ * registration: REG_MR loads a page list into an MR's table, LOCAL_INV and
+ * SEND_WITH_INV invalidate it. The command processor and the data path
+ * engine call in here with emu->lock held (the *_locked() functions); the
+ * KUnit suites and debugfs (mr_read, reg_frmr) through the functions that
+ * take it.
+ *
+ * Calls: c/hca/vroce_hca_core.c (fault injection), c/hca/vroce_hca_mtt.c
+ * (the table walker).
+ */
+
+#include <kunit/visibility.h>
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "vroce_hca_priv.h"
+
+#define VROCE_EMU_MR_READ_MAX		SZ_1M
+#define VROCE_EMU_LINE_MAX		128	/* a debugfs command line */
+
+/* ---- the tables ---- */
+
+/**
+ * vroce_emu_mpt_alloc() - allocate the MPT and the PD table of a new HCA
+ * @emu: the HCA
+ *
+ * Every MPT entry may be handed out (vroce_emu_set_max_mr() limits that).
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int vroce_emu_mpt_alloc(struct vroce_emu *emu)
+{
+	emu->mpt = vroce_emu_inject() ? NULL :
+		   kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
+	if (!emu->mpt)
+		return -ENOMEM;
+	emu->max_mr = VROCE_EMU_MAX_MR;
+	emu->pd_map = vroce_emu_inject() ? NULL :
+		      bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
+	if (!emu->pd_map) {
+		kvfree(emu->mpt);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * vroce_emu_mpt_free() - free what vroce_emu_mpt_alloc() allocated
+ * @emu: the HCA
+ */
+void vroce_emu_mpt_free(struct vroce_emu *emu)
+{
+	bitmap_free(emu->pd_map);
+	kvfree(emu->mpt);
+}
+
+/**
+ * vroce_emu_mpt_reset() - forget every MR and PD
+ * @emu: the HCA
+ *
+ * Context: @emu->lock held.
+ */
+void vroce_emu_mpt_reset(struct vroce_emu *emu)
+{
+	u32 i;
+
+	lockdep_assert_held(&emu->lock);
+	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
+	/* Generations start anywhere: keys do not repeat across resets. */
+	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
+		emu->mpt[i].gen = get_random_u8();
+	bitmap_zero(emu->pd_map, VROCE_EMU_MAX_PD);
+}
+
+/* ---- protection domains ---- */
+
+/**
+ * vroce_emu_pd_valid() - whether a protection domain exists
+ * @emu: the HCA
+ * @pdn: the PD number, as a command gives it
+ *
+ * Context: @emu->lock held.
+ * Return: true when @pdn was created and not destroyed.
+ */
+bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn)
+{
+	return pdn < VROCE_EMU_MAX_PD && test_bit(pdn, emu->pd_map);
+}
+
+/**
+ * vroce_emu_pd_has_mr() - whether an MR still belongs to a protection domain
+ * @emu: the HCA
+ * @pdn: the PD
+ *
+ * Context: @emu->lock held.
+ * Return: true when some MPT entry in use belongs to @pdn.
+ */
+bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn)
+{
+	u32 i;
+
+	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
+		if (emu->mpt[i].state != VROCE_EMU_MR_FREE &&
+		    emu->mpt[i].pdn == pdn)
+			return true;
+	return false;
+}
+
+/* ---- the translation engine ---- */
+
+/* Rights an MR may carry: known bits; remote write or atomic need local write. */
+static bool vroce_emu_access_valid(u32 access)
+{
+	if (access & ~VROCE_ACC_MASK)
+		return false;
+	return !(access & (VROCE_ACC_REMOTE_WRITE | VROCE_ACC_REMOTE_ATOMIC)) ||
+	       (access & VROCE_ACC_LOCAL_WRITE);
+}
+
+/* The MR in slot @index of generation @gen, or NULL. */
+static struct vroce_emu_mpt *vroce_emu_mpt_get(struct vroce_emu *emu,
+					       u32 index, u32 gen)
+{
+	if (index >= VROCE_EMU_MAX_MR ||
+	    emu->mpt[index].state == VROCE_EMU_MR_FREE ||
+	    emu->mpt[index].gen != gen)
+		return NULL;
+	return &emu->mpt[index];
+}
+
+/* The MR @key names, whatever its state, or NULL: tag not checked. */
+static struct vroce_emu_mpt *vroce_emu_mpt_slot(struct vroce_emu *emu, u32 key)
+{
+	return vroce_emu_mpt_get(emu, FIELD_GET(VROCE_KEY_INDEX, key),
+				 FIELD_GET(VROCE_KEY_GEN, key));
+}
+
+/* The MR @key is the full key of: index, generation and tag match. */
+static struct vroce_emu_mpt *vroce_emu_mpt_of(struct vroce_emu *emu, u32 key)
+{
+	struct vroce_emu_mpt *mr = vroce_emu_mpt_slot(emu, key);
+
+	if (!mr || mr->tag != FIELD_GET(VROCE_KEY_TAG, key))
+		return NULL;
+	return mr;
+}
+
+/* Copy @len bytes between @buf and bus address @dma, page by page. */
+static int vroce_emu_copy(struct vroce_emu *emu, u64 dma, void *buf, u64 len,
+			  bool write)
+{
+	while (len) {
+		u64 chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(dma));
+		void *p = vroce_emu_dma_to_virt(vroce_emu_dev(emu), dma, chunk);
+
+		if (!p)
+			return -EFAULT;
+		if (write)
+			memcpy(p, buf, chunk);
+		else
+			memcpy(buf, p, chunk);
+		buf += chunk;
+		dma += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+static int vroce_emu_mr_copy(struct vroce_emu *emu,
+			     const struct vroce_emu_mpt *mr, u64 iova,
+			     void *buf, u64 len, bool write)
+{
+	const struct vroce_emu_mtt *mtt = &mr->mtt;
+	u64 pgmask = BIT_ULL(mtt->buf_pg_shift) - 1;
+	u64 off, chunk, addr;
+	int err;
+
+	if (mr->kind == VROCE_MR_KIND_DMA)
+		return vroce_emu_copy(emu, iova, buf, len, write);
+
+	/* Byte offset from the start of the MR's first page. */
+	off = (mr->iova & pgmask) + (iova - mr->iova);
+	while (len) {
+		chunk = min(len, BIT_ULL(mtt->buf_pg_shift) - (off & pgmask));
+		err = vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+					      off >> mtt->buf_pg_shift, &addr,
+					      NULL);
+		if (err)
+			return -EFAULT;
+		err = vroce_emu_copy(emu, addr + (off & pgmask), buf, chunk,
+				     write);
+		if (err)
+			return err;
+		buf += chunk;
+		off += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/**
+ * vroce_emu_mr_access_locked() - vroce_emu_mr_access() for the HCA itself
+ * @emu: the HCA
+ * @key: the MR's lkey or rkey
+ * @pdn: the protection domain asking, or VROCE_EMU_ANY_PD
+ * @iova: where in the MR
+ * @buf: kernel buffer to copy from (write) or to (read)
+ * @len: bytes
+ * @access: VROCE_ACC_* rights the operation needs; a local read needs none
+ * @write: store into the MR rather than load from it
+ *
+ * Context: @emu->lock held (the data path engine).
+ * Return: as vroce_emu_mr_access().
+ */
+int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+			       u64 iova, void *buf, u64 len, u32 access,
+			       bool write)
+{
+	struct vroce_emu_mpt *mr;
+	u64 end;
+	int err;
+
+	lockdep_assert_held(&emu->lock);
+	mr = vroce_emu_mpt_of(emu, key);
+	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
+		err = -VROCE_EMU_EKEY;
+	} else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn) {
+		err = -VROCE_EMU_EPD;
+	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
+		   end - mr->iova > mr->length) {
+		err = -VROCE_EMU_EBOUNDS;
+	} else if ((access & mr->access) != access) {
+		err = -VROCE_EMU_EACCESS;
+	} else {
+		err = vroce_emu_mr_copy(emu, mr, iova, buf, len, write);
+	}
+	return err;
+}
+
+/**
+ * vroce_emu_mr_access() - the translation engine: move bytes through an MR
+ * @emu: the HCA
+ * @key: the MR's lkey or rkey
+ * @pdn: the protection domain asking, or VROCE_EMU_ANY_PD
+ * @iova: where in the MR
+ * @buf: kernel buffer to copy from (write) or to (read)
+ * @len: bytes
+ * @access: VROCE_ACC_* rights the operation needs; a local read needs none
+ * @write: store into the MR rather than load from it
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_EMU_EKEY, -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS,
+ * -VROCE_EMU_EACCESS, or -EFAULT when the MR's tables lead nowhere.
+ */
+int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+			void *buf, u64 len, u32 access, bool write)
+{
+	int err;
+
+	mutex_lock(&emu->lock);
+	err = vroce_emu_mr_access_locked(emu, key, pdn, iova, buf, len, access,
+					 write);
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
+
+/**
+ * vroce_emu_frmr_register() - what the HCA does for a REG_MR work request
+ * @emu: the HCA
+ * @key: the key to register under: the MR's MPT index and generation, and
+ *	the tag the consumer chose (ib_update_fast_reg_key())
+ * @pdn: the protection domain of the queue pair posting it
+ * @iova: first address of the MR
+ * @length: bytes
+ * @access: VROCE_ACC_* rights
+ * @pbl: DMA address of the page list (struct vroce_wqe_reg)
+ * @npages: pages in the list
+ *
+ * The fast-register MR must exist, be free (not registered) and belong to
+ * @pdn; the list must fit its table and the range the listed pages. The
+ * pages are copied into the MR's table now, so the MR's translation
+ * changes only here. The data path engine does the same
+ * (vroce_emu_frmr_register_locked()) when it executes the work request.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_EMU_EKEY (no such fast-register MR, or already
+ * registered), -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS (more pages than the
+ * table holds, or a range beyond the listed pages), -VROCE_EMU_EACCESS
+ * (unknown rights, or remote write or atomic without local write), or
+ * -EFAULT when the list or the table cannot be reached, or a page
+ * address is not aligned.
+ */
+int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+			    u64 length, u32 access, u64 pbl, u32 npages)
+{
+	int err;
+
+	mutex_lock(&emu->lock);
+	err = vroce_emu_frmr_register_locked(emu, key, pdn, iova, length,
+					     access, pbl, npages);
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
+
+/* Page @i of the page list at @pbl, checked for alignment. */
+static int vroce_emu_pbl_entry(struct vroce_emu *emu, u64 pbl, u32 i,
+			       u64 *addr)
+{
+	__le64 *p = vroce_emu_dma_to_virt(vroce_emu_dev(emu),
+					  pbl + (u64)i * sizeof(*p),
+					  sizeof(*p));
+
+	if (!p || !IS_ALIGNED(pbl, sizeof(*p)))
+		return -EFAULT;
+	*addr = le64_to_cpu(READ_ONCE(*p));
+	return IS_ALIGNED(*addr, BIT_ULL(VROCE_FRMR_PAGE_SHIFT)) ? 0 : -EFAULT;
+}
+
+/*
+ * Copy the page list into @mr's table, in one pass: @mr is not registered
+ * (nothing translates through it), and a later REG_MR rewrites every entry
+ * its range can reach, so a list that fails part way leaves nothing
+ * reachable behind.
+ */
+static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
+			       u64 pbl, u32 npages)
+{
+	u64 addr;
+	u32 i;
+	int err;
+
+	for (i = 0; i < npages; i++) {
+		err = vroce_emu_pbl_entry(emu, pbl, i, &addr) ?:
+		      vroce_emu_mtt_store(vroce_emu_dev(emu), &mr->mtt, i, addr);
+		if (err)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * vroce_emu_frmr_register_locked() - vroce_emu_frmr_register() for the HCA
+ *	itself
+ * @emu: the HCA
+ * @key: the key to register under
+ * @pdn: the protection domain of the queue pair posting it
+ * @iova: first address of the MR
+ * @length: bytes
+ * @access: VROCE_ACC_* rights
+ * @pbl: DMA address of the page list
+ * @npages: pages in the list
+ *
+ * Context: @emu->lock held (the data path engine).
+ * Return: as vroce_emu_frmr_register().
+ */
+int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+				   u64 iova, u64 length, u32 access, u64 pbl,
+				   u32 npages)
+{
+	struct vroce_emu_mpt *mr;
+	u64 span;
+	int err = 0;
+
+	lockdep_assert_held(&emu->lock);
+	/* The consumer picks the tag; index and generation must match. */
+	mr = vroce_emu_mpt_slot(emu, key);
+	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
+	    mr->state != VROCE_EMU_MR_FRMR_INVALID)
+		err = -VROCE_EMU_EKEY;
+	else if (mr->pdn != pdn)
+		err = -VROCE_EMU_EPD;
+	else if (!vroce_emu_access_valid(access))
+		err = -VROCE_EMU_EACCESS;
+	else if (!npages || npages > mr->mtt.region[0].count ||
+		 check_add_overflow(iova & (BIT_ULL(VROCE_FRMR_PAGE_SHIFT) - 1),
+				    length, &span) ||
+		 span > (u64)npages << VROCE_FRMR_PAGE_SHIFT)
+		err = -VROCE_EMU_EBOUNDS;
+	else
+		err = vroce_emu_frmr_load(emu, mr, pbl, npages);
+	if (!err) {
+		mr->tag = FIELD_GET(VROCE_KEY_TAG, key);
+		mr->iova = iova;
+		mr->length = length;
+		mr->access = access;
+		mr->state = VROCE_EMU_MR_VALID;
+	}
+	return err;
+}
+
+/**
+ * vroce_emu_frmr_invalidate() - what the HCA does for a LOCAL_INV, any PD
+ * @emu: the HCA
+ * @key: the registered fast-register MR's key
+ *
+ * The data path checks the PD too (vroce_emu_frmr_invalidate_locked()).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_EMU_EKEY when @key is not a registered fast-register
+ * MR.
+ */
+int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key)
+{
+	int err;
+
+	mutex_lock(&emu->lock);
+	err = vroce_emu_frmr_invalidate_locked(emu, key, VROCE_EMU_ANY_PD);
+	mutex_unlock(&emu->lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
+
+/**
+ * vroce_emu_frmr_invalidate_locked() - LOCAL_INV or SEND_WITH_INV at the
+ *	HCA: invalidate a fast-register MR of a protection domain
+ * @emu: the HCA
+ * @key: the registered fast-register MR's key
+ * @pdn: the PD of the queue pair invalidating, or VROCE_EMU_ANY_PD
+ *
+ * Context: @emu->lock held (the data path engine).
+ * Return: 0, -VROCE_EMU_EKEY when @key is not a registered fast-register
+ * MR, or -VROCE_EMU_EPD when it belongs to another PD.
+ */
+int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
+{
+	struct vroce_emu_mpt *mr;
+
+	lockdep_assert_held(&emu->lock);
+	mr = vroce_emu_mpt_of(emu, key);
+	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
+	    mr->state != VROCE_EMU_MR_VALID)
+		return -VROCE_EMU_EKEY;
+	if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn)
+		return -VROCE_EMU_EPD;
+	mr->state = VROCE_EMU_MR_FRMR_INVALID;
+	return 0;
+}
+
+/* ---- MR commands ---- */
+
+/* Check an MR's table description and turn it into a translation. */
+static bool vroce_emu_mr_mtt(const struct vroce_cmd_create_mr *cmd,
+			     struct vroce_emu_mtt *mtt, u64 length, u64 iova)
+{
+	u32 cfg = le32_to_cpu(cmd->cfg);
+	u64 pages = le64_to_cpu(cmd->page_count), span;
+
+	mtt->root_ba = le64_to_cpu(cmd->root_ba);
+	mtt->ba_pg_shift = FIELD_GET(VROCE_MTT_BA_PG_SHIFT, cfg);
+	mtt->buf_pg_shift = FIELD_GET(VROCE_MTT_BUF_PG_SHIFT, cfg);
+	mtt->region_count = 1;
+	mtt->region[0].offset = 0;
+	mtt->region[0].count = pages;
+	mtt->region[0].hopnum = FIELD_GET(VROCE_MTT_HOPNUM, cfg);
+
+	if (!pages || mtt->buf_pg_shift < 12 || mtt->buf_pg_shift > 30 ||
+	    mtt->ba_pg_shift < 12 || mtt->ba_pg_shift > 21)
+		return false;
+	/* The MR, from the offset of its iova in the first page, must fit. */
+	if (pages > U64_MAX >> mtt->buf_pg_shift ||
+	    check_add_overflow(iova & (BIT_ULL(mtt->buf_pg_shift) - 1), length,
+			       &span))
+		return false;
+	return span <= pages << mtt->buf_pg_shift;
+}
+
+/*
+ * A free MPT slot, chosen at random: a key tells nothing of the next one.
+ * Returns emu->max_mr when the MPT is full.
+ */
+static u32 vroce_emu_mpt_pick(struct vroce_emu *emu)
+{
+	u32 start = get_random_u32_below(emu->max_mr), i, index;
+
+	for (i = 0; i < emu->max_mr; i++) {
+		index = start + i;
+		if (index >= emu->max_mr)
+			index -= emu->max_mr;
+		if (emu->mpt[index].state == VROCE_EMU_MR_FREE)
+			return index;
+	}
+	return emu->max_mr;
+}
+
+/**
+ * vroce_emu_create_mr() - CREATE_MR: an MPT entry, and the MR's key
+ * @emu: the HCA
+ * @cmd: the request
+ * @resp: where the key and the handle go
+ *
+ * A DMA MR spans all of memory; an MTT MR translates through the tables
+ * @cmd describes; a fast-register MR gets a table that REG_MR work
+ * requests fill, and translates nothing until then. The slot is picked at
+ * random and its generation moves on.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD), BAD_PARAM (rights, kind, length or
+ * tables) or NO_RESOURCE (the MPT is full).
+ */
+u16 vroce_emu_create_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_create_mr *cmd,
+			struct vroce_resp_create_mr *resp)
+{
+	u32 pdn = le32_to_cpu(cmd->pdn), kind = le32_to_cpu(cmd->kind);
+	u64 length = le64_to_cpu(cmd->length), iova = le64_to_cpu(cmd->iova);
+	struct vroce_emu_mpt entry = {}, *slot;
+	u64 end;
+	u32 index;
+
+	if (!vroce_emu_pd_valid(emu, pdn))
+		return VROCE_CMD_BAD_HANDLE;
+	entry.access = le32_to_cpu(cmd->access);
+	if (!vroce_emu_access_valid(entry.access))
+		return VROCE_CMD_BAD_PARAM;
+
+	switch (kind) {
+	case VROCE_MR_KIND_DMA:
+		if (iova || length != U64_MAX)
+			return VROCE_CMD_BAD_PARAM;
+		break;
+	case VROCE_MR_KIND_MTT:
+		if (!length || length > VROCE_EMU_MAX_MR_SIZE ||
+		    check_add_overflow(iova, length - 1, &end) ||
+		    !vroce_emu_mr_mtt(cmd, &entry.mtt, length, iova))
+			return VROCE_CMD_BAD_PARAM;
+		break;
+	case VROCE_MR_KIND_FRMR:
+		if (le64_to_cpu(cmd->page_count) > VROCE_EMU_MAX_FRMR_PAGES ||
+		    !vroce_emu_mr_mtt(cmd, &entry.mtt, 0, 0) ||
+		    entry.mtt.buf_pg_shift != VROCE_FRMR_PAGE_SHIFT ||
+		    !entry.mtt.region[0].hopnum)
+			return VROCE_CMD_BAD_PARAM;
+		break;
+	default:
+		return VROCE_CMD_BAD_PARAM;
+	}
+
+	index = vroce_emu_mpt_pick(emu);
+	if (index == emu->max_mr)
+		return VROCE_CMD_NO_RESOURCE;
+	slot = &emu->mpt[index];
+
+	entry.state = kind == VROCE_MR_KIND_FRMR ? VROCE_EMU_MR_FRMR_INVALID :
+						  VROCE_EMU_MR_VALID;
+	/*
+	 * The generation moves on at every use of the slot, so none of the
+	 * slot's last 255 keys works again, whatever tag a consumer picks.
+	 */
+	entry.gen = slot->gen + 1;
+	entry.tag = get_random_u8();
+	entry.pdn = pdn;
+	entry.kind = kind;
+	entry.iova = iova;
+	entry.length = length;
+	*slot = entry;
+	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, entry.gen) |
+				FIELD_PREP(VROCE_KEY_INDEX, index) |
+				FIELD_PREP(VROCE_KEY_TAG, entry.tag));
+	resp->handle = cpu_to_le32(FIELD_PREP(VROCE_MR_HANDLE_GEN, entry.gen) |
+				   FIELD_PREP(VROCE_MR_HANDLE_INDEX, index));
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_destroy_mr() - DESTROY_MR: free an MPT entry
+ * @emu: the HCA
+ * @cmd: the request, naming the MR by the handle CREATE_MR returned
+ *
+ * The slot keeps its generation, so none of its keys works again.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK or BAD_HANDLE.
+ */
+u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
+			 const struct vroce_cmd_destroy_mr *cmd)
+{
+	u32 handle = le32_to_cpu(cmd->handle);
+	struct vroce_emu_mpt *mr;
+	u8 gen;
+
+	mr = vroce_emu_mpt_get(emu, FIELD_GET(VROCE_MR_HANDLE_INDEX, handle),
+			       FIELD_GET(VROCE_MR_HANDLE_GEN, handle));
+	if (!mr || handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN))
+		return VROCE_CMD_BAD_HANDLE;
+	gen = mr->gen;
+	memset(mr, 0, sizeof(*mr));
+	mr->gen = gen;
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_set_max_mr() - size the MPT, as firmware would configure it
+ * @emu: the HCA
+ * @max_mr: entries, 1 to VROCE_EMU_MAX_MR (clamped); only entries below
+ *	it are handed out from now on, and QUERY_DEVICE reports it
+ *
+ * For tests that need the MPT full or a slot reused.
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr)
+{
+	mutex_lock(&emu->lock);
+	emu->max_mr = clamp_t(u32, max_mr, 1, VROCE_EMU_MAX_MR);
+	mutex_unlock(&emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
+
+/* ---- debugfs ---- */
+
+/*
+ * One open mr_read file: the bytes the last request read. Writes and reads
+ * on one file may run at the same time (threads sharing it, pwrite and
+ * pread): @lock keeps @buf alive while it is read and replaced.
+ */
+struct vroce_emu_mr_read {
+	struct vroce_emu *emu;
+	struct mutex lock;	/* protects buf, len */
+	void *buf;
+	size_t len;
+};
+
+static int vroce_emu_mr_read_open(struct inode *inode, struct file *file)
+{
+	struct vroce_emu_mr_read *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return -ENOMEM;
+	mutex_init(&r->lock);
+	r->emu = inode->i_private;
+	file->private_data = r;
+	return 0;
+}
+
+static int vroce_emu_mr_read_release(struct inode *inode, struct file *file)
+{
+	struct vroce_emu_mr_read *r = file->private_data;
+
+	kvfree(r->buf);
+	mutex_destroy(&r->lock);
+	kfree(r);
+	return 0;
+}
+
+static ssize_t vroce_emu_mr_read_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	struct vroce_emu_mr_read *r = file->private_data;
+	u64 iova, len;
+	char *line;
+	void *buf;
+	int err, n;
+	u32 key;
+
+	if (count > VROCE_EMU_LINE_MAX)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	n = sscanf(line, "%x %llx %llu", &key, &iova, &len);
+	kfree(line);
+	if (n != 3 || !len || len > VROCE_EMU_MR_READ_MAX)
+		return -EINVAL;
+
+	buf = kvzalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = vroce_emu_mr_access(r->emu, key, VROCE_EMU_ANY_PD, iova, buf, len,
+				  0, false);
+	if (err) {
+		kvfree(buf);
+		return err;
+	}
+	mutex_lock(&r->lock);
+	swap(r->buf, buf);
+	r->len = len;
+	mutex_unlock(&r->lock);
+	kvfree(buf);
+	return count;
+}
+
+static ssize_t vroce_emu_mr_read_read(struct file *file, char __user *ubuf,
+				      size_t count, loff_t *ppos)
+{
+	struct vroce_emu_mr_read *r = file->private_data;
+	ssize_t ret;
+
+	mutex_lock(&r->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, r->buf, r->len);
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+static const struct file_operations vroce_emu_mr_read_fops = {
+	.owner = THIS_MODULE,
+	.open = vroce_emu_mr_read_open,
+	.release = vroce_emu_mr_read_release,
+	.write = vroce_emu_mr_read_write,
+	.read = vroce_emu_mr_read_read,
+	.llseek = default_llseek,
+};
+
+/* "reg_frmr": carry out a REG_MR work request, as the data path does. */
+static ssize_t vroce_emu_reg_frmr_write(struct file *file,
+					const char __user *ubuf, size_t count,
+					loff_t *ppos)
+{
+	struct vroce_emu *emu = file->private_data;
+	u32 key, pdn, access, npages;
+	u64 iova, len, pbl;
+	char *line;
+	int err, n;
+
+	if (count > VROCE_EMU_LINE_MAX)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	n = sscanf(line, "%x %u %llx %llu %x %llx %u", &key, &pdn, &iova, &len,
+		   &access, &pbl, &npages);
+	kfree(line);
+	if (n != 7)
+		return -EINVAL;
+	err = vroce_emu_frmr_register(emu, key, pdn, iova, len, access, pbl,
+				      npages);
+	return err ?: count;
+}
+
+static const struct file_operations vroce_emu_reg_frmr_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vroce_emu_reg_frmr_write,
+	.llseek = default_llseek,
+};
+
+/**
+ * vroce_emu_mpt_debugfs_init() - the MPT's debugfs files: mr_read, reg_frmr
+ * @emu: the HCA
+ * @dir: the HCA's debugfs directory
+ */
+void vroce_emu_mpt_debugfs_init(struct vroce_emu *emu, struct dentry *dir)
+{
+	debugfs_create_file("mr_read", 0600, dir, emu, &vroce_emu_mr_read_fops);
+	debugfs_create_file("reg_frmr", 0200, dir, emu,
+			    &vroce_emu_reg_frmr_fops);
+}
