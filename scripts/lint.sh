@@ -49,10 +49,11 @@ echo "lint: include boundaries (scripts/layers.py)"
 scripts/layers.py || fail=1
 
 echo "lint: make help lists every target"
+help=$(make -s help)
 for t in $(awk '/^\.PHONY:/ { p = 1 } p { print; if ($0 !~ /\\$/) p = 0 }' \
 	   Makefile | tr -d '\\' | sed 's/^\.PHONY://'); do
 	case $t in all | kdir-set) continue ;; esac
-	if ! make -s help | grep -q "make $t\b"; then
+	if ! grep -q "make $t\b" <<<"$help"; then
 		echo "lint: make help does not list '$t'"
 		fail=1
 	fi
@@ -67,6 +68,19 @@ if ! make W=1 C=2 >"$log" 2>&1; then
 	fail=1
 elif grep -E 'warning:|error:' "$log"; then
 	fail=1
+else
+	# Calls between files, from the objects just built: the driver's
+	# form a DAG but for CQ<->QP (retire/clean), the HCA's a DAG.
+	echo "lint: calls between files (scripts/calls.py)"
+	for args in "--allow vroce_cq.o<->vroce_qp.o c/driver/*.o" "c/hca/*.o"; do
+		# shellcheck disable=SC2086 # the globs and options split here
+		if out=$(scripts/calls.py $args); then
+			tail -n 1 <<<"$out"
+		else
+			echo "$out"
+			fail=1
+		fi
+	done
 fi
 make -s clean >/dev/null
 

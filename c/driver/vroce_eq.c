@@ -78,9 +78,10 @@ static void vroce_eq_consume(struct vroce_dev *vdev)
  * vroce_eq_forget() takes before a destroyed object leaves its table: the
  * consumers' completion and event handlers may sleep, issue verbs that
  * wait for commands (those complete on their own vector) and destroy CQs
- * and QPs of this device, their own included. They must not wait for another event of this device (an
- * ib_drain_qp() whose CQ is driven by events), nor take a lock that a
- * thread destroying a CQ or QP of this device may hold.
+ * and QPs of this device, their own included. They must not wait for
+ * another event of this device (an ib_drain_qp() whose CQ is driven by
+ * events), nor take a lock that a thread destroying a CQ or QP of this
+ * device may hold.
  *
  * Context: process context (the HCA's interrupt), may sleep.
  */
