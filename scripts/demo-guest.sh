@@ -7,7 +7,7 @@ set -u
 
 ib=vroce0
 # debugfs: the demo module's directory (kmr, loopback) and the HCA's, named
-# after the platform device the driver bound (mr_read, reg_frmr).
+# after the platform device the driver bound (mr_read).
 D=/sys/kernel/debug/vroce_demo/$ib
 H=/sys/kernel/debug/vroce_hca/$(basename "$(readlink /sys/class/infiniband/$ib/device)")
 ok=0
@@ -35,28 +35,6 @@ cat "$D/kmr"
 set -- "$1" $(cat "$D/kmr")
 # $2.. = dma_lkey K buf_dma A len L frmr_key F frmr_iova I frmr_len N
 dma_lkey=$3 buf_dma=$5 frmr_key=$9 frmr_iova=${11} frmr_len=${13}
-# The HCA's PD number and the page list map_mr_sg built are the driver's:
-# its details of the MR in 'rdma -dd res show mr' (iproute2 may prefix
-# them drv_).
-frmr_res=$(rdma -dd res show mr | grep -e " lkey $frmr_key ")
-printf '%s\n' "$frmr_res"
-detail() {
-	set -f	# the line has "comm [vroce_demo]"
-	set -- "$1" $frmr_res
-	set +f
-	k=$1
-	shift
-	while [ $# -ge 2 ]; do
-		case $1 in "$k" | "drv_$k")
-			echo "$2"
-			return 0
-			;;
-		esac
-		shift
-	done
-	return 1
-}
-pdn=$(detail hca_pdn) frmr_pbl=$(detail pbl) frmr_npages=$(detail pbl_npages)
 
 step "the HCA reads the kernel buffer through the DMA MR (first 64 bytes)"
 got=$(hca_read "$dma_lkey" "$buf_dma" 64)
@@ -78,13 +56,12 @@ if hca_read "$frmr_key" "$frmr_iova" 16 2>/dev/null; then
 else
 	pass "the HCA refuses the fast-reg MR until it is registered"
 fi
-# What a REG_MR work request makes the HCA do: copy the MR's page list
-# into its table and register it, for local write and remote read.
-if echo "$frmr_key $pdn $frmr_iova $frmr_len 0x5 $frmr_pbl $frmr_npages" \
-	>"$H/reg_frmr"; then
-	pass "the HCA registered the fast-reg MR"
+# A REG_MR work request on a QP of the PD: the HCA copies the MR's page
+# list into its table and registers it, for local write and remote read.
+if echo register >"$D/kmr"; then
+	pass "a REG_MR work request registered the fast-reg MR"
 else
-	fail "REG_MR on the HCA"
+	fail "REG_MR work request"
 fi
 got=$(hca_read "$frmr_key" "$(printf %#x $((frmr_iova + 4096)))" 64)
 printf '%s\n' "$got"

@@ -9,9 +9,10 @@
  *
  * kmr: write "create" to make a kernel PD (and with it the PD's DMA MR), a
  * 4-page kernel buffer filled with a known pattern, and a fast-register MR
- * mapped over that buffer; read it for their keys and addresses; write
- * "destroy" to free them. The bytes can then be read back through the HCA
- * with its own debugfs mr_read file.
+ * mapped over that buffer; "register" to register that MR by a REG_MR
+ * work request (local write, remote read); read it for their keys and
+ * addresses; write "destroy" to free them. The bytes can then be read
+ * back through the HCA with its own debugfs mr_read file.
  *
  * loopback: write a message length (1 to 1 MiB) to have two RC QPs of the
  * device move it by SEND, RDMA WRITE and RDMA READ through a fast-register
@@ -21,7 +22,10 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/device.h>
+#include <linux/jiffies.h>
+#include <linux/netdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
@@ -153,9 +157,73 @@ err_free_k:
 }
 
 /*
- * What the RDMA core's API tells of them. The HCA's PD number and the
- * page list map_mr_sg built are the driver's: 'rdma res show mr -dd'.
+ * "register": what a ULP does before it hands out a fast-register MR's
+ * key. A REG_MR work request goes to an RC QP of the MR's PD connected to
+ * itself, and its completion is polled: from then on the HCA translates
+ * through the MR (local write, remote read). The QP and CQ are gone again
+ * when this returns.
  */
+static int vroce_kmr_register(struct vroce_demo *demo)
+{
+	struct ib_device *ibdev = demo->ibdev;
+	struct vroce_kmr *k = demo->kmr;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_reg_wr wr = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
+	};
+	unsigned long deadline = jiffies + HZ;
+	struct net_device *netdev;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ib_wc wc;
+	int n, err;
+
+	if (!k)
+		return -ENOENT;
+	cq = ib_alloc_cq(ibdev, NULL, 2, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(k->pd, &init);
+	if (IS_ERR(qp)) {
+		err = PTR_ERR(qp);
+		goto out_free_cq;
+	}
+	netdev = ib_device_get_netdev(ibdev, 1);
+	err = -ENODEV;
+	if (!netdev)
+		goto out_destroy_qp;
+	err = vroce_lb_connect(qp, qp->qp_num, 0, netdev->dev_addr, 0, 0);
+	dev_put(netdev);
+	if (err)
+		goto out_destroy_qp;
+
+	wr.mr = k->frmr;
+	wr.key = k->frmr->rkey;
+	err = ib_post_send(qp, &wr.wr, NULL);
+	if (err)
+		goto out_destroy_qp;
+	while (!(n = ib_poll_cq(cq, 1, &wc)) && time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	if (n != 1)
+		err = n < 0 ? n : -ETIMEDOUT;
+	else if (wc.status != IB_WC_SUCCESS)
+		err = -EIO;
+out_destroy_qp:
+	ib_destroy_qp(qp);
+out_free_cq:
+	ib_free_cq(cq);
+	return err;
+}
+
+/* What the RDMA core's API tells of them. */
 static int vroce_kmr_show(struct seq_file *m, void *v)
 {
 	struct vroce_demo *demo = m->private;
@@ -194,6 +262,8 @@ static ssize_t vroce_kmr_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&demo->lock);
 	if (sysfs_streq(cmd, "create")) {
 		err = vroce_kmr_create(demo);
+	} else if (sysfs_streq(cmd, "register")) {
+		err = vroce_kmr_register(demo);
 	} else if (sysfs_streq(cmd, "destroy")) {
 		vroce_kmr_destroy(demo);
 		err = 0;
