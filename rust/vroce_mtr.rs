@@ -3,7 +3,7 @@
 //! vroce: memory translate regions (MTR) in Rust.
 //!
 //! The Rust implementation of the MTR functions of `bindings/vroce_abi.h`,
-//! built instead of `c/vroce_mtr.c` when `CONFIG_VROCE_MTR_RUST` is set.
+//! built instead of `c/driver/vroce_mtr.c` when `CONFIG_VROCE_MTR_RUST` is set.
 //! The functions below are the C ABI: each converts its arguments to safe
 //! types, calls [`mtr::Mtr`], and converts the result back to an errno.
 //! The logic lives in [`mtr`]; the only unsafe code outside these shims is

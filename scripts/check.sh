@@ -54,7 +54,7 @@ scripts/rust-lint.sh || rc=1
 stamp "KUnit in UML without debug options or debugfs, MTR in c"
 VROCE_KERNEL=nodebug scripts/kunit.sh 2>&1 | tee "$logs/kunit-nodebug" || rc=1
 
-stamp "host harness and fuzzer: c/vroce_mtr.c with ASan, UBSan, libFuzzer"
+stamp "host harness and fuzzer: c/driver/vroce_mtr.c with ASan, UBSan, libFuzzer"
 scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
 
 # Add up the closing lines; a missing one counts as a failure.

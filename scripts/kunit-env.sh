@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the scripts that run the UML test kernel. VROCE_MTR_IMPL picks
-# the kernel: 'c' (default) builds the MTR from c/vroce_mtr.c, 'rust'
+# the kernel: 'c' (default) builds the MTR from c/driver/vroce_mtr.c, 'rust'
 # builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/), with
 # Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
 # picks 'debug' (default: KASAN, lockdep, kmemleak, debugfs) or 'nodebug'

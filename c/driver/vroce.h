@@ -40,7 +40,7 @@
  *
  * Below all of them are the HCA's own locks, taken inside its bus
  * callbacks (register writes); the HCA calls the driver only from its
- * interrupt vectors, outside its locks (c/hca/vroce_hca.h).
+ * interrupt vectors, outside its locks (c/hca/vroce_hca_priv.h).
  *
  * Without a lock: &vroce_dev.cqs and .qps are xarrays (their own lock); an
  * entry is live while it is in the array, and leaves only under eq.lock.
