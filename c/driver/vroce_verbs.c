@@ -150,11 +150,7 @@ static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * What 'rdma res show mr -dd' adds for a vroce MR. A fast-register MR also
- * shows what a REG_MR work request for it hands the HCA: the HCA's number
- * of its PD and the page list map_mr_sg built (its DMA address and length).
- */
+/* What 'rdma res show mr -dd' adds for a vroce MR. */
 static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
@@ -178,12 +174,6 @@ static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	    rdma_nl_put_driver_u32(msg, "buf_pg_shift", mtt.buf_pg_shift) ||
 	    rdma_nl_put_driver_u64(msg, "page_count", mtt.page_count) ||
 	    rdma_nl_put_driver_u64_hex(msg, "root_ba", mtt.root_ba))
-		goto err_cancel;
-	if (mr->pbl &&
-	    (rdma_nl_put_driver_u32(msg, "hca_pdn",
-				    to_vroce_pd(ibmr->pd)->pdn) ||
-	     rdma_nl_put_driver_u64_hex(msg, "pbl", mr->pbl_dma) ||
-	     rdma_nl_put_driver_u32(msg, "pbl_npages", READ_ONCE(mr->npages))))
 		goto err_cancel;
 out:
 	nla_nest_end(msg, table);

@@ -50,12 +50,14 @@
  * @frmr: fast-register MR mapped over @buf
  * @buf: the buffer, VROCE_KMR_LEN bytes, page aligned
  * @dma: its DMA address for the HCA
+ * @registered: a REG_MR work request for @frmr completed successfully
  */
 struct vroce_kmr {
 	struct ib_pd *pd;
 	struct ib_mr *frmr;
 	void *buf;
 	u64 dma;
+	bool registered;
 };
 
 /**
@@ -161,7 +163,8 @@ err_free_k:
  * key. A REG_MR work request goes to an RC QP of the MR's PD connected to
  * itself, and its completion is polled: from then on the HCA translates
  * through the MR (local write, remote read). The QP and CQ are gone again
- * when this returns.
+ * when this returns. -EALREADY once registered; after -ETIMEDOUT whether
+ * the HCA carried the request out is unknown: destroy and create again.
  */
 static int vroce_kmr_register(struct vroce_demo *demo)
 {
@@ -177,7 +180,7 @@ static int vroce_kmr_register(struct vroce_demo *demo)
 		.wr.opcode = IB_WR_REG_MR,
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
 	};
-	unsigned long deadline = jiffies + HZ;
+	unsigned long deadline;
 	struct net_device *netdev;
 	struct ib_qp *qp;
 	struct ib_cq *cq;
@@ -186,6 +189,9 @@ static int vroce_kmr_register(struct vroce_demo *demo)
 
 	if (!k)
 		return -ENOENT;
+	/* A second REG_MR of a valid MR under the same key would fail. */
+	if (k->registered)
+		return -EALREADY;
 	cq = ib_alloc_cq(ibdev, NULL, 2, 0, IB_POLL_DIRECT);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
@@ -210,12 +216,15 @@ static int vroce_kmr_register(struct vroce_demo *demo)
 	err = ib_post_send(qp, &wr.wr, NULL);
 	if (err)
 		goto out_destroy_qp;
+	deadline = jiffies + HZ;
 	while (!(n = ib_poll_cq(cq, 1, &wc)) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
 	if (n != 1)
 		err = n < 0 ? n : -ETIMEDOUT;
 	else if (wc.status != IB_WC_SUCCESS)
 		err = -EIO;
+	else
+		k->registered = true;
 out_destroy_qp:
 	ib_destroy_qp(qp);
 out_free_cq:
@@ -232,9 +241,10 @@ static int vroce_kmr_show(struct seq_file *m, void *v)
 	mutex_lock(&demo->lock);
 	k = demo->kmr;
 	if (k)
-		seq_printf(m, "dma_lkey %#x buf_dma %#llx len %u frmr_key %#x frmr_iova %#llx frmr_len %llu\n",
+		seq_printf(m, "dma_lkey %#x buf_dma %#llx len %u frmr_key %#x frmr_iova %#llx frmr_len %llu registered %d\n",
 			   k->pd->local_dma_lkey, k->dma, VROCE_KMR_LEN,
-			   k->frmr->lkey, k->frmr->iova, k->frmr->length);
+			   k->frmr->lkey, k->frmr->iova, k->frmr->length,
+			   k->registered);
 	else
 		seq_puts(m, "none\n");
 	mutex_unlock(&demo->lock);
@@ -381,9 +391,11 @@ static void vroce_demo_remove(struct ib_device *ibdev, void *client_data)
 static void vroce_demo_rename(struct ib_device *ibdev, void *client_data)
 {
 	struct vroce_demo *demo = client_data;
+	char name[IB_DEVICE_NAME_MAX];
 
-	debugfs_rename(vroce_demo_root, demo->debugfs, vroce_demo_root,
-		       dev_name(&ibdev->dev));
+	/* A copy: without debugfs the stub takes a char *. */
+	strscpy(name, dev_name(&ibdev->dev), sizeof(name));
+	debugfs_rename(vroce_demo_root, demo->debugfs, vroce_demo_root, name);
 }
 
 static struct ib_client vroce_demo_client = {
