@@ -84,6 +84,18 @@ else
 fi
 make -s clean >/dev/null
 
+# A build for silicon: the driver without the emulated HCA.
+echo "lint: W=1 build without the emulated HCA (CONFIG_VROCE_EMU unset)"
+if ! make W=1 VROCE_KCONFIG=CONFIG_VROCE=m >"$log" 2>&1 ||
+   grep -E 'warning:|error:' "$log"; then
+	cat "$log"
+	fail=1
+elif grep -q ' vroce_hca_\| vroce_emu_' <<<"$(nm vroce.ko)"; then
+	echo "lint: the HCA is still in vroce.ko"
+	fail=1
+fi
+make -s clean >/dev/null
+
 if [ $fail -ne 0 ]; then
 	echo "lint: FAILED" >&2
 	exit 1
