@@ -39,7 +39,7 @@ static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ibdev->phys_port_cnt, VROCE_NUM_PORTS);
 	KUNIT_EXPECT_EQ(test, ibdev->num_comp_vectors, 1);
 	KUNIT_EXPECT_EQ(test, ibdev->ops.driver_id, RDMA_DRIVER_UNKNOWN);
-	KUNIT_EXPECT_EQ(test, ibdev->ops.uverbs_abi_ver, VROCE_UVERBS_ABI_VER);
+	KUNIT_EXPECT_EQ(test, ibdev->ops.uverbs_abi_ver, VROCE_UVERBS_ABI_VERSION);
 	KUNIT_EXPECT_STREQ(test, ibdev->node_desc, "vroce HCA");
 
 	/* Registered with the RDMA core, with the HCA's limits. */

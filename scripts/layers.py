@@ -6,6 +6,7 @@
   c/hca/     the emulated HCA: may include c/ifc/, never c/driver/ or
              bindings/ (it knows the HCA's formats, not the driver's ABI)
   c/ifc/     the interface: includes only other c/ifc/ headers
+  c/uapi/    the user-space ABI (driver <-> provider): nothing of the rest
   kunit/demo/  the demo ULP: ib_core's public API only, no c/ or bindings/
   c/ifc/vroce_regs.h, the register map: in the driver only the
              hardware-access file c/driver/vroce_hw.c includes it (the HCA
@@ -29,8 +30,8 @@ RS_INCLUDE = re.compile(r'include!\s*\(([^)]*)\)')
 
 
 def place(path):
-    for p in ('c/driver/', 'c/hca/', 'c/ifc/', 'kunit/demo/', 'kunit/',
-              'bindings/', 'rust/'):
+    for p in ('c/driver/', 'c/hca/', 'c/ifc/', 'c/uapi/', 'kunit/demo/',
+              'kunit/', 'bindings/', 'rust/'):
         if path.startswith(p):
             return p.rstrip('/')
     return None
@@ -43,8 +44,10 @@ def may_include(src, dst):
         return 'only %s (and the HCA) may include the register map' % HW_FILE
     if s == 'c/driver' and d == 'c/hca':
         return 'the driver includes an HCA file'
-    if s == 'c/hca' and d in ('c/driver', 'bindings'):
+    if s == 'c/hca' and d in ('c/driver', 'bindings', 'c/uapi'):
         return 'the HCA includes a driver file'
+    if s == 'c/uapi' and d != 'c/uapi':
+        return 'the user-space ABI includes something outside c/uapi/'
     if s == 'c/ifc' and d != 'c/ifc':
         return 'the interface includes something outside c/ifc/'
     if s == 'kunit/demo' and d != 'kunit/demo':

@@ -63,10 +63,10 @@
 #include "../ifc/vroce_bus.h"
 #include "../ifc/vroce_cmds.h"
 #include "../ifc/vroce_wqe.h"
+#include "../uapi/vroce-abi.h"
 
 #define VROCE_DRV_NAME		"vroce"
 #define VROCE_NUM_PORTS		1
-#define VROCE_UVERBS_ABI_VER	1
 #define VROCE_GID_TBL_LEN	16
 
 /**
@@ -198,7 +198,9 @@ struct vroce_wq {
  *	ERR without the lock (WRITE_ONCE()); read with READ_ONCE()
  * @attr: the attributes given to modify_qp, for query_qp
  * @sq_sig_all: every send work request completes
- * @max_inline: inline bytes granted
+ * @max_inline: inline bytes granted; 0 for a user QP, whose inline data
+ *	would come from user addresses
+ * @user: created through uverbs: its work requests come from user space
  * @loopback: the peer of the address vector is on this HCA
  * @zombie: the record that parks the rings if the HCA does not let go
  */
@@ -211,6 +213,7 @@ struct vroce_qp {
 	struct ib_qp_attr attr;
 	bool sq_sig_all;
 	u32 max_inline;
+	bool user;
 	bool loopback;
 	struct vroce_ring_zombie *zombie;
 };
@@ -306,6 +309,8 @@ int vroce_dev_start(struct vroce_dev *vdev);
 void vroce_dev_stop(struct vroce_dev *vdev);
 
 extern const struct ib_device_ops vroce_dev_ops;
+int vroce_udata_in(struct ib_udata *udata, void *req, size_t len);
+int vroce_udata_out(struct ib_udata *udata, void *resp, size_t len);
 struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,

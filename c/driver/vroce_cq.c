@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "vroce.h"
 
@@ -27,12 +28,26 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
+	struct vroce_create_cq ureq;
 	int err;
 
-	/* Kernel CQs only: user CQs would need a mapped ring. */
-	if (attrs || attr->flags)
+	if (attr->flags)
 		return -EOPNOTSUPP;
+	/*
+	 * A user CQ's ring stays in the kernel: the process polls and arms
+	 * it through uverbs commands (POLL_CQ, REQ_NOTIFY_CQ).
+	 */
+	if (udata) {
+		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
+		if (err)
+			return err;
+		if (ureq.comp_mask)
+			return -EOPNOTSUPP;
+		if (ureq.reserved)
+			return -EINVAL;
+	}
 	if (attr->cqe < 1 || attr->cqe > BIT(vdev->attr.max_cq_depth_log2))
 		return -EINVAL;
 
@@ -53,6 +68,13 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	if (err)
 		goto err_destroy_mtr;
+	if (udata) {
+		struct vroce_create_cq_resp uresp = { .cqn = cq->cqn };
+
+		err = vroce_udata_out(udata, &uresp, sizeof(uresp));
+		if (err)
+			goto err_destroy_cq;
+	}
 	err = vroce_inject(vdev) ? -ENOMEM :
 	      xa_insert(&vdev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err)

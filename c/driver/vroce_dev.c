@@ -61,6 +61,14 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	ibdev->dma_device = dma_dev;
 	ibdev->node_guid = cpu_to_be64(0x02f0000000000000ULL | get_random_u32());
 	strscpy(ibdev->node_desc, "vroce HCA", sizeof(ibdev->node_desc));
+	/*
+	 * User QPs and CQs keep their rings in the kernel: work requests,
+	 * polling and arming come through these uverbs commands.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &vroce_dev_ops);
 
 	return vdev;

@@ -61,12 +61,27 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
 	struct vroce_qp *qp = to_vroce_qp(ibqp);
 	struct vroce_qp_desc desc = {};
+	struct vroce_create_qp ureq;
 	u32 qpn;
 	int err;
 
-	/* Kernel QPs only: user QPs would need mapped rings and doorbells. */
-	if (udata)
-		return -EOPNOTSUPP;
+	/*
+	 * A user QP's rings stay in the kernel: the process posts through
+	 * uverbs commands (POST_SEND, POST_RECV), which copy the work
+	 * requests in. Its inline data would be behind user addresses, so a
+	 * user QP takes none.
+	 */
+	if (udata) {
+		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
+		if (err)
+			return err;
+		if (ureq.comp_mask)
+			return -EOPNOTSUPP;
+		if (ureq.reserved)
+			return -EINVAL;
+		if (init->cap.max_inline_data)
+			return -EINVAL;
+	}
 	err = vroce_qp_check_init(vdev, init);
 	if (err)
 		return err;
@@ -74,7 +89,8 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->max_inline = VROCE_MAX_INLINE;
+	qp->user = !!udata;
+	qp->max_inline = udata ? 0 : VROCE_MAX_INLINE;
 	qp->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!qp->zombie)
 		return -ENOMEM;
@@ -102,6 +118,17 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_destroy_rq;
 	ibqp->qp_num = qpn;
+	if (udata) {
+		struct vroce_create_qp_resp uresp = {
+			.qpn = qpn,
+			.sq_depth = BIT(qp->sq.ring.log2),
+			.rq_depth = BIT(qp->rq.ring.log2),
+		};
+
+		err = vroce_udata_out(udata, &uresp, sizeof(uresp));
+		if (err)
+			goto err_destroy_qp;
+	}
 	err = vroce_inject(vdev) ? -ENOMEM :
 	      xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
 	if (err)
@@ -546,8 +573,12 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	if (op == VROCE_WQE_LOCAL_INV)
 		return 0;
 
-	if ((wr->send_flags & IB_SEND_INLINE) && op != VROCE_WQE_READ)
+	if ((wr->send_flags & IB_SEND_INLINE) && op != VROCE_WQE_READ) {
+		/* The addresses of a user QP's SGEs are the process's. */
+		if (qp->user)
+			return -EINVAL;
 		return vroce_wqe_inline(wqe, wr, qp->max_inline);
+	}
 	wqe->num_sge = wr->num_sge;
 	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
 	return 0;

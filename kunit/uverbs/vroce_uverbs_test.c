@@ -7,7 +7,10 @@
  * the bytes are compared. Out-of-range, wrong-key and dead-key reads must
  * fail. Two threads then share one mr_read file, one writing requests and
  * one reading results, to check the file's buffer is swapped safely (the
- * kernel log is checked for KASAN reports by the caller). DEREG_MR and
+ * kernel log is checked for KASAN reports by the caller). Then user CQs
+ * and RC QPs: their driver data checked, two QPs connected to each other,
+ * SEND, RDMA WRITE and RDMA READ through POST_SEND/POST_RECV/POLL_CQ into
+ * and out of the MRs, inline and too many SGEs refused. DEREG_MR and
  * DEALLOC_PD close the run.
  *
  * Build: gcc -O2 -pthread -Wall -Wextra -Werror [-static] -o <binary> <this file>
@@ -28,6 +31,8 @@
 
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
+
+#include "../../c/uapi/vroce-abi.h"
 
 #define DEV_DIR		"/dev/infiniband"
 #define SYS_VERBS	"/sys/class/infiniband_verbs"
@@ -73,7 +78,7 @@ static void check(int ok, const char *what)
 static int uv_cmd(int fd, __u32 command, const void *req, size_t req_len,
 		  size_t resp_len, const char *name)
 {
-	__u64 buf[16];
+	__u64 buf[64];
 	struct ib_uverbs_cmd_hdr hdr = {
 		.command = command,
 		.in_words = (__u16)((sizeof(hdr) + req_len) / 4),
@@ -481,6 +486,491 @@ static void debugfs_junk(const char *ibdev, const char *hca)
 	fault_each(drv, demo, "loopback", "4096", NULL);
 }
 
+/*
+ * User CQs and RC QPs: their rings stay in the kernel and every work
+ * request and completion goes through a uverbs command (POST_SEND,
+ * POST_RECV, POLL_CQ), as with the ipath/hfi1 providers.
+ */
+#define BIT(n)		(1u << (n))
+#define UQ_DEPTH	8
+#define QPT_RC		2	/* IB_UVERBS_QPT_RC */
+#define QPS_INIT	1
+#define QPS_RTR		2
+#define QPS_RTS		3
+#define QP_STATE	BIT(0)	/* enum ib_qp_attr_mask */
+#define QP_ACCESS	BIT(3)
+#define QP_PKEY		BIT(4)
+#define QP_PORT		BIT(5)
+#define QP_AV		BIT(7)
+#define QP_MTU		BIT(8)
+#define QP_TIMEOUT	BIT(9)
+#define QP_RETRY	BIT(10)
+#define QP_RNR_RETRY	BIT(11)
+#define QP_RQ_PSN	BIT(12)
+#define QP_RD_ATOMIC	BIT(13)
+#define QP_MIN_RNR	BIT(15)
+#define QP_SQ_PSN	BIT(16)
+#define QP_DEST_RD_ATOM	BIT(17)
+#define QP_DEST_QPN	BIT(20)
+#define SEND_SIGNALED	BIT(1)	/* enum ib_send_flags */
+#define SEND_INLINE	BIT(3)
+#define WC_RECV		128		/* IB_WC_RECV */
+
+/* Build "core request + driver data" and issue it. */
+static int uv_cmd_drv(int fd, __u32 command, const void *core, size_t core_len,
+		      const void *drv, size_t drv_len, size_t resp_len,
+		      const char *name)
+{
+	unsigned char in[512];
+
+	if (core_len + drv_len > sizeof(in))
+		return -E2BIG;
+	memcpy(in, core, core_len);
+	if (drv_len)
+		memcpy(in + core_len, drv, drv_len);
+	return uv_cmd(fd, command, in, core_len + drv_len, resp_len, name);
+}
+
+struct uq_cq_resp {
+	struct ib_uverbs_create_cq_resp core;
+	struct vroce_create_cq_resp drv;
+};
+
+static int uq_create_cq(int fd, const void *drv, size_t drv_len,
+			struct uq_cq_resp *resp)
+{
+	struct ib_uverbs_create_cq c = {
+		.response = (uintptr_t)resp,
+		.cqe = 4 * UQ_DEPTH,
+		.comp_channel = -1,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), drv,
+			  drv_len, sizeof(*resp), "CREATE_CQ");
+}
+
+static void uq_destroy_cq(int fd, __u32 handle)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq c = {
+		.response = (uintptr_t)&resp, .cq_handle = handle,
+	};
+
+	check(!uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &c, sizeof(c),
+		      sizeof(resp), "DESTROY_CQ"), "DESTROY_CQ");
+}
+
+struct uq_qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	struct vroce_create_qp_resp drv;
+};
+
+static int uq_create_qp(int fd, __u32 pd, __u32 cq, __u32 max_inline,
+			const void *drv, size_t drv_len, struct uq_qp_resp *resp)
+{
+	struct ib_uverbs_create_qp c = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd,
+		.send_cq_handle = cq,
+		.recv_cq_handle = cq,
+		.max_send_wr = UQ_DEPTH,
+		.max_recv_wr = UQ_DEPTH,
+		.max_send_sge = 4,
+		.max_recv_sge = 1,
+		.max_inline_data = max_inline,
+		.qp_type = QPT_RC,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), drv,
+			  drv_len, sizeof(*resp), "CREATE_QP");
+}
+
+static void uq_destroy_qp(int fd, __u32 handle)
+{
+	struct ib_uverbs_destroy_qp_resp resp;
+	struct ib_uverbs_destroy_qp c = {
+		.response = (uintptr_t)&resp, .qp_handle = handle,
+	};
+
+	check(!uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &c, sizeof(c),
+		      sizeof(resp), "DESTROY_QP"), "DESTROY_QP");
+}
+
+/* The port's GID 0, from sysfs ("fe80:0000:...", eight groups). */
+static int uq_gid0(const char *ibdev, __u8 gid[16])
+{
+	unsigned int g[8];
+	char path[512], line[64];
+	int i;
+
+	snprintf(path, sizeof(path), SYS_IB "/%s/ports/1/gids/0", ibdev);
+	if (read_line(path, line, sizeof(line)) ||
+	    sscanf(line, "%x:%x:%x:%x:%x:%x:%x:%x", &g[0], &g[1], &g[2], &g[3],
+		   &g[4], &g[5], &g[6], &g[7]) != 8)
+		return -1;
+	for (i = 0; i < 8; i++) {
+		gid[2 * i] = (__u8)(g[i] >> 8);
+		gid[2 * i + 1] = (__u8)g[i];
+	}
+	return 0;
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to @dest_qpn on this port. */
+static int uq_connect(int fd, __u32 handle, __u32 dest_qpn, const __u8 gid[16])
+{
+	struct ib_uverbs_modify_qp c = {
+		.qp_handle = handle,
+		.attr_mask = QP_STATE | QP_PKEY | QP_PORT | QP_ACCESS,
+		.qp_state = QPS_INIT,
+		.port_num = 1,
+		.dest = { .port_num = 1 },
+		.qp_access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE |
+				   IB_UVERBS_ACCESS_REMOTE_WRITE |
+				   IB_UVERBS_ACCESS_REMOTE_READ,
+	};
+	int err;
+
+	err = uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &c, sizeof(c), 0,
+		     "MODIFY_QP INIT");
+	if (err)
+		return err;
+	memset(&c, 0, sizeof(c));
+	c.qp_handle = handle;
+	c.attr_mask = QP_STATE | QP_AV | QP_MTU | QP_DEST_QPN | QP_RQ_PSN |
+		      QP_DEST_RD_ATOM | QP_MIN_RNR;
+	c.qp_state = QPS_RTR;
+	c.path_mtu = 3;		/* IB_MTU_1024 */
+	c.dest_qp_num = dest_qpn;
+	c.max_dest_rd_atomic = 1;
+	c.min_rnr_timer = 12;
+	memcpy(c.dest.dgid, gid, 16);
+	c.dest.is_global = 1;
+	c.dest.hop_limit = 64;
+	c.dest.port_num = 1;
+	err = uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &c, sizeof(c), 0,
+		     "MODIFY_QP RTR");
+	if (err)
+		return err;
+	memset(&c, 0, sizeof(c));
+	c.qp_handle = handle;
+	c.attr_mask = QP_STATE | QP_TIMEOUT | QP_RETRY | QP_RNR_RETRY |
+		      QP_SQ_PSN | QP_RD_ATOMIC;
+	c.qp_state = QPS_RTS;
+	c.timeout = 14;
+	c.retry_cnt = 7;
+	c.rnr_retry = 7;
+	c.max_rd_atomic = 1;
+	return uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &c, sizeof(c), 0,
+		      "MODIFY_QP RTS");
+}
+
+/* One send work request with up to 5 SGEs through POST_SEND. */
+static int uq_post_send(int fd, __u32 qp, __u32 opcode, __u32 flags,
+			const struct ib_uverbs_sge *sge, __u32 nsge,
+			__u64 remote_addr, __u32 rkey, __u64 wr_id)
+{
+	struct {
+		struct ib_uverbs_post_send c;
+		struct ib_uverbs_send_wr wr;
+		struct ib_uverbs_sge sge[5];
+	} req = { 0 };
+	struct ib_uverbs_post_send_resp resp = { 0 };
+
+	req.c.response = (uintptr_t)&resp;
+	req.c.qp_handle = qp;
+	req.c.wr_count = 1;
+	req.c.sge_count = nsge;
+	req.c.wqe_size = sizeof(req.wr);
+	req.wr.wr_id = wr_id;
+	req.wr.num_sge = nsge;
+	req.wr.opcode = opcode;
+	req.wr.send_flags = flags;
+	req.wr.wr.rdma.remote_addr = remote_addr;
+	req.wr.wr.rdma.rkey = rkey;
+	memcpy(req.sge, sge, nsge * sizeof(*sge));
+	return uv_cmd(fd, IB_USER_VERBS_CMD_POST_SEND, &req,
+		      sizeof(req.c) + sizeof(req.wr) + nsge * sizeof(*sge),
+		      sizeof(resp), "POST_SEND");
+}
+
+static int uq_post_recv(int fd, __u32 qp, const struct ib_uverbs_sge *sge,
+			__u64 wr_id)
+{
+	struct {
+		struct ib_uverbs_post_recv c;
+		struct ib_uverbs_recv_wr wr;
+		struct ib_uverbs_sge sge;
+	} req = { 0 };
+	struct ib_uverbs_post_recv_resp resp = { 0 };
+
+	req.c.response = (uintptr_t)&resp;
+	req.c.qp_handle = qp;
+	req.c.wr_count = 1;
+	req.c.sge_count = 1;
+	req.c.wqe_size = sizeof(req.wr);
+	req.wr.wr_id = wr_id;
+	req.wr.num_sge = 1;
+	req.sge = *sge;
+	return uv_cmd(fd, IB_USER_VERBS_CMD_POST_RECV, &req, sizeof(req),
+		      sizeof(resp), "POST_RECV");
+}
+
+/* Poll @cq through POLL_CQ until @n completions or two seconds. */
+static int uq_poll(int fd, __u32 cq, struct ib_uverbs_wc *wc, int n)
+{
+	struct {
+		struct ib_uverbs_poll_cq_resp r;
+		struct ib_uverbs_wc wc[4];
+	} resp;
+	struct ib_uverbs_poll_cq c = {
+		.response = (uintptr_t)&resp, .cq_handle = cq, .ne = 1,
+	};
+	int got = 0, tries;
+
+	for (tries = 0; got < n && tries < 20000; tries++) {
+		memset(&resp, 0, sizeof(resp));
+		if (uv_cmd(fd, IB_USER_VERBS_CMD_POLL_CQ, &c, sizeof(c),
+			   sizeof(resp.r) + sizeof(resp.wc[0]), "POLL_CQ"))
+			return -1;
+		if (resp.r.count)
+			wc[got++] = resp.wc[0];
+		else
+			usleep(100);
+	}
+	return got;
+}
+
+/*
+ * Poll @n completions (one of opcode @op on QP @qpn, and with @n == 2 the
+ * receive of @byte_len bytes, in either order) and compare the bytes.
+ */
+static void uq_expect(int fd, __u32 cq, int n, __u32 qpn, __u32 op,
+		      __u32 byte_len, const void *got, const void *want,
+		      size_t len, const char *what)
+{
+	struct ib_uverbs_wc wc[2];
+	int i, ok, seen_op = 0, seen_recv = 0;
+	char msg[200];
+
+	ok = uq_poll(fd, cq, wc, n) == n;
+	for (i = 0; ok && i < n; i++) {
+		if (wc[i].status)
+			ok = 0;
+		else if (wc[i].qp_num == qpn && wc[i].opcode == op)
+			seen_op++;
+		else if (wc[i].opcode == WC_RECV && wc[i].byte_len == byte_len)
+			seen_recv++;
+	}
+	ok = ok && seen_op == 1 && seen_recv == n - 1 && !memcmp(got, want, len);
+	snprintf(msg, sizeof(msg),
+		 "user QP: %s, completion polled through POLL_CQ, bytes match",
+		 what);
+	check(ok, msg);
+}
+
+static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
+		     const unsigned char *src, __u64 src_iova)
+{
+	struct vroce_create_cq cq_drv = { 0 };
+	struct vroce_create_qp qp_drv = { 0 };
+	struct ib_uverbs_reg_mr_resp mr = { 0 };
+	struct uq_cq_resp cq;
+	struct uq_qp_resp qp[2], bad;
+	struct ib_uverbs_sge sge[5];
+	unsigned char *dst = NULL;
+	__u32 drv_big[4] = { 0 };
+	size_t dlen = 3 * 4096;
+	int err, i, have_mr = 0, nqp = 0;
+	__u8 gid[16];
+	char msg[200];
+
+	/* Driver data of CREATE_CQ: what the uapi rules refuse. */
+	cq_drv.comp_mask = 1;
+	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv), &cq);
+	check(err == -EOPNOTSUPP, "CREATE_CQ with an unknown comp_mask bit is EOPNOTSUPP");
+	if (!err)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+	cq_drv.comp_mask = 0;
+	cq_drv.reserved = 1;
+	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv), &cq);
+	check(err == -EINVAL, "CREATE_CQ with a reserved field set is EINVAL");
+	if (!err)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+	drv_big[3] = 1;
+	err = uq_create_cq(fd, drv_big, sizeof(drv_big), &cq);
+	check(err == -EOPNOTSUPP,
+	      "CREATE_CQ with non-zero bytes past the driver data is EOPNOTSUPP");
+	if (!err)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+	drv_big[3] = 0;
+	err = uq_create_cq(fd, drv_big, sizeof(drv_big), &cq);
+	check(!err, "CREATE_CQ with zero bytes past the driver data");
+	if (!err)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+	err = uq_create_cq(fd, NULL, 0, &cq);
+	check(!err, "CREATE_CQ without driver data (defaults)");
+	if (!err)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+
+	/* An older provider's shorter request: the rest is zero-filled. */
+	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv) - 4, &cq);
+	check(!err, "CREATE_CQ with shorter driver data (the rest defaults)");
+	if (!err)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+	cq_drv.reserved = 0;
+	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv), &cq);
+	check(!err && cq.core.cqe >= 4 * UQ_DEPTH,
+	      "CREATE_CQ of a user CQ");
+	if (err)
+		return;
+	printf("uverbs: user CQ handle %u, cqn %u, %u CQEs\n",
+	       cq.core.cq_handle, cq.drv.cqn, cq.core.cqe);
+
+	qp_drv.comp_mask = 4;
+	err = uq_create_qp(fd, pd, cq.core.cq_handle, 0, &qp_drv,
+			   sizeof(qp_drv), &bad);
+	check(err == -EOPNOTSUPP, "CREATE_QP with an unknown comp_mask bit is EOPNOTSUPP");
+	if (!err)
+		uq_destroy_qp(fd, bad.core.qp_handle);
+	qp_drv.comp_mask = 0;
+	err = uq_create_qp(fd, pd, cq.core.cq_handle, 16, &qp_drv,
+			   sizeof(qp_drv), &bad);
+	check(err == -EINVAL, "CREATE_QP of a user QP asking for inline data is EINVAL");
+	if (!err)
+		uq_destroy_qp(fd, bad.core.qp_handle);
+	for (i = 0; i < 2; i++) {
+		err = uq_create_qp(fd, pd, cq.core.cq_handle, 0, &qp_drv,
+				   sizeof(qp_drv), &qp[i]);
+		snprintf(msg, sizeof(msg), "CREATE_QP of user RC QP %d", i);
+		check(!err && qp[i].drv.qpn == qp[i].core.qpn &&
+		      qp[i].core.max_inline_data == 0 &&
+		      qp[i].drv.sq_depth >= UQ_DEPTH &&
+		      qp[i].drv.rq_depth >= UQ_DEPTH, msg);
+		if (err)
+			goto out;
+		nqp++;
+	}
+	printf("uverbs: user QPs %u and %u\n", qp[0].core.qpn, qp[1].core.qpn);
+
+	if (uq_gid0(ibdev, gid)) {
+		check(0, "read the port's GID 0");
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		err = uq_connect(fd, qp[i].core.qp_handle, qp[!i].core.qpn, gid);
+		snprintf(msg, sizeof(msg),
+			 "MODIFY_QP of user QP %d to RTS (AV: the port's GID 0)",
+			 i);
+		check(!err, msg);
+		if (err)
+			goto out;
+	}
+
+	if (posix_memalign((void **)&dst, 4096, dlen)) {
+		dst = NULL;
+		check(0, "allocate the receive buffer");
+		goto out;
+	}
+	memset(dst, 0, dlen);
+	{
+		struct ib_uverbs_reg_mr c = {
+			.response = (uintptr_t)&mr,
+			.start = (uintptr_t)dst,
+			.length = dlen,
+			.hca_va = (uintptr_t)dst,
+			.pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE |
+					IB_UVERBS_ACCESS_REMOTE_WRITE,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c),
+			     sizeof(mr), "REG_MR (receive buffer)");
+		check(!err, "REG_MR of the receive buffer");
+		if (err)
+			goto out;
+		have_mr = 1;
+	}
+
+	/* SEND of 200 bytes, across a page of the source, into a RECV. */
+	sge[0] = (struct ib_uverbs_sge){ .addr = (uintptr_t)dst, .length = 256,
+					 .lkey = mr.lkey };
+	err = uq_post_recv(fd, qp[1].core.qp_handle, sge, 1);
+	check(!err, "POST_RECV on a user QP");
+	sge[0] = (struct ib_uverbs_sge){ .addr = src_iova + 3900,
+					 .length = 200, .lkey = src_lkey };
+	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
+			   SEND_SIGNALED, sge, 1, 0, 0, 2);
+	check(!err, "POST_SEND (SEND) on a user QP");
+	if (!err)
+		uq_expect(fd, cq.core.cq_handle, 2, qp[0].core.qpn,
+			  IB_UVERBS_WC_SEND, 200, dst, src + 3900, 200,
+			  "SEND 200 B");
+
+	/* RDMA WRITE of 300 bytes from two SGEs into the receive MR. */
+	sge[0] = (struct ib_uverbs_sge){ .addr = src_iova, .length = 100,
+					 .lkey = src_lkey };
+	sge[1] = (struct ib_uverbs_sge){ .addr = src_iova + 1000,
+					 .length = 200, .lkey = src_lkey };
+	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_RDMA_WRITE,
+			   SEND_SIGNALED, sge, 2,
+			   (uintptr_t)dst + 4096, mr.rkey, 3);
+	check(!err, "POST_SEND (RDMA WRITE) on a user QP");
+	if (!err)
+		uq_expect(fd, cq.core.cq_handle, 1, qp[0].core.qpn,
+			  IB_UVERBS_WC_RDMA_WRITE, 0, dst + 4096, src, 100,
+			  "RDMA WRITE 300 B (first SGE)");
+	check(!memcmp(dst + 4096 + 100, src + 1000, 200),
+	      "user QP: RDMA WRITE 300 B (second SGE) bytes match");
+
+	/* RDMA READ of 500 bytes of the source MR (remote read granted). */
+	sge[0] = (struct ib_uverbs_sge){ .addr = (uintptr_t)dst + 8192,
+					 .length = 500, .lkey = mr.lkey };
+	err = uq_post_send(fd, qp[1].core.qp_handle, IB_UVERBS_WR_RDMA_READ,
+			   SEND_SIGNALED, sge, 1, src_iova + 2000,
+			   src_lkey, 4);
+	check(!err, "POST_SEND (RDMA READ) on a user QP");
+	if (!err)
+		uq_expect(fd, cq.core.cq_handle, 1, qp[1].core.qpn,
+			  IB_UVERBS_WC_RDMA_READ, 0, dst + 8192, src + 2000,
+			  500, "RDMA READ 500 B");
+
+	/* Inline data would be read from user addresses: refused. */
+	sge[0] = (struct ib_uverbs_sge){ .addr = src_iova, .length = 16,
+					 .lkey = src_lkey };
+	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
+			   SEND_SIGNALED | SEND_INLINE,
+			   sge, 1, 0, 0, 5);
+	check(err == -EINVAL, "POST_SEND with IBV_SEND_INLINE on a user QP is EINVAL");
+	/* More SGEs than the QP takes. */
+	for (i = 0; i < 5; i++)
+		sge[i] = (struct ib_uverbs_sge){ .addr = src_iova, .length = 1,
+						 .lkey = src_lkey };
+	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
+			   SEND_SIGNALED, sge, 5, 0, 0, 6);
+	check(err == -EINVAL, "POST_SEND with 5 SGEs (the QP takes 4) is EINVAL");
+	/* Nothing more completes: the refused requests were never posted. */
+	{
+		struct ib_uverbs_wc wc;
+
+		check(uq_poll(fd, cq.core.cq_handle, &wc, 1) == 0,
+		      "user QP: refused work requests leave no completion");
+	}
+
+out:
+	while (nqp--)
+		uq_destroy_qp(fd, qp[nqp].core.qp_handle);
+	if (have_mr) {
+		struct ib_uverbs_dereg_mr d = { .mr_handle = mr.mr_handle };
+
+		check(!uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &d, sizeof(d), 0,
+			      "DEREG_MR"), "DEREG_MR of the receive buffer");
+	}
+	uq_destroy_cq(fd, cq.core.cq_handle);
+	free(dst);
+}
+
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(((uint32_t)i * 2654435761u) >> 24 ^ (i >> 12));
@@ -671,6 +1161,7 @@ int main(int argc, char **argv)
 		   IB_UVERBS_ACCESS_LOCAL_WRITE | 0x80000000u, 0, EINVAL,
 		   "with an unknown access bit");
 	debugfs_junk(ibdev, hca);
+	user_qps(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {

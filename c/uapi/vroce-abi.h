@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * vroce user-space ABI: the driver-specific data of the uverbs commands,
+ * shared by the kernel driver (c/driver/) and the rdma-core provider. Plain
+ * fixed-size structures of __u32/__u64, no pointers, no padding.
+ *
+ * Rules for both sides (Documentation/userspace.rst):
+ *   - a request shorter than its structure is zero-filled by the kernel
+ *     (an older provider); bytes beyond the structure must be zero, or the
+ *     command fails with EOPNOTSUPP (a newer provider asking for more);
+ *   - comp_mask of a request names optional fields the provider filled;
+ *     the kernel refuses bits it does not know with EOPNOTSUPP;
+ *   - reserved fields are zero (EINVAL otherwise);
+ *   - a response is cut to the length the provider gave; comp_mask of a
+ *     response names the optional fields the kernel filled.
+ */
+#ifndef _VROCE_ABI_USER_H_
+#define _VROCE_ABI_USER_H_
+
+#include <linux/types.h>
+
+/* The uverbs ABI version of the device (ibv_device's abi_version). */
+#define VROCE_UVERBS_ABI_VERSION	1
+
+/**
+ * struct vroce_create_cq - driver data of CREATE_CQ
+ * @comp_mask: optional fields; none yet, must be 0
+ * @reserved: must be 0
+ */
+struct vroce_create_cq {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/**
+ * struct vroce_create_cq_resp - driver data of CREATE_CQ's response
+ * @comp_mask: optional fields filled; none yet
+ * @cqn: the HCA's number of the CQ
+ */
+struct vroce_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+};
+
+/**
+ * struct vroce_create_qp - driver data of CREATE_QP
+ * @comp_mask: optional fields; none yet, must be 0
+ * @reserved: must be 0
+ */
+struct vroce_create_qp {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/**
+ * struct vroce_create_qp_resp - driver data of CREATE_QP's response
+ * @comp_mask: optional fields filled; none yet
+ * @qpn: the QP's number (as in the uverbs response)
+ * @sq_depth: send WQEs the queue holds (a power of two)
+ * @rq_depth: receive WQEs the queue holds (a power of two)
+ *
+ * A user QP carries no inline data (max_inline_data 0): work requests
+ * with IBV_SEND_INLINE fail with EINVAL.
+ */
+struct vroce_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__u32 sq_depth;
+	__u32 rq_depth;
+};
+
+#endif /* _VROCE_ABI_USER_H_ */
