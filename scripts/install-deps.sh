@@ -15,7 +15,11 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       # source), clippy and rustfmt; libclang for bindgen, which
       # scripts/install-bindgen.sh builds (Debian 12's is too old).
       rustc-web rust-web-src cargo-web rust-web-clippy rustfmt-web
-      libclang-dev)
+      libclang-dev
+      # User space: libibverbs to build the provider against (its private
+      # IBVERBS_PRIVATE_34 interface), and the clients that run on it.
+      libibverbs-dev ibverbs-utils ibverbs-providers rdma-core perftest
+      python3-pyverbs rdmacm-utils)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1

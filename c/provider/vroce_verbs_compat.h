@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The part of libibverbs' provider interface (IBVERBS_PRIVATE_34, rdma-core
+ * 44 as Debian 12 ships it) that the vroce provider uses. rdma-core does
+ * not install its driver.h, so this header declares what the provider
+ * needs, written for vroce: the layouts must be those libibverbs.so.1 was
+ * built with, and the static_asserts below pin them.
+ *
+ * How the layout of struct verbs_context_ops was established: it is not
+ * public, but verbs_set_ops() (exported) copies every op of it, in member
+ * order, into the context, and most ops also into a public slot of struct
+ * verbs_context or struct ibv_context_ops whose name the installed
+ * <infiniband/verbs.h> gives. Disassembling verbs_set_ops() of
+ * libibverbs.so.1 44.0-2 gave 76 members of 8 bytes (0x0 to 0x258) and,
+ * for each with a public slot, its name; the members kept only in the
+ * library's private copy sit between named ones in alphabetical order
+ * (the structure is kept sorted), which names them. Every op the provider
+ * sets has a public slot except free_context (between detach_mcast and
+ * free_dm) and query_port (after query_ece, before query_qp).
+ * scripts/provider-abi.sh repeats the disassembly check against the
+ * installed library.
+ */
+#ifndef _VROCE_VERBS_COMPAT_H_
+#define _VROCE_VERBS_COMPAT_H_
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+/* The library's doubly linked list node (two pointers). */
+struct vroce_list_node {
+	struct vroce_list_node *next, *prev;
+};
+
+/* A device libibverbs found in sysfs; the provider only passes it on. */
+struct verbs_sysfs_dev;
+
+enum {
+	VERBS_MATCH_SENTINEL = 0,
+	VERBS_MATCH_PCI = 1,
+	VERBS_MATCH_MODALIAS = 2,
+	VERBS_MATCH_DRIVER_ID = 3,
+};
+
+/* One entry of a provider's match table. */
+struct verbs_match_ent {
+	void *driver_data;
+	union {
+		const char *modalias;	/* fnmatch() pattern of device/modalias */
+		uint64_t driver_id;
+	} u;
+	uint16_t vendor;
+	uint16_t device;
+	uint8_t kind;		/* VERBS_MATCH_* */
+};
+
+struct verbs_device;
+
+/* What a provider registers with verbs_register_driver_34(). */
+struct verbs_device_ops {
+	const char *name;
+	uint32_t match_min_abi_version;
+	uint32_t match_max_abi_version;
+	const struct verbs_match_ent *match_table;
+	const struct verbs_device_ops **static_providers;
+	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
+	struct verbs_context *(*alloc_context)(struct ibv_device *device,
+					       int cmd_fd, void *private_data);
+	struct verbs_context *(*import_context)(struct ibv_device *device,
+						int cmd_fd);
+	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
+	void (*uninit_device)(struct verbs_device *device);
+};
+
+/* The library's device; a provider allocates it (first in its own). */
+struct verbs_device {
+	struct ibv_device device;	/* must be first */
+	const struct verbs_device_ops *ops;
+	atomic_int refcount;
+	struct vroce_list_node entry;
+	struct verbs_sysfs_dev *sysfs;
+	uint64_t core_support;
+};
+
+/* The library's MR, CQ and QP, which the ibv_cmd_*() helpers fill. */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	int mr_type;		/* enum ibv_mr_type */
+	int access;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	void *xrcd;
+};
+
+/*
+ * Every op a provider can give, in the library's (sorted) order. Ops the
+ * vroce provider does not set are declared untyped: only their place
+ * matters.
+ */
+struct verbs_context_ops {
+	void (*advise_mr)(void);
+	void (*alloc_dm)(void);
+	void (*alloc_mw)(void);
+	void (*alloc_null_mr)(void);
+	void (*alloc_parent_domain)(void);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	void (*alloc_td)(void);
+	void (*async_event)(void);
+	void (*attach_counters_point_flow)(void);
+	void (*attach_mcast)(void);
+	void (*bind_mw)(void);
+	void (*close_xrcd)(void);
+	void (*cq_event)(void);
+	void (*create_ah)(void);
+	void (*create_counters)(void);
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	void (*create_cq_ex)(void);
+	void (*create_flow)(void);
+	void (*create_flow_action_esp)(void);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	void (*create_qp_ex)(void);
+	void (*create_rwq_ind_table)(void);
+	void (*create_srq)(void);
+	void (*create_srq_ex)(void);
+	void (*create_wq)(void);
+	void (*dealloc_mw)(void);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	void (*dealloc_td)(void);
+	int (*dereg_mr)(struct verbs_mr *vmr);
+	void (*destroy_ah)(void);
+	void (*destroy_counters)(void);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	void (*destroy_flow)(void);
+	void (*destroy_flow_action)(void);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	void (*destroy_rwq_ind_table)(void);
+	void (*destroy_srq)(void);
+	void (*destroy_wq)(void);
+	void (*detach_mcast)(void);
+	void (*free_context)(struct ibv_context *context);
+	void (*free_dm)(void);
+	void (*get_srq_num)(void);
+	void (*import_dm)(void);
+	void (*import_mr)(void);
+	void (*import_pd)(void);
+	void (*modify_cq)(void);
+	void (*modify_flow_action_esp)(void);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	void (*modify_qp_rate_limit)(void);
+	void (*modify_srq)(void);
+	void (*modify_wq)(void);
+	void (*open_qp)(void);
+	void (*open_xrcd)(void);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	void (*post_srq_ops)(void);
+	void (*post_srq_recv)(void);
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	void (*query_ece)(void);
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	void (*query_qp_data_in_order)(void);
+	void (*query_rt_values)(void);
+	void (*query_srq)(void);
+	void (*read_counters)(void);
+	void (*reg_dm_mr)(void);
+	void (*reg_dmabuf_mr)(void);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	void (*rereg_mr)(void);
+	void (*resize_cq)(void);
+	void (*set_ece)(void);
+	void (*unimport_dm)(void);
+	void (*unimport_mr)(void);
+	void (*unimport_pd)(void);
+};
+
+#define VROCE_OP_AT(op, off)						\
+	static_assert(offsetof(struct verbs_context_ops, op) == (off),	\
+		      "verbs_context_ops." #op " is not where libibverbs 44 has it")
+VROCE_OP_AT(alloc_pd, 0x28);
+VROCE_OP_AT(create_cq, 0x78);
+VROCE_OP_AT(create_qp, 0x98);
+VROCE_OP_AT(dealloc_pd, 0xd0);
+VROCE_OP_AT(dereg_mr, 0xe0);
+VROCE_OP_AT(destroy_cq, 0xf8);
+VROCE_OP_AT(destroy_qp, 0x110);
+VROCE_OP_AT(free_context, 0x138);
+VROCE_OP_AT(modify_qp, 0x178);
+VROCE_OP_AT(poll_cq, 0x1a8);
+VROCE_OP_AT(post_recv, 0x1b0);
+VROCE_OP_AT(post_send, 0x1b8);
+VROCE_OP_AT(query_device_ex, 0x1d0);
+VROCE_OP_AT(query_port, 0x1e0);
+VROCE_OP_AT(query_qp, 0x1e8);
+VROCE_OP_AT(reg_mr, 0x220);
+VROCE_OP_AT(req_notify_cq, 0x228);
+static_assert(sizeof(struct verbs_context_ops) == 0x260,
+	      "verbs_context_ops is not the size libibverbs 44 has");
+
+/*
+ * Command buffers of the legacy write() commands as the ibv_cmd_*()
+ * helpers take them: the uverbs header, then the kernel's request
+ * structure (<rdma/ib_user_verbs.h>); a provider's own driver data
+ * follows directly.
+ */
+#define VROCE_WRITE_CMD(name, core)					\
+	struct name {							\
+		struct ib_uverbs_cmd_hdr hdr;				\
+		struct core core_payload;				\
+	}
+
+VROCE_WRITE_CMD(ibv_get_context, ib_uverbs_get_context);
+VROCE_WRITE_CMD(ibv_query_port, ib_uverbs_query_port);
+VROCE_WRITE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
+VROCE_WRITE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+VROCE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
+VROCE_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
+VROCE_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
+VROCE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
+
+/* The private functions of libibverbs.so.1 (IBVERBS_PRIVATE_34) used. */
+void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
+				    size_t alloc_size,
+				    struct verbs_context *context_offset,
+				    uint32_t driver_id);
+void verbs_uninit_context(struct verbs_context *context);
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+int ibv_cmd_query_device_any(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size,
+			     struct ib_uverbs_ex_query_device_resp *resp,
+			     size_t *resp_size);
+int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
+		       struct ibv_port_attr *port_attr,
+		       struct ibv_query_port *cmd, size_t cmd_size);
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct ibv_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+
+#endif /* _VROCE_VERBS_COMPAT_H_ */
