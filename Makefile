@@ -38,18 +38,19 @@ endif
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
-	rust-lint help compile_commands.json
+	rust-lint help compile_commands.json provider install-provider
 
 all: modules
 
 modules install clean: kdir-set
 modules:
 	$(MAKE) $(KBUILD_ARGS) modules
-install:
+install: install-provider
 	$(MAKE) $(KBUILD_ARGS) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(realpath $(KDIR))))
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
+	rm -f c/provider/libvroce-rdmav34.so
 
 .PHONY: kdir-set
 kdir-set:
@@ -83,6 +84,22 @@ rust-lint:
 compile_commands.json:
 	scripts/compile-commands.sh
 
+# The rdma-core provider (user space): libvroce-rdmav34.so for Debian 12's
+# libibverbs (rdma-core 44), and the file that tells libibverbs to load it.
+PROVIDER_OUT ?= c/provider
+IBVERBS_DIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || \
+		 echo /usr/lib/x86_64-linux-gnu)/libibverbs
+provider: $(PROVIDER_OUT)/libvroce-rdmav34.so
+$(PROVIDER_OUT)/libvroce-rdmav34.so: c/provider/vroce_provider.c \
+		c/provider/vroce_verbs_compat.h c/uapi/vroce-abi.h
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wl,--no-undefined \
+		-Wl,-soname,libvroce-rdmav34.so -o $@ $< -libverbs
+install-provider: provider
+	install -D -m 0644 $(PROVIDER_OUT)/libvroce-rdmav34.so \
+		$(DESTDIR)$(IBVERBS_DIR)/libvroce-rdmav34.so
+	install -d $(DESTDIR)/etc/libibverbs.d
+	echo 'driver vroce' >$(DESTDIR)/etc/libibverbs.d/vroce.driver
+
 help:
 	@echo 'vroce targets (README.md, Documentation/testing.rst):'
 	@echo '  make demo        the main job on the emulated HCA, in the test kernel'
@@ -99,6 +116,8 @@ help:
 	@echo '  make rust-lint   rustfmt, clippy and the bindings check'
 	@echo '  make bindings    regenerate bindings/vroce_abi_generated.rs'
 	@echo '  make deps        install what a fresh Debian 12 lacks (apt, as root)'
+	@echo '  make provider    the rdma-core provider libvroce-rdmav34.so (c/provider/)'
+	@echo '  make install-provider  install it and /etc/libibverbs.d/vroce.driver'
 	@echo '  make compile_commands.json  compilation database for clangd/editors'
 	@echo '  make help        this list'
 	@echo 'One suite or case: see "Working on vroce" in README.md.'

@@ -14,6 +14,8 @@
 #   7. the KUnit suites again in a kernel without the debug options and
 #      without debugfs (VROCE_KERNEL=nodebug)
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
+#   9. rdma-core's tools and perftest through the provider (c/provider/)
+#      on vroce0 and on rxe, side by side, in the C test kernel
 # The last line counts the tests: 'check: N passed, N failed, N skipped'.
 set -euo pipefail
 
@@ -57,6 +59,9 @@ VROCE_KERNEL=nodebug scripts/kunit.sh 2>&1 | tee "$logs/kunit-nodebug" || rc=1
 stamp "host harness and fuzzer: c/driver/vroce_mtr.c with ASan, UBSan, libFuzzer"
 scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
 
+stamp "user space: ibv_* tools and perftest through libvroce, beside rxe"
+scripts/userspace.sh 2>&1 | tee "$logs/userspace" || rc=1
+
 # Add up the closing lines; a missing one counts as a failure.
 total() {
 	awk -v want="$2" '
@@ -65,7 +70,7 @@ total() {
 }
 tp=0 tf=0 ts=0
 for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
-	 kunit-nodebug:vroce host:host; do
+	 kunit-nodebug:vroce host:host userspace:userspace; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
 	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
 done

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The part of scripts/userspace.sh that runs inside the test kernel.
+# $1: the provider, as RDMAV_DRIVERS names it (<dir>/libvroce); $2: the
+# host's CPU clock in MHz, for perftest.
+set -u
+
+export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
+mhz=$2
+log=/tmp/vroce-userspace.$$
+mkdir -p "$log"
+
+# Loopback for the programs' TCP handshake; rxe on a dummy netdev.
+ip link set lo up
+ip link set dummy0 up
+rdma link add rxe0 type rxe netdev dummy0 || echo "userspace: no rxe"
+{ cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
+mount --bind "$log/cpuinfo" /proc/cpuinfo
+sleep 1		# the IPv6 link-local GIDs appear once the links are up
+
+pass=0 fail=0 skip=0
+rows=""
+
+# run DEV NAME CMD...: one program alone.
+run() {
+	dev=$1 name=$2
+	shift 2
+	if timeout 60 "$@" >"$log/$dev.$name" 2>&1; then
+		echo pass
+	else
+		echo "FAIL (exit $?)"
+	fi
+}
+
+# pair DEV NAME CMD...: server, then client to localhost.
+pair() {
+	dev=$1 name=$2
+	shift 2
+	timeout 90 "$@" >"$log/$dev.$name.srv" 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 60 "$@" localhost >"$log/$dev.$name" 2>&1
+	crc=$?
+	wait $srv
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
+		echo pass
+	else
+		echo "FAIL (client $crc, server $src)"
+	fi
+}
+
+# The figures of a perftest run: the last result line.
+figures() {
+	awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' "$1"
+}
+
+for dev in vroce0 rxe0; do
+	if [ ! -e /sys/class/infiniband/$dev ]; then
+		eval "r_${dev}_devices=skip r_${dev}_devinfo=skip"
+		continue
+	fi
+	r=$(run $dev devices ibv_devices)
+	grep -q "$dev" "$log/$dev.devices" || r="FAIL (not listed)"
+	eval "r_${dev}_devices=\$r"
+	r=$(run $dev devinfo ibv_devinfo -v -d $dev)
+	grep -q "hca_id:.*$dev" "$log/$dev.devinfo" &&
+		grep -q 'PORT_ACTIVE' "$log/$dev.devinfo" || r="FAIL (no port)"
+	eval "r_${dev}_devinfo=\$r"
+	r=$(pair $dev pingpong ibv_rc_pingpong -d $dev -g 0 -n 100)
+	eval "r_${dev}_pingpong=\$r"
+	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+		# Latency in TSC cycles (-C): perftest's own clock-rate
+		# sampling does not converge under UML.
+		opt=-F
+		[ $t = ib_write_lat ] && opt=-C
+		r=$(pair $dev $t $t -d $dev -x 0 -n 200 $opt)
+		f=$(figures "$log/$dev.$t")
+		# perftest's clock-rate sampling sometimes gives up under
+		# UML (0.00 MB/s): the figures are shown, not judged.
+		[ -n "$f" ] || r="FAIL (no result line)"
+		eval "r_${dev}_${t}=\$r"
+		eval "f_${dev}_${t}=\$f"
+	done
+done
+
+printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
+for p in devices devinfo pingpong ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+	eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
+	printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
+	case $v in
+	pass) pass=$((pass + 1)) ;;
+	skip) skip=$((skip + 1)) ;;
+	*)
+		fail=$((fail + 1))
+		for f in "$log"/vroce0."$p"*; do
+			echo "---- $f"
+			tail -n 15 "$f"
+		done
+		;;
+	esac
+done
+
+echo
+echo "perftest figures (200 iterations, default sizes; bw: bytes iterations peak-MB/s avg-MB/s Mpps; lat: bytes iterations t_min t_max t_typical t_avg stdev 99% 99.9%, in TSC cycles at $mhz MHz)"
+for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+	eval "v=\${f_vroce0_$t:-} x=\${f_rxe0_$t:-}"
+	printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
+done
+echo "userspace: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

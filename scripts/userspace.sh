@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Programs no one on this project wrote, on vroce0 and, for comparison, on
+# rxe over a dummy netdev in the same test kernel: ibv_devices,
+# ibv_devinfo -v, ibv_rc_pingpong between two processes, and perftest's
+# ib_write_bw, ib_read_bw, ib_send_bw and ib_write_lat (client and server
+# on the device). libibverbs (Debian's, rdma-core 44) loads the provider
+# built here from c/provider/ through RDMAV_DRIVERS. Prints one row per
+# program with the result on each device and the perftest figures; fails
+# when a program fails on vroce. Last line: 'userspace: N passed, N failed,
+# N skipped'.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/vroce-userspace.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
+# UML's /proc/cpuinfo has no clock rate, which perftest converts TSC
+# cycles with: the guest script shows it the host's.
+mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
+"$repo/scripts/uml-run.sh" \
+	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000}"
