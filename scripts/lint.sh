@@ -19,12 +19,18 @@ fail=0
 # READ_ONCE, min/max): kernel style does not apply to it.
 mapfile -t cfiles < <(git ls-files -co --exclude-standard -- '*.c' '*.h' |
 		      grep -v '^kunit/host/vroce_host\.h$' | sort)
-mapfile -t kfiles < <(printf '%s\n' "${cfiles[@]}" | grep -v '^kunit/host/')
+mapfile -t kfiles < <(printf '%s\n' "${cfiles[@]}" |
+		      grep -v '^kunit/host/\|^c/provider/')
 mapfile -t hfiles < <(printf '%s\n' "${cfiles[@]}" | grep '^kunit/host/')
+# The rdma-core provider is user space: <stdint.h> types, as rdma-core.
+mapfile -t pfiles < <(printf '%s\n' "${cfiles[@]}" | grep '^c/provider/')
 
 echo "lint: checkpatch --strict over ${#cfiles[@]} files"
 cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 	--show-types -f "${kfiles[@]}" 2>&1) || fail=1
+grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
+cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
+	--show-types --ignore PREFER_KERNEL_TYPES -f "${pfiles[@]}" 2>&1) || fail=1
 grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
 # libFuzzer's entry point is CamelCase by its API.
 cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
@@ -83,6 +89,15 @@ else
 	done
 fi
 make -s clean >/dev/null
+
+# The provider, against Debian's libibverbs, warnings as errors.
+echo "lint: the rdma-core provider (make provider)"
+pdir=$(mktemp -d)
+if ! make -s provider PROVIDER_OUT="$pdir" >"$log" 2>&1; then
+	cat "$log"
+	fail=1
+fi
+rm -rf "$pdir"
 
 # A build for silicon: the driver without the emulated HCA.
 echo "lint: W=1 build without the emulated HCA (CONFIG_VROCE_EMU unset)"

@@ -302,6 +302,42 @@ static inline struct vroce_dev *to_vroce_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct vroce_dev, ibdev);
 }
 
+/**
+ * vroce_udata_in() - the driver's request of a uverbs command
+ * @udata: the command's driver data
+ * @req: where the request goes; zero-filled first, so that a provider
+ *	that sends less (or none) gets the defaults
+ * @len: its size
+ *
+ * Context: process context (the command's), may sleep.
+ * Return: 0; -EOPNOTSUPP when the provider sent more than @len bytes and
+ * the rest is not zero (something this driver does not know); -EFAULT.
+ */
+static inline int vroce_udata_in(struct ib_udata *udata, void *req,
+				 size_t len)
+{
+	memset(req, 0, len);
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	return ib_copy_from_udata(req, udata, min(udata->inlen, len));
+}
+
+/**
+ * vroce_udata_out() - the driver's response of a uverbs command
+ * @udata: the command's driver data
+ * @resp: the response
+ * @len: its size; cut to the room the provider gave
+ *
+ * Context: process context (the command's), may sleep.
+ * Return: 0 or -EFAULT.
+ */
+static inline int vroce_udata_out(struct ib_udata *udata, void *resp,
+				  size_t len)
+{
+	return ib_copy_to_udata(udata, resp, min(udata->outlen, len));
+}
+
 bool vroce_inject(struct vroce_dev *vdev);
 struct vroce_dev *vroce_dev_create(struct device *dma_dev);
 void vroce_dev_destroy(struct vroce_dev *vdev);
@@ -309,8 +345,7 @@ int vroce_dev_start(struct vroce_dev *vdev);
 void vroce_dev_stop(struct vroce_dev *vdev);
 
 extern const struct ib_device_ops vroce_dev_ops;
-int vroce_udata_in(struct ib_udata *udata, void *req, size_t len);
-int vroce_udata_out(struct ib_udata *udata, void *resp, size_t len);
+
 struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,

@@ -100,40 +100,6 @@ static int vroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-/**
- * vroce_udata_in() - the driver's request of a uverbs command
- * @udata: the command's driver data
- * @req: where the request goes; zero-filled first, so that a provider
- *	that sends less (or none) gets the defaults
- * @len: its size
- *
- * Context: process context (the command's), may sleep.
- * Return: 0; -EOPNOTSUPP when the provider sent more than @len bytes and
- * the rest is not zero (something this driver does not know); -EFAULT.
- */
-int vroce_udata_in(struct ib_udata *udata, void *req, size_t len)
-{
-	memset(req, 0, len);
-	if (udata->inlen > len &&
-	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
-		return -EOPNOTSUPP;
-	return ib_copy_from_udata(req, udata, min(udata->inlen, len));
-}
-
-/**
- * vroce_udata_out() - the driver's response of a uverbs command
- * @udata: the command's driver data
- * @resp: the response
- * @len: its size; cut to the room the provider gave
- *
- * Context: process context (the command's), may sleep.
- * Return: 0 or -EFAULT.
- */
-int vroce_udata_out(struct ib_udata *udata, void *resp, size_t len)
-{
-	return ib_copy_to_udata(udata, resp, min(udata->outlen, len));
-}
-
 static int vroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {

@@ -31,7 +31,8 @@
 
 #include "vroce_hca_priv.h"
 
-#define VROCE_EMU_VENDOR_ID		0	/* not a PCI function: no vendor */
+/* The IEEE OUI vroce GUIDs carry: locally administered (0x02 bit). */
+#define VROCE_EMU_VENDOR_ID		0x02f000
 #define VROCE_EMU_MAX_CMDQ_DEPTH_LOG2	12
 
 static u16 vroce_emu_create_pd(struct vroce_emu *emu,
