@@ -92,6 +92,7 @@ make -s clean >/dev/null
 
 # The provider, against Debian's libibverbs, warnings as errors.
 echo "lint: the rdma-core provider (make provider)"
+scripts/provider-abi.py | tail -n 1 || fail=1
 pdir=$(mktemp -d)
 if ! make -s provider PROVIDER_OUT="$pdir" >"$log" 2>&1; then
 	cat "$log"

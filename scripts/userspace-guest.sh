@@ -13,9 +13,12 @@ mhz=$2
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
 
-# Loopback for the programs' TCP handshake; rxe on a dummy netdev.
+# Loopback for the programs' TCP handshake; rxe on a dummy netdev; IPv4
+# addresses on both netdevs (pyverbs' rdmacm tests look for one).
 ip link set lo up
 ip link set dummy0 up
+ip addr add 10.77.0.1/24 dev dummy0
+ip addr add 10.77.1.1/24 dev vroce0
 rdma link add rxe0 type rxe netdev dummy0 || echo "userspace: no rxe"
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
@@ -119,7 +122,11 @@ cp -r /usr/share/doc/rdma-core/tests/. "$log/pyv/"
 gunzip -f "$log"/pyv/*.gz
 for dev in vroce0 rxe0; do
 	[ -e /sys/class/infiniband/$dev ] || continue
-	timeout 600 python3 "$here/pyverbs-run.py" "$log/pyv" $dev \
+	# vroce has no GSI QP and so no rdma_cm yet (issue 14).
+	set --
+	[ $dev = vroce0 ] &&
+		set -- "test_rdmacm=rdma_cm needs a GSI QP (QP1), which vroce does not have yet"
+	timeout 600 python3 "$here/pyverbs-run.py" "$log/pyv" $dev "$@" \
 		>"$log/pyverbs.$dev" 2>"$log/pyverbs.$dev.err"
 	echo $? >"$log/pyverbs.$dev.rc"
 done

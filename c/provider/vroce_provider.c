@@ -198,6 +198,48 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 	return &qp->vqp.qp;
 }
 
+/*
+ * ibv_create_qp_ex(): an RC QP with the attributes of ibv_create_qp();
+ * the extensions (send ops, create flags, TSO, RSS, XRC) are not there.
+ */
+static struct ibv_qp *vroce_create_qp_ex(struct ibv_context *context,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	struct {
+		struct ibv_create_qp ibv_cmd;
+		struct vroce_create_qp drv;
+	} cmd = { 0 };
+	struct {
+		struct ib_uverbs_create_qp_resp ibv_resp;
+		struct vroce_create_qp_resp drv;
+	} resp = { 0 };
+	struct vroce_qp *qp;
+	int ret;
+
+	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    attr->cap.max_inline_data) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->sq_depth = resp.drv.sq_depth;
+	qp->rq_depth = resp.drv.rq_depth;
+	return &qp->vqp.qp;
+}
+
 static int vroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			  int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
@@ -245,6 +287,7 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 	.destroy_cq = vroce_destroy_cq,
 	.create_qp = vroce_create_qp,
+	.create_qp_ex = vroce_create_qp_ex,
 	.query_qp = vroce_query_qp,
 	.modify_qp = vroce_modify_qp,
 	.destroy_qp = vroce_destroy_qp,

@@ -16,9 +16,15 @@
  * library's private copy sit between named ones in alphabetical order
  * (the structure is kept sorted), which names them. Every op the provider
  * sets has a public slot except free_context (between detach_mcast and
- * free_dm) and query_port (after query_ece, before query_qp).
- * scripts/provider-abi.sh repeats the disassembly check against the
- * installed library.
+ * free_dm) and query_port (after query_ece, before query_qp). The ops the
+ * provider sets, their offsets and public slots:
+ *   alloc_pd 0x28, create_cq 0x78, create_qp 0x98, create_qp_ex 0xa0,
+ *   dealloc_pd 0xd0, dereg_mr 0xe0, destroy_cq 0xf8, destroy_qp 0x110,
+ *   free_context 0x138, modify_qp 0x178, poll_cq 0x1a8, post_recv 0x1b0,
+ *   post_send 0x1b8, query_device_ex 0x1d0, query_port 0x1e0,
+ *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228.
+ * scripts/provider-abi.py repeats the disassembly check against the
+ * installed library in make check.
  */
 #ifndef _VROCE_VERBS_COMPAT_H_
 #define _VROCE_VERBS_COMPAT_H_
@@ -139,7 +145,8 @@ struct verbs_context_ops {
 	void (*create_flow_action_esp)(void);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
-	void (*create_qp_ex)(void);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
 	void (*create_rwq_ind_table)(void);
 	void (*create_srq)(void);
 	void (*create_srq_ex)(void);
@@ -212,6 +219,7 @@ struct verbs_context_ops {
 VROCE_OP_AT(alloc_pd, 0x28);
 VROCE_OP_AT(create_cq, 0x78);
 VROCE_OP_AT(create_qp, 0x98);
+VROCE_OP_AT(create_qp_ex, 0xa0);
 VROCE_OP_AT(dealloc_pd, 0xd0);
 VROCE_OP_AT(dereg_mr, 0xe0);
 VROCE_OP_AT(destroy_cq, 0xf8);
@@ -292,6 +300,11 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
