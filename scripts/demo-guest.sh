@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The part of 'make demo' that runs inside the test kernel (as its init,
-# through scripts/uml-run.sh). $1: the built uverbs test program.
+# through scripts/uml-run.sh). $1: the built uverbs test program; $2: the
+# built provider, as RDMAV_DRIVERS names it (<dir>/libvroce).
 set -u
+provider=$2
 
 ib=vroce0
 # debugfs: the demo module's directory (kmr, loopback) and the HCA's, named
@@ -83,6 +85,23 @@ else
 	fail "loopback between two QPs"
 fi
 cat "$D/loopback"
+
+step "libibverbs through the vroce provider: ibv_devinfo, ibv_rc_pingpong"
+export RDMAV_DRIVERS="$provider"
+ip link set lo up
+if ibv_devinfo -d vroce0; then
+	pass "ibv_devinfo lists vroce0"
+else
+	fail "ibv_devinfo"
+fi
+ibv_rc_pingpong -d vroce0 -g 0 -n 50 >/tmp/demo-pingpong.$$ 2>&1 &
+sleep 2
+if ibv_rc_pingpong -d vroce0 -g 0 -n 50 localhost && wait $!; then
+	pass "ibv_rc_pingpong: 50 round trips between two processes on vroce0"
+else
+	fail "ibv_rc_pingpong"
+fi
+rm -f /tmp/demo-pingpong.$$
 
 step "summary"
 echo "demo: $ok passed, $bad failed"

@@ -12,5 +12,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(mktemp /tmp/vroce_uverbs_test.XXXXXX)
 trap 'rm -f "$bin"' EXIT
 gcc -O2 -pthread -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"
+prov=$(mktemp -d /tmp/vroce_provider.XXXXXX)
+trap 'rm -f "$bin"; rm -rf "$prov"' EXIT
+make -s -C "$repo" provider PROVIDER_OUT="$prov"
 echo "demo: building (or reusing) the test kernel, then booting it" >&2
-"$repo/scripts/uml-run.sh" "$repo/scripts/demo-guest.sh $bin"
+"$repo/scripts/uml-run.sh" "$repo/scripts/demo-guest.sh $bin $prov/libvroce"
