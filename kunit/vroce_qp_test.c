@@ -642,6 +642,60 @@ static int qp_set_state(struct ib_qp *qp, enum ib_qp_state state)
 }
 
 /*
+ * A third QP that names qp[1] as its peer, while qp[1] is connected to
+ * qp[0], reaches nothing: an RC responder answers only the QP it is
+ * connected to. Its SEND and RDMA WRITE end in RETRY_EXC_ERR, qp[1]'s
+ * receive and state stay as they were, and qp[0] still reaches qp[1].
+ */
+static void vroce_qp_intruder(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+	struct ib_sge dst = qp_sge(p, 1, 0, 256);
+	struct ib_qp *c = qp_create(test, p->pd, p->cq, 16);
+	u8 *b = p->buf[1]->va;
+	struct ib_wc wc[2];
+	struct ib_mr *mr;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, qp_connect(p->vdev, c, p->qp[1]->qp_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 10, &dst, 1), 0);
+
+	KUNIT_ASSERT_EQ(test, qp_post(c, IB_WR_SEND, 30, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, c);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_RETRY_EXC_ERR);
+	qp_expect_quiet(test, p->cq);
+	KUNIT_EXPECT_EQ(test, qp_state(p->qp[1]), IB_QPS_RTS);
+
+	/* An RDMA WRITE with a valid rkey of qp[1]'s PD writes nothing. */
+	mr = qp_reg_mr(test, p, 1, 0, BUF_LEN,
+		       IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	KUNIT_ASSERT_EQ(test, qp_set_state(c, IB_QPS_RESET), 0);
+	KUNIT_ASSERT_EQ(test, qp_connect(p->vdev, c, p->qp[1]->qp_num, 7), 0);
+	qp_fill(p, 0, 5);
+	memset(b, 0, BUF_LEN);
+	KUNIT_ASSERT_EQ(test, qp_post(c, IB_WR_RDMA_WRITE, 31, &src, 1,
+				      mr->iova, mr->rkey, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, c);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, memchr_inv(b, 0, 64), NULL);
+	qp_expect_quiet(test, p->cq);
+
+	/* qp[1]'s receive is still there for its own peer. */
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 20, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].wr_id == 10)
+			KUNIT_EXPECT_EQ(test, wc[i].src_qp, p->qp[0]->qp_num);
+	}
+}
+
+/*
  * Flushed completions left in the CQ belong to the QP's past: after RESET
  * or destroy they reach neither the QP nor one given the same number.
  */
@@ -1278,6 +1332,7 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_write_read),
 	KUNIT_CASE(vroce_qp_user_mr),
 	KUNIT_CASE(vroce_qp_bad_lkey),
+	KUNIT_CASE(vroce_qp_intruder),
 	KUNIT_CASE(vroce_qp_remote_access_errors),
 	KUNIT_CASE(vroce_qp_invalidate),
 	KUNIT_CASE(vroce_qp_recv_too_small),

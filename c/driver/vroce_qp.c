@@ -551,6 +551,13 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	if (wr->send_flags & IB_SEND_FENCE)
 		wqe->flags |= VROCE_WQE_F_FENCE;
 
+	/*
+	 * uverbs passes no REG_MR or LOCAL_INV of a process (their work
+	 * requests carry kernel pointers); should one come, it is refused.
+	 */
+	if (qp->user && (op == VROCE_WQE_REG_MR || op == VROCE_WQE_LOCAL_INV))
+		return -EINVAL;
+
 	switch (op) {
 	case VROCE_WQE_REG_MR:
 		return vroce_wqe_reg_mr(to_vroce_dev(qp->ibqp.device), wqe,

@@ -474,15 +474,20 @@ static bool vroce_emu_gather(struct vroce_emu *emu, struct vroce_emu_op *op)
 	return !op->status;
 }
 
-/* The peer: dest_qpn on this HCA, ready to receive; else nothing answers. */
+/*
+ * The peer: dest_qpn on this HCA, ready to receive, and connected back to
+ * this QP (an RC responder answers only the QP it is connected to; any
+ * other sender's packets are dropped, so the sender's retries run out);
+ * else nothing answers.
+ */
 static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
 {
 	struct vroce_emu_qp *peer = NULL;
 
 	if (op->qp->loopback)
 		peer = vroce_emu_qp_of(emu, op->qp->dest_qpn);
-	if (peer && (peer->state == VROCE_QPS_RTR ||
-		     peer->state == VROCE_QPS_RTS)) {
+	if (peer && peer->loopback && peer->dest_qpn == op->qp->qpn &&
+	    (peer->state == VROCE_QPS_RTR || peer->state == VROCE_QPS_RTS)) {
 		op->peer = peer;
 		return true;
 	}
