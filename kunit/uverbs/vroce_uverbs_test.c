@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -717,8 +718,17 @@ static int uq_post_recv(int fd, __u32 qp, const struct ib_uverbs_sge *sge,
 		      sizeof(resp), "POST_RECV");
 }
 
-/* Poll @cq through POLL_CQ until @n completions or two seconds. */
-static int uq_poll(int fd, __u32 cq, struct ib_uverbs_wc *wc, int n)
+/* Milliseconds on the monotonic clock. */
+static long long uq_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Poll @cq through POLL_CQ until @n completions or @ms milliseconds. */
+static int uq_poll(int fd, __u32 cq, struct ib_uverbs_wc *wc, int n, int ms)
 {
 	struct {
 		struct ib_uverbs_poll_cq_resp r;
@@ -727,9 +737,10 @@ static int uq_poll(int fd, __u32 cq, struct ib_uverbs_wc *wc, int n)
 	struct ib_uverbs_poll_cq c = {
 		.response = (uintptr_t)&resp, .cq_handle = cq, .ne = 1,
 	};
-	int got = 0, tries;
+	long long deadline = uq_now_ms() + ms;
+	int got = 0;
 
-	for (tries = 0; got < n && tries < 20000; tries++) {
+	while (got < n && uq_now_ms() < deadline) {
 		memset(&resp, 0, sizeof(resp));
 		if (uv_cmd(fd, IB_USER_VERBS_CMD_POLL_CQ, &c, sizeof(c),
 			   sizeof(resp.r) + sizeof(resp.wc[0]), "POLL_CQ"))
@@ -737,7 +748,7 @@ static int uq_poll(int fd, __u32 cq, struct ib_uverbs_wc *wc, int n)
 		if (resp.r.count)
 			wc[got++] = resp.wc[0];
 		else
-			usleep(100);
+			usleep(1000);
 	}
 	return got;
 }
@@ -754,7 +765,7 @@ static void uq_expect(int fd, __u32 cq, int n, __u32 qpn, __u32 op,
 	int i, ok, seen_op = 0, seen_recv = 0;
 	char msg[200];
 
-	ok = uq_poll(fd, cq, wc, n) == n;
+	ok = uq_poll(fd, cq, wc, n, 3000) == n;
 	for (i = 0; ok && i < n; i++) {
 		if (wc[i].status)
 			ok = 0;
@@ -954,7 +965,7 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	{
 		struct ib_uverbs_wc wc;
 
-		check(uq_poll(fd, cq.core.cq_handle, &wc, 1) == 0,
+		check(uq_poll(fd, cq.core.cq_handle, &wc, 1, 200) == 0,
 		      "user QP: refused work requests leave no completion");
 	}
 
