@@ -6,7 +6,7 @@
 #                   installed kernel headers ($(KDIR))
 #   make check      every check CI runs (installs what is missing first)
 #   make demo       the main job on the emulated device
-#   make bench      MTR timings against baselines, C and Rust, in the test
+#   make bench      MTR and data-path timings (C, Rust, rxe) and perftest, in the test
 #                   kernels
 #   make kunit      the KUnit suites in the C test kernel
 #                   (VROCE_MTR_IMPL=rust: in the Rust one)
@@ -111,7 +111,7 @@ help:
 	@echo '  make clean       remove what the module build made'
 	@echo '  make kunit       the KUnit suites in the C test kernel'
 	@echo '                   (VROCE_MTR_IMPL=rust: the Rust one)'
-	@echo '  make bench       benchmarks: MTR and data path, C vs Rust vs rxe'
+	@echo '  make bench       benchmarks: MTR, data path and perftest; C, Rust, rxe'
 	@echo '  make lint        checkpatch --strict, kernel-doc, W=1 + sparse, layers'
 	@echo '  make rust-lint   rustfmt, clippy and the bindings check'
 	@echo '  make bindings    regenerate bindings/vroce_abi_generated.rs'

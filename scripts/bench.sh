@@ -62,3 +62,8 @@ awk '
 			printf "%-52s %8s %8s %8s\n", k, c[k], r[k], ratio
 		}
 	}' "$out/c" "$out/rust"
+
+# User space through the provider: perftest on vroce0 beside rxe, both
+# command-mediated (vroce has no mapped rings yet), in the C test kernel.
+echo "== perftest through libvroce (vroce0) and rxe (rxe0), C test kernel with debug options"
+"$repo/scripts/userspace.sh" bench | grep -v '^\[' | sed -n '/^perftest,/,$p'

@@ -3,13 +3,17 @@
 #
 # The part of scripts/userspace.sh that runs inside the test kernel.
 # $1: the provider, as RDMAV_DRIVERS names it (<dir>/libvroce); $2: the
-# host's CPU clock in MHz, for perftest.
+# host's CPU clock in MHz, for perftest; $3: 'check' (default) or 'bench'
+# (perftest only, more iterations).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
 mhz=$2
+mode=${3:-check}
+iters=200
+[ "$mode" = bench ] && iters=1000
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
 
@@ -69,21 +73,23 @@ for dev in vroce0 rxe0; do
 		eval "r_${dev}_devices=skip r_${dev}_devinfo=skip"
 		continue
 	fi
-	r=$(run $dev devices ibv_devices)
-	grep -q "$dev" "$log/$dev.devices" || r="FAIL (not listed)"
-	eval "r_${dev}_devices=\$r"
-	r=$(run $dev devinfo ibv_devinfo -v -d $dev)
-	grep -q "hca_id:.*$dev" "$log/$dev.devinfo" &&
-		grep -q 'PORT_ACTIVE' "$log/$dev.devinfo" || r="FAIL (no port)"
-	eval "r_${dev}_devinfo=\$r"
-	r=$(pair $dev pingpong ibv_rc_pingpong -d $dev -g 0 -n 100)
-	eval "r_${dev}_pingpong=\$r"
+	if [ "$mode" = check ]; then
+		r=$(run $dev devices ibv_devices)
+		grep -q "$dev" "$log/$dev.devices" || r="FAIL (not listed)"
+		eval "r_${dev}_devices=\$r"
+		r=$(run $dev devinfo ibv_devinfo -v -d $dev)
+		grep -q "hca_id:.*$dev" "$log/$dev.devinfo" &&
+			grep -q 'PORT_ACTIVE' "$log/$dev.devinfo" || r="FAIL (no port)"
+		eval "r_${dev}_devinfo=\$r"
+		r=$(pair $dev pingpong ibv_rc_pingpong -d $dev -g 0 -n 100)
+		eval "r_${dev}_pingpong=\$r"
+	fi
 	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
 		# Latency in TSC cycles (-C): perftest's own clock-rate
 		# sampling does not converge under UML.
 		opt=-F
 		[ $t = ib_write_lat ] && opt=-C
-		r=$(pair $dev $t $t -d $dev -x 0 -n 200 $opt)
+		r=$(pair $dev $t $t -d $dev -x 0 -n $iters $opt)
 		f=$(figures "$log/$dev.$t")
 		# perftest's clock-rate sampling sometimes gives up under
 		# UML (0.00 MB/s): the figures are shown, not judged.
@@ -92,6 +98,15 @@ for dev in vroce0 rxe0; do
 		eval "f_${dev}_${t}=\$f"
 	done
 done
+
+if [ "$mode" = bench ]; then
+	echo "perftest, $iters iterations, default sizes (bw: bytes iterations peak-MB/s avg-MB/s Mpps; lat: bytes iterations t_min t_max t_typical t_avg stdev 99% 99.9%, TSC cycles at $mhz MHz)"
+	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+		eval "v=\${f_vroce0_$t:-} x=\${f_rxe0_$t:-}"
+		printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
+	done
+	exit 0
+fi
 
 printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
 for p in devices devinfo pingpong ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do

@@ -9,8 +9,10 @@
 # built here from c/provider/ through RDMAV_DRIVERS. Prints one row per
 # program with the result on each device and the perftest figures; fails
 # when a program fails on vroce. Last line: 'userspace: N passed, N failed,
-# N skipped'.
+# N skipped'. With 'bench': perftest only, 1000 iterations, figures side
+# by side (make bench).
 set -euo pipefail
+mode=${1:-check}
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/vroce-userspace.XXXXXX)
@@ -21,4 +23,4 @@ make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
 # cycles with: the guest script shows it the host's.
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
 "$repo/scripts/uml-run.sh" \
-	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000}"
+	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"
