@@ -74,7 +74,7 @@ def public_slots():
         prog += 'printf("%%zu %s\\n", offsetof(struct verbs_context, %s));\n' \
                 % (names[member], member)
     prog += 'return 0; }\n'
-    return run_c(prog, [])
+    return run_c(prog)
 
 
 def compat_offsets():
@@ -89,23 +89,27 @@ def compat_offsets():
                 % (name, name)
     prog += 'printf("%zu sizeof\\n", sizeof(struct verbs_context_ops));\n'
     prog += 'return 0; }\n'
-    return run_c(prog, [])
+    return run_c(prog)
 
 
-def run_c(prog, libs):
+def run_c(prog):
+    """Build and run @prog; {offset: name} of its 'offset name' lines, and
+    'sizeof' for a line named sizeof."""
     with tempfile.TemporaryDirectory() as d:
         src, exe = os.path.join(d, 'p.c'), os.path.join(d, 'p')
         open(src, 'w').write(prog)
-        subprocess.run(['gcc', '-o', exe, src] + libs, check=True)
+        subprocess.run(['gcc', '-o', exe, src], check=True)
         out = subprocess.run([exe], capture_output=True, text=True,
                              check=True).stdout
     res = {}
     for line in out.split('\n'):
-        if line:
-            off, name = line.split()
-            res.setdefault(int(off), name) if name != 'sizeof' else None
-            if name == 'sizeof':
-                res['sizeof'] = int(off)
+        if not line:
+            continue
+        off, name = line.split()
+        if name == 'sizeof':
+            res['sizeof'] = int(off)
+        else:
+            res.setdefault(int(off), name)
     return res
 
 

@@ -99,12 +99,17 @@ for dev in vroce0 rxe0; do
 	done
 done
 
-if [ "$mode" = bench ]; then
+# The perftest figures of both devices, side by side.
+figures_table() {
 	echo "perftest, $iters iterations, default sizes (bw: bytes iterations peak-MB/s avg-MB/s Mpps; lat: bytes iterations t_min t_max t_typical t_avg stdev 99% 99.9%, TSC cycles at $mhz MHz)"
 	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
 		eval "v=\${f_vroce0_$t:-} x=\${f_rxe0_$t:-}"
 		printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
 	done
+}
+
+if [ "$mode" = bench ]; then
+	figures_table
 	exit 0
 fi
 
@@ -126,11 +131,7 @@ for p in devices devinfo pingpong ib_write_bw ib_read_bw ib_send_bw ib_write_lat
 done
 
 echo
-echo "perftest figures (200 iterations, default sizes; bw: bytes iterations peak-MB/s avg-MB/s Mpps; lat: bytes iterations t_min t_max t_typical t_avg stdev 99% 99.9%, in TSC cycles at $mhz MHz)"
-for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
-	eval "v=\${f_vroce0_$t:-} x=\${f_rxe0_$t:-}"
-	printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
-done
+figures_table
 # rdma-core's pyverbs suite, as Debian ships it (gzipped), on each device.
 mkdir -p "$log/pyv"
 cp -r /usr/share/doc/rdma-core/tests/. "$log/pyv/"

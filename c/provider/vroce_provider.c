@@ -199,45 +199,31 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 }
 
 /*
- * ibv_create_qp_ex(): an RC QP with the attributes of ibv_create_qp();
- * the extensions (send ops, create flags, TSO, RSS, XRC) are not there.
+ * ibv_create_qp_ex(): an RC QP with the attributes of ibv_create_qp(),
+ * which begin struct ibv_qp_init_attr_ex as they begin struct
+ * ibv_qp_init_attr (libibverbs passes one as the other itself); the
+ * extensions (send ops, create flags, TSO, RSS, XRC) are not there.
  */
+static_assert(offsetof(struct ibv_qp_init_attr_ex, send_cq) ==
+	      offsetof(struct ibv_qp_init_attr, send_cq), "send_cq");
+static_assert(offsetof(struct ibv_qp_init_attr_ex, cap) ==
+	      offsetof(struct ibv_qp_init_attr, cap), "cap");
+static_assert(offsetof(struct ibv_qp_init_attr_ex, sq_sig_all) ==
+	      offsetof(struct ibv_qp_init_attr, sq_sig_all), "sq_sig_all");
+
 static struct ibv_qp *vroce_create_qp_ex(struct ibv_context *context,
 					 struct ibv_qp_init_attr_ex *attr)
 {
-	struct {
-		struct ibv_create_qp ibv_cmd;
-		struct vroce_create_qp drv;
-	} cmd = { 0 };
-	struct {
-		struct ib_uverbs_create_qp_resp ibv_resp;
-		struct vroce_create_qp_resp drv;
-	} resp = { 0 };
-	struct vroce_qp *qp;
-	int ret;
-
+	(void)context;
 	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
-	    attr->cap.max_inline_data) {
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return NULL;
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		free(qp);
-		errno = ret;
-		return NULL;
-	}
-	qp->sq_depth = resp.drv.sq_depth;
-	qp->rq_depth = resp.drv.rq_depth;
-	return &qp->vqp.qp;
+	return vroce_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
 }
 
 static int vroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,

@@ -300,11 +300,6 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size);
-int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
-			 struct ibv_qp_init_attr_ex *attr_ex,
-			 struct ibv_create_qp *cmd, size_t cmd_size,
-			 struct ib_uverbs_create_qp_resp *resp,
-			 size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
