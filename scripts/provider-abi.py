@@ -8,7 +8,8 @@ them also into a public slot of struct verbs_context (or its ibv_context's
 ops) that <infiniband/verbs.h> names. This script disassembles it, and
 for every op the provider's header declares with a type (the ops the
 provider sets) checks that the member sits at the offset whose public slot
-has that op's name; it also checks the structure's size. A libibverbs with
+has that op's name; it also checks the structure's size, and the bit and
+offset of struct verbs_qp's comp_mask that ibv_qp_to_qp_ex() tests. A libibverbs with
 another layout fails here instead of calling the wrong function.
 
 Usage: provider-abi.py [libibverbs.so.1]
@@ -57,6 +58,27 @@ def set_ops_copies(lib):
         if st and cur is not None:
             ops[cur].append((st.group(3), int(st.group(2) or '0', 16)))
     return ops
+
+
+def qp_ex_test(lib):
+    """(bit, offset) that ibv_qp_to_qp_ex() of the lib tests."""
+    dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn', lib],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r'<ibv_qp_to_qp_ex@@[\w.]+>:\n(.*?)\n\n', dis, re.S)
+    t = m and re.search(r'test[bl]\s+\$(0x[0-9a-f]+),(0x[0-9a-f]+)\(%rdi\)',
+                        m.group(1))
+    if not t:
+        sys.exit('provider-abi: no ibv_qp_to_qp_ex test in %s' % lib)
+    return int(t.group(1), 16), int(t.group(2), 16)
+
+
+def compat_qp_ex():
+    """(VERBS_QP_EX, offsetof(struct verbs_qp, comp_mask)) of the header."""
+    prog = '#include <stdio.h>\n#include "%s"\nint main(void) {\n' % COMPAT
+    prog += 'printf("%zu bit\\n%zu off\\n", (size_t)VERBS_QP_EX, ' \
+            'offsetof(struct verbs_qp, comp_mask));\nreturn 0; }\n'
+    res = {v: k for k, v in run_c(prog).items()}
+    return res['bit'], res['off']
 
 
 def public_slots():
@@ -138,6 +160,11 @@ def main():
               (op, off, ','.join(sorted(n or '?' for n in names)) or '-',
                'ok' if ok else 'WRONG'))
         bad += not ok
+    lib_qp, hdr_qp = qp_ex_test(lib), compat_qp_ex()
+    ok = lib_qp == hdr_qp
+    print('provider-abi: VERBS_QP_EX %#x at %#x, library %#x at %#x %s' %
+          (hdr_qp + lib_qp + ('ok' if ok else 'WRONG',)))
+    bad += not ok
     print('provider-abi: %d members, %d ops checked, %d wrong' %
           (len(copies), len(compat), bad))
     return 1 if bad else 0

@@ -4,7 +4,7 @@
 # The part of scripts/userspace.sh that runs inside the test kernel.
 # $1: the provider, as RDMAV_DRIVERS names it (<dir>/libvroce); $2: the
 # host's CPU clock in MHz, for perftest; $3: 'check' (default) or 'bench'
-# (perftest only, more iterations).
+# (perftest only, more iterations) or 'pyverbs' (the pyverbs suite only).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +69,7 @@ figures() {
 }
 
 for dev in vroce0 rxe0; do
+	[ "$mode" = pyverbs ] && break
 	if [ ! -e /sys/class/infiniband/$dev ]; then
 		eval "r_${dev}_devices=skip r_${dev}_devinfo=skip"
 		continue
@@ -83,6 +84,11 @@ for dev in vroce0 rxe0; do
 		eval "r_${dev}_devinfo=\$r"
 		r=$(pair $dev pingpong ibv_rc_pingpong -d $dev -g 0 -n 100)
 		eval "r_${dev}_pingpong=\$r"
+		# The extended verbs; vroce's refusals on vroce only.
+		set -- "$(dirname "$RDMAV_DRIVERS")/vroce_verbs_test" $dev
+		[ $dev = vroce0 ] || set -- "$@" traffic
+		r=$(run $dev verbs_ex "$@")
+		eval "r_${dev}_verbs_ex=\$r"
 	fi
 	for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
 		# Latency in TSC cycles (-C): perftest's own clock-rate
@@ -113,8 +119,10 @@ if [ "$mode" = bench ]; then
 	exit 0
 fi
 
-printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
-for p in devices devinfo pingpong ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+[ "$mode" = pyverbs ] ||
+	printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
+for p in devices devinfo pingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+	[ "$mode" = pyverbs ] && break
 	eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
 	printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
 	case $v in
@@ -130,8 +138,7 @@ for p in devices devinfo pingpong ib_write_bw ib_read_bw ib_send_bw ib_write_lat
 	esac
 done
 
-echo
-figures_table
+[ "$mode" = pyverbs ] || { echo; figures_table; }
 # rdma-core's pyverbs suite, as Debian ships it (gzipped), on each device.
 mkdir -p "$log/pyv"
 cp -r /usr/share/doc/rdma-core/tests/. "$log/pyv/"
@@ -160,7 +167,10 @@ if [ -s "$log/pyverbs.vroce0" ]; then
 	# non-feature (Documentation/userspace.rst).
 	grep -o 'skip [^:]*' "$log/pyverbs.vroce0" | cut -d' ' -f2 | sort >"$log/v.skip"
 	grep -o 'skip [^:]*' "$log/pyverbs.rxe0" 2>/dev/null | cut -d' ' -f2 | sort >"$log/x.skip"
-	comm -23 "$log/v.skip" "$log/x.skip" | sed 's/^/pyverbs: passes on rxe0, skipped on vroce0: /'
+	for t in $(comm -23 "$log/v.skip" "$log/x.skip"); do
+		grep -F "skip $t: " "$log/pyverbs.vroce0" | head -n 1 |
+			sed "s/^pyverbs: skip [^:]*: /pyverbs: passes on rxe0, skipped on vroce0: $t: /"
+	done
 	n=$(grep -c '^pyverbs: FAIL' "$log/pyverbs.vroce0")
 	if [ "$n" -eq 0 ] && [ "$(cat "$log/pyverbs.vroce0.rc")" -eq 0 ]; then
 		pass=$((pass + 1))

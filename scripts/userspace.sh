@@ -10,7 +10,7 @@
 # program with the result on each device and the perftest figures; fails
 # when a program fails on vroce. Last line: 'userspace: N passed, N failed,
 # N skipped'. With 'bench': perftest only, 1000 iterations, figures side
-# by side (make bench).
+# by side (make bench). With 'pyverbs': the pyverbs suite only.
 set -euo pipefail
 mode=${1:-check}
 
@@ -19,6 +19,9 @@ work=$(mktemp -d /tmp/vroce-userspace.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
+# Our own client of the provider's extended verbs (ibv_wr_*, cq_ex).
+gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_verbs_test" \
+	"$repo/kunit/userspace/vroce_verbs_test.c" -libverbs
 # UML's /proc/cpuinfo has no clock rate, which perftest converts TSC
 # cycles with: the guest script shows it the host's.
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)

@@ -7,10 +7,13 @@
  * platform device. Every verb goes to the kernel through the uverbs
  * commands, the data path included: a user QP's rings stay in the kernel
  * and POST_SEND, POST_RECV and POLL_CQ carry work requests and
- * completions (Documentation/userspace.rst). The driver-specific data of
- * CREATE_CQ and CREATE_QP is c/uapi/vroce-abi.h.
+ * completions (Documentation/userspace.rst). The extended APIs
+ * (ibv_create_cq_ex() polling, ibv_wr_*()) are built here over the same
+ * commands. The driver-specific data of CREATE_CQ and CREATE_QP is
+ * c/uapi/vroce-abi.h.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +35,29 @@ struct vroce_context {
 struct vroce_cq {
 	struct verbs_cq vcq;
 	uint32_t cqn;
+	/*
+	 * ibv_start_poll() to ibv_end_poll(): the CQ is the caller's; @wc
+	 * is the completion the ibv_wc_read_*() calls read.
+	 */
+	pthread_spinlock_t poll_lock;
+	struct ibv_wc wc;
 };
 
 struct vroce_qp {
 	struct verbs_qp vqp;
 	uint32_t sq_depth;
 	uint32_t rq_depth;
+	/*
+	 * The ibv_wr_*() batch: ibv_wr_start() takes @wr_lock, each
+	 * ibv_wr_<op>() fills the next of @wrs (@max_sge SGEs each in @sges),
+	 * ibv_wr_complete() posts them in one POST_SEND and drops the lock.
+	 * @wr_err is the first error a builder met: the batch is not posted.
+	 */
+	pthread_spinlock_t wr_lock;
+	struct ibv_send_wr *wrs;
+	struct ibv_sge *sges;
+	uint32_t max_wr, max_sge, nwr;
+	int wr_err;
 };
 
 static int vroce_query_device_ex(struct ibv_context *context,
@@ -143,10 +163,17 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
+	ret = pthread_spin_init(&cq->poll_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
+		pthread_spin_destroy(&cq->poll_lock);
 		free(cq);
 		errno = ret;
 		return NULL;
@@ -157,11 +184,153 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 
 static int vroce_destroy_cq(struct ibv_cq *ibcq)
 {
+	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
 	int ret = ibv_cmd_destroy_cq(ibcq);
 
-	if (!ret)
-		free(container_of(ibcq, struct vroce_cq, vcq.cq));
+	if (!ret) {
+		pthread_spin_destroy(&cq->poll_lock);
+		free(cq);
+	}
 	return ret;
+}
+
+/*
+ * The extended CQ: ibv_start_poll()/ibv_next_poll() take one completion
+ * each through POLL_CQ into cq->wc, which the readers return; nothing is
+ * buffered past ibv_end_poll(), so ibv_poll_cq() on the same CQ loses
+ * nothing.
+ */
+static inline struct vroce_cq *to_vcq_ex(struct ibv_cq_ex *cq_ex)
+{
+	return container_of(cq_ex, struct vroce_cq, vcq.cq_ex);
+}
+
+static int vroce_cq_ex_fetch(struct vroce_cq *cq)
+{
+	int n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, &cq->wc);
+
+	if (n < 0)
+		return errno ? errno : EIO;
+	if (n == 0)
+		return ENOENT;
+	cq->vcq.cq_ex.wr_id = cq->wc.wr_id;
+	cq->vcq.cq_ex.status = cq->wc.status;
+	return 0;
+}
+
+static int vroce_start_poll(struct ibv_cq_ex *cq_ex,
+			    struct ibv_poll_cq_attr *attr)
+{
+	struct vroce_cq *cq = to_vcq_ex(cq_ex);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->poll_lock);
+	ret = vroce_cq_ex_fetch(cq);
+	/* Only a successful start_poll is followed by end_poll. */
+	if (ret)
+		pthread_spin_unlock(&cq->poll_lock);
+	return ret;
+}
+
+static int vroce_next_poll(struct ibv_cq_ex *cq_ex)
+{
+	return vroce_cq_ex_fetch(to_vcq_ex(cq_ex));
+}
+
+static void vroce_end_poll(struct ibv_cq_ex *cq_ex)
+{
+	pthread_spin_unlock(&to_vcq_ex(cq_ex)->poll_lock);
+}
+
+static enum ibv_wc_opcode vroce_read_opcode(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.opcode;
+}
+
+static uint32_t vroce_read_vendor_err(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.vendor_err;
+}
+
+static uint32_t vroce_read_byte_len(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.byte_len;
+}
+
+static __be32 vroce_read_imm_data(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.imm_data;
+}
+
+static uint32_t vroce_read_qp_num(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.qp_num;
+}
+
+static uint32_t vroce_read_src_qp(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.src_qp;
+}
+
+static unsigned int vroce_read_wc_flags(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.wc_flags;
+}
+
+static uint32_t vroce_read_slid(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.slid;
+}
+
+static uint8_t vroce_read_sl(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.sl;
+}
+
+static uint8_t vroce_read_dlid_path_bits(struct ibv_cq_ex *cq_ex)
+{
+	return to_vcq_ex(cq_ex)->wc.dlid_path_bits;
+}
+
+/*
+ * ibv_create_cq_ex(): the fields of struct ibv_wc and nothing else (no
+ * timestamps, VLAN, flow tag or tag matching); the single-threaded hint
+ * is taken, other flags and a parent domain are not.
+ */
+static struct ibv_cq_ex *vroce_create_cq_ex(struct ibv_context *context,
+					    struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq_ex;
+	struct ibv_cq *ibcq;
+
+	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ibcq = vroce_create_cq(context, attr->cqe, attr->channel,
+			       attr->comp_vector);
+	if (!ibcq)
+		return NULL;
+	cq_ex = &container_of(ibcq, struct vroce_cq, vcq.cq)->vcq.cq_ex;
+	cq_ex->start_poll = vroce_start_poll;
+	cq_ex->next_poll = vroce_next_poll;
+	cq_ex->end_poll = vroce_end_poll;
+	cq_ex->read_opcode = vroce_read_opcode;
+	cq_ex->read_vendor_err = vroce_read_vendor_err;
+	cq_ex->read_wc_flags = vroce_read_wc_flags;
+	cq_ex->read_byte_len = vroce_read_byte_len;
+	cq_ex->read_imm_data = vroce_read_imm_data;
+	cq_ex->read_qp_num = vroce_read_qp_num;
+	cq_ex->read_src_qp = vroce_read_src_qp;
+	cq_ex->read_slid = vroce_read_slid;
+	cq_ex->read_sl = vroce_read_sl;
+	cq_ex->read_dlid_path_bits = vroce_read_dlid_path_bits;
+	return cq_ex;
 }
 
 static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
@@ -201,8 +370,9 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 /*
  * ibv_create_qp_ex(): an RC QP with the attributes of ibv_create_qp(),
  * which begin struct ibv_qp_init_attr_ex as they begin struct
- * ibv_qp_init_attr (libibverbs passes one as the other itself); the
- * extensions (send ops, create flags, TSO, RSS, XRC) are not there.
+ * ibv_qp_init_attr (libibverbs passes one as the other itself), and
+ * optionally the ibv_wr_*() API for the send operations the HCA has.
+ * Create flags, TSO, RSS and XRC are not there.
  */
 static_assert(offsetof(struct ibv_qp_init_attr_ex, send_cq) ==
 	      offsetof(struct ibv_qp_init_attr, send_cq), "send_cq");
@@ -211,19 +381,260 @@ static_assert(offsetof(struct ibv_qp_init_attr_ex, cap) ==
 static_assert(offsetof(struct ibv_qp_init_attr_ex, sq_sig_all) ==
 	      offsetof(struct ibv_qp_init_attr, sq_sig_all), "sq_sig_all");
 
+/*
+ * Not send-with-invalidate: a process has no memory a peer may invalidate
+ * (no memory windows, no fast-register MRs), so it could only fail.
+ */
+#define VROCE_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+			IBV_QP_EX_WITH_RDMA_WRITE |				\
+			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			IBV_QP_EX_WITH_RDMA_READ)
+
+static inline struct vroce_qp *to_vqp_ex(struct ibv_qp_ex *qp_ex)
+{
+	return container_of(qp_ex, struct vroce_qp, vqp.qp_ex);
+}
+
+static void vroce_wr_start(struct ibv_qp_ex *qp_ex)
+{
+	struct vroce_qp *qp = to_vqp_ex(qp_ex);
+
+	pthread_spin_lock(&qp->wr_lock);
+	qp->nwr = 0;
+	qp->wr_err = 0;
+}
+
+/* The batch fails with the first error a builder met. */
+static void vroce_wr_fail(struct vroce_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+}
+
+/* The next work request of the batch, or NULL (and the batch fails). */
+static struct ibv_send_wr *vroce_wr_new(struct ibv_qp_ex *qp_ex,
+					enum ibv_wr_opcode opcode)
+{
+	struct vroce_qp *qp = to_vqp_ex(qp_ex);
+	struct ibv_send_wr *wr;
+
+	if (qp->nwr == qp->max_wr) {
+		vroce_wr_fail(qp, ENOMEM);
+		return NULL;
+	}
+	wr = &qp->wrs[qp->nwr];
+	memset(wr, 0, sizeof(*wr));
+	wr->sg_list = &qp->sges[(size_t)qp->nwr * qp->max_sge];
+	wr->wr_id = qp_ex->wr_id;
+	wr->send_flags = qp_ex->wr_flags;
+	wr->opcode = opcode;
+	qp->nwr++;
+	return wr;
+}
+
+/* The request the ibv_wr_set_*() calls complete, or NULL. */
+static struct ibv_send_wr *vroce_wr_cur(struct vroce_qp *qp)
+{
+	if (!qp->nwr) {
+		vroce_wr_fail(qp, EINVAL);
+		return NULL;
+	}
+	return &qp->wrs[qp->nwr - 1];
+}
+
+static void vroce_wr_send(struct ibv_qp_ex *qp_ex)
+{
+	vroce_wr_new(qp_ex, IBV_WR_SEND);
+}
+
+static void vroce_wr_send_imm(struct ibv_qp_ex *qp_ex, __be32 imm_data)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex, IBV_WR_SEND_WITH_IMM);
+
+	if (wr)
+		wr->imm_data = imm_data;
+}
+
+static void vroce_wr_rdma(struct ibv_qp_ex *qp_ex, enum ibv_wr_opcode op,
+			  uint32_t rkey, uint64_t addr, __be32 imm_data)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex, op);
+
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = addr;
+	wr->imm_data = imm_data;
+}
+
+static void vroce_wr_rdma_write(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+				uint64_t addr)
+{
+	vroce_wr_rdma(qp_ex, IBV_WR_RDMA_WRITE, rkey, addr, 0);
+}
+
+static void vroce_wr_rdma_write_imm(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+				    uint64_t addr, __be32 imm_data)
+{
+	vroce_wr_rdma(qp_ex, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, addr, imm_data);
+}
+
+static void vroce_wr_rdma_read(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+			       uint64_t addr)
+{
+	vroce_wr_rdma(qp_ex, IBV_WR_RDMA_READ, rkey, addr, 0);
+}
+
+static void vroce_wr_set_sge_list(struct ibv_qp_ex *qp_ex, size_t num_sge,
+				  const struct ibv_sge *sg_list)
+{
+	struct vroce_qp *qp = to_vqp_ex(qp_ex);
+	struct ibv_send_wr *wr = vroce_wr_cur(qp);
+
+	if (!wr)
+		return;
+	if (num_sge > qp->max_sge) {
+		vroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	memcpy(wr->sg_list, sg_list, num_sge * sizeof(*sg_list));
+	wr->num_sge = num_sge;
+}
+
+static void vroce_wr_set_sge(struct ibv_qp_ex *qp_ex, uint32_t lkey,
+			     uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	vroce_wr_set_sge_list(qp_ex, 1, &sge);
+}
+
+/* A user QP carries no inline data (userspace.rst): the batch fails. */
+static void vroce_wr_set_inline_data(struct ibv_qp_ex *qp_ex, void *addr,
+				     size_t length)
+{
+	(void)addr;
+	(void)length;
+	vroce_wr_fail(to_vqp_ex(qp_ex), EINVAL);
+}
+
+static void vroce_wr_set_inline_data_list(struct ibv_qp_ex *qp_ex,
+					  size_t num_buf,
+					  const struct ibv_data_buf *buf_list)
+{
+	(void)num_buf;
+	(void)buf_list;
+	vroce_wr_fail(to_vqp_ex(qp_ex), EINVAL);
+}
+
+static int vroce_wr_complete(struct ibv_qp_ex *qp_ex)
+{
+	struct vroce_qp *qp = to_vqp_ex(qp_ex);
+	struct ibv_send_wr *bad;
+	uint32_t i;
+	int ret = qp->wr_err;
+
+	if (!ret && qp->nwr) {
+		for (i = 0; i + 1 < qp->nwr; i++)
+			qp->wrs[i].next = &qp->wrs[i + 1];
+		ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad);
+	}
+	qp->nwr = 0;
+	pthread_spin_unlock(&qp->wr_lock);
+	return ret;
+}
+
+static void vroce_wr_abort(struct ibv_qp_ex *qp_ex)
+{
+	struct vroce_qp *qp = to_vqp_ex(qp_ex);
+
+	qp->nwr = 0;
+	pthread_spin_unlock(&qp->wr_lock);
+}
+
+/* Sets up the ibv_wr_*() API of @qp for @ops (IBV_QP_EX_WITH_*). */
+static int vroce_qp_ex_init(struct vroce_qp *qp, uint64_t ops,
+			    const struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_ex *qp_ex = &qp->vqp.qp_ex;
+	int ret;
+
+	qp->max_wr = cap->max_send_wr;
+	qp->max_sge = cap->max_send_sge ? cap->max_send_sge : 1;
+	qp->wrs = calloc(qp->max_wr ? qp->max_wr : 1, sizeof(*qp->wrs));
+	qp->sges = calloc((size_t)(qp->max_wr ? qp->max_wr : 1) * qp->max_sge,
+			  sizeof(*qp->sges));
+	ret = pthread_spin_init(&qp->wr_lock, PTHREAD_PROCESS_PRIVATE);
+	if (!qp->wrs || !qp->sges || ret) {
+		if (!ret)
+			pthread_spin_destroy(&qp->wr_lock);
+		free(qp->wrs);
+		free(qp->sges);
+		qp->wrs = NULL;
+		qp->sges = NULL;
+		return ret ? ret : ENOMEM;
+	}
+	qp_ex->wr_start = vroce_wr_start;
+	qp_ex->wr_complete = vroce_wr_complete;
+	qp_ex->wr_abort = vroce_wr_abort;
+	qp_ex->wr_set_sge = vroce_wr_set_sge;
+	qp_ex->wr_set_sge_list = vroce_wr_set_sge_list;
+	qp_ex->wr_set_inline_data = vroce_wr_set_inline_data;
+	qp_ex->wr_set_inline_data_list = vroce_wr_set_inline_data_list;
+	if (ops & IBV_QP_EX_WITH_SEND)
+		qp_ex->wr_send = vroce_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		qp_ex->wr_send_imm = vroce_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		qp_ex->wr_rdma_write = vroce_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qp_ex->wr_rdma_write_imm = vroce_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		qp_ex->wr_rdma_read = vroce_wr_rdma_read;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	return 0;
+}
+
 static struct ibv_qp *vroce_create_qp_ex(struct ibv_context *context,
 					 struct ibv_qp_init_attr_ex *attr)
 {
+	uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	uint64_t ops = 0;
+	struct ibv_qp *ibqp;
+	struct vroce_qp *qp;
+	int ret;
+
 	(void)context;
-	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
+	if ((attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->send_ops_flags;
+		if (ops & ~(uint64_t)VROCE_SEND_OPS) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return vroce_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	ibqp = vroce_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	if (!ibqp || !(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return ibqp;
+	qp = container_of(ibqp, struct vroce_qp, vqp.qp);
+	ret = vroce_qp_ex_init(qp, ops, &attr->cap);
+	if (ret) {
+		ibv_cmd_destroy_qp(ibqp);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return ibqp;
 }
 
 static int vroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -245,11 +656,18 @@ static int vroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 static int vroce_destroy_qp(struct ibv_qp *ibqp)
 {
+	struct vroce_qp *qp = container_of(ibqp, struct vroce_qp, vqp.qp);
 	int ret = ibv_cmd_destroy_qp(ibqp);
 
-	if (!ret)
-		free(container_of(ibqp, struct vroce_qp, vqp.qp));
-	return ret;
+	if (ret)
+		return ret;
+	if (qp->vqp.comp_mask & VERBS_QP_EX) {
+		pthread_spin_destroy(&qp->wr_lock);
+		free(qp->wrs);
+		free(qp->sges);
+	}
+	free(qp);
+	return 0;
 }
 
 static void vroce_free_context(struct ibv_context *ibctx)
@@ -269,6 +687,7 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.reg_mr = vroce_reg_mr,
 	.dereg_mr = vroce_dereg_mr,
 	.create_cq = vroce_create_cq,
+	.create_cq_ex = vroce_create_cq_ex,
 	.poll_cq = ibv_cmd_poll_cq,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 	.destroy_cq = vroce_destroy_cq,

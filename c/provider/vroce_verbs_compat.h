@@ -18,7 +18,8 @@
  * sets has a public slot except free_context (between detach_mcast and
  * free_dm) and query_port (after query_ece, before query_qp). The ops the
  * provider sets, their offsets and public slots:
- *   alloc_pd 0x28, create_cq 0x78, create_qp 0x98, create_qp_ex 0xa0,
+ *   alloc_pd 0x28, create_cq 0x78, create_cq_ex 0x80 (private: the
+ *   public slot gets a library wrapper), create_qp 0x98, create_qp_ex 0xa0,
  *   dealloc_pd 0xd0, dereg_mr 0xe0, destroy_cq 0xf8, destroy_qp 0x110,
  *   free_context 0x138, modify_qp 0x178, poll_cq 0x1a8, post_recv 0x1b0,
  *   post_send 0x1b8, query_device_ex 0x1d0, query_port 0x1e0,
@@ -112,9 +113,21 @@ struct verbs_qp {
 		struct ibv_qp qp;
 		struct ibv_qp_ex qp_ex;
 	};
-	uint32_t comp_mask;
+	uint32_t comp_mask;	/* VERBS_QP_* */
 	void *xrcd;
 };
+
+/*
+ * ibv_qp_to_qp_ex() (exported) returns &qp_ex when this bit of the
+ * comp_mask above is set; the provider sets it for a QP with the
+ * ibv_wr_*() API. provider-abi.py reads bit and offset from the library.
+ */
+enum {
+	VERBS_QP_EX = 1 << 1,
+};
+
+static_assert(offsetof(struct verbs_qp, comp_mask) == 0x160,
+	      "verbs_qp.comp_mask is not where libibverbs 44 reads it");
 
 /*
  * Every op a provider can give, in the library's (sorted) order. Ops the
@@ -140,7 +153,8 @@ struct verbs_context_ops {
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);
-	void (*create_cq_ex)(void);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr);
 	void (*create_flow)(void);
 	void (*create_flow_action_esp)(void);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
@@ -218,6 +232,7 @@ struct verbs_context_ops {
 		      "verbs_context_ops." #op " is not where libibverbs 44 has it")
 VROCE_OP_AT(alloc_pd, 0x28);
 VROCE_OP_AT(create_cq, 0x78);
+VROCE_OP_AT(create_cq_ex, 0x80);
 VROCE_OP_AT(create_qp, 0x98);
 VROCE_OP_AT(create_qp_ex, 0xa0);
 VROCE_OP_AT(dealloc_pd, 0xd0);

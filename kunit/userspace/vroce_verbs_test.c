@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce_verbs_test - the extended verbs of the vroce provider through
+ * libibverbs: ibv_create_cq_ex() and its polling API, and the ibv_wr_*()
+ * API of ibv_create_qp_ex(). pyverbs runs them too, but reads only a
+ * completion's status and immediate data and posts one request per batch;
+ * this program checks every op the provider sets for them.
+ *
+ * Two RC QPs of one context are connected to each other through GID 0.
+ * The same requests (a SEND with immediate from two SGEs, an RDMA WRITE
+ * and an RDMA READ, posted as one ibv_wr_*() batch) run twice: once
+ * polled with ibv_poll_cq(), once with ibv_start_poll()/ibv_next_poll(),
+ * and every ibv_wc_read_*() must give what struct ibv_wc gave (wr_id
+ * aside). Then the refusals: a batch larger than the send queue, inline
+ * data, too many SGEs, aborted batches (nothing posted), extended CQs and
+ * QPs with what vroce does not have (EOPNOTSUPP).
+ *
+ * Build: gcc -O2 -Wall -Wextra -Werror -o <binary> <this file> -libverbs
+ * Run: vroce_verbs_test [device [traffic]] (libibverbs must find the
+ * provider, e.g. RDMAV_DRIVERS=<dir>/libvroce). With "traffic" only the
+ * batches and their completions, not vroce's refusals: what runs on a
+ * peer such as rxe, whose limits differ. Output: TAP. Exit: 0 all checks
+ * passed, 1 a check failed, 2 no such device.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#define BUF 4096
+#define DEPTH 8
+
+static int failed, nr;
+
+static void check(int cond, const char *what)
+{
+	nr++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", nr, what);
+	if (!cond)
+		failed = 1;
+}
+
+struct side {
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;
+	struct ibv_mr *mr;
+	char *buf;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq_ex *cqx;
+static struct ibv_cq *cq;
+static union ibv_gid gid;
+static struct side a, b;
+/*
+ * The SEND of a batch from one SGE of 128 bytes instead of two: on a peer.
+ * librxe of rdma-core 44 sums the lengths of an ibv_wr_set_sge_list() wrong
+ * (rdma-core pull request 1744) and the kernel fails such a request.
+ */
+static int one_sge;
+
+static struct ibv_qp *create_qp(uint64_t ops, uint32_t max_sge)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = max_sge, .max_recv_sge = 2 },
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = ops,
+	};
+
+	return ibv_create_qp_ex(ctx, &attr);
+}
+
+static int connect_qp(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = IBV_MTU_1024;
+	attr.dest_qp_num = dest;
+	attr.rq_psn = 0;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.grh.dgid = gid;
+	attr.ah_attr.grh.hop_limit = 1;
+	attr.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = 0;
+	attr.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int setup_side(struct side *s)
+{
+	s->buf = calloc(1, BUF);
+	if (!s->buf)
+		return -1;
+	s->mr = ibv_reg_mr(pd, s->buf, BUF, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	s->qp = create_qp(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+			  IBV_QP_EX_WITH_RDMA_WRITE |
+			  IBV_QP_EX_WITH_RDMA_READ, 2);
+	if (!s->mr || !s->qp)
+		return -1;
+	s->qpx = ibv_qp_to_qp_ex(s->qp);
+	return s->qpx ? 0 : -1;
+}
+
+/* Posts a receive on b for the SEND with immediate. */
+static int post_recv(uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)b.buf, .length = 256, .lkey = b.mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(b.qp, &wr, &bad);
+}
+
+/*
+ * One batch from a: SEND with immediate from two SGEs (100 + 28 bytes;
+ * one of 128 with one_sge),
+ * RDMA WRITE of 64 bytes to b's buffer at 512, RDMA READ of 32 bytes
+ * from b's buffer at 1024 into a's at 2048.
+ */
+static int post_batch(uint64_t base)
+{
+	struct ibv_sge sgl[2] = {
+		{ .addr = (uintptr_t)a.buf, .length = 100, .lkey = a.mr->lkey },
+		{ .addr = (uintptr_t)a.buf + 200, .length = 28,
+		  .lkey = a.mr->lkey },
+	};
+	struct ibv_qp_ex *q = a.qpx;
+
+	if (one_sge)
+		sgl[0].length = 128;
+	ibv_wr_start(q);
+	q->wr_id = base + 1;
+	q->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(q, htonl(0x1234abcd));
+	ibv_wr_set_sge_list(q, one_sge ? 1 : 2, sgl);
+	q->wr_id = base + 2;
+	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf + 512);
+	ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf + 300, 64);
+	q->wr_id = base + 3;
+	ibv_wr_rdma_read(q, b.mr->rkey, (uintptr_t)b.buf + 1024);
+	ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf + 2048, 32);
+	return ibv_wr_complete(q);
+}
+
+/* Polls @n completions with ibv_poll_cq() into @wc. */
+static int poll_legacy(struct ibv_wc *wc, int n)
+{
+	time_t end = time(NULL) + 10;
+	int got = 0, r;
+
+	while (got < n && time(NULL) < end) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return -1;
+		got += r;
+	}
+	return got;
+}
+
+/* Polls @n completions with the extended API, read back into @wc. */
+static int poll_ex(struct ibv_wc *wc, int n)
+{
+	struct ibv_poll_cq_attr attr = {};
+	time_t end = time(NULL) + 10;
+	int got = 0, r;
+
+	do {
+		r = ibv_start_poll(cqx, &attr);
+	} while (r == ENOENT && time(NULL) < end);
+	if (r)
+		return r == ENOENT ? 0 : -1;
+	for (;;) {
+		struct ibv_wc *w = &wc[got++];
+
+		w->wr_id = cqx->wr_id;
+		w->status = cqx->status;
+		w->opcode = ibv_wc_read_opcode(cqx);
+		w->vendor_err = ibv_wc_read_vendor_err(cqx);
+		w->byte_len = ibv_wc_read_byte_len(cqx);
+		w->imm_data = ibv_wc_read_imm_data(cqx);
+		w->qp_num = ibv_wc_read_qp_num(cqx);
+		w->src_qp = ibv_wc_read_src_qp(cqx);
+		w->wc_flags = ibv_wc_read_wc_flags(cqx);
+		w->slid = ibv_wc_read_slid(cqx);
+		w->sl = ibv_wc_read_sl(cqx);
+		w->dlid_path_bits = ibv_wc_read_dlid_path_bits(cqx);
+		if (got == n)
+			break;
+		do {
+			r = ibv_next_poll(cqx);
+		} while (r == ENOENT && time(NULL) < end);
+		if (r)
+			break;
+	}
+	ibv_end_poll(cqx);
+	return got;
+}
+
+static int by_wr_id(const void *x, const void *y)
+{
+	const struct ibv_wc *p = x, *q = y;
+
+	return (p->wr_id % 100 > q->wr_id % 100) -
+	       (p->wr_id % 100 < q->wr_id % 100);
+}
+
+/* The four completions of a batch and its receive, in a fixed order. */
+static int run_batch(uint64_t base, struct ibv_wc *wc, int ex)
+{
+	int n;
+
+	memset(wc, 0, 4 * sizeof(*wc));
+	if (post_recv(base + 4) || post_batch(base))
+		return -1;
+	n = ex ? poll_ex(wc, 4) : poll_legacy(wc, 4);
+	if (n != 4)
+		printf("# batch %llu: %d completions\n", (unsigned long long)base, n);
+	for (int i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS)
+			printf("# batch %llu: wr %llu status %s\n",
+			       (unsigned long long)base,
+			       (unsigned long long)wc[i].wr_id,
+			       ibv_wc_status_str(wc[i].status));
+	qsort(wc, 4, sizeof(*wc), by_wr_id);
+	return n;
+}
+
+/* Field by field: struct ibv_wc has tail padding. */
+static int same_wc(const struct ibv_wc *p, const struct ibv_wc *q)
+{
+	return p->wr_id == q->wr_id && p->status == q->status &&
+	       p->opcode == q->opcode && p->vendor_err == q->vendor_err &&
+	       p->byte_len == q->byte_len && p->imm_data == q->imm_data &&
+	       p->qp_num == q->qp_num && p->src_qp == q->src_qp &&
+	       p->wc_flags == q->wc_flags && p->slid == q->slid &&
+	       p->sl == q->sl && p->dlid_path_bits == q->dlid_path_bits;
+}
+
+static void extended_polling(void)
+{
+	struct ibv_wc old[4], new[4];
+	int same = 1, i;
+
+	for (i = 0; i < BUF; i++) {
+		a.buf[i] = 'a' + i % 23;
+		b.buf[i] = 'B' + i % 19;
+	}
+	check(run_batch(100, old, 0) == 4, "batch polled by ibv_poll_cq");
+	check(run_batch(200, new, 1) == 4, "batch polled by ibv_start_poll");
+	for (i = 0; i < 4; i++) {
+		old[i].wr_id %= 100;
+		new[i].wr_id %= 100;
+		if (!same_wc(&old[i], &new[i])) {
+			same = 0;
+			printf("# wr %d: opcode %d/%d vendor_err %u/%u len %u/%u imm %#x/%#x\n",
+			       i, old[i].opcode, new[i].opcode,
+			       old[i].vendor_err, new[i].vendor_err,
+			       old[i].byte_len, new[i].byte_len,
+			       old[i].imm_data, new[i].imm_data);
+			printf("# qp %u/%u src %u/%u flags %#x/%#x slid %u/%u sl %u/%u pb %u/%u\n",
+			       old[i].qp_num, new[i].qp_num,
+			       old[i].src_qp, new[i].src_qp,
+			       old[i].wc_flags, new[i].wc_flags,
+			       old[i].slid, new[i].slid, old[i].sl, new[i].sl,
+			       old[i].dlid_path_bits, new[i].dlid_path_bits);
+		}
+	}
+	/* The '#' lines above: ibv_wc value / read value. */
+	check(same, "ibv_wc_read_*() give what struct ibv_wc gives");
+	check(new[0].status == IBV_WC_SUCCESS && new[0].opcode == IBV_WC_SEND &&
+	      new[0].qp_num == a.qp->qp_num, "SEND completion");
+	check(new[1].status == IBV_WC_SUCCESS &&
+	      new[1].opcode == IBV_WC_RDMA_WRITE, "RDMA WRITE completion");
+	check(new[2].status == IBV_WC_SUCCESS &&
+	      new[2].opcode == IBV_WC_RDMA_READ && new[2].byte_len == 32,
+	      "RDMA READ completion");
+	check(new[3].status == IBV_WC_SUCCESS && new[3].opcode == IBV_WC_RECV &&
+	      new[3].byte_len == 128 && (new[3].wc_flags & IBV_WC_WITH_IMM) &&
+	      ntohl(new[3].imm_data) == 0x1234abcd &&
+	      new[3].qp_num == b.qp->qp_num,
+	      "receive: 128 bytes with the immediate, on b");
+	check(one_sge ? !memcmp(b.buf, a.buf, 128) :
+	      !memcmp(b.buf, a.buf, 100) && !memcmp(b.buf + 100, a.buf + 200, 28),
+	      "SEND gathered its SGEs");
+	check(!memcmp(b.buf + 512, a.buf + 300, 64), "RDMA WRITE landed");
+	check(!memcmp(a.buf + 2048, b.buf + 1024, 32), "RDMA READ landed");
+}
+
+/* Nothing completes within a second (what an aborted batch leaves). */
+static int cq_quiet(void)
+{
+	struct ibv_poll_cq_attr attr = {};
+	time_t end = time(NULL) + 1;
+	int r;
+
+	do {
+		r = ibv_start_poll(cqx, &attr);
+		if (r == 0) {
+			ibv_end_poll(cqx);
+			return 0;
+		}
+	} while (r == ENOENT && time(NULL) < end);
+	return r == ENOENT;
+}
+
+static void refusals(void)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp_ex *q = a.qpx;
+	struct ibv_sge *sgl;
+	struct ibv_wc wc[4];
+	char data[8] = "inline";
+	uint32_t max_sge;
+	int i, r;
+
+	if (ibv_query_qp(a.qp, &attr, IBV_QP_CAP, &init))
+		init.cap.max_send_sge = 2;
+	max_sge = init.cap.max_send_sge;
+	sgl = calloc(max_sge + 1, sizeof(*sgl));
+	if (!sgl)
+		return;
+
+	/* More requests than the send queue holds: none is posted. */
+	ibv_wr_start(q);
+	q->wr_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < DEPTH * 4; i++) {
+		q->wr_id = 300 + i;
+		ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+		ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	}
+	r = ibv_wr_complete(q);
+	check(r == ENOMEM, "batch larger than the send queue: ENOMEM");
+
+	ibv_wr_start(q);
+	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+	ibv_wr_set_inline_data(q, data, sizeof(data));
+	check(ibv_wr_complete(q) == EINVAL, "inline data: EINVAL");
+
+	ibv_wr_start(q);
+	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+	ibv_wr_set_sge_list(q, max_sge + 1, sgl);
+	check(ibv_wr_complete(q) == EINVAL, "more SGEs than the QP has: EINVAL");
+	free(sgl);
+
+	ibv_wr_start(q);
+	ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	check(ibv_wr_complete(q) == EINVAL, "an SGE before any request: EINVAL");
+
+	ibv_wr_start(q);
+	q->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+	ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	ibv_wr_abort(q);
+	check(cq_quiet(), "refused and aborted batches post nothing");
+
+	/* The QP still works afterwards (and the lock was given back). */
+	check(run_batch(400, wc, 1) == 4 && wc[3].status == IBV_WC_SUCCESS,
+	      "a batch after those completes");
+}
+
+static void unsupported(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 4 };
+	struct ibv_qp_init_attr_ex qa = {
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.create_flags = IBV_QP_CREATE_SCATTER_FCS,
+	};
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = create_qp(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 1);
+	check(!qp && errno == EOPNOTSUPP, "QP with atomics: EOPNOTSUPP");
+	errno = 0;
+	qp = create_qp(IBV_QP_EX_WITH_SEND_WITH_INV, 1);
+	check(!qp && errno == EOPNOTSUPP, "QP with send-invalidate: EOPNOTSUPP");
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	check(!qp && errno == EOPNOTSUPP, "QP create flags: EOPNOTSUPP");
+	qa.create_flags = 0;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	check(qp && !ibv_qp_to_qp_ex(qp),
+	      "QP create flags 0: created, no ibv_wr_*() without send ops");
+	if (qp)
+		ibv_destroy_qp(qp);
+
+	ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	check(!ibv_create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
+	      "CQ with timestamps: EOPNOTSUPP");
+	ca.wc_flags = 0;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	errno = 0;
+	check(!ibv_create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
+	      "CQ ignoring overruns: EOPNOTSUPP");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : "vroce0";
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 4 * DEPTH,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+	struct ibv_device **list;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx) {
+		fprintf(stderr, "vroce_verbs_test: cannot open %s\n", name);
+		return 2;
+	}
+	pd = ibv_alloc_pd(ctx);
+	cqx = pd ? ibv_create_cq_ex(ctx, &ca) : NULL;
+	cq = cqx ? ibv_cq_ex_to_cq(cqx) : NULL;
+	check(cq && !ibv_query_gid(ctx, 1, 0, &gid), "PD, extended CQ, GID 0");
+	check(cq && !setup_side(&a) && !setup_side(&b),
+	      "MRs and extended RC QPs");
+	if (failed)
+		return 1;
+	check(!connect_qp(a.qp, b.qp->qp_num) &&
+	      !connect_qp(b.qp, a.qp->qp_num), "QPs connected");
+	if (failed)
+		return 1;
+	one_sge = argc > 2 && !strcmp(argv[2], "traffic");
+	extended_polling();
+	if (!one_sge) {
+		refusals();
+		unsupported();
+	}
+
+	ibv_destroy_qp(a.qp);
+	ibv_destroy_qp(b.qp);
+	ibv_dereg_mr(a.mr);
+	ibv_dereg_mr(b.mr);
+	check(!ibv_destroy_cq(cq), "extended CQ destroyed");
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	free(a.buf);
+	free(b.buf);
+	printf("1..%d\n", nr);
+	return failed;
+}
