@@ -597,6 +597,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
 	struct vroce_qp *qp = to_vroce_qp(ibqp);
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	const struct ib_send_wr *first = wr;
 	struct vroce_wq *sq = &qp->sq;
 	unsigned long flags;
 	u32 start;
@@ -619,6 +620,15 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (err)
 			break;
 		sq->pi++;
+	}
+	/*
+	 * A user QP's chain is all or nothing: libibverbs' ibv_wr_complete()
+	 * promises that a failed batch posted none of it. The WQEs written
+	 * past the doorbell's index are not the HCA's yet.
+	 */
+	if (err && qp->user) {
+		sq->pi = start;
+		wr = first;
 	}
 	if (sq->pi != start)
 		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, sq->pi);

@@ -39,7 +39,7 @@ struct vroce_cq {
 	 * ibv_start_poll() to ibv_end_poll(): the CQ is the caller's; @wc
 	 * is the completion the ibv_wc_read_*() calls read.
 	 */
-	pthread_spinlock_t poll_lock;
+	pthread_mutex_t poll_lock;
 	struct ibv_wc wc;
 };
 
@@ -50,10 +50,11 @@ struct vroce_qp {
 	/*
 	 * The ibv_wr_*() batch: ibv_wr_start() takes @wr_lock, each
 	 * ibv_wr_<op>() fills the next of @wrs (@max_sge SGEs each in @sges),
-	 * ibv_wr_complete() posts them in one POST_SEND and drops the lock.
-	 * @wr_err is the first error a builder met: the batch is not posted.
+	 * ibv_wr_complete() posts them in one POST_SEND and drops the lock;
+	 * the kernel posts a user QP's chain all or nothing. @wr_err is the
+	 * first error a builder met: the batch is not posted.
 	 */
-	pthread_spinlock_t wr_lock;
+	pthread_mutex_t wr_lock;
 	struct ibv_send_wr *wrs;
 	struct ibv_sge *sges;
 	uint32_t max_wr, max_sge, nwr;
@@ -163,7 +164,7 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	ret = pthread_spin_init(&cq->poll_lock, PTHREAD_PROCESS_PRIVATE);
+	ret = pthread_mutex_init(&cq->poll_lock, NULL);
 	if (ret) {
 		free(cq);
 		errno = ret;
@@ -173,7 +174,7 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
-		pthread_spin_destroy(&cq->poll_lock);
+		pthread_mutex_destroy(&cq->poll_lock);
 		free(cq);
 		errno = ret;
 		return NULL;
@@ -188,7 +189,7 @@ static int vroce_destroy_cq(struct ibv_cq *ibcq)
 	int ret = ibv_cmd_destroy_cq(ibcq);
 
 	if (!ret) {
-		pthread_spin_destroy(&cq->poll_lock);
+		pthread_mutex_destroy(&cq->poll_lock);
 		free(cq);
 	}
 	return ret;
@@ -226,11 +227,11 @@ static int vroce_start_poll(struct ibv_cq_ex *cq_ex,
 
 	if (attr->comp_mask)
 		return EINVAL;
-	pthread_spin_lock(&cq->poll_lock);
+	pthread_mutex_lock(&cq->poll_lock);
 	ret = vroce_cq_ex_fetch(cq);
 	/* Only a successful start_poll is followed by end_poll. */
 	if (ret)
-		pthread_spin_unlock(&cq->poll_lock);
+		pthread_mutex_unlock(&cq->poll_lock);
 	return ret;
 }
 
@@ -241,7 +242,7 @@ static int vroce_next_poll(struct ibv_cq_ex *cq_ex)
 
 static void vroce_end_poll(struct ibv_cq_ex *cq_ex)
 {
-	pthread_spin_unlock(&to_vcq_ex(cq_ex)->poll_lock);
+	pthread_mutex_unlock(&to_vcq_ex(cq_ex)->poll_lock);
 }
 
 static enum ibv_wc_opcode vroce_read_opcode(struct ibv_cq_ex *cq_ex)
@@ -390,6 +391,9 @@ static_assert(offsetof(struct ibv_qp_init_attr_ex, sq_sig_all) ==
 			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
 			IBV_QP_EX_WITH_RDMA_READ)
 
+/* Most requests in one ibv_wr_*() batch; see vroce_qp_ex_init(). */
+#define VROCE_WR_BATCH_MAX 128
+
 static inline struct vroce_qp *to_vqp_ex(struct ibv_qp_ex *qp_ex)
 {
 	return container_of(qp_ex, struct vroce_qp, vqp.qp_ex);
@@ -399,7 +403,7 @@ static void vroce_wr_start(struct ibv_qp_ex *qp_ex)
 {
 	struct vroce_qp *qp = to_vqp_ex(qp_ex);
 
-	pthread_spin_lock(&qp->wr_lock);
+	pthread_mutex_lock(&qp->wr_lock);
 	qp->nwr = 0;
 	qp->wr_err = 0;
 }
@@ -420,6 +424,11 @@ static struct ibv_send_wr *vroce_wr_new(struct ibv_qp_ex *qp_ex,
 
 	if (qp->nwr == qp->max_wr) {
 		vroce_wr_fail(qp, ENOMEM);
+		return NULL;
+	}
+	/* A user QP carries no inline data (userspace.rst). */
+	if (qp_ex->wr_flags & IBV_SEND_INLINE) {
+		vroce_wr_fail(qp, EINVAL);
 		return NULL;
 	}
 	wr = &qp->wrs[qp->nwr];
@@ -540,7 +549,7 @@ static int vroce_wr_complete(struct ibv_qp_ex *qp_ex)
 		ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad);
 	}
 	qp->nwr = 0;
-	pthread_spin_unlock(&qp->wr_lock);
+	pthread_mutex_unlock(&qp->wr_lock);
 	return ret;
 }
 
@@ -549,7 +558,7 @@ static void vroce_wr_abort(struct ibv_qp_ex *qp_ex)
 	struct vroce_qp *qp = to_vqp_ex(qp_ex);
 
 	qp->nwr = 0;
-	pthread_spin_unlock(&qp->wr_lock);
+	pthread_mutex_unlock(&qp->wr_lock);
 }
 
 /* Sets up the ibv_wr_*() API of @qp for @ops (IBV_QP_EX_WITH_*). */
@@ -559,15 +568,20 @@ static int vroce_qp_ex_init(struct vroce_qp *qp, uint64_t ops,
 	struct ibv_qp_ex *qp_ex = &qp->vqp.qp_ex;
 	int ret;
 
-	qp->max_wr = cap->max_send_wr;
+	/*
+	 * ibv_cmd_post_send() builds the command on the stack (alloca):
+	 * a batch is kept to VROCE_WR_BATCH_MAX requests.
+	 */
+	qp->max_wr = cap->max_send_wr < VROCE_WR_BATCH_MAX ?
+		     cap->max_send_wr : VROCE_WR_BATCH_MAX;
 	qp->max_sge = cap->max_send_sge ? cap->max_send_sge : 1;
 	qp->wrs = calloc(qp->max_wr ? qp->max_wr : 1, sizeof(*qp->wrs));
 	qp->sges = calloc((size_t)(qp->max_wr ? qp->max_wr : 1) * qp->max_sge,
 			  sizeof(*qp->sges));
-	ret = pthread_spin_init(&qp->wr_lock, PTHREAD_PROCESS_PRIVATE);
+	ret = pthread_mutex_init(&qp->wr_lock, NULL);
 	if (!qp->wrs || !qp->sges || ret) {
 		if (!ret)
-			pthread_spin_destroy(&qp->wr_lock);
+			pthread_mutex_destroy(&qp->wr_lock);
 		free(qp->wrs);
 		free(qp->sges);
 		qp->wrs = NULL;
@@ -618,6 +632,10 @@ static struct ibv_qp *vroce_create_qp_ex(struct ibv_context *context,
 			errno = EOPNOTSUPP;
 			return NULL;
 		}
+		if (!ops) {
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
 		errno = EINVAL;
@@ -629,8 +647,9 @@ static struct ibv_qp *vroce_create_qp_ex(struct ibv_context *context,
 	qp = container_of(ibqp, struct vroce_qp, vqp.qp);
 	ret = vroce_qp_ex_init(qp, ops, &attr->cap);
 	if (ret) {
-		ibv_cmd_destroy_qp(ibqp);
-		free(qp);
+		/* Kept if the kernel still has it: it names qp in events. */
+		if (!ibv_cmd_destroy_qp(ibqp))
+			free(qp);
 		errno = ret;
 		return NULL;
 	}
@@ -662,7 +681,7 @@ static int vroce_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 	if (qp->vqp.comp_mask & VERBS_QP_EX) {
-		pthread_spin_destroy(&qp->wr_lock);
+		pthread_mutex_destroy(&qp->wr_lock);
 		free(qp->wrs);
 		free(qp->sges);
 	}

@@ -368,6 +368,41 @@ static void refusals(void)
 	r = ibv_wr_complete(q);
 	check(r == ENOMEM, "batch larger than the send queue: ENOMEM");
 
+	/*
+	 * A batch that fits the queue but not its free slots: two requests
+	 * stay unpolled, then max_send_wr - 1 more. All or nothing: exactly
+	 * the first two complete.
+	 */
+	ibv_wr_start(q);
+	q->wr_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < 2; i++) {
+		q->wr_id = 500 + i;
+		ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+		ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	}
+	r = ibv_wr_complete(q);
+	ibv_wr_start(q);
+	for (i = 0; i + 1 < (int)init.cap.max_send_wr; i++) {
+		q->wr_id = 600 + i;
+		ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+		ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	}
+	r = r ?: ibv_wr_complete(q) == ENOMEM ? 0 : -1;
+	check(!r && poll_legacy(wc, 4) == 2 && wc[0].wr_id == 500 &&
+	      wc[1].wr_id == 501 && cq_quiet(),
+	      "a batch larger than the free slots: ENOMEM, none of it posted");
+
+	/* A request with IBV_SEND_INLINE in the middle of a batch. */
+	ibv_wr_start(q);
+	q->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+	ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	q->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
+	ibv_wr_set_sge(q, a.mr->lkey, (uintptr_t)a.buf, 8);
+	check(ibv_wr_complete(q) == EINVAL && cq_quiet(),
+	      "IBV_SEND_INLINE in a batch: EINVAL, none of it posted");
+
 	ibv_wr_start(q);
 	ibv_wr_rdma_write(q, b.mr->rkey, (uintptr_t)b.buf);
 	ibv_wr_set_inline_data(q, data, sizeof(data));
@@ -415,6 +450,9 @@ static void unsupported(void)
 	errno = 0;
 	qp = create_qp(IBV_QP_EX_WITH_SEND_WITH_INV, 1);
 	check(!qp && errno == EOPNOTSUPP, "QP with send-invalidate: EOPNOTSUPP");
+	errno = 0;
+	qp = create_qp(0, 1);
+	check(!qp && errno == EINVAL, "QP with no send ops: EINVAL");
 	errno = 0;
 	qp = ibv_create_qp_ex(ctx, &qa);
 	check(!qp && errno == EOPNOTSUPP, "QP create flags: EOPNOTSUPP");
