@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vroce MR/MTR ABI: the one header through which the rest of the driver
- * reaches memory-translate-region (MTR) state.
+ * reaches memory-translate-region (MTR) state and the lifecycle of memory
+ * regions (MRs) apart from the hardware: their rights, their tables and
+ * fast-register page lists, and their states until the HCA lets go.
  *
  * An MTR describes a buffer to the HCA: up to VROCE_MTR_MAX_REGIONS regions,
  * each either direct (hop 0: the HCA computes addresses from a base) or
@@ -23,6 +25,7 @@
 
 struct ib_udata;
 struct vroce_dev;
+struct vroce_mr_obj;
 struct vroce_mtr;
 
 /* Limits of the HCA's translation engine. */
@@ -263,5 +266,306 @@ int vroce_mtr_region(const struct vroce_mtr *mtr, u32 index,
  * buffer (user or table-only) or @offset is past its end.
  */
 void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
+
+/*
+ * The MR lifecycle. An MR object holds what the driver keeps for an MR
+ * besides the RDMA core's struct ib_mr: its type and rights, its MTR, the
+ * fast-register page list, the HCA's key and handle, and its state. The
+ * implementation never calls the command layer or the verbs: the caller
+ * issues CREATE_MR/DESTROY_MR (c/driver/vroce_cmd.c) and reports each
+ * outcome here, and the object says what may be freed.
+ *
+ * States and the calls that move between them:
+ *
+ *   NEW --registered()--> LIVE --released()--> GONE
+ *   NEW --create_failed(-ETIMEDOUT)--> LOST --released()--> GONE
+ *   LIVE --parked()--> ZOMBIE --released()--> GONE
+ *
+ * vroce_mr_obj_destroy() frees an object in NEW or GONE only: the tables
+ * and pages of an MR the HCA may still translate through (LIVE, ZOMBIE,
+ * LOST) are never freed. released() is called once DESTROY_MR succeeded,
+ * the HCA no longer knows the handle, or the HCA was reset.
+ *
+ * The values below are those of c/ifc/vroce_cmds.h and <rdma/ib_verbs.h>,
+ * repeated so that bindgen sees them; c/driver/vroce_mr.c checks that they
+ * agree at compile time.
+ */
+
+/* IB_ACCESS_* flags an MR may be asked for (ib_verbs.h values). */
+#define VROCE_IB_ACCESS_LOCAL_WRITE	1
+#define VROCE_IB_ACCESS_REMOTE_WRITE	2
+#define VROCE_IB_ACCESS_REMOTE_READ	4
+#define VROCE_IB_ACCESS_REMOTE_ATOMIC	8
+/* IB_ACCESS_OPTIONAL: hints (relaxed ordering and others), dropped */
+#define VROCE_IB_ACCESS_OPTIONAL	0x3ff00000
+
+/* The HCA's rights (VROCE_ACC_* of c/ifc/vroce_cmds.h). */
+#define VROCE_MR_RIGHT_LOCAL_WRITE	1
+#define VROCE_MR_RIGHT_REMOTE_WRITE	2
+#define VROCE_MR_RIGHT_REMOTE_READ	4
+#define VROCE_MR_RIGHT_REMOTE_ATOMIC	8
+
+/* What CREATE_MR is told an MR is (VROCE_MR_KIND_* of vroce_cmds.h). */
+#define VROCE_MR_TYPE_DMA		0	/* bus addresses, no table */
+#define VROCE_MR_TYPE_USER		1	/* pinned pages behind an MTR */
+#define VROCE_MR_TYPE_FRMR		2	/* table filled by REG_MR */
+
+/* Page size of fast-register MRs (VROCE_FRMR_PAGE_SHIFT). */
+#define VROCE_MR_FRMR_PAGE_SHIFT	12
+
+/* States of an MR object; see above. */
+#define VROCE_MR_STATE_NEW		0
+#define VROCE_MR_STATE_LIVE		1
+#define VROCE_MR_STATE_ZOMBIE		2
+#define VROCE_MR_STATE_LOST		3
+#define VROCE_MR_STATE_GONE		4
+
+/**
+ * struct vroce_mr_desc - what CREATE_MR tells the HCA about an MR
+ * @pdn: protection domain
+ * @access: VROCE_MR_RIGHT_* rights
+ * @kind: VROCE_MR_TYPE_*
+ * @iova: first address of the MR
+ * @length: bytes
+ * @mtr: its pages, NULL for a DMA MR; owned by the MR object
+ */
+struct vroce_mr_desc {
+	u32 pdn;
+	u32 access;
+	u32 kind;
+	u64 iova;
+	u64 length;
+	struct vroce_mtr *mtr;
+};
+
+/**
+ * struct vroce_mr_user_attr - the user memory vroce_mr_obj_create_user()
+ *	registers
+ * @start: its address in the owner's address space (or a kernel caller's
+ *	user address, as ib_reg_user_mr() passes it)
+ * @length: bytes, at least 1 and at most @max_length
+ * @iova: the MR's first address as the HCA sees it; @iova + @length - 1
+ *	must not wrap
+ * @access: IB_ACCESS_* flags (VROCE_IB_ACCESS_*)
+ * @max_length: the device's largest MR
+ */
+struct vroce_mr_user_attr {
+	u64 start;
+	u64 length;
+	u64 iova;
+	int access;
+	u64 max_length;
+};
+
+/**
+ * struct vroce_mr_info - what the driver may read of an MR object
+ * @type: VROCE_MR_TYPE_*
+ * @state: VROCE_MR_STATE_*
+ * @key: the key CREATE_MR returned (LIVE and ZOMBIE), else 0
+ * @handle: the HCA's handle CREATE_MR returned (LIVE and ZOMBIE), else 0
+ * @iova: the MR's first address (0 for DMA and fast-register MRs)
+ * @length: bytes (U64_MAX for DMA MRs, 0 for fast-register MRs)
+ * @mtr: the MR's MTR, NULL for a DMA MR; owned by the object
+ * @pbl_dma: DMA address of the fast-register page list (FRMR), else 0
+ * @npages: pages collected in the page list (FRMR), else 0
+ * @max_pages: room in the page list (FRMR), else 0
+ */
+struct vroce_mr_info {
+	u32 type;
+	u32 state;
+	u32 key;
+	u32 handle;
+	u64 iova;
+	u64 length;
+	struct vroce_mtr *mtr;
+	u64 pbl_dma;
+	u32 npages;
+	u32 max_pages;
+};
+
+/**
+ * vroce_mr_rights() - IB access flags as the HCA's rights
+ * @access: IB_ACCESS_* flags; the optional hints are dropped
+ * @rights: where the VROCE_MR_RIGHT_* rights are written; only on success
+ *
+ * Context: any context.
+ * Return: 0; -EOPNOTSUPP for flags the HCA does not know (memory windows,
+ * zero-based, on-demand paging, ...); -EINVAL for remote write or remote
+ * atomic without local write, or a NULL @rights.
+ */
+int vroce_mr_rights(int access, u32 *rights);
+
+/**
+ * vroce_mr_obj_create_dma() - an MR object over all memory by bus address
+ * @dev: the device
+ * @access: IB_ACCESS_* flags
+ * @allow_remote: remote access may be granted (it exposes every page of
+ *	the machine through one rkey); the caller decides by its policy
+ * @mr: where the new object (state NEW) is returned; only on success
+ *
+ * Context: process context, may sleep.
+ * Return: 0; an error of vroce_mr_rights(); -EOPNOTSUPP for remote access
+ * without @allow_remote; -EINVAL for a NULL @dev or @mr; -ENOMEM.
+ */
+int vroce_mr_obj_create_dma(struct vroce_dev *dev, int access,
+			    bool allow_remote, struct vroce_mr_obj **mr);
+
+/**
+ * vroce_mr_obj_create_user() - an MR object over pinned user memory
+ * @dev: the device
+ * @attr: the memory; not referenced afterwards
+ * @udata: the owner's user data, or NULL for a kernel caller (the memory
+ *	is pinned either way)
+ * @mr: where the new object (state NEW) is returned; only on success
+ *
+ * Pins the memory and builds its MTR (page size chosen to fit @iova).
+ * A failed create has unpinned and freed everything.
+ *
+ * Context: process context of the memory's owner, may sleep.
+ * Return: 0; -EINVAL for a NULL argument, a zero @length or one above
+ * @max_length, an @iova range that wraps; an error of vroce_mr_rights();
+ * -ENOMEM; any error of vroce_mtr_create() (and so of ib_umem_get()).
+ */
+int vroce_mr_obj_create_user(struct vroce_dev *dev,
+			     const struct vroce_mr_user_attr *attr,
+			     struct ib_udata *udata, struct vroce_mr_obj **mr);
+
+/**
+ * vroce_mr_obj_create_frmr() - a fast-register MR object, tables empty
+ * @dev: the device
+ * @max_pages: most pages its page list takes, 1 to @limit
+ * @limit: the device's maximum
+ * @mr: where the new object (state NEW) is returned; only on success
+ *
+ * Allocates a DMA-coherent page list of @max_pages entries and a
+ * table-only MTR (never direct: the HCA learns its root now) that a
+ * REG_MR work request fills from the list.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a NULL @dev or @mr, or @max_pages 0 or above
+ * @limit; -ENOMEM; an error of vroce_mtr_create().
+ */
+int vroce_mr_obj_create_frmr(struct vroce_dev *dev, u32 max_pages, u32 limit,
+			     struct vroce_mr_obj **mr);
+
+/**
+ * vroce_mr_obj_describe() - what CREATE_MR is to be told
+ * @mr: an object in state NEW
+ * @pdn: the MR's protection domain
+ * @desc: where the description is written
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @mr is not NEW or an argument is NULL.
+ */
+int vroce_mr_obj_describe(const struct vroce_mr_obj *mr, u32 pdn,
+			  struct vroce_mr_desc *desc);
+
+/**
+ * vroce_mr_obj_registered() - CREATE_MR succeeded: NEW -> LIVE
+ * @mr: the object
+ * @key: the key the HCA returned
+ * @handle: the handle the HCA returned; DESTROY_MR takes it
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @mr is not NEW.
+ */
+int vroce_mr_obj_registered(struct vroce_mr_obj *mr, u32 key, u32 handle);
+
+/**
+ * vroce_mr_obj_create_failed() - CREATE_MR failed with @err
+ * @mr: an object in state NEW
+ * @err: the command's error
+ *
+ * A timed-out CREATE_MR of an MR with tables may have entered it in the
+ * HCA under a key the driver never learnt: the object becomes LOST and
+ * must be kept until the HCA is reset. Otherwise it stays NEW and may be
+ * destroyed.
+ *
+ * Context: any context.
+ * Return: true when the object is now LOST (keep it), false otherwise.
+ */
+bool vroce_mr_obj_create_failed(struct vroce_mr_obj *mr, int err);
+
+/**
+ * vroce_mr_obj_parked() - DESTROY_MR was not confirmed: LIVE -> ZOMBIE
+ * @mr: the object
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @mr is not LIVE.
+ */
+int vroce_mr_obj_parked(struct vroce_mr_obj *mr);
+
+/**
+ * vroce_mr_obj_released() - the HCA no longer holds the MR: -> GONE
+ * @mr: the object
+ * @hca_reset: the HCA was reset (a LOST object may go only then)
+ *
+ * Call once DESTROY_MR succeeded or found no such MR (LIVE or ZOMBIE), or
+ * after an HCA reset (any state).
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when the object is LOST and @hca_reset is false,
+ * or already GONE, or NEW.
+ */
+int vroce_mr_obj_released(struct vroce_mr_obj *mr, bool hca_reset);
+
+/**
+ * vroce_mr_obj_info() - read an MR object
+ * @mr: the object
+ * @info: where it is written
+ *
+ * Context: any context.
+ */
+void vroce_mr_obj_info(const struct vroce_mr_obj *mr,
+		       struct vroce_mr_info *info);
+
+/**
+ * vroce_mr_obj_pages_reset() - empty a fast-register MR's page list
+ * @mr: the object
+ *
+ * map_mr_sg starts here; the HCA's table changes only when a REG_MR work
+ * request carrying the list executes.
+ *
+ * Context: any context; does not sleep.
+ * Return: 0, or -EINVAL for an MR that is not a fast-register one.
+ */
+int vroce_mr_obj_pages_reset(struct vroce_mr_obj *mr);
+
+/**
+ * vroce_mr_obj_page_add() - append a page to a fast-register MR's list
+ * @mr: the object
+ * @dma: the page's DMA address, aligned to VROCE_MR_FRMR_PAGE_SHIFT
+ *
+ * Context: any context; does not sleep.
+ * Return: 0; -ENOMEM when the list is full; -EINVAL for an MR that is not
+ * a fast-register one, or a misaligned @dma.
+ */
+int vroce_mr_obj_page_add(struct vroce_mr_obj *mr, u64 dma);
+
+/**
+ * vroce_mr_obj_page() - one entry of a fast-register MR's page list
+ * @mr: the object
+ * @index: the entry, below the pages collected
+ * @dma: where its DMA address is written
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for an MR that is not a fast-register one, an
+ * @index past the pages collected, or a NULL @dma.
+ */
+int vroce_mr_obj_page(const struct vroce_mr_obj *mr, u32 index, u64 *dma);
+
+/**
+ * vroce_mr_obj_destroy() - free an MR object the HCA does not hold
+ * @dev: the device it was created on
+ * @mr: an object in state NEW or GONE, or NULL
+ *
+ * Frees the MTR (and unpins user memory), the page list and the object.
+ * An object in another state is not freed (the HCA may still translate
+ * through its tables): that is a driver bug, warned about once, and the
+ * memory leaks rather than being reused under the HCA.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mr_obj_destroy(struct vroce_dev *dev, struct vroce_mr_obj *mr);
 
 #endif /* _VROCE_ABI_H_ */

@@ -7,6 +7,24 @@ pub const VROCE_MTR_MAX_PAGE_SHIFT: u32 = 30;
 pub const VROCE_MTR_MAX_BA_PAGE_SHIFT: u32 = 21;
 pub const VROCE_MTR_MAX_PAGES: u32 = 33554432;
 pub const VROCE_MTR_BA_BYTES: u32 = 8;
+pub const VROCE_IB_ACCESS_LOCAL_WRITE: u32 = 1;
+pub const VROCE_IB_ACCESS_REMOTE_WRITE: u32 = 2;
+pub const VROCE_IB_ACCESS_REMOTE_READ: u32 = 4;
+pub const VROCE_IB_ACCESS_REMOTE_ATOMIC: u32 = 8;
+pub const VROCE_IB_ACCESS_OPTIONAL: u32 = 1072693248;
+pub const VROCE_MR_RIGHT_LOCAL_WRITE: u32 = 1;
+pub const VROCE_MR_RIGHT_REMOTE_WRITE: u32 = 2;
+pub const VROCE_MR_RIGHT_REMOTE_READ: u32 = 4;
+pub const VROCE_MR_RIGHT_REMOTE_ATOMIC: u32 = 8;
+pub const VROCE_MR_TYPE_DMA: u32 = 0;
+pub const VROCE_MR_TYPE_USER: u32 = 1;
+pub const VROCE_MR_TYPE_FRMR: u32 = 2;
+pub const VROCE_MR_FRMR_PAGE_SHIFT: u32 = 12;
+pub const VROCE_MR_STATE_NEW: u32 = 0;
+pub const VROCE_MR_STATE_LIVE: u32 = 1;
+pub const VROCE_MR_STATE_ZOMBIE: u32 = 2;
+pub const VROCE_MR_STATE_LOST: u32 = 3;
+pub const VROCE_MR_STATE_GONE: u32 = 4;
 pub type __u32 = ffi::c_uint;
 pub type __u64 = ffi::c_ulonglong;
 pub type u32_ = __u32;
@@ -21,6 +39,11 @@ pub struct ib_udata {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct vroce_dev {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mr_obj {
     _unused: [u8; 0],
 }
 #[repr(C)]
@@ -110,6 +133,100 @@ extern "C" {
 }
 extern "C" {
     pub fn vroce_mtr_buf_kva(mtr: *const vroce_mtr, offset: u64_) -> *mut ffi::c_void;
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mr_desc {
+    pub pdn: u32_,
+    pub access: u32_,
+    pub kind: u32_,
+    pub iova: u64_,
+    pub length: u64_,
+    pub mtr: *mut vroce_mtr,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mr_user_attr {
+    pub start: u64_,
+    pub length: u64_,
+    pub iova: u64_,
+    pub access: ffi::c_int,
+    pub max_length: u64_,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mr_info {
+    pub type_: u32_,
+    pub state: u32_,
+    pub key: u32_,
+    pub handle: u32_,
+    pub iova: u64_,
+    pub length: u64_,
+    pub mtr: *mut vroce_mtr,
+    pub pbl_dma: u64_,
+    pub npages: u32_,
+    pub max_pages: u32_,
+}
+extern "C" {
+    pub fn vroce_mr_rights(access: ffi::c_int, rights: *mut u32_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_create_dma(
+        dev: *mut vroce_dev,
+        access: ffi::c_int,
+        allow_remote: bool_,
+        mr: *mut *mut vroce_mr_obj,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_create_user(
+        dev: *mut vroce_dev,
+        attr: *const vroce_mr_user_attr,
+        udata: *mut ib_udata,
+        mr: *mut *mut vroce_mr_obj,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_create_frmr(
+        dev: *mut vroce_dev,
+        max_pages: u32_,
+        limit: u32_,
+        mr: *mut *mut vroce_mr_obj,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_describe(
+        mr: *const vroce_mr_obj,
+        pdn: u32_,
+        desc: *mut vroce_mr_desc,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_registered(mr: *mut vroce_mr_obj, key: u32_, handle: u32_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_create_failed(mr: *mut vroce_mr_obj, err: ffi::c_int) -> bool_;
+}
+extern "C" {
+    pub fn vroce_mr_obj_parked(mr: *mut vroce_mr_obj) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_released(mr: *mut vroce_mr_obj, hca_reset: bool_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_info(mr: *const vroce_mr_obj, info: *mut vroce_mr_info);
+}
+extern "C" {
+    pub fn vroce_mr_obj_pages_reset(mr: *mut vroce_mr_obj) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_page_add(mr: *mut vroce_mr_obj, dma: u64_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_page(mr: *const vroce_mr_obj, index: u32_, dma: *mut u64_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_destroy(dev: *mut vroce_dev, mr: *mut vroce_mr_obj);
 }
 #[repr(C)]
 #[derive(Copy, Clone)]

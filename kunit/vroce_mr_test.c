@@ -298,9 +298,10 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, 5 * SZ_4K);
 	u8 *in = kunit_kzalloc(test, 3 * SZ_4K, GFP_KERNEL);
 	u8 *out = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	struct vroce_mr_info info;
 	struct scatterlist sg[2];
 	unsigned int off = 0;
-	u64 addr[4], v;
+	u64 addr[4], v, page;
 	struct ib_mr *mr;
 	u32 old_key;
 	int i;
@@ -337,14 +338,17 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr->iova, b->dma);
 	KUNIT_EXPECT_EQ(test, mr->length, 3 * SZ_4K);
 	/* The pages wait in the page list; the HCA's table is untouched. */
-	KUNIT_ASSERT_EQ(test, to_vroce_mr(mr)->npages, 3);
-	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, le64_to_cpu(to_vroce_mr(mr)->pbl[i]),
-				b->dma + i * SZ_4K);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(to_vroce_mr(mr)->pbl[2]),
-			b->dma + 3 * SZ_4K);
-	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, to_vroce_mr(mr)->mtr, 0,
-					     addr, 4, NULL), -ENOENT);
+	vroce_mr_obj_info(to_vroce_mr(mr)->obj, &info);
+	KUNIT_ASSERT_EQ(test, info.npages, 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, vroce_mr_obj_page(to_vroce_mr(mr)->obj, i,
+							&page), 0);
+		KUNIT_EXPECT_EQ(test, page, b->dma + (i + i / 2) * SZ_4K);
+	}
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page(to_vroce_mr(mr)->obj, 3, &page),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, info.mtr, 0, addr, 4, NULL),
+			-ENOENT);
 
 	/*
 	 * What a REG_MR work request does on the HCA (the data path will post

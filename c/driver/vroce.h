@@ -253,28 +253,20 @@ struct vroce_pd {
 /**
  * struct vroce_mr - a memory region
  * @ibmr: the RDMA core's MR
- * @mtr: its pages; NULL for a DMA MR
- * @pbl: fast-register page list (DMA-coherent, little-endian addresses)
- *	that map_mr_sg builds and a REG_MR work request hands to the HCA;
- *	NULL for other MRs
- * @pbl_dma: its DMA address
- * @npages: pages in @pbl
- * @max_pages: room in @pbl
- * @handle: the HCA's handle for it, from CREATE_MR; DESTROY_MR takes it
- * @zombie: entry in &vroce_dev.zombies once DESTROY_MR failed
- * @key_unknown: CREATE_MR timed out: the HCA may hold the MR under a key
- *	the driver never learnt
+ * @obj: its lifecycle state, behind the MR/MTR ABI (bindings/vroce_abi.h):
+ *	rights, tables, fast-register page list, key, handle, state
+ * @handle: the HCA's handle from CREATE_MR, which DESTROY_MR takes; a copy
+ *	of the object's, kept for the destroy paths
+ * @pbl_dma: DMA address of the fast-register page list, a copy of the
+ *	object's for REG_MR work requests; 0 for other MRs
+ * @zombie: entry in &vroce_dev.zombies while the HCA may hold the MR
  */
 struct vroce_mr {
 	struct ib_mr ibmr;
-	struct vroce_mtr *mtr;
-	__le64 *pbl;
-	dma_addr_t pbl_dma;
-	u32 npages;
-	u32 max_pages;
+	struct vroce_mr_obj *obj;
 	u32 handle;
+	u64 pbl_dma;
 	struct list_head zombie;
-	bool key_unknown;
 };
 
 static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
@@ -356,7 +348,6 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
-int vroce_mr_access(int access, u32 *acc);
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);

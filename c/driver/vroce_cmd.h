@@ -12,6 +12,7 @@
 #include <linux/wait.h>
 
 #include "vroce_ring.h"
+#include "../../bindings/vroce_abi.h"
 
 struct vroce_dev;
 struct vroce_mtr;
@@ -86,24 +87,6 @@ struct vroce_dev_attr {
 	u32 max_wq_depth_log2;
 	u32 max_cq_depth_log2;
 	u32 hw_ver;
-};
-
-/**
- * struct vroce_mr_desc - what CREATE_MR tells the HCA about an MR
- * @pdn: protection domain
- * @access: VROCE_ACC_* rights
- * @kind: VROCE_MR_KIND_*
- * @iova: first address of the MR
- * @length: bytes
- * @mtr: its pages, NULL for a DMA MR
- */
-struct vroce_mr_desc {
-	u32 pdn;
-	u32 access;
-	u32 kind;
-	u64 iova;
-	u64 length;
-	struct vroce_mtr *mtr;
 };
 
 /**

@@ -3,11 +3,14 @@
  * vroce MR verbs: get_dma_mr, reg_user_mr, alloc_mr, map_mr_sg, dereg_mr,
  * after pvrdma_get_dma_mr() and its friends.
  *
- * An MR's pages are an MTR (bindings/vroce_abi.h); the HCA learns of the
- * MR through CREATE_MR and hands back its key. Deregistration destroys the
- * HCA's entry first and frees the tables only once the HCA confirms: an MR
- * whose DESTROY_MR fails or times out is kept on the device's zombie list
- * and retried, and freed for good only when the HCA lets go or is reset.
+ * The ib_core glue: what the RDMA core hands in and the commands. An
+ * MR's rights, tables, page list and state are an MR object of the MR/MTR
+ * ABI (bindings/vroce_abi.h); this file issues CREATE_MR and DESTROY_MR
+ * and reports each outcome to it. Deregistration destroys the HCA's entry
+ * first and frees the tables only once the HCA confirms: an MR whose
+ * DESTROY_MR fails or times out is kept on the device's zombie list and
+ * retried, and freed for good only when the HCA lets go or is reset (the
+ * object refuses to be freed before).
  */
 
 #include <kunit/visibility.h>
@@ -28,43 +31,21 @@ MODULE_PARM_DESC(allow_remote_dma_mr,
 
 #define VROCE_ACC_REMOTE	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_ATOMIC)
-#define VROCE_ACC_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | VROCE_ACC_REMOTE | \
-				 IB_ACCESS_OPTIONAL)
 
 static struct vroce_dev *to_vdev(struct ib_device *ibdev)
 {
 	return to_vroce_dev(ibdev);
 }
 
-/**
- * vroce_mr_access() - IB access flags as the HCA's rights
- * @access: IB_ACCESS_* flags; optional hints are dropped
- * @acc: where the VROCE_ACC_* rights are returned
- *
- * Context: any context.
- * Return: 0, -EOPNOTSUPP for flags the HCA does not know, or -EINVAL for
- * remote write or atomic without local write.
- */
-int vroce_mr_access(int access, u32 *acc)
-{
-	if (access & ~VROCE_ACC_SUPPORTED)
-		return -EOPNOTSUPP;
-	/* Remote write or atomic without local write is not a valid MR. */
-	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
-		return -EINVAL;
-
-	*acc = 0;
-	if (access & IB_ACCESS_LOCAL_WRITE)
-		*acc |= VROCE_ACC_LOCAL_WRITE;
-	if (access & IB_ACCESS_REMOTE_WRITE)
-		*acc |= VROCE_ACC_REMOTE_WRITE;
-	if (access & IB_ACCESS_REMOTE_READ)
-		*acc |= VROCE_ACC_REMOTE_READ;
-	if (access & IB_ACCESS_REMOTE_ATOMIC)
-		*acc |= VROCE_ACC_REMOTE_ATOMIC;
-	return 0;
-}
+/* The ABI repeats the HCA's values for bindgen; they must agree. */
+static_assert(VROCE_MR_RIGHT_LOCAL_WRITE == VROCE_ACC_LOCAL_WRITE);
+static_assert(VROCE_MR_RIGHT_REMOTE_WRITE == VROCE_ACC_REMOTE_WRITE);
+static_assert(VROCE_MR_RIGHT_REMOTE_READ == VROCE_ACC_REMOTE_READ);
+static_assert(VROCE_MR_RIGHT_REMOTE_ATOMIC == VROCE_ACC_REMOTE_ATOMIC);
+static_assert(VROCE_MR_TYPE_DMA == VROCE_MR_KIND_DMA);
+static_assert(VROCE_MR_TYPE_USER == VROCE_MR_KIND_MTT);
+static_assert(VROCE_MR_TYPE_FRMR == VROCE_MR_KIND_FRMR);
+static_assert(VROCE_MR_FRMR_PAGE_SHIFT == VROCE_FRMR_PAGE_SHIFT);
 
 static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 {
@@ -75,12 +56,10 @@ static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 	return mr;
 }
 
-/* Free what the driver holds for an MR the HCA no longer knows. */
+/* Free an MR whose object is NEW or GONE (the ABI refuses the others). */
 static void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
-	vroce_mtr_destroy(vdev, mr->mtr);
-	vroce_core_dma_free(vdev, array_size(mr->max_pages, sizeof(*mr->pbl)),
-			    mr->pbl, mr->pbl_dma);
+	vroce_mr_obj_destroy(vdev, mr->obj);
 	vroce_core_free(vdev, mr);
 }
 
@@ -93,44 +72,37 @@ static void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 }
 
 /*
- * Undo an MR whose creation failed at any step. When CREATE_MR timed out
- * the HCA may have entered it under a key the driver never learnt: its
- * tables then stay until the HCA is reset. Otherwise all is freed.
+ * Enter @mr's object in the HCA under @ibpd and fill in the keys. When
+ * CREATE_MR fails the MR is undone: kept as a zombie if the HCA may hold
+ * it under a key the driver never learnt (a timeout), freed otherwise.
  */
-static void vroce_mr_unwind(struct vroce_dev *vdev, struct vroce_mr *mr,
-			    int err)
-{
-	if (err == -ETIMEDOUT && mr->mtr) {
-		mr->key_unknown = true;
-		vroce_mr_park(vdev, mr);
-		return;
-	}
-	vroce_mr_free(vdev, mr);
-}
-
-/* Enter @mr in the HCA and fill in its keys. */
 static int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr,
-			     struct ib_pd *ibpd, u32 acc, u32 kind, u64 iova,
-			     u64 length)
+			     struct ib_pd *ibpd)
 {
-	struct vroce_mr_desc desc = {
-		.pdn = to_vroce_pd(ibpd)->pdn,
-		.access = acc,
-		.kind = kind,
-		.iova = iova,
-		.length = length,
-		.mtr = mr->mtr,
-	};
-	u32 key;
+	struct vroce_mr_info info;
+	struct vroce_mr_desc desc;
+	u32 key, handle;
 	int err;
 
-	err = vroce_cmd_create_mr(vdev, &desc, &key, &mr->handle);
-	if (err)
+	err = vroce_mr_obj_describe(mr->obj, to_vroce_pd(ibpd)->pdn, &desc);
+	if (!err)
+		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
+	if (!err)
+		err = vroce_mr_obj_registered(mr->obj, key, handle);
+	if (err) {
+		if (vroce_mr_obj_create_failed(mr->obj, err))
+			vroce_mr_park(vdev, mr);
+		else
+			vroce_mr_free(vdev, mr);
 		return err;
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
+	}
+	vroce_mr_obj_info(mr->obj, &info);
+	mr->handle = info.handle;
+	mr->pbl_dma = info.pbl_dma;
+	mr->ibmr.lkey = info.key;
+	mr->ibmr.rkey = info.key;
+	mr->ibmr.iova = info.iova;
+	mr->ibmr.length = info.length;
 	return 0;
 }
 
@@ -151,24 +123,20 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct vroce_dev *vdev = to_vdev(ibpd->device);
 	struct vroce_mr *mr;
-	u32 acc;
 	int err;
-
-	err = vroce_mr_access(access, &acc);
-	if (err)
-		return ERR_PTR(err);
-	if ((access & VROCE_ACC_REMOTE) && !vroce_allow_remote_dma_mr)
-		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = vroce_mr_alloc(vdev);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	err = vroce_mr_register(vdev, mr, ibpd, acc, VROCE_MR_KIND_DMA, 0,
-				U64_MAX);
+	err = vroce_mr_obj_create_dma(vdev, access, vroce_allow_remote_dma_mr,
+				      &mr->obj);
 	if (err) {
-		vroce_mr_unwind(vdev, mr, err);
+		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
+	err = vroce_mr_register(vdev, mr, ibpd);
+	if (err)
+		return ERR_PTR(err);
 	if (access & VROCE_ACC_REMOTE)
 		ibdev_notice(&vdev->ibdev,
 			     "DMA MR with remote access, rkey %#x: all memory is exposed\n",
@@ -197,47 +165,30 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vdev(ibpd->device);
-	struct vroce_buf_attr attr = {
-		.region = { { length, 0 } },
-		.region_count = 1,
-		.page_shift = VROCE_MTR_MAX_PAGE_SHIFT,
-		.user_access = access,
-		.adaptive = true,
+	struct vroce_mr_user_attr attr = {
+		.start = start,
+		.length = length,
 		.iova = virt_addr,
+		.access = access,
+		.max_length = vdev->attr.max_mr_size,
 	};
-	/* The MTR pins user memory when given user data; a kernel caller has none. */
-	struct ib_udata kudata = {};
 	struct vroce_mr *mr;
-	u64 end;
-	u32 acc;
 	int err;
 
-	if (!length || length > vdev->attr.max_mr_size ||
-	    check_add_overflow(virt_addr, length - 1, &end))
-		return ERR_PTR(-EINVAL);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
-	err = vroce_mr_access(access, &acc);
-	if (err)
-		return ERR_PTR(err);
 
 	mr = vroce_mr_alloc(vdev);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	err = vroce_mtr_create(vdev, &mr->mtr, &attr, PAGE_SHIFT,
-			       udata ?: &kudata, start);
-	if (err)
-		goto err_unwind;
-	err = vroce_mr_register(vdev, mr, ibpd, acc, VROCE_MR_KIND_MTT,
-				virt_addr, length);
-	if (err)
-		goto err_unwind;
-	return &mr->ibmr;
-
-err_unwind:
-	vroce_mr_unwind(vdev, mr, err);
-	return ERR_PTR(err);
+	err = vroce_mr_obj_create_user(vdev, &attr, udata, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	err = vroce_mr_register(vdev, mr, ibpd);
+	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
 /**
@@ -257,56 +208,29 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg)
 {
 	struct vroce_dev *vdev = to_vdev(ibpd->device);
-	/*
-	 * Never direct (hop 0): the HCA learns the table's root BA now, and
-	 * a direct MTR's root is its first page, known only once mapped.
-	 */
-	struct vroce_buf_attr attr = {
-		.region = { { (u64)max_num_sg << VROCE_FRMR_PAGE_SHIFT,
-			      max_num_sg <= SZ_4K / VROCE_MTR_BA_BYTES ? 1 : 2 } },
-		.region_count = 1,
-		.page_shift = VROCE_FRMR_PAGE_SHIFT,
-		.mtt_only = true,
-	};
 	struct vroce_mr *mr;
 	int err;
 
-	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
-	    max_num_sg > vdev->attr.max_fast_reg_pages)
+	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EINVAL);
 
 	mr = vroce_mr_alloc(vdev);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->max_pages = max_num_sg;
-	mr->pbl = vroce_core_dma_alloc(vdev, array_size(max_num_sg,
-							sizeof(*mr->pbl)),
-				       &mr->pbl_dma);
-	err = -ENOMEM;
-	if (!mr->pbl)
-		goto err_unwind;
-	err = vroce_mtr_create(vdev, &mr->mtr, &attr, VROCE_FRMR_PAGE_SHIFT,
-			       NULL, 0);
-	if (err)
-		goto err_unwind;
-	err = vroce_mr_register(vdev, mr, ibpd, 0, VROCE_MR_KIND_FRMR, 0, 0);
-	if (err)
-		goto err_unwind;
-	return &mr->ibmr;
-
-err_unwind:
-	vroce_mr_unwind(vdev, mr, err);
-	return ERR_PTR(err);
+	err = vroce_mr_obj_create_frmr(vdev, max_num_sg,
+				       vdev->attr.max_fast_reg_pages,
+				       &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	err = vroce_mr_register(vdev, mr, ibpd);
+	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
 static int vroce_set_page(struct ib_mr *ibmr, u64 addr)
 {
-	struct vroce_mr *mr = to_vroce_mr(ibmr);
-
-	if (mr->npages == mr->max_pages)
-		return -ENOMEM;
-	mr->pbl[mr->npages++] = cpu_to_le64(addr);
-	return 0;
+	return vroce_mr_obj_page_add(to_vroce_mr(ibmr)->obj, addr);
 }
 
 /**
@@ -328,9 +252,9 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 {
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
 
-	if (ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT))
+	if (ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT) ||
+	    vroce_mr_obj_pages_reset(mr->obj))
 		return -EINVAL;
-	mr->npages = 0;
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vroce_set_page);
 }
 
@@ -355,13 +279,17 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 
 	mutex_lock(&vdev->zombie_lock);
 	list_for_each_entry_safe(mr, tmp, &vdev->zombies, zombie) {
+		struct vroce_mr_info info;
+
+		vroce_mr_obj_info(mr->obj, &info);
 		if (hca_reset)
 			err = 0;
-		else if (mr->key_unknown)
+		else if (info.state == VROCE_MR_STATE_LOST)
 			continue;
 		else
 			err = vroce_cmd_destroy_mr(vdev, mr->handle);
-		if (!vroce_cmd_let_go(err))
+		if (!vroce_cmd_let_go(err) ||
+		    vroce_mr_obj_released(mr->obj, hca_reset))
 			continue;
 		list_del(&mr->zombie);
 		vroce_mr_free(vdev, mr);
@@ -402,9 +330,11 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		ibdev_warn_ratelimited(&vdev->ibdev,
 				       "DESTROY_MR %#x failed (%d): keeping its tables until the HCA lets go\n",
 				       mr->handle, err);
+		vroce_mr_obj_parked(mr->obj);
 		vroce_mr_park(vdev, mr);
 		return 0;
 	}
+	vroce_mr_obj_released(mr->obj, false);
 	vroce_mr_free(vdev, mr);
 	vroce_mr_reap(vdev, false);
 	return 0;

@@ -496,25 +496,30 @@ static int vroce_wqe_reg_mr(struct vroce_dev *vdev, struct vroce_send_wqe *wqe,
 			    const struct ib_reg_wr *reg)
 {
 	struct vroce_mr *mr = to_vroce_mr(reg->mr);
+	struct vroce_mr_info info;
 	u32 acc;
 	int err;
 
-	err = vroce_mr_access(reg->access, &acc);
+	err = vroce_mr_rights(reg->access, &acc);
 	if (err)
 		return -EINVAL;
 	/*
 	 * Only our own fast-register MRs carry a page list, and only under a
 	 * key of the MR itself: the consumer chooses the key's low byte only.
 	 */
-	if (reg->mr->device != &vdev->ibdev || !mr->pbl || !mr->npages ||
+	if (reg->mr->device != &vdev->ibdev)
+		return -EINVAL;
+	vroce_mr_obj_info(mr->obj, &info);
+	if (info.type != VROCE_MR_TYPE_FRMR || !info.npages ||
+	    info.state != VROCE_MR_STATE_LIVE ||
 	    (reg->key ^ reg->mr->lkey) & ~VROCE_KEY_TAG)
 		return -EINVAL;
 	wqe->fr_iova = cpu_to_le64(reg->mr->iova);
 	wqe->fr_length = cpu_to_le64(reg->mr->length);
 	wqe->fr_key = cpu_to_le32(reg->key);
 	wqe->fr_access = cpu_to_le32(acc);
-	wqe->reg.pbl = cpu_to_le64(mr->pbl_dma);
-	wqe->reg.npages = cpu_to_le32(mr->npages);
+	wqe->reg.pbl = cpu_to_le64(info.pbl_dma);
+	wqe->reg.npages = cpu_to_le32(info.npages);
 	return 0;
 }
 

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce: the C implementation of the MR lifecycle of the MR/MTR ABI
+ * (bindings/vroce_abi.h): rights, the MR object, its tables and
+ * fast-register page list, and its states until the HCA lets go.
+ *
+ * It calls only the MTR functions of the ABI and the core services
+ * (bindings/vroce_core.h), never the command layer or the verbs: the
+ * verbs (c/driver/vroce_mr.c) issue the commands and report here.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/bug.h>
+#include <linux/errno.h>
+#include <linux/overflow.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
+
+#define VROCE_IB_ACCESS_REMOTE	(VROCE_IB_ACCESS_REMOTE_READ |		\
+				 VROCE_IB_ACCESS_REMOTE_WRITE |		\
+				 VROCE_IB_ACCESS_REMOTE_ATOMIC)
+#define VROCE_IB_ACCESS_KNOWN	(VROCE_IB_ACCESS_LOCAL_WRITE |		\
+				 VROCE_IB_ACCESS_REMOTE |		\
+				 VROCE_IB_ACCESS_OPTIONAL)
+
+/*
+ * struct vroce_mr_obj - an MR's lifecycle state
+ * @type: VROCE_MR_TYPE_*
+ * @state: VROCE_MR_STATE_*
+ * @rights: VROCE_MR_RIGHT_*
+ * @key: from CREATE_MR (LIVE, ZOMBIE)
+ * @handle: from CREATE_MR (LIVE, ZOMBIE)
+ * @iova: first address
+ * @length: bytes
+ * @mtr: the pages (USER) or the empty table (FRMR); NULL for DMA
+ * @pbl: the fast-register page list (DMA-coherent, little-endian), FRMR
+ * @pbl_dma: its DMA address
+ * @npages: entries in @pbl
+ * @max_pages: room in @pbl
+ *
+ * The caller serialises calls on one object (the verbs do: an ib_mr is
+ * not used concurrently with its registration or deregistration, and
+ * map_mr_sg is the consumer's to serialise).
+ */
+struct vroce_mr_obj {
+	u32 type;
+	u32 state;
+	u32 rights;
+	u32 key;
+	u32 handle;
+	u64 iova;
+	u64 length;
+	struct vroce_mtr *mtr;
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
+	u32 npages;
+	u32 max_pages;
+};
+
+static_assert(VROCE_IB_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE);
+static_assert(VROCE_IB_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE);
+static_assert(VROCE_IB_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ);
+static_assert(VROCE_IB_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+static_assert(VROCE_IB_ACCESS_OPTIONAL == IB_ACCESS_OPTIONAL);
+
+int vroce_mr_rights(int access, u32 *rights)
+{
+	u32 r = 0;
+
+	if (!rights)
+		return -EINVAL;
+	if (access & ~VROCE_IB_ACCESS_KNOWN)
+		return -EOPNOTSUPP;
+	/* Remote write or atomic without local write is not a valid MR. */
+	if ((access & (VROCE_IB_ACCESS_REMOTE_WRITE |
+		       VROCE_IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & VROCE_IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (access & VROCE_IB_ACCESS_LOCAL_WRITE)
+		r |= VROCE_MR_RIGHT_LOCAL_WRITE;
+	if (access & VROCE_IB_ACCESS_REMOTE_WRITE)
+		r |= VROCE_MR_RIGHT_REMOTE_WRITE;
+	if (access & VROCE_IB_ACCESS_REMOTE_READ)
+		r |= VROCE_MR_RIGHT_REMOTE_READ;
+	if (access & VROCE_IB_ACCESS_REMOTE_ATOMIC)
+		r |= VROCE_MR_RIGHT_REMOTE_ATOMIC;
+	*rights = r;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_rights);
+
+static struct vroce_mr_obj *vroce_mr_obj_alloc(struct vroce_dev *dev, u32 type)
+{
+	struct vroce_mr_obj *mr = vroce_core_zalloc(dev, sizeof(*mr));
+
+	if (mr) {
+		mr->type = type;
+		mr->state = VROCE_MR_STATE_NEW;
+	}
+	return mr;
+}
+
+/* Free everything of @mr, whatever its state: the callers decide. */
+static void vroce_mr_obj_free(struct vroce_dev *dev, struct vroce_mr_obj *mr)
+{
+	vroce_mtr_destroy(dev, mr->mtr);
+	if (mr->pbl)
+		vroce_core_dma_free(dev, array_size(mr->max_pages,
+						    sizeof(*mr->pbl)),
+				    mr->pbl, mr->pbl_dma);
+	vroce_core_free(dev, mr);
+}
+
+int vroce_mr_obj_create_dma(struct vroce_dev *dev, int access,
+			    bool allow_remote, struct vroce_mr_obj **mr)
+{
+	struct vroce_mr_obj *obj;
+	u32 rights;
+	int err;
+
+	if (!dev || !mr)
+		return -EINVAL;
+	err = vroce_mr_rights(access, &rights);
+	if (err)
+		return err;
+	if ((access & VROCE_IB_ACCESS_REMOTE) && !allow_remote)
+		return -EOPNOTSUPP;
+	obj = vroce_mr_obj_alloc(dev, VROCE_MR_TYPE_DMA);
+	if (!obj)
+		return -ENOMEM;
+	obj->rights = rights;
+	obj->iova = 0;
+	obj->length = U64_MAX;
+	*mr = obj;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_dma);
+
+int vroce_mr_obj_create_user(struct vroce_dev *dev,
+			     const struct vroce_mr_user_attr *attr,
+			     struct ib_udata *udata, struct vroce_mr_obj **mr)
+{
+	struct vroce_buf_attr battr = {
+		.region_count = 1,
+		.page_shift = VROCE_MTR_MAX_PAGE_SHIFT,
+		.adaptive = true,
+	};
+	/* The MTR pins user memory when given user data; a kernel caller has none. */
+	struct ib_udata kudata = {};
+	struct vroce_mr_obj *obj;
+	u32 rights;
+	u64 end;
+	int err;
+
+	if (!dev || !attr || !mr)
+		return -EINVAL;
+	if (!attr->length || attr->length > attr->max_length ||
+	    check_add_overflow(attr->iova, attr->length - 1, &end))
+		return -EINVAL;
+	err = vroce_mr_rights(attr->access, &rights);
+	if (err)
+		return err;
+
+	obj = vroce_mr_obj_alloc(dev, VROCE_MR_TYPE_USER);
+	if (!obj)
+		return -ENOMEM;
+	battr.region[0].size = attr->length;
+	battr.user_access = attr->access;
+	battr.iova = attr->iova;
+	err = vroce_mtr_create(dev, &obj->mtr, &battr, PAGE_SHIFT,
+			       udata ?: &kudata, attr->start);
+	if (err) {
+		vroce_mr_obj_free(dev, obj);
+		return err;
+	}
+	obj->rights = rights;
+	obj->iova = attr->iova;
+	obj->length = attr->length;
+	*mr = obj;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_user);
+
+int vroce_mr_obj_create_frmr(struct vroce_dev *dev, u32 max_pages, u32 limit,
+			     struct vroce_mr_obj **mr)
+{
+	/*
+	 * Never direct (hop 0): the HCA learns the table's root BA now, and
+	 * a direct MTR's root is its first page, known only once mapped.
+	 */
+	struct vroce_buf_attr battr = {
+		.region = { { (u64)max_pages << VROCE_MR_FRMR_PAGE_SHIFT,
+			      max_pages <= SZ_4K / VROCE_MTR_BA_BYTES ? 1 : 2 } },
+		.region_count = 1,
+		.page_shift = VROCE_MR_FRMR_PAGE_SHIFT,
+		.mtt_only = true,
+	};
+	struct vroce_mr_obj *obj;
+	int err;
+
+	if (!dev || !mr || !max_pages || max_pages > limit)
+		return -EINVAL;
+	obj = vroce_mr_obj_alloc(dev, VROCE_MR_TYPE_FRMR);
+	if (!obj)
+		return -ENOMEM;
+	obj->max_pages = max_pages;
+	obj->pbl = vroce_core_dma_alloc(dev, array_size(max_pages,
+							sizeof(*obj->pbl)),
+					&obj->pbl_dma);
+	if (!obj->pbl) {
+		vroce_mr_obj_free(dev, obj);
+		return -ENOMEM;
+	}
+	err = vroce_mtr_create(dev, &obj->mtr, &battr,
+			       VROCE_MR_FRMR_PAGE_SHIFT, NULL, 0);
+	if (err) {
+		vroce_mr_obj_free(dev, obj);
+		return err;
+	}
+	*mr = obj;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_frmr);
+
+int vroce_mr_obj_describe(const struct vroce_mr_obj *mr, u32 pdn,
+			  struct vroce_mr_desc *desc)
+{
+	if (!mr || !desc || mr->state != VROCE_MR_STATE_NEW)
+		return -EINVAL;
+	*desc = (struct vroce_mr_desc) {
+		.pdn = pdn,
+		.access = mr->rights,
+		.kind = mr->type,
+		.iova = mr->iova,
+		.length = mr->length,
+		.mtr = mr->mtr,
+	};
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_describe);
+
+int vroce_mr_obj_registered(struct vroce_mr_obj *mr, u32 key, u32 handle)
+{
+	if (mr->state != VROCE_MR_STATE_NEW)
+		return -EINVAL;
+	mr->key = key;
+	mr->handle = handle;
+	mr->state = VROCE_MR_STATE_LIVE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_registered);
+
+bool vroce_mr_obj_create_failed(struct vroce_mr_obj *mr, int err)
+{
+	if (mr->state != VROCE_MR_STATE_NEW)
+		return false;
+	/* A DMA MR has no tables the HCA could walk: nothing to keep. */
+	if (err == -ETIMEDOUT && mr->mtr) {
+		mr->state = VROCE_MR_STATE_LOST;
+		return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_failed);
+
+int vroce_mr_obj_parked(struct vroce_mr_obj *mr)
+{
+	if (mr->state != VROCE_MR_STATE_LIVE)
+		return -EINVAL;
+	mr->state = VROCE_MR_STATE_ZOMBIE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_parked);
+
+int vroce_mr_obj_released(struct vroce_mr_obj *mr, bool hca_reset)
+{
+	switch (mr->state) {
+	case VROCE_MR_STATE_LIVE:
+	case VROCE_MR_STATE_ZOMBIE:
+		break;
+	case VROCE_MR_STATE_LOST:
+		if (!hca_reset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	mr->key = 0;
+	mr->handle = 0;
+	mr->state = VROCE_MR_STATE_GONE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_released);
+
+void vroce_mr_obj_info(const struct vroce_mr_obj *mr,
+		       struct vroce_mr_info *info)
+{
+	*info = (struct vroce_mr_info) {
+		.type = mr->type,
+		.state = mr->state,
+		.key = mr->key,
+		.handle = mr->handle,
+		.iova = mr->iova,
+		.length = mr->length,
+		.mtr = mr->mtr,
+		.pbl_dma = mr->pbl ? mr->pbl_dma : 0,
+		.npages = mr->npages,
+		.max_pages = mr->max_pages,
+	};
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_info);
+
+int vroce_mr_obj_pages_reset(struct vroce_mr_obj *mr)
+{
+	if (mr->type != VROCE_MR_TYPE_FRMR)
+		return -EINVAL;
+	mr->npages = 0;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_pages_reset);
+
+int vroce_mr_obj_page_add(struct vroce_mr_obj *mr, u64 dma)
+{
+	if (mr->type != VROCE_MR_TYPE_FRMR ||
+	    (dma & (BIT_ULL(VROCE_MR_FRMR_PAGE_SHIFT) - 1)))
+		return -EINVAL;
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pbl[mr->npages++] = cpu_to_le64(dma);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_page_add);
+
+int vroce_mr_obj_page(const struct vroce_mr_obj *mr, u32 index, u64 *dma)
+{
+	if (mr->type != VROCE_MR_TYPE_FRMR || index >= mr->npages || !dma)
+		return -EINVAL;
+	*dma = le64_to_cpu(mr->pbl[index]);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_page);
+
+void vroce_mr_obj_destroy(struct vroce_dev *dev, struct vroce_mr_obj *mr)
+{
+	if (!mr)
+		return;
+	if (WARN_ONCE(mr->state != VROCE_MR_STATE_NEW &&
+		      mr->state != VROCE_MR_STATE_GONE,
+		      "vroce: MR object freed in state %u: leaked instead\n",
+		      mr->state))
+		return;
+	vroce_mr_obj_free(dev, mr);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_destroy);
