@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! vroce: memory translate regions (MTR) in Rust.
+//! vroce: memory translate regions (MTR) and MR objects in Rust.
 //!
-//! The Rust implementation of the MTR functions of `bindings/vroce_abi.h`,
-//! built instead of `c/driver/vroce_mtr.c` when `CONFIG_VROCE_MTR_RUST` is set.
+//! The Rust implementation of the MR/MTR ABI, `bindings/vroce_abi.h`,
+//! built instead of `c/driver/vroce_mtr.c` and `c/driver/vroce_mr_obj.c`
+//! when `CONFIG_VROCE_MTR_RUST` is set. The MTR shims are below, the MR
+//! object's in [`mr_abi`].
 //! The functions below are the C ABI: each converts its arguments to safe
 //! types, calls [`mtr::Mtr`], and converts the result back to an errno.
 //! The logic lives in [`mtr`]; the only unsafe code outside these shims is
 //! in the safe abstractions of [`mem`].
 
+/// What `pr_*!` put in front of messages (`module!` would define it).
+const __LOG_PREFIX: &[u8] = b"vroce\0";
+
 mod bindings;
 mod mem;
+mod mr;
+pub mod mr_abi;
 mod mtr;
 
 use core::ptr::NonNull;

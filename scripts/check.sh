@@ -8,8 +8,9 @@
 #   3. KUnit in a clang-built UML kernel with the kernel's own ib_core,
 #      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
-#   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR
-#      (CONFIG_VROCE_MTR_RUST); the vroce_mtr suite must count the same
+#   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR and MR
+#      objects (CONFIG_VROCE_MTR_RUST); the MTR, MR, QP and fault suites
+#      must count the same
 #   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
 #   7. the KUnit suites again in a kernel without the debug options and
 #      without debugfs (VROCE_KERNEL=nodebug)
@@ -40,15 +41,18 @@ for impl in c rust; do
 	VROCE_MTR_IMPL=$impl scripts/uverbs.sh 2>&1 | tee "$logs/uverbs-$impl" || rc=1
 done
 
-# The same suite, unchanged, on both sides.
-mtr_c=$(grep -o 'suite vroce_mtr: .*' "$logs/kunit-c" || echo none)
-mtr_rust=$(grep -o 'suite vroce_mtr: .*' "$logs/kunit-rust" || echo none)
-echo "check: vroce_mtr with the C MTR:    $mtr_c"
-echo "check: vroce_mtr with the Rust MTR: $mtr_rust"
-if [ "$mtr_c" != "$mtr_rust" ] || [ "$mtr_c" = none ]; then
-	echo "check: the vroce_mtr suite differs between the two kernels" >&2
-	rc=1
-fi
+# The same suites, unchanged, on both sides: the MTR's, and the MR and QP
+# suites, which run the MR objects (fault injection is in vroce_fault).
+for suite in vroce_mtr vroce_mr vroce_qp vroce_fault; do
+	in_c=$(grep -o "suite $suite: .*" "$logs/kunit-c" || echo none)
+	in_rust=$(grep -o "suite $suite: .*" "$logs/kunit-rust" || echo none)
+	echo "check: $suite, C ABI:    $in_c"
+	echo "check: $suite, Rust ABI: $in_rust"
+	if [ "$in_c" != "$in_rust" ] || [ "$in_c" = none ]; then
+		echo "check: the $suite suite differs between the two kernels" >&2
+		rc=1
+	fi
+done
 
 stamp "Rust: rustfmt, clippy, bindings"
 scripts/rust-lint.sh || rc=1

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce: exports of the MTR functions when rust/vroce_mtr.rs implements
- * them (CONFIG_VROCE_MTR_RUST). The Rust shims are plain C-ABI symbols;
- * these are the same exports c/vroce_mtr.c makes.
+ * vroce: exports of the MR/MTR ABI's functions when rust/ implements them
+ * (CONFIG_VROCE_MTR_RUST). The Rust shims are plain C-ABI symbols; these
+ * are the same exports c/driver/vroce_mtr.c and vroce_mr_obj.c make.
  */
 
 #include <kunit/visibility.h>
@@ -25,3 +25,17 @@ VROCE_MTR_EXPORT(vroce_mtr_page_count);
 VROCE_MTR_EXPORT(vroce_mtr_region_count);
 VROCE_MTR_EXPORT(vroce_mtr_region);
 VROCE_MTR_EXPORT(vroce_mtr_buf_kva);
+VROCE_MTR_EXPORT(vroce_mr_rights);
+VROCE_MTR_EXPORT(vroce_mr_obj_create_dma);
+VROCE_MTR_EXPORT(vroce_mr_obj_create_user);
+VROCE_MTR_EXPORT(vroce_mr_obj_create_frmr);
+VROCE_MTR_EXPORT(vroce_mr_obj_describe);
+VROCE_MTR_EXPORT(vroce_mr_obj_registered);
+VROCE_MTR_EXPORT(vroce_mr_obj_create_failed);
+VROCE_MTR_EXPORT(vroce_mr_obj_parked);
+VROCE_MTR_EXPORT(vroce_mr_obj_released);
+VROCE_MTR_EXPORT(vroce_mr_obj_info);
+VROCE_MTR_EXPORT(vroce_mr_obj_pages_reset);
+VROCE_MTR_EXPORT(vroce_mr_obj_page_add);
+VROCE_MTR_EXPORT(vroce_mr_obj_page);
+VROCE_MTR_EXPORT(vroce_mr_obj_destroy);

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The MR lifecycle of the MR/MTR ABI: rights, the MR object with its MTR
+//! and fast-register page list, and its states until the HCA lets go.
+//!
+//! The same rules as `c/driver/vroce_mr_obj.c`; the C-ABI shims are in
+//! [`crate::mr_abi`]. No `unsafe` here: memory is [`CoreBox`] and
+//! [`DmaBuf`], the tables an [`Mtr`], and dropping an [`MrObj`] frees all
+//! three. Whether it may be dropped is the state's to say
+//! ([`MrObj::may_free`]).
+
+use crate::bindings;
+use crate::mem::{CoreBox, Dev, DmaBuf};
+use crate::mtr::Mtr;
+use kernel::error::{code::*, Error, Result};
+
+/// -EOPNOTSUPP, which the kernel crate of 6.12 does not name.
+fn eopnotsupp() -> Error {
+    Error::from_errno(-(kernel::bindings::EOPNOTSUPP as i32))
+}
+
+const IB_LOCAL_WRITE: i32 = bindings::VROCE_IB_ACCESS_LOCAL_WRITE as i32;
+const IB_REMOTE_WRITE: i32 = bindings::VROCE_IB_ACCESS_REMOTE_WRITE as i32;
+const IB_REMOTE_READ: i32 = bindings::VROCE_IB_ACCESS_REMOTE_READ as i32;
+const IB_REMOTE_ATOMIC: i32 = bindings::VROCE_IB_ACCESS_REMOTE_ATOMIC as i32;
+const IB_OPTIONAL: i32 = bindings::VROCE_IB_ACCESS_OPTIONAL as i32;
+const IB_REMOTE: i32 = IB_REMOTE_READ | IB_REMOTE_WRITE | IB_REMOTE_ATOMIC;
+const IB_KNOWN: i32 = IB_LOCAL_WRITE | IB_REMOTE | IB_OPTIONAL;
+
+/// Page size of fast-register MRs.
+pub(crate) const FRMR_PAGE_SHIFT: u32 = bindings::VROCE_MR_FRMR_PAGE_SHIFT;
+const BA_BYTES: u32 = bindings::VROCE_MTR_BA_BYTES;
+
+/// What an MR is, as CREATE_MR is told.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MrType {
+    /// All memory by bus address, no table.
+    Dma,
+    /// Pinned user pages behind an MTR.
+    User,
+    /// A table filled by REG_MR work requests from the page list.
+    Frmr,
+}
+
+impl MrType {
+    /// The ABI's `VROCE_MR_TYPE_*`.
+    pub(crate) fn abi(self) -> u32 {
+        match self {
+            MrType::Dma => bindings::VROCE_MR_TYPE_DMA,
+            MrType::User => bindings::VROCE_MR_TYPE_USER,
+            MrType::Frmr => bindings::VROCE_MR_TYPE_FRMR,
+        }
+    }
+}
+
+/// Where an MR stands with the HCA.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum State {
+    /// Created, not entered in the HCA.
+    New,
+    /// Entered under `key`/`handle`.
+    Live { key: u32, handle: u32 },
+    /// DESTROY_MR was not confirmed: the HCA may still hold it.
+    Zombie { key: u32, handle: u32 },
+    /// CREATE_MR timed out: the HCA may hold it under an unknown key.
+    Lost,
+    /// The HCA let go.
+    Gone,
+}
+
+impl State {
+    /// The ABI's `VROCE_MR_STATE_*`.
+    pub(crate) fn abi(self) -> u32 {
+        match self {
+            State::New => bindings::VROCE_MR_STATE_NEW,
+            State::Live { .. } => bindings::VROCE_MR_STATE_LIVE,
+            State::Zombie { .. } => bindings::VROCE_MR_STATE_ZOMBIE,
+            State::Lost => bindings::VROCE_MR_STATE_LOST,
+            State::Gone => bindings::VROCE_MR_STATE_GONE,
+        }
+    }
+}
+
+/// IB access flags as the HCA's rights (`vroce_mr_rights()`).
+pub(crate) fn rights(access: i32) -> Result<u32> {
+    if access & !IB_KNOWN != 0 {
+        return Err(eopnotsupp());
+    }
+    // Remote write or atomic without local write is not a valid MR.
+    if access & (IB_REMOTE_WRITE | IB_REMOTE_ATOMIC) != 0 && access & IB_LOCAL_WRITE == 0 {
+        return Err(EINVAL);
+    }
+    let mut r = 0;
+    for (ib, hca) in [
+        (IB_LOCAL_WRITE, bindings::VROCE_MR_RIGHT_LOCAL_WRITE),
+        (IB_REMOTE_WRITE, bindings::VROCE_MR_RIGHT_REMOTE_WRITE),
+        (IB_REMOTE_READ, bindings::VROCE_MR_RIGHT_REMOTE_READ),
+        (IB_REMOTE_ATOMIC, bindings::VROCE_MR_RIGHT_REMOTE_ATOMIC),
+    ] {
+        if access & ib != 0 {
+            r |= hca;
+        }
+    }
+    Ok(r)
+}
+
+/// A one-region buffer of `page_shift` pages, the rest zero.
+fn buf_attr(page_shift: u32) -> bindings::vroce_buf_attr {
+    let none = bindings::vroce_buf_region_attr { size: 0, hopnum: 0 };
+    bindings::vroce_buf_attr {
+        region: [none; bindings::VROCE_MTR_MAX_REGIONS as usize],
+        region_count: 1,
+        page_shift,
+        user_access: 0,
+        mtt_only: false,
+        adaptive: false,
+        iova: 0,
+    }
+}
+
+/// The user memory of [`MrObj::user`].
+pub(crate) struct UserMem {
+    /// Address in the owner's address space.
+    pub(crate) start: u64,
+    /// Bytes.
+    pub(crate) length: u64,
+    /// First address as the HCA sees it.
+    pub(crate) iova: u64,
+    /// IB access flags.
+    pub(crate) access: i32,
+    /// The device's largest MR.
+    pub(crate) max_length: u64,
+}
+
+/// The fast-register page list: what `map_mr_sg` collects.
+///
+/// # Invariants
+///
+/// `npages <= max` and `max * 8 <= buf.size()`.
+struct PageList {
+    buf: DmaBuf,
+    npages: u32,
+    max: u32,
+}
+
+/// An MR's lifecycle state (`struct vroce_mr_obj`).
+pub(crate) struct MrObj {
+    ty: MrType,
+    state: State,
+    rights: u32,
+    iova: u64,
+    length: u64,
+    // Dropped before the page list and the object: the field order is the
+    // drop order, as in C.
+    mtr: Option<CoreBox<Mtr>>,
+    pbl: Option<PageList>,
+}
+
+/// What the driver may read of an MR object (`struct vroce_mr_info`).
+pub(crate) struct Info {
+    pub(crate) ty: MrType,
+    pub(crate) state: State,
+    pub(crate) iova: u64,
+    pub(crate) length: u64,
+    pub(crate) mtr: Option<*const Mtr>,
+    pub(crate) pbl_dma: u64,
+    pub(crate) npages: u32,
+    pub(crate) max_pages: u32,
+}
+
+/// What CREATE_MR is told (`struct vroce_mr_desc`, without the PD).
+pub(crate) struct Desc {
+    pub(crate) rights: u32,
+    pub(crate) ty: MrType,
+    pub(crate) iova: u64,
+    pub(crate) length: u64,
+    pub(crate) mtr: Option<*const Mtr>,
+}
+
+impl MrObj {
+    fn new(ty: MrType, rights: u32, iova: u64, length: u64) -> Self {
+        MrObj {
+            ty,
+            state: State::New,
+            rights,
+            iova,
+            length,
+            mtr: None,
+            pbl: None,
+        }
+    }
+
+    /// An MR over all memory by bus address.
+    pub(crate) fn dma(dev: Dev, access: i32, allow_remote: bool) -> Result<CoreBox<MrObj>> {
+        let r = rights(access)?;
+        if access & IB_REMOTE != 0 && !allow_remote {
+            return Err(eopnotsupp());
+        }
+        CoreBox::new(dev, MrObj::new(MrType::Dma, r, 0, u64::MAX))
+    }
+
+    /// An MR over pinned user memory.
+    pub(crate) fn user(dev: Dev, mem: &UserMem) -> Result<CoreBox<MrObj>> {
+        if mem.length == 0 || mem.length > mem.max_length {
+            return Err(EINVAL);
+        }
+        mem.iova.checked_add(mem.length - 1).ok_or(EINVAL)?;
+        let r = rights(mem.access)?;
+        let mut attr = buf_attr(bindings::VROCE_MTR_MAX_PAGE_SHIFT);
+        attr.region[0].size = mem.length;
+        attr.user_access = mem.access as u32;
+        attr.adaptive = true;
+        attr.iova = mem.iova;
+        let start = usize::try_from(mem.start).map_err(|_| EINVAL)?;
+        let mtr = Mtr::create(dev, &attr, kernel::page::PAGE_SHIFT as u32, Some(start))?;
+        let mut obj = MrObj::new(MrType::User, r, mem.iova, mem.length);
+        obj.mtr = Some(mtr);
+        CoreBox::new(dev, obj)
+    }
+
+    /// A fast-register MR: a page list of `max_pages` and an empty table.
+    pub(crate) fn frmr(dev: Dev, max_pages: u32, limit: u32) -> Result<CoreBox<MrObj>> {
+        if max_pages == 0 || max_pages > limit {
+            return Err(EINVAL);
+        }
+        let buf = DmaBuf::alloc(dev, max_pages as usize * BA_BYTES as usize)?;
+        let mut obj = MrObj::new(MrType::Frmr, 0, 0, 0);
+        // INVARIANT: an empty list of `max_pages` entries of 8 bytes.
+        obj.pbl = Some(PageList {
+            buf,
+            npages: 0,
+            max: max_pages,
+        });
+        // Never direct (hop 0): the HCA learns the table's root now, and a
+        // direct MTR's root is its first page, known only once mapped.
+        let mut attr = buf_attr(FRMR_PAGE_SHIFT);
+        attr.mtt_only = true;
+        attr.region[0].size = u64::from(max_pages) << FRMR_PAGE_SHIFT;
+        attr.region[0].hopnum = if max_pages <= 4096 / BA_BYTES { 1 } else { 2 };
+        obj.mtr = Some(Mtr::create(dev, &attr, FRMR_PAGE_SHIFT, None)?);
+        CoreBox::new(dev, obj)
+    }
+
+    /// What CREATE_MR is to be told; only before it.
+    pub(crate) fn describe(&self) -> Result<Desc> {
+        if self.state != State::New {
+            return Err(EINVAL);
+        }
+        Ok(Desc {
+            rights: self.rights,
+            ty: self.ty,
+            iova: self.iova,
+            length: self.length,
+            mtr: self.mtr_ptr(),
+        })
+    }
+
+    fn mtr_ptr(&self) -> Option<*const Mtr> {
+        self.mtr.as_deref().map(|m| m as *const Mtr)
+    }
+
+    /// CREATE_MR succeeded: NEW -> LIVE.
+    pub(crate) fn registered(&mut self, key: u32, handle: u32) -> Result {
+        if self.state != State::New {
+            return Err(EINVAL);
+        }
+        self.state = State::Live { key, handle };
+        Ok(())
+    }
+
+    /// CREATE_MR failed with `err` (a negative errno): true when the MR
+    /// is now LOST and must be kept until the HCA is reset.
+    pub(crate) fn create_failed(&mut self, err: i32) -> bool {
+        let timedout = -(kernel::bindings::ETIMEDOUT as i32);
+        if self.state == State::New && err == timedout && self.mtr.is_some() {
+            self.state = State::Lost;
+            return true;
+        }
+        false
+    }
+
+    /// DESTROY_MR was not confirmed: LIVE -> ZOMBIE.
+    pub(crate) fn parked(&mut self) -> Result {
+        match self.state {
+            State::Live { key, handle } => {
+                self.state = State::Zombie { key, handle };
+                Ok(())
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// The HCA let go (or was reset): -> GONE.
+    pub(crate) fn released(&mut self, hca_reset: bool) -> Result {
+        match self.state {
+            State::Live { .. } | State::Zombie { .. } => {}
+            State::Lost if hca_reset => {}
+            _ => return Err(EINVAL),
+        }
+        self.state = State::Gone;
+        Ok(())
+    }
+
+    /// Whether the HCA holds nothing of the MR: it may be freed.
+    pub(crate) fn may_free(&self) -> bool {
+        matches!(self.state, State::New | State::Gone)
+    }
+
+    /// The object as the driver may read it.
+    pub(crate) fn info(&self) -> Info {
+        let (pbl_dma, npages, max_pages) = self
+            .pbl
+            .as_ref()
+            .map_or((0, 0, 0), |p| (p.buf.dma(), p.npages, p.max));
+        Info {
+            ty: self.ty,
+            state: self.state,
+            iova: self.iova,
+            length: self.length,
+            mtr: self.mtr_ptr(),
+            pbl_dma,
+            npages,
+            max_pages,
+        }
+    }
+
+    fn page_list(&mut self) -> Result<&mut PageList> {
+        self.pbl.as_mut().ok_or(EINVAL)
+    }
+
+    /// Empties the page list (map_mr_sg starts here).
+    pub(crate) fn pages_reset(&mut self) -> Result {
+        self.page_list()?.npages = 0;
+        Ok(())
+    }
+
+    /// Appends a page to the list.
+    pub(crate) fn page_add(&mut self, dma: u64) -> Result {
+        let list = self.page_list()?;
+        if dma & ((1u64 << FRMR_PAGE_SHIFT) - 1) != 0 {
+            return Err(EINVAL);
+        }
+        if list.npages == list.max {
+            return Err(ENOMEM);
+        }
+        let slot = list
+            .buf
+            .entries_mut()
+            .get_mut(list.npages as usize)
+            .ok_or(ENOMEM)?;
+        *slot = dma.to_le();
+        list.npages += 1;
+        Ok(())
+    }
+
+    /// Entry `index` of the page list.
+    pub(crate) fn page(&self, index: u32) -> Result<u64> {
+        let list = self.pbl.as_ref().ok_or(EINVAL)?;
+        if index >= list.npages {
+            return Err(EINVAL);
+        }
+        let entry = list.buf.entries().get(index as usize).ok_or(EINVAL)?;
+        Ok(u64::from_le(*entry))
+    }
+}

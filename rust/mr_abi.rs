@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The C-ABI shims of the MR lifecycle (`vroce_mr_*` of
+//! `bindings/vroce_abi.h`), built instead of `c/driver/vroce_mr_obj.c`
+//! when `CONFIG_VROCE_MTR_RUST` is set. Each turns raw arguments into safe
+//! types, calls [`MrObj`], and turns the result into an errno or the ABI's
+//! structures. An MR object handle is a `CoreBox<MrObj>::into_raw()`
+//! pointer.
+
+use crate::bindings;
+use crate::mem::{CoreBox, Dev};
+use crate::mr::{self, Desc, Info, MrObj, State, UserMem};
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, Ordering};
+use kernel::error::code::EINVAL;
+use kernel::ffi::c_int;
+
+/// The shims must have exactly the prototypes bindgen read from the header.
+const _: () = {
+    let _ = [bindings::vroce_mr_rights, vroce_mr_rights];
+    let _ = [bindings::vroce_mr_obj_create_dma, vroce_mr_obj_create_dma];
+    let _ = [bindings::vroce_mr_obj_create_user, vroce_mr_obj_create_user];
+    let _ = [bindings::vroce_mr_obj_create_frmr, vroce_mr_obj_create_frmr];
+    let _ = [bindings::vroce_mr_obj_describe, vroce_mr_obj_describe];
+    let _ = [bindings::vroce_mr_obj_registered, vroce_mr_obj_registered];
+    let _ = [
+        bindings::vroce_mr_obj_create_failed,
+        vroce_mr_obj_create_failed,
+    ];
+    let _ = [bindings::vroce_mr_obj_parked, vroce_mr_obj_parked];
+    let _ = [bindings::vroce_mr_obj_released, vroce_mr_obj_released];
+    let _ = [bindings::vroce_mr_obj_info, vroce_mr_obj_info];
+    let _ = [bindings::vroce_mr_obj_pages_reset, vroce_mr_obj_pages_reset];
+    let _ = [bindings::vroce_mr_obj_page_add, vroce_mr_obj_page_add];
+    let _ = [bindings::vroce_mr_obj_page, vroce_mr_obj_page];
+    let _ = [bindings::vroce_mr_obj_destroy, vroce_mr_obj_destroy];
+};
+
+fn errno(r: kernel::error::Result) -> c_int {
+    match r {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// The object behind a handle from C.
+///
+/// # Safety
+///
+/// `mr` is a handle returned by one of the `vroce_mr_obj_create_*` shims,
+/// not yet destroyed, and nothing changes it for the returned lifetime.
+unsafe fn obj_ref<'a>(mr: *const bindings::vroce_mr_obj) -> &'a MrObj {
+    // SAFETY: handles are `CoreBox<MrObj>::into_raw()` pointers, live per
+    // the function's contract.
+    unsafe { &*mr.cast::<MrObj>() }
+}
+
+/// The object behind a handle from C, for changing it.
+///
+/// # Safety
+///
+/// As for [`obj_ref`], and nothing else uses the object for the returned
+/// lifetime (the ABI has callers serialise calls on one object).
+unsafe fn obj_mut<'a>(mr: *mut bindings::vroce_mr_obj) -> &'a mut MrObj {
+    // SAFETY: as in `obj_ref`, and the access is exclusive per the
+    // function's contract.
+    unsafe { &mut *mr.cast::<MrObj>() }
+}
+
+/// Hands a new object to C through `out`.
+///
+/// # Safety
+///
+/// `out` is valid for writing a pointer.
+unsafe fn hand_out(
+    made: kernel::error::Result<CoreBox<MrObj>>,
+    out: *mut *mut bindings::vroce_mr_obj,
+) -> c_int {
+    match made {
+        Ok(obj) => {
+            // SAFETY: valid for writing, per the contract.
+            unsafe { *out = obj.into_raw().cast() };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+fn mtr_handle(mtr: Option<*const crate::mtr::Mtr>) -> *mut bindings::vroce_mtr {
+    // The C side treats it as an MTR handle of the Rust MTR (a pointer to
+    // the `Mtr` in its `CoreBox`); it never frees it.
+    mtr.map_or(core::ptr::null_mut(), |m| m.cast_mut().cast())
+}
+
+/// See `vroce_mr_rights()`.
+///
+/// # Safety
+///
+/// `rights` is NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_rights(access: c_int, rights: *mut u32) -> c_int {
+    // SAFETY: NULL or valid for writing, per the contract.
+    let Some(out) = (unsafe { rights.as_mut() }) else {
+        return EINVAL.to_errno();
+    };
+    match mr::rights(access) {
+        Ok(r) => {
+            *out = r;
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// See `vroce_mr_obj_create_dma()`.
+///
+/// # Safety
+///
+/// `dev` is NULL or a live device that outlives the object; `mr` is NULL
+/// or valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_create_dma(
+    dev: *mut bindings::vroce_dev,
+    access: c_int,
+    allow_remote: bool,
+    mr: *mut *mut bindings::vroce_mr_obj,
+) -> c_int {
+    // SAFETY: a live device that outlives the object, per the contract.
+    let Some(dev) = (unsafe { Dev::from_raw(dev) }) else {
+        return EINVAL.to_errno();
+    };
+    if mr.is_null() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: `mr` is not NULL and valid for writing, per the contract.
+    unsafe { hand_out(MrObj::dma(dev, access, allow_remote), mr) }
+}
+
+/// See `vroce_mr_obj_create_user()`.
+///
+/// # Safety
+///
+/// `dev` is NULL or a live device that outlives the object; `attr` is NULL
+/// or valid for reading; `mr` is NULL or valid for writing a pointer. The
+/// call runs in the memory owner's process context.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_create_user(
+    dev: *mut bindings::vroce_dev,
+    attr: *const bindings::vroce_mr_user_attr,
+    _udata: *mut bindings::ib_udata,
+    mr: *mut *mut bindings::vroce_mr_obj,
+) -> c_int {
+    // SAFETY: a live device that outlives the object, per the contract.
+    let dev = unsafe { Dev::from_raw(dev) };
+    // SAFETY: NULL or valid for reading, per the contract.
+    let attr = unsafe { attr.as_ref() };
+    let (Some(dev), Some(attr), false) = (dev, attr, mr.is_null()) else {
+        return EINVAL.to_errno();
+    };
+    let mem = UserMem {
+        start: attr.start,
+        length: attr.length,
+        iova: attr.iova,
+        access: attr.access,
+        max_length: attr.max_length,
+    };
+    // SAFETY: `mr` is not NULL and valid for writing, per the contract.
+    unsafe { hand_out(MrObj::user(dev, &mem), mr) }
+}
+
+/// See `vroce_mr_obj_create_frmr()`.
+///
+/// # Safety
+///
+/// `dev` is NULL or a live device that outlives the object; `mr` is NULL
+/// or valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_create_frmr(
+    dev: *mut bindings::vroce_dev,
+    max_pages: u32,
+    limit: u32,
+    mr: *mut *mut bindings::vroce_mr_obj,
+) -> c_int {
+    // SAFETY: a live device that outlives the object, per the contract.
+    let Some(dev) = (unsafe { Dev::from_raw(dev) }) else {
+        return EINVAL.to_errno();
+    };
+    if mr.is_null() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: `mr` is not NULL and valid for writing, per the contract.
+    unsafe { hand_out(MrObj::frmr(dev, max_pages, limit), mr) }
+}
+
+/// See `vroce_mr_obj_describe()`.
+///
+/// # Safety
+///
+/// `mr` is NULL or a live handle; `desc` is NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_describe(
+    mr: *const bindings::vroce_mr_obj,
+    pdn: u32,
+    desc: *mut bindings::vroce_mr_desc,
+) -> c_int {
+    // SAFETY: NULL or valid for writing, per the contract.
+    let Some(out) = (unsafe { desc.as_mut() }) else {
+        return EINVAL.to_errno();
+    };
+    if mr.is_null() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: a live handle, per the contract.
+    match unsafe { obj_ref(mr) }.describe() {
+        Ok(Desc {
+            rights,
+            ty,
+            iova,
+            length,
+            mtr,
+        }) => {
+            *out = bindings::vroce_mr_desc {
+                pdn,
+                access: rights,
+                kind: ty.abi(),
+                iova,
+                length,
+                mtr: mtr_handle(mtr),
+            };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// See `vroce_mr_obj_registered()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle nobody else uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_registered(
+    mr: *mut bindings::vroce_mr_obj,
+    key: u32,
+    handle: u32,
+) -> c_int {
+    // SAFETY: a live handle used by nobody else, per the contract.
+    errno(unsafe { obj_mut(mr) }.registered(key, handle))
+}
+
+/// See `vroce_mr_obj_create_failed()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle nobody else uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_create_failed(
+    mr: *mut bindings::vroce_mr_obj,
+    err: c_int,
+) -> bool {
+    // SAFETY: a live handle used by nobody else, per the contract.
+    unsafe { obj_mut(mr) }.create_failed(err)
+}
+
+/// See `vroce_mr_obj_parked()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle nobody else uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_parked(mr: *mut bindings::vroce_mr_obj) -> c_int {
+    // SAFETY: a live handle used by nobody else, per the contract.
+    errno(unsafe { obj_mut(mr) }.parked())
+}
+
+/// See `vroce_mr_obj_released()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle nobody else uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_released(
+    mr: *mut bindings::vroce_mr_obj,
+    hca_reset: bool,
+) -> c_int {
+    // SAFETY: a live handle used by nobody else, per the contract.
+    errno(unsafe { obj_mut(mr) }.released(hca_reset))
+}
+
+/// See `vroce_mr_obj_info()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle; `info` is valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_info(
+    mr: *const bindings::vroce_mr_obj,
+    info: *mut bindings::vroce_mr_info,
+) {
+    // SAFETY: a live handle, per the contract.
+    let Info {
+        ty,
+        state,
+        iova,
+        length,
+        mtr,
+        pbl_dma,
+        npages,
+        max_pages,
+    } = unsafe { obj_ref(mr) }.info();
+    let (key, handle) = match state {
+        State::Live { key, handle } | State::Zombie { key, handle } => (key, handle),
+        _ => (0, 0),
+    };
+    // SAFETY: valid for writing, per the contract.
+    unsafe {
+        *info = bindings::vroce_mr_info {
+            type_: ty.abi(),
+            state: state.abi(),
+            key,
+            handle,
+            iova,
+            length,
+            mtr: mtr_handle(mtr),
+            pbl_dma,
+            npages,
+            max_pages,
+        }
+    };
+}
+
+/// See `vroce_mr_obj_pages_reset()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle nobody else uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_pages_reset(mr: *mut bindings::vroce_mr_obj) -> c_int {
+    // SAFETY: a live handle used by nobody else, per the contract.
+    errno(unsafe { obj_mut(mr) }.pages_reset())
+}
+
+/// See `vroce_mr_obj_page_add()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle nobody else uses during the call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_page_add(mr: *mut bindings::vroce_mr_obj, dma: u64) -> c_int {
+    // SAFETY: a live handle used by nobody else, per the contract.
+    errno(unsafe { obj_mut(mr) }.page_add(dma))
+}
+
+/// See `vroce_mr_obj_page()`.
+///
+/// # Safety
+///
+/// `mr` is a live handle; `dma` is NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_page(
+    mr: *const bindings::vroce_mr_obj,
+    index: u32,
+    dma: *mut u64,
+) -> c_int {
+    // SAFETY: NULL or valid for writing, per the contract.
+    let Some(out) = (unsafe { dma.as_mut() }) else {
+        return EINVAL.to_errno();
+    };
+    // SAFETY: a live handle, per the contract.
+    match unsafe { obj_ref(mr) }.page(index) {
+        Ok(v) => {
+            *out = v;
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// Set once an object was refused destruction (warned about once).
+static LEAK_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// See `vroce_mr_obj_destroy()`.
+///
+/// # Safety
+///
+/// `mr` is NULL or a handle from the `vroce_mr_obj_create_*` shims for
+/// `dev`, not used again after this call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_destroy(
+    dev: *mut bindings::vroce_dev,
+    mr: *mut bindings::vroce_mr_obj,
+) {
+    // SAFETY: the device the object was made for, live per the contract.
+    let dev = unsafe { Dev::from_raw(dev) };
+    let (Some(dev), Some(ptr)) = (dev, NonNull::new(mr.cast::<MrObj>())) else {
+        return;
+    };
+    // SAFETY: a live handle, not used by anyone else any more.
+    let obj = unsafe { obj_ref(mr) };
+    if !obj.may_free() {
+        // The HCA may still translate through its tables: leak them.
+        if !LEAK_WARNED.swap(true, Ordering::Relaxed) {
+            kernel::pr_warn!(
+                "MR object freed in state {}: leaked instead\n",
+                obj.info().state.abi()
+            );
+        }
+        return;
+    }
+    // SAFETY: the handle came from `CoreBox::into_raw()` for `dev` and is
+    // given back once, per the contract.
+    drop(unsafe { CoreBox::from_raw(dev, ptr) });
+}
