@@ -13,12 +13,20 @@
  *   xarray  - a page list in an xarray, xa_store()/xa_load() (rxe's way)
  *   pdir    - a fixed two-level 512 x 512 page directory of DMA-coherent
  *             pages (pvrdma's way)
+ *
+ * And MR registration through ib_core, MR objects of whichever side the
+ * kernel was built with: ib_reg_user_mr() + ib_dereg_mr() of 4 KiB and
+ * 2 MiB of user memory, and ib_alloc_mr() + ib_map_mr_sg() (32 pages) +
+ * ib_dereg_mr(), in registrations per second; beside them two
+ * QUERY_DEVICE commands and no MR code, the baseline of the kernel
+ * itself.
  */
 
 #include <kunit/test.h>
 #include <linux/dma-mapping.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -294,9 +302,116 @@ static void vroce_bench_mtr_2m(struct kunit *test)
 	bench_mtr(test, 512, 21);
 }
 
+/* Best of the rounds of @iters registrations of @len bytes at @uaddr. */
+static u64 bench_reg_user(struct kunit *test, struct ib_pd *pd,
+			  unsigned long uaddr, u64 len, int iters)
+{
+	u64 best = U64_MAX, t;
+	struct ib_mr *mr;
+	int r, i;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t = ktime_get_ns();
+		for (i = 0; i < iters; i++) {
+			mr = ib_reg_user_mr(pd, uaddr, len, uaddr,
+					    IB_ACCESS_LOCAL_WRITE |
+					    IB_ACCESS_REMOTE_READ);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+			KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr), 0);
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	return div_u64(best, iters);
+}
+
+/* Best of the rounds of @iters fast-register MRs mapped over @b's pages. */
+static u64 bench_frmr(struct kunit *test, struct ib_pd *pd,
+		      struct vroce_test_kbuf *b, u32 npages, int iters)
+{
+	struct scatterlist sg;
+	u64 best = U64_MAX, t;
+	unsigned int off;
+	struct ib_mr *mr;
+	int r, i;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t = ktime_get_ns();
+		for (i = 0; i < iters; i++) {
+			mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, npages);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+			sg_init_table(&sg, 1);
+			sg_dma_address(&sg) = b->dma;
+			sg_dma_len(&sg) = npages * SZ_4K;
+			off = 0;
+			KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, &off,
+							   SZ_4K), 1);
+			KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr), 0);
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	return div_u64(best, iters);
+}
+
+/*
+ * Two commands and no MR code (QUERY_DEVICE twice; a registration is
+ * CREATE_MR and DESTROY_MR): the Rust/C ratio of the kernels themselves.
+ */
+static u64 bench_cmds(struct kunit *test, struct vroce_dev *vdev, int iters)
+{
+	struct vroce_dev_attr attr;
+	u64 best = U64_MAX, t;
+	int r, i;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t = ktime_get_ns();
+		for (i = 0; i < iters; i++) {
+			KUNIT_ASSERT_EQ(test,
+					vroce_cmd_query_device(vdev, &attr), 0);
+			KUNIT_ASSERT_EQ(test,
+					vroce_cmd_query_device(vdev, &attr), 0);
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	return div_u64(best, iters);
+}
+
+static void bench_mr_row(const char *what, u64 ns)
+{
+	pr_info("vroce-bench: mr %-30s %10llu %12llu\n", what, ns,
+		ns ? div64_u64(NSEC_PER_SEC, ns) : 0);
+}
+
+static void vroce_bench_mr_reg(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd;
+	struct vroce_test_kbuf *b;
+	unsigned long uaddr;
+
+	if (!vroce_bench_enabled)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+	pd = vroce_test_pd(test, vdev, 0);
+	b = vroce_test_kbuf(test, vdev, 32 * SZ_4K);
+	uaddr = vroce_test_user_mem(test, SZ_2M, 1);
+
+	pr_info("vroce-bench: MR registration, best of %d rounds, MR objects in %s\n",
+		BENCH_ROUNDS, IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
+	pr_info("vroce-bench: mr %-30s %10s %12s\n", "operation", "ns/op",
+		"per second");
+	bench_mr_row("baseline: 2 commands",
+		     bench_cmds(test, vdev, 200));
+	bench_mr_row("reg_user_mr+dereg 4 KiB",
+		     bench_reg_user(test, pd, uaddr, SZ_4K, 200));
+	bench_mr_row("reg_user_mr+dereg 2 MiB",
+		     bench_reg_user(test, pd, uaddr, SZ_2M, 50));
+	bench_mr_row("alloc_mr+map_mr_sg+dereg 32p",
+		     bench_frmr(test, pd, b, 32, 200));
+}
+
 static struct kunit_case vroce_bench_cases[] = {
 	KUNIT_CASE_SLOW(vroce_bench_mtr_4k),
 	KUNIT_CASE_SLOW(vroce_bench_mtr_2m),
+	KUNIT_CASE_SLOW(vroce_bench_mr_reg),
 	{}
 };
 

@@ -39,7 +39,7 @@ run c
 run rust
 
 # The rows of each case ("N pages of S KiB") in both outputs, side by side.
-echo "== Rust/C (ns per page of the Rust MTR / of the C MTR; <= 1.05 is the goal)"
+echo "== Rust/C (ns per page or per registration, Rust side / C side; <= 1.05 is the goal)"
 awk '
 	FNR == 1 { file++ }
 	/ pages of / { sub(/,.*/, ""); sub(/ \(.*\)/, ""); case_ = $0; next }
@@ -49,13 +49,20 @@ awk '
 		key = case_ ": " name
 		if (file == 1) { c[key] = f[1]; order[++n] = key } else { r[key] = f[1] }
 	}
+	/^mr / && !/ operation / {
+		name = $0; sub(/^mr +/, "", name); sub(/ +[0-9]+ +[0-9]+$/, "", name)
+		n2 = split($0, f, " ")
+		key = "MR registration: " name
+		if (file == 1) { c[key] = f[n2 - 1]; order[++n] = key } else { r[key] = f[n2 - 1] }
+		next
+	}
 	/table bytes per mapped page/ {
 		key = case_ ": table bytes/page"
 		v = $0; sub(/.*page: /, "", v); sub(/ .*/, "", v)
 		if (file == 1) { c[key] = v; order[++n] = key } else { r[key] = v }
 	}
 	END {
-		printf "%-52s %8s %8s %8s\n", "figure (ns/page)", "C", "Rust", "Rust/C"
+		printf "%-52s %8s %8s %8s\n", "figure (ns/page; MR: ns/op)", "C", "Rust", "Rust/C"
 		for (i = 1; i <= n; i++) {
 			k = order[i]
 			ratio = (c[k] > 0 && k in r) ? sprintf("%.2fx", r[k] / c[k]) : "-"
