@@ -11,7 +11,7 @@
 
 use crate::bindings;
 use crate::mem::{CoreBox, Dev, DmaBuf};
-use crate::mtr::Mtr;
+use crate::mtr::{BufAttr, Mtr};
 use kernel::error::{code::*, Error, Result};
 
 /// -EOPNOTSUPP, which the kernel crate of 6.12 does not name.
@@ -104,18 +104,15 @@ pub(crate) fn rights(access: i32) -> Result<u32> {
     Ok(r)
 }
 
-/// A one-region buffer of `page_shift` pages, the rest zero.
-fn buf_attr(page_shift: u32) -> bindings::vroce_buf_attr {
-    let none = bindings::vroce_buf_region_attr { size: 0, hopnum: 0 };
-    bindings::vroce_buf_attr {
-        region: [none; bindings::VROCE_MTR_MAX_REGIONS as usize],
+/// A one-region buffer of `size` bytes in `page_shift` pages.
+fn buf_attr(size: u64, page_shift: u32) -> BufAttr {
+    let mut attr = BufAttr {
         region_count: 1,
         page_shift,
-        user_access: 0,
-        mtt_only: false,
-        adaptive: false,
-        iova: 0,
-    }
+        ..Default::default()
+    };
+    attr.region[0].size = size;
+    attr
 }
 
 /// The user memory of [`MrObj::user`].
@@ -206,9 +203,8 @@ impl MrObj {
         }
         mem.iova.checked_add(mem.length - 1).ok_or(EINVAL)?;
         let r = rights(mem.access)?;
-        let mut attr = buf_attr(bindings::VROCE_MTR_MAX_PAGE_SHIFT);
-        attr.region[0].size = mem.length;
-        attr.user_access = mem.access as u32;
+        let mut attr = buf_attr(mem.length, bindings::VROCE_MTR_MAX_PAGE_SHIFT);
+        attr.user_access = mem.access;
         attr.adaptive = true;
         attr.iova = mem.iova;
         let start = usize::try_from(mem.start).map_err(|_| EINVAL)?;
@@ -233,9 +229,8 @@ impl MrObj {
         });
         // Never direct (hop 0): the HCA learns the table's root now, and a
         // direct MTR's root is its first page, known only once mapped.
-        let mut attr = buf_attr(FRMR_PAGE_SHIFT);
+        let mut attr = buf_attr(u64::from(max_pages) << FRMR_PAGE_SHIFT, FRMR_PAGE_SHIFT);
         attr.mtt_only = true;
-        attr.region[0].size = u64::from(max_pages) << FRMR_PAGE_SHIFT;
         attr.region[0].hopnum = if max_pages <= 4096 / BA_BYTES { 1 } else { 2 };
         obj.mtr = Some(Mtr::create(dev, &attr, FRMR_PAGE_SHIFT, None)?);
         CoreBox::new(dev, obj)

@@ -130,7 +130,46 @@ pub(crate) struct Mtr {
     root_ba: u64,
 }
 
-fn check_attr(attr: &bindings::vroce_buf_attr, ba_page_shift: u32, user: bool) -> Result {
+/// One region of a buffer to build (`struct vroce_buf_region_attr`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RegionAttr {
+    /// Bytes, at least 1.
+    pub(crate) size: u64,
+    /// Levels of tables in front of it; ignored when adaptive.
+    pub(crate) hopnum: u32,
+}
+
+/// What an MTR is asked to build (`struct vroce_buf_attr`); [`Mtr::create`]
+/// checks it.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BufAttr {
+    /// The regions, in buffer order; the first `region_count` are used.
+    pub(crate) region: [RegionAttr; MAX_REGIONS],
+    /// 1 to [`MAX_REGIONS`].
+    pub(crate) region_count: u32,
+    /// Buffer page shift (the largest for an adaptive user buffer).
+    pub(crate) page_shift: u32,
+    /// IB access flags a user buffer is pinned with.
+    pub(crate) user_access: i32,
+    /// Tables only, pages supplied later.
+    pub(crate) mtt_only: bool,
+    /// Hop numbers (and a user buffer's page size) chosen here.
+    pub(crate) adaptive: bool,
+    /// The HCA's address of the start of a user buffer.
+    pub(crate) iova: u64,
+}
+
+/// The layout of one region, as built (`struct vroce_mtr_region`).
+pub(crate) struct RegionLayout {
+    /// Index of its first page among all the MTR's pages.
+    pub(crate) offset: u64,
+    /// Its pages.
+    pub(crate) count: u64,
+    /// Levels of tables in front of it.
+    pub(crate) hopnum: u32,
+}
+
+fn check_attr(attr: &BufAttr, ba_page_shift: u32, user: bool) -> Result {
     let n = attr.region_count as usize;
     if n == 0 || n > MAX_REGIONS {
         return Err(EINVAL);
@@ -160,7 +199,7 @@ impl Mtr {
     /// pin, `None` for a kernel or table-only buffer.
     pub(crate) fn create(
         dev: Dev,
-        attr: &bindings::vroce_buf_attr,
+        attr: &BufAttr,
         ba_page_shift: u32,
         user: Option<usize>,
     ) -> Result<CoreBox<Mtr>> {
@@ -188,7 +227,7 @@ impl Mtr {
                 .map(|r| r.size)
                 .sum::<u64>();
             let size = usize::try_from(size).map_err(|_| EINVAL)?;
-            let umem = Umem::get(dev, addr, size, attr.user_access as i32)?;
+            let umem = Umem::get(dev, addr, size, attr.user_access)?;
             mtr.user_layout(&umem, attr)?;
             mtr.umem = Some(umem);
         } else {
@@ -213,7 +252,7 @@ impl Mtr {
     /// A user buffer's page size is the largest one, up to the one asked
     /// for (exactly that one unless adaptive), at which the pinned memory
     /// and the iova agree; its page count comes from the pinned memory.
-    fn user_layout(&mut self, umem: &Umem, attr: &bindings::vroce_buf_attr) -> Result {
+    fn user_layout(&mut self, umem: &Umem, attr: &BufAttr) -> Result {
         let pgsz = umem.page_size(MIN_PAGE_SHIFT, attr.page_shift, attr.iova);
         if pgsz == 0 || (!attr.adaptive && pgsz != 1u64 << attr.page_shift) {
             return Err(EINVAL);
@@ -252,7 +291,7 @@ impl Mtr {
     /// smallest hop whose tables, at the asked-for BT page size, cover them.
     /// The BT page size is then the smallest from `ba_page_shift` up whose
     /// one root page holds every region's root entries.
-    fn set_hops(&mut self, attr: &bindings::vroce_buf_attr, ba_page_shift: u32) -> Result {
+    fn set_hops(&mut self, attr: &BufAttr, ba_page_shift: u32) -> Result {
         let ushift = unit_shift(ba_page_shift);
         let mut offset = 0;
 
@@ -588,11 +627,11 @@ impl Mtr {
     }
 
     /// The layout of region `index`, as built.
-    pub(crate) fn region(&self, index: u32) -> Result<bindings::vroce_mtr_region> {
+    pub(crate) fn region(&self, index: u32) -> Result<RegionLayout> {
         let rgn = self.regions[..self.region_count]
             .get(index as usize)
             .ok_or(EINVAL)?;
-        Ok(bindings::vroce_mtr_region {
+        Ok(RegionLayout {
             offset: rgn.offset,
             count: rgn.count,
             hopnum: rgn.hopnum,

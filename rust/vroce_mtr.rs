@@ -24,7 +24,7 @@ use core::ptr::NonNull;
 use kernel::error::code::EINVAL;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use mem::{CoreBox, Dev};
-use mtr::Mtr;
+use mtr::{BufAttr, Mtr, RegionAttr};
 
 /// The shims must have exactly the prototypes bindgen read from the header.
 const _: () = {
@@ -54,6 +54,26 @@ unsafe fn mtr_ref<'a>(mtr: *const bindings::vroce_mtr) -> &'a Mtr {
     unsafe { &*mtr.cast::<Mtr>() }
 }
 
+/// The C description of a buffer as the MTR's own type.
+fn buf_attr(attr: &bindings::vroce_buf_attr) -> BufAttr {
+    let mut region = [RegionAttr::default(); mtr::MAX_REGIONS];
+    for (r, a) in region.iter_mut().zip(&attr.region) {
+        *r = RegionAttr {
+            size: a.size,
+            hopnum: a.hopnum,
+        };
+    }
+    BufAttr {
+        region,
+        region_count: attr.region_count,
+        page_shift: attr.page_shift,
+        user_access: attr.user_access as i32,
+        mtt_only: attr.mtt_only,
+        adaptive: attr.adaptive,
+        iova: attr.iova,
+    }
+}
+
 /// Builds an MTR; see `vroce_mtr_create()` in `bindings/vroce_abi.h`.
 ///
 /// # Safety
@@ -77,7 +97,7 @@ pub unsafe extern "C" fn vroce_mtr_create(
         return EINVAL.to_errno();
     };
     let user = (!udata.is_null()).then_some(user_addr);
-    match Mtr::create(dev, attr, ba_page_shift, user) {
+    match Mtr::create(dev, &buf_attr(attr), ba_page_shift, user) {
         Ok(new) => {
             // SAFETY: `mtr` is not NULL and valid for writing, per the
             // contract.
@@ -259,7 +279,11 @@ pub unsafe extern "C" fn vroce_mtr_region(
     // SAFETY: a live handle, per the contract.
     match unsafe { mtr_ref(mtr) }.region(index) {
         Ok(r) => {
-            *out = r;
+            *out = bindings::vroce_mtr_region {
+                offset: r.offset,
+                count: r.count,
+                hopnum: r.hopnum,
+            };
             0
         }
         Err(e) => e.to_errno(),
