@@ -178,8 +178,8 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
  * -EINVAL for NULL @mtr or @addrs, or @max below 1;
  * -ENOENT when no (mapped) page is at @offset.
  */
-int vroce_mtr_find(struct vroce_dev *dev, struct vroce_mtr *mtr, u64 offset,
-		   u64 *addrs, u32 max, u64 *base_addr);
+int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
+		   u64 offset, u64 *addrs, u32 max, u64 *base_addr);
 
 /**
  * vroce_mtr_root_ba() - the address the HCA starts a translation from
@@ -278,13 +278,23 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
  * States and the calls that move between them:
  *
  *   NEW --registered()--> LIVE --released()--> GONE
- *   NEW --create_failed(-ETIMEDOUT)--> LOST --released()--> GONE
+ *   NEW --create_failed(-ETIMEDOUT)--> LOST
  *   LIVE --parked()--> ZOMBIE --released()--> GONE
+ *
+ *   LOST --released(hca_reset = true)--> GONE
  *
  * vroce_mr_obj_destroy() frees an object in NEW or GONE only: the tables
  * and pages of an MR the HCA may still translate through (LIVE, ZOMBIE,
  * LOST) are never freed. released() is called once DESTROY_MR succeeded,
  * the HCA no longer knows the handle, or the HCA was reset.
+ *
+ * Concurrency: the caller serialises every call on one object, info()
+ * included (the verbs do: an MR is not used concurrently with its
+ * registration, map_mr_sg or deregistration, and a consumer maps an MR
+ * before it posts the REG_MR that carries its list). What other contexts
+ * read at any time (restrack dumps) the caller copies at registration.
+ * Every @mr argument below is a live object, never NULL, unless a
+ * function says otherwise.
  *
  * The values below are those of c/ifc/vroce_cmds.h and <rdma/ib_verbs.h>,
  * repeated so that bindgen sees them; c/driver/vroce_mr.c checks that they
@@ -327,7 +337,8 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
  * @kind: VROCE_MR_TYPE_*
  * @iova: first address of the MR
  * @length: bytes
- * @mtr: its pages, NULL for a DMA MR; owned by the MR object
+ * @mtr: its pages, NULL for a DMA MR; owned by the MR object: read it
+ *	only (vroce_mtr_find() and the getters), never map or destroy it
  */
 struct vroce_mr_desc {
 	u32 pdn;
@@ -335,7 +346,7 @@ struct vroce_mr_desc {
 	u32 kind;
 	u64 iova;
 	u64 length;
-	struct vroce_mtr *mtr;
+	const struct vroce_mtr *mtr;
 };
 
 /**
@@ -361,11 +372,14 @@ struct vroce_mr_user_attr {
  * struct vroce_mr_info - what the driver may read of an MR object
  * @type: VROCE_MR_TYPE_*
  * @state: VROCE_MR_STATE_*
- * @key: the key CREATE_MR returned (LIVE and ZOMBIE), else 0
+ * @key: the key CREATE_MR returned (LIVE and ZOMBIE), else 0; a consumer
+ *	may have changed its low byte since (ib_update_fast_reg_key()): look
+ *	nothing up by it
  * @handle: the HCA's handle CREATE_MR returned (LIVE and ZOMBIE), else 0
  * @iova: the MR's first address (0 for DMA and fast-register MRs)
  * @length: bytes (U64_MAX for DMA MRs, 0 for fast-register MRs)
- * @mtr: the MR's MTR, NULL for a DMA MR; owned by the object
+ * @mtr: the MR's MTR, NULL for a DMA MR; owned by the object: read it
+ *	only, never map or destroy it
  * @pbl_dma: DMA address of the fast-register page list (FRMR), else 0
  * @npages: pages collected in the page list (FRMR), else 0
  * @max_pages: room in the page list (FRMR), else 0
@@ -377,7 +391,7 @@ struct vroce_mr_info {
 	u32 handle;
 	u64 iova;
 	u64 length;
-	struct vroce_mtr *mtr;
+	const struct vroce_mtr *mtr;
 	u64 pbl_dma;
 	u32 npages;
 	u32 max_pages;
@@ -478,11 +492,13 @@ int vroce_mr_obj_registered(struct vroce_mr_obj *mr, u32 key, u32 handle);
  *
  * A timed-out CREATE_MR of an MR with tables may have entered it in the
  * HCA under a key the driver never learnt: the object becomes LOST and
- * must be kept until the HCA is reset. Otherwise it stays NEW and may be
- * destroyed.
+ * must be kept until the HCA is reset. Another error leaves a NEW object
+ * NEW, to be destroyed. An object that is not NEW may be held by the HCA:
+ * it is kept as it is.
  *
  * Context: any context.
- * Return: true when the object is now LOST (keep it), false otherwise.
+ * Return: true when the object must be kept (now LOST, or not NEW),
+ * false when it may be destroyed.
  */
 bool vroce_mr_obj_create_failed(struct vroce_mr_obj *mr, int err);
 
@@ -501,11 +517,11 @@ int vroce_mr_obj_parked(struct vroce_mr_obj *mr);
  * @hca_reset: the HCA was reset (a LOST object may go only then)
  *
  * Call once DESTROY_MR succeeded or found no such MR (LIVE or ZOMBIE), or
- * after an HCA reset (any state).
+ * after an HCA reset (LIVE, ZOMBIE or LOST).
  *
  * Context: any context.
  * Return: 0, or -EINVAL when the object is LOST and @hca_reset is false,
- * or already GONE, or NEW.
+ * or it is NEW or already GONE.
  */
 int vroce_mr_obj_released(struct vroce_mr_obj *mr, bool hca_reset);
 

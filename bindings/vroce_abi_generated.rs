@@ -99,7 +99,7 @@ extern "C" {
 extern "C" {
     pub fn vroce_mtr_find(
         dev: *mut vroce_dev,
-        mtr: *mut vroce_mtr,
+        mtr: *const vroce_mtr,
         offset: u64_,
         addrs: *mut u64_,
         max: u32_,
@@ -142,7 +142,7 @@ pub struct vroce_mr_desc {
     pub kind: u32_,
     pub iova: u64_,
     pub length: u64_,
-    pub mtr: *mut vroce_mtr,
+    pub mtr: *const vroce_mtr,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -162,7 +162,7 @@ pub struct vroce_mr_info {
     pub handle: u32_,
     pub iova: u64_,
     pub length: u64_,
-    pub mtr: *mut vroce_mtr,
+    pub mtr: *const vroce_mtr,
     pub pbl_dma: u64_,
     pub npages: u32_,
     pub max_pages: u32_,
@@ -299,4 +299,7 @@ extern "C" {
 }
 extern "C" {
     pub fn vroce_core_resched();
+}
+extern "C" {
+    pub fn vroce_core_warn_mr_leak(state: u32_);
 }

@@ -797,6 +797,101 @@ static void vroce_mr_key_generations(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * The MR object's states through the ABI alone (C or Rust, whichever the
+ * kernel has): what each call accepts in each state, what info() reports,
+ * and that an object the HCA may hold is never reported freeable.
+ */
+static void vroce_mr_obj_states(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_mr_info info;
+	struct vroce_mr_desc desc;
+	struct vroce_mr_obj *mr;
+	u64 dma;
+
+	/* A fast-register object: NEW -> LIVE -> ZOMBIE -> GONE. */
+	KUNIT_ASSERT_EQ(test, vroce_mr_obj_create_frmr(vdev, 2, 8, &mr), 0);
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_NEW);
+	KUNIT_EXPECT_EQ(test, info.type, VROCE_MR_TYPE_FRMR);
+	KUNIT_EXPECT_EQ(test, info.max_pages, 2);
+	KUNIT_EXPECT_NE(test, info.pbl_dma, 0);
+	KUNIT_EXPECT_NOT_NULL(test, info.mtr);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_describe(mr, 7, &desc), 0);
+	KUNIT_EXPECT_EQ(test, desc.pdn, 7);
+	KUNIT_EXPECT_EQ(test, desc.kind, VROCE_MR_TYPE_FRMR);
+	KUNIT_EXPECT_PTR_EQ(test, desc.mtr, info.mtr);
+	/* Released or parked before it was ever registered: refused. */
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_released(mr, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_parked(mr), -EINVAL);
+
+	/* The page list: aligned pages, up to its size. */
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page_add(mr, 0x1000), 0);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page_add(mr, 0x2001), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page_add(mr, 0x3000), 0);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page_add(mr, 0x4000), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page(mr, 1, &dma), 0);
+	KUNIT_EXPECT_EQ(test, dma, 0x3000);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page(mr, 2, &dma), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_pages_reset(mr), 0);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page(mr, 0, &dma), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_registered(mr, 0x1234, 9), 0);
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_LIVE);
+	KUNIT_EXPECT_EQ(test, info.key, 0x1234);
+	KUNIT_EXPECT_EQ(test, info.handle, 9);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_registered(mr, 1, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_describe(mr, 7, &desc), -EINVAL);
+	/* A failure reported for a LIVE object: the HCA holds it, keep it. */
+	KUNIT_EXPECT_TRUE(test, vroce_mr_obj_create_failed(mr, -EIO));
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_LIVE);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_parked(mr), 0);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_parked(mr), -EINVAL);
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_ZOMBIE);
+	KUNIT_EXPECT_EQ(test, info.handle, 9);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_released(mr, false), 0);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_released(mr, false), -EINVAL);
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_GONE);
+	KUNIT_EXPECT_EQ(test, info.key, 0);
+	KUNIT_EXPECT_EQ(test, info.handle, 0);
+	vroce_mr_obj_destroy(vdev, mr);
+
+	/* A timed-out CREATE_MR: LOST, released only by an HCA reset. */
+	KUNIT_ASSERT_EQ(test, vroce_mr_obj_create_frmr(vdev, 1, 8, &mr), 0);
+	KUNIT_EXPECT_FALSE(test, vroce_mr_obj_create_failed(mr, -EIO));
+	KUNIT_EXPECT_TRUE(test, vroce_mr_obj_create_failed(mr, -ETIMEDOUT));
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_LOST);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_released(mr, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_released(mr, true), 0);
+	vroce_mr_obj_destroy(vdev, mr);
+
+	/* A DMA MR has no tables: a timeout leaves nothing to keep. */
+	KUNIT_ASSERT_EQ(test, vroce_mr_obj_create_dma(vdev, IB_ACCESS_LOCAL_WRITE,
+						      false, &mr), 0);
+	KUNIT_EXPECT_FALSE(test, vroce_mr_obj_create_failed(mr, -ETIMEDOUT));
+	vroce_mr_obj_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.state, VROCE_MR_STATE_NEW);
+	KUNIT_EXPECT_NULL(test, info.mtr);
+	KUNIT_EXPECT_EQ(test, info.length, U64_MAX);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_pages_reset(mr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_page_add(mr, 0x1000), -EINVAL);
+	vroce_mr_obj_destroy(vdev, mr);
+
+	/* Bad creations leave nothing behind (vroce_leaks counts). */
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_create_frmr(vdev, 0, 8, &mr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_create_frmr(vdev, 9, 8, &mr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_create_dma(vdev, IB_ACCESS_REMOTE_READ,
+						      false, &mr), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_create_dma(vdev, IB_ACCESS_REMOTE_WRITE,
+						      true, &mr), -EINVAL);
+}
+
 static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_dma_mr_moves_bytes),
 	KUNIT_CASE(vroce_mr_unsafe_global_rkey),
@@ -813,6 +908,7 @@ static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_bumped_key_dereg),
 	KUNIT_CASE(vroce_mr_key_slots),
 	KUNIT_CASE(vroce_mr_key_generations),
+	KUNIT_CASE(vroce_mr_obj_states),
 	{}
 };
 

@@ -97,23 +97,44 @@ impl DmaBuf {
         self.va.as_ptr()
     }
 
-    /// The buffer as 64-bit base-address table entries.
-    ///
-    /// The device reads table pages only after the driver has programmed
-    /// their root, and the ABI has callers keep the device off tables they
-    /// are writing; so the CPU's view is the only one in use.
-    pub(crate) fn entries(&self) -> &[u64] {
-        // SAFETY: by the type invariant `va` is valid for `size` bytes, page
-        // (so 8-byte) aligned, and zero-initialised at allocation; any bit
-        // pattern is a valid `u64`; the shared borrow of `self` keeps
-        // writers away.
-        unsafe { core::slice::from_raw_parts(self.va.as_ptr().cast::<u64>(), self.size / 8) }
+    /// Entry `i` of the buffer as 64-bit words, read once from memory
+    /// the device may be writing at the same time (the tables of a
+    /// fast-register MR, which REG_MR work requests fill), or `None`
+    /// past the end.
+    pub(crate) fn read_entry(&self, i: usize) -> Option<u64> {
+        if i >= self.size / 8 {
+            return None;
+        }
+        // SAFETY: by the type invariant `va` is valid for `size` bytes and
+        // 8-byte aligned, and `i` is in bounds; a volatile read makes no
+        // reference to memory the device may change.
+        Some(unsafe { ptr::read_volatile(self.va.as_ptr().cast::<u64>().add(i)) })
+    }
+
+    /// Writes entry `i` once, for memory the device may be reading at the
+    /// same time (a fast-register page list); `ENOMEM` past the end.
+    pub(crate) fn write_entry(&mut self, i: usize, value: u64) -> Result {
+        if i >= self.size / 8 {
+            return Err(ENOMEM);
+        }
+        // SAFETY: as in `read_entry()`; the unique borrow of `self` keeps
+        // other CPU writers away.
+        unsafe { ptr::write_volatile(self.va.as_ptr().cast::<u64>().add(i), value) };
+        Ok(())
     }
 
     /// The buffer as 64-bit base-address table entries, for writing.
+    ///
+    /// Only while the device does not use the buffer: tables are built
+    /// and linked before their root is given to the HCA. Memory the device
+    /// may read or write meanwhile (fast-register page lists and tables)
+    /// goes through [`DmaBuf::read_entry`] and [`DmaBuf::write_entry`].
     pub(crate) fn entries_mut(&mut self) -> &mut [u64] {
-        // SAFETY: as in `entries()`, and the unique borrow of `self` makes
-        // this the only reference to the memory.
+        // SAFETY: by the type invariant `va` is valid for `size` bytes, page
+        // (so 8-byte) aligned, and zero-initialised at allocation; any bit
+        // pattern is a valid `u64`; the unique borrow of `self` makes this
+        // the only CPU reference, and the device does not use the memory
+        // while it lives (above).
         unsafe { core::slice::from_raw_parts_mut(self.va.as_ptr().cast::<u64>(), self.size / 8) }
     }
 }
@@ -248,6 +269,12 @@ impl<T> CoreBox<T> {
         Ok(Self { dev, ptr })
     }
 
+    /// The value's address, for C to use as a handle while this box owns
+    /// it (derived from the allocation, not from a reference).
+    pub(crate) fn as_ptr(&self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
     /// Gives up ownership: the pointer goes to C, which gives it back to
     /// [`CoreBox::from_raw`] exactly once.
     pub(crate) fn into_raw(self) -> *mut T {
@@ -273,6 +300,15 @@ impl<T> Deref for CoreBox<T> {
     fn deref(&self) -> &T {
         // SAFETY: by the type invariant `ptr` holds an initialised `T`.
         unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T> DerefMut for CoreBox<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: by the type invariant `ptr` holds an initialised `T`
+        // owned by this value; the unique borrow of `self` makes this the
+        // only reference made through it.
+        unsafe { self.ptr.as_mut() }
     }
 }
 

@@ -159,7 +159,7 @@ pub(crate) struct Info {
     pub(crate) state: State,
     pub(crate) iova: u64,
     pub(crate) length: u64,
-    pub(crate) mtr: Option<*const Mtr>,
+    pub(crate) mtr: Option<*mut Mtr>,
     pub(crate) pbl_dma: u64,
     pub(crate) npages: u32,
     pub(crate) max_pages: u32,
@@ -171,7 +171,7 @@ pub(crate) struct Desc {
     pub(crate) ty: MrType,
     pub(crate) iova: u64,
     pub(crate) length: u64,
-    pub(crate) mtr: Option<*const Mtr>,
+    pub(crate) mtr: Option<*mut Mtr>,
 }
 
 impl MrObj {
@@ -208,10 +208,16 @@ impl MrObj {
         attr.adaptive = true;
         attr.iova = mem.iova;
         let start = usize::try_from(mem.start).map_err(|_| EINVAL)?;
-        let mtr = Mtr::create(dev, &attr, kernel::page::PAGE_SHIFT as u32, Some(start))?;
-        let mut obj = MrObj::new(MrType::User, r, mem.iova, mem.length);
-        obj.mtr = Some(mtr);
-        CoreBox::new(dev, obj)
+        // The object first, then its tables: the allocations of C's
+        // implementation in the same order, for the fault-injection cases.
+        let mut obj = CoreBox::new(dev, MrObj::new(MrType::User, r, mem.iova, mem.length))?;
+        obj.mtr = Some(Mtr::create(
+            dev,
+            &attr,
+            kernel::page::PAGE_SHIFT as u32,
+            Some(start),
+        )?);
+        Ok(obj)
     }
 
     /// A fast-register MR: a page list of `max_pages` and an empty table.
@@ -219,8 +225,9 @@ impl MrObj {
         if max_pages == 0 || max_pages > limit {
             return Err(EINVAL);
         }
+        // The object, the page list, the tables: C's order.
+        let mut obj = CoreBox::new(dev, MrObj::new(MrType::Frmr, 0, 0, 0))?;
         let buf = DmaBuf::alloc(dev, max_pages as usize * BA_BYTES as usize)?;
-        let mut obj = MrObj::new(MrType::Frmr, 0, 0, 0);
         // INVARIANT: an empty list of `max_pages` entries of 8 bytes.
         obj.pbl = Some(PageList {
             buf,
@@ -233,7 +240,7 @@ impl MrObj {
         attr.mtt_only = true;
         attr.region[0].hopnum = if max_pages <= 4096 / BA_BYTES { 1 } else { 2 };
         obj.mtr = Some(Mtr::create(dev, &attr, FRMR_PAGE_SHIFT, None)?);
-        CoreBox::new(dev, obj)
+        Ok(obj)
     }
 
     /// What CREATE_MR is to be told; only before it.
@@ -250,8 +257,10 @@ impl MrObj {
         })
     }
 
-    fn mtr_ptr(&self) -> Option<*const Mtr> {
-        self.mtr.as_deref().map(|m| m as *const Mtr)
+    /// The MTR's handle for C: the box's own pointer, not one derived from
+    /// a reference (C passes it to MTR functions that read it).
+    fn mtr_ptr(&self) -> Option<*mut Mtr> {
+        self.mtr.as_ref().map(CoreBox::as_ptr)
     }
 
     /// CREATE_MR succeeded: NEW -> LIVE.
@@ -264,10 +273,14 @@ impl MrObj {
     }
 
     /// CREATE_MR failed with `err` (a negative errno): true when the MR
-    /// is now LOST and must be kept until the HCA is reset.
+    /// must be kept (it is now LOST until the HCA is reset, or it was not
+    /// NEW: the HCA may hold it), false when it may be freed.
     pub(crate) fn create_failed(&mut self, err: i32) -> bool {
         let timedout = -(kernel::bindings::ETIMEDOUT as i32);
-        if self.state == State::New && err == timedout && self.mtr.is_some() {
+        if self.state != State::New {
+            return true;
+        }
+        if err == timedout && self.mtr.is_some() {
             self.state = State::Lost;
             return true;
         }
@@ -338,12 +351,8 @@ impl MrObj {
         if list.npages == list.max {
             return Err(ENOMEM);
         }
-        let slot = list
-            .buf
-            .entries_mut()
-            .get_mut(list.npages as usize)
-            .ok_or(ENOMEM)?;
-        *slot = dma.to_le();
+        // The HCA reads the list when a REG_MR executes: one write each.
+        list.buf.write_entry(list.npages as usize, dma.to_le())?;
         list.npages += 1;
         Ok(())
     }
@@ -354,7 +363,7 @@ impl MrObj {
         if index >= list.npages {
             return Err(EINVAL);
         }
-        let entry = list.buf.entries().get(index as usize).ok_or(EINVAL)?;
-        Ok(u64::from_le(*entry))
+        let entry = list.buf.read_entry(index as usize).ok_or(EINVAL)?;
+        Ok(u64::from_le(entry))
     }
 }

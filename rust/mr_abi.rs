@@ -11,7 +11,6 @@ use crate::bindings;
 use crate::mem::{CoreBox, Dev};
 use crate::mr::{self, Desc, Info, MrObj, State, UserMem};
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::error::code::EINVAL;
 use kernel::ffi::c_int;
 
@@ -86,10 +85,10 @@ unsafe fn hand_out(
     }
 }
 
-fn mtr_handle(mtr: Option<*const crate::mtr::Mtr>) -> *mut bindings::vroce_mtr {
-    // The C side treats it as an MTR handle of the Rust MTR (a pointer to
-    // the `Mtr` in its `CoreBox`); it never frees it.
-    mtr.map_or(core::ptr::null_mut(), |m| m.cast_mut().cast())
+fn mtr_handle(mtr: Option<*mut crate::mtr::Mtr>) -> *const bindings::vroce_mtr {
+    // An MTR handle of the Rust MTR (the `Mtr` in its `CoreBox`), const in
+    // the ABI: C may only read it; the object frees it.
+    mtr.map_or(core::ptr::null(), |m| m.cast_const().cast())
 }
 
 /// See `vroce_mr_rights()`.
@@ -376,9 +375,6 @@ pub unsafe extern "C" fn vroce_mr_obj_page(
     }
 }
 
-/// Set once an object was refused destruction (warned about once).
-static LEAK_WARNED: AtomicBool = AtomicBool::new(false);
-
 /// See `vroce_mr_obj_destroy()`.
 ///
 /// # Safety
@@ -399,12 +395,8 @@ pub unsafe extern "C" fn vroce_mr_obj_destroy(
     let obj = unsafe { obj_ref(mr) };
     if !obj.may_free() {
         // The HCA may still translate through its tables: leak them.
-        if !LEAK_WARNED.swap(true, Ordering::Relaxed) {
-            kernel::pr_warn!(
-                "MR object freed in state {}: leaked instead\n",
-                obj.info().state.abi()
-            );
-        }
+        // SAFETY: a plain C function taking an integer.
+        unsafe { bindings::vroce_core_warn_mr_leak(obj.info().state.abi()) };
         return;
     }
     // SAFETY: the handle came from `CoreBox::into_raw()` for `dev` and is

@@ -553,8 +553,8 @@ impl Mtr {
         let rgn = self.region_of(idx);
         let l = idx.wrapping_sub(rgn.offset);
         let ushift = unit_shift(self.ba_pg_shift);
-        let entry =
-            |bt: &DmaBuf, i: u64| bt.entries().get(i as usize).map_or(0, |&e| u64::from_le(e));
+        // The HCA writes fast-register tables: each entry is read once.
+        let entry = |bt: &DmaBuf, i: u64| bt.read_entry(i as usize).map_or(0, u64::from_le);
         match rgn.hopnum {
             0 => {
                 let base = entry(root, rgn.root_index);

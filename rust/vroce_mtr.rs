@@ -169,7 +169,7 @@ pub unsafe extern "C" fn vroce_mtr_map(
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_find(
     _dev: *mut bindings::vroce_dev,
-    mtr: *mut bindings::vroce_mtr,
+    mtr: *const bindings::vroce_mtr,
     offset: u64,
     addrs: *mut u64,
     max: u32,

@@ -255,15 +255,22 @@ struct vroce_pd {
  * @ibmr: the RDMA core's MR
  * @obj: its lifecycle state, behind the MR/MTR ABI (bindings/vroce_abi.h):
  *	rights, tables, fast-register page list, key, handle, state
- * @handle: the HCA's handle from CREATE_MR, which DESTROY_MR takes; a copy
- *	of the object's, kept for the destroy paths
- * @pbl_dma: DMA address of the fast-register page list, a copy of the
- *	object's for REG_MR work requests; 0 for other MRs
+ * @type: VROCE_MR_TYPE_*, copied from the object at registration
+ * @mtr: its MTR (NULL for a DMA MR), copied likewise; owned by the object
+ * @handle: the HCA's handle from CREATE_MR, which DESTROY_MR takes, copied
+ *	likewise for the destroy paths
+ * @pbl_dma: DMA address of the fast-register page list (0 for other MRs),
+ *	copied likewise
  * @zombie: entry in &vroce_dev.zombies while the HCA may hold the MR
+ *
+ * The copies never change after registration: restrack dumps read them
+ * at any time, while the object is the verbs' to serialise.
  */
 struct vroce_mr {
 	struct ib_mr ibmr;
 	struct vroce_mr_obj *obj;
+	u32 type;
+	const struct vroce_mtr *mtr;
 	u32 handle;
 	u64 pbl_dma;
 	struct list_head zombie;

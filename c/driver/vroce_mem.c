@@ -150,3 +150,9 @@ void vroce_core_resched(void)
 {
 	cond_resched();
 }
+
+void vroce_core_warn_mr_leak(u32 state)
+{
+	WARN_ONCE(1, "vroce: MR object freed in state %u: leaked instead\n",
+		  state);
+}

@@ -87,8 +87,6 @@ static int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	err = vroce_mr_obj_describe(mr->obj, to_vroce_pd(ibpd)->pdn, &desc);
 	if (!err)
 		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
-	if (!err)
-		err = vroce_mr_obj_registered(mr->obj, key, handle);
 	if (err) {
 		if (vroce_mr_obj_create_failed(mr->obj, err))
 			vroce_mr_park(vdev, mr);
@@ -96,7 +94,18 @@ static int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 			vroce_mr_free(vdev, mr);
 		return err;
 	}
+	/* NEW, as describe() just found it: the caller serialises. */
+	err = vroce_mr_obj_registered(mr->obj, key, handle);
+	if (WARN_ON_ONCE(err)) {
+		/* The HCA holds it: take it back, or keep it for good. */
+		if (!vroce_cmd_let_go(vroce_cmd_destroy_mr(vdev, handle)))
+			ibdev_err(&vdev->ibdev, "MR %#x stays in the HCA\n",
+				  handle);
+		return err;
+	}
 	vroce_mr_obj_info(mr->obj, &info);
+	mr->type = info.type;
+	mr->mtr = info.mtr;
 	mr->handle = info.handle;
 	mr->pbl_dma = info.pbl_dma;
 	mr->ibmr.lkey = info.key;

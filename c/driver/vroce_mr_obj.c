@@ -42,9 +42,8 @@
  * @npages: entries in @pbl
  * @max_pages: room in @pbl
  *
- * The caller serialises calls on one object (the verbs do: an ib_mr is
- * not used concurrently with its registration or deregistration, and
- * map_mr_sg is the consumer's to serialise).
+ * The caller serialises calls on one object (bindings/vroce_abi.h,
+ * "Concurrency").
  */
 struct vroce_mr_obj {
 	u32 type;
@@ -256,8 +255,9 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_registered);
 
 bool vroce_mr_obj_create_failed(struct vroce_mr_obj *mr, int err)
 {
+	/* Not NEW: the HCA may hold it. */
 	if (mr->state != VROCE_MR_STATE_NEW)
-		return false;
+		return true;
 	/* A DMA MR has no tables the HCA could walk: nothing to keep. */
 	if (err == -ETIMEDOUT && mr->mtr) {
 		mr->state = VROCE_MR_STATE_LOST;
@@ -348,11 +348,11 @@ void vroce_mr_obj_destroy(struct vroce_dev *dev, struct vroce_mr_obj *mr)
 {
 	if (!mr)
 		return;
-	if (WARN_ONCE(mr->state != VROCE_MR_STATE_NEW &&
-		      mr->state != VROCE_MR_STATE_GONE,
-		      "vroce: MR object freed in state %u: leaked instead\n",
-		      mr->state))
+	if (mr->state != VROCE_MR_STATE_NEW &&
+	    mr->state != VROCE_MR_STATE_GONE) {
+		vroce_core_warn_mr_leak(mr->state);
 		return;
+	}
 	vroce_mr_obj_free(dev, mr);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_destroy);

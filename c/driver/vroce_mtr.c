@@ -694,8 +694,8 @@ static u64 vroce_mtr_lookup(const struct vroce_mtr *mtr, u64 idx, u64 *table)
 	}
 }
 
-int vroce_mtr_find(struct vroce_dev *dev, struct vroce_mtr *mtr, u64 offset,
-		   u64 *addrs, u32 max, u64 *base_addr)
+int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
+		   u64 offset, u64 *addrs, u32 max, u64 *base_addr)
 {
 	u64 idx, table, first_table = 0;
 	u32 n;

@@ -154,23 +154,22 @@ static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
-	struct vroce_mr_info info;
 	struct vroce_hw_mtt mtt;
 	struct nlattr *table;
 
-	vroce_mr_obj_info(mr->obj, &info);
+	/* Only what never changes: map_mr_sg may be running. */
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	if (!info.mtr) {
+	if (!mr->mtr) {
 		if (rdma_nl_put_driver_string(msg, "kind", "dma"))
 			goto err_cancel;
 		goto out;
 	}
 	/* What the HCA was told at CREATE_MR. */
-	vroce_ring_mtt(info.mtr, &mtt);
+	vroce_ring_mtt(mr->mtr, &mtt);
 	if (rdma_nl_put_driver_string(msg, "kind",
-				      info.type == VROCE_MR_TYPE_FRMR ?
+				      mr->type == VROCE_MR_TYPE_FRMR ?
 				      "fast-reg" : "user") ||
 	    rdma_nl_put_driver_u32(msg, "hop_num", mtt.hopnum) ||
 	    rdma_nl_put_driver_u32(msg, "ba_pg_shift", mtt.ba_pg_shift) ||
