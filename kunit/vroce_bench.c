@@ -9,7 +9,8 @@
  * read back by:
  *   limit   - a plain copy of the 8-byte entries into memory already there
  *   vroce   - a table-only MTR: vroce_mtr_create() + vroce_mtr_map(),
- *             vroce_mtr_find() for every page, vroce_mtr_destroy()
+ *             vroce_mtr_find() for every page, then 64 pages per call
+ *             ("find x64"), vroce_mtr_destroy()
  *   xarray  - a page list in an xarray, xa_store()/xa_load() (rxe's way)
  *   pdir    - a fixed two-level 512 x 512 page directory of DMA-coherent
  *             pages (pvrdma's way)
@@ -42,7 +43,10 @@ MODULE_PARM_DESC(bench, "run the vroce_bench suite (make bench)");
 #define BENCH_ROUNDS	5
 #define PDIR_ENTRIES	512
 
-enum { T_BUILD, T_FIND, T_FREE, T_NR };
+enum { T_BUILD, T_FIND, T_FIND_BATCH, T_FREE, T_NR };
+
+/* Pages per vroce_mtr_find() call in the batched lookup. */
+#define BENCH_BATCH	64
 
 struct bench_result {
 	u64 ns[T_NR];		/* best of the rounds */
@@ -100,8 +104,9 @@ static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
 	};
 	struct vroce_mtr_region rgn;
 	struct vroce_mtr *mtr;
-	u64 ns[T_NR], t0, i, addr, sum = 0;
-	int r;
+	u64 ns[T_NR], t0, i, addr, sum = 0, bsum = 0;
+	u64 batch[BENCH_BATCH];
+	int r, got, k;
 
 	for (r = 0; r < BENCH_ROUNDS; r++) {
 		s64 before = atomic64_read(&vdev->mem.dma_bytes);
@@ -123,6 +128,16 @@ static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
 		ns[T_FIND] = ktime_get_ns() - t0;
 
 		t0 = ktime_get_ns();
+		for (i = 0; i < n; i += got) {
+			got = vroce_mtr_find(vdev, mtr, i << shift, batch,
+					     BENCH_BATCH, NULL);
+			KUNIT_ASSERT_GT(test, got, 0);
+			for (k = 0; k < got; k++)
+				bsum += batch[k];
+		}
+		ns[T_FIND_BATCH] = ktime_get_ns() - t0;
+
+		t0 = ktime_get_ns();
 		vroce_mtr_destroy(vdev, mtr);
 		ns[T_FREE] = ktime_get_ns() - t0;
 		bench_keep_best(best, ns);
@@ -130,12 +145,13 @@ static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
 	/* What find returned is what was mapped (and the loop is not dead). */
 	KUNIT_EXPECT_EQ(test, sum, BENCH_ROUNDS * (n * pages[0] +
 				    ((n * (n - 1) / 2) << shift)));
+	KUNIT_EXPECT_EQ(test, bsum, sum);
 }
 
 static void bench_xarray(struct kunit *test, const dma_addr_t *pages, u64 n,
 			 struct bench_result *best)
 {
-	u64 ns[T_NR], t0, i, sum = 0;
+	u64 ns[T_NR] = {}, t0, i, sum = 0;
 	struct xarray xa;
 	int r;
 
@@ -168,7 +184,7 @@ static void bench_pdir(struct kunit *test, struct device *dma_dev,
 		       struct bench_result *best)
 {
 	struct { u64 *va; dma_addr_t dma; } dir, *tables;
-	u64 ns[T_NR], t0, i, sum = 0, ntables;
+	u64 ns[T_NR] = {}, t0, i, sum = 0, ntables;
 	int r;
 
 	ntables = DIV_ROUND_UP_ULL(n, PDIR_ENTRIES);
@@ -266,6 +282,8 @@ static void bench_mtr(struct kunit *test, u64 n, u32 shift)
 		  d.ns[T_BUILD]);
 	bench_row("vroce find", v.ns[T_FIND], n, limit, x.ns[T_FIND],
 		  d.ns[T_FIND]);
+	bench_row("vroce find x64", v.ns[T_FIND_BATCH], n, limit,
+		  x.ns[T_FIND], d.ns[T_FIND]);
 	bench_row("vroce destroy", v.ns[T_FREE], n, limit, x.ns[T_FREE],
 		  d.ns[T_FREE]);
 	bench_row("xarray xa_store", x.ns[T_BUILD], n, limit, x.ns[T_BUILD],

@@ -53,8 +53,41 @@ static void vroce_test_mtt(struct kunit *test, struct vroce_mtr *mtr,
 }
 
 /*
+ * One find of up to UNIT + 3 pages from page @i (across a table's end)
+ * gives what finds of one page give, page by page, and the first page's
+ * table; it stops only where the mapping does.
+ */
+static void vroce_test_find_batch(struct kunit *test, struct vroce_dev *vdev,
+				  struct vroce_mtr *mtr, u64 i, u32 shift)
+{
+	u64 *batch = kunit_kmalloc_array(test, UNIT + 3, sizeof(*batch),
+					 GFP_KERNEL);
+	u64 one, base = 0, base1 = 0;
+	int n, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, batch);
+	n = vroce_mtr_find(vdev, mtr, i << shift, batch, UNIT + 3, &base);
+	KUNIT_ASSERT_GT_MSG(test, n, 0, "batch from page %llu", i);
+	for (k = 0; k < n; k++) {
+		KUNIT_ASSERT_EQ(test, vroce_mtr_find(vdev, mtr, (i + k) << shift,
+						     &one, 1, k ? NULL : &base1),
+				1);
+		KUNIT_ASSERT_EQ_MSG(test, batch[k], one, "page %llu+%d", i, k);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, base, base1, "table of page %llu", i);
+	if (n < UNIT + 3)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    vroce_mtr_find(vdev, mtr, (i + n) << shift,
+						   &one, 1, NULL),
+				    -ENOENT, "batch from %llu stopped at %d", i,
+				    n);
+	kunit_kfree(test, batch);
+}
+
+/*
  * Page @i as the HCA reaches it agrees with vroce_mtr_find(): the same
- * address and the same table.
+ * address and the same table. At the first page and at each table's last,
+ * a batched find agrees with single ones too.
  */
 static u64 vroce_test_walk_page(struct kunit *test, struct vroce_dev *vdev,
 				struct vroce_mtr *mtr,
@@ -71,6 +104,8 @@ static u64 vroce_test_walk_page(struct kunit *test, struct vroce_dev *vdev,
 	KUNIT_ASSERT_EQ_MSG(test, ret, 1, "find of page %llu", i);
 	KUNIT_EXPECT_EQ_MSG(test, found, addr, "page %llu", i);
 	KUNIT_EXPECT_EQ_MSG(test, base, table, "table of page %llu", i);
+	if (i == 0 || i % UNIT == UNIT - 1)
+		vroce_test_find_batch(test, vdev, mtr, i, mtt->buf_pg_shift);
 	return addr;
 }
 

@@ -111,6 +111,41 @@ impl DmaBuf {
         Some(unsafe { ptr::read_volatile(self.va.as_ptr().cast::<u64>().add(i)) })
     }
 
+    /// Entries `start..start + out.len()` into `out`; 0 for those past the
+    /// end. Like C's lookups (plain loads of `__le64` entries), a run in
+    /// bounds is copied at once, with no reference made to the memory: an
+    /// entry the device writes meanwhile (a fast-register table during a
+    /// REG_MR) reads as its old or new value, and no Rust reference to the
+    /// buffer exists that the write could invalidate.
+    pub(crate) fn read_entries(&self, start: usize, out: &mut [u64]) {
+        let len = self.size / 8;
+        if let [one] = out {
+            // One entry (a single-page find): no call to memcpy.
+            *one = self.read_entry(start).unwrap_or(0);
+            return;
+        }
+        match start.checked_add(out.len()) {
+            Some(end) if end <= len => {
+                // SAFETY: by the type invariant `va` is valid for `size`
+                // bytes and 8-byte aligned, and `start..end` is in bounds;
+                // `out` is a distinct, writable slice of `out.len()`
+                // entries; any bits are a `u64`.
+                unsafe {
+                    ptr::copy_nonoverlapping(
+                        self.va.as_ptr().cast::<u64>().add(start),
+                        out.as_mut_ptr(),
+                        out.len(),
+                    )
+                };
+            }
+            _ => {
+                for (i, o) in (start..).zip(out.iter_mut()) {
+                    *o = self.read_entry(i).unwrap_or(0);
+                }
+            }
+        }
+    }
+
     /// Writes entry `i` once, for memory the device may be reading at the
     /// same time (a fast-register page list); `ENOMEM` past the end.
     pub(crate) fn write_entry(&mut self, i: usize, value: u64) -> Result {

@@ -572,6 +572,79 @@ impl Mtr {
         }
     }
 
+    /// The addresses of up to `addrs.len()` pages from page `idx` on, as
+    /// the HCA would find them, all from one table (or computed, for a
+    /// hop-0 region or a direct MTR), and that table's address (direct:
+    /// the first page's). Returns how many were written: at least 1 for
+    /// a non-empty `addrs` while the invariants hold ([`Mtr::find`] stops
+    /// on 0).
+    ///
+    /// This is the lookup hot path. `idx` is below the mapped count and
+    /// `addrs` no longer than the pages mapped from it, so offsets and
+    /// shifts stay in range by construction: wrapping arithmetic spares the
+    /// checks `CONFIG_RUST_OVERFLOW_CHECKS` adds, and table reads are
+    /// bounded by the table, so a broken invariant reads 0, never out of
+    /// bounds. One table at a time, entries are copied in one loop.
+    fn run(&self, idx: u64, addrs: &mut [u64]) -> (usize, u64) {
+        let shift = self.buf_pg_shift;
+        if self.is_direct {
+            for (i, a) in (idx..).zip(addrs.iter_mut()) {
+                *a = self.root_ba.wrapping_add(i.wrapping_shl(shift));
+            }
+            return (addrs.len(), self.root_ba);
+        }
+        let Some(root) = self.root.as_ref() else {
+            addrs.fill(0);
+            return (addrs.len(), 0);
+        };
+        let rgn = self.region_of(idx);
+        let l = idx.wrapping_sub(rgn.offset);
+        let left = rgn.offset.wrapping_add(rgn.count).wrapping_sub(idx);
+        let mut n = (addrs.len() as u64).min(left) as usize;
+        if n == 0 {
+            return (0, 0);
+        }
+        let ushift = unit_shift(self.ba_pg_shift);
+        let per = 1u64 << ushift;
+        let (table, first) = match rgn.hopnum {
+            0 => {
+                let base = root
+                    .read_entry(rgn.root_index as usize)
+                    .map_or(0, u64::from_le);
+                for (i, a) in (l..).zip(addrs.iter_mut().take(n)) {
+                    *a = base.wrapping_add(i.wrapping_shl(shift));
+                }
+                return (n, base);
+            }
+            1 => (Some(root), rgn.root_index.wrapping_add(l)),
+            _ => {
+                n = (n as u64).min(per - (l & (per - 1))) as usize;
+                let bt = rgn
+                    .btm
+                    .as_ref()
+                    .and_then(|b| b.get(l.wrapping_shr(ushift) as usize));
+                (bt, l & (per - 1))
+            }
+        };
+        let Some(out) = addrs.get_mut(..n) else {
+            return (0, 0);
+        };
+        match table {
+            // The HCA writes fast-register tables: each entry is read once.
+            Some(bt) => {
+                bt.read_entries(first as usize, out);
+                for a in out.iter_mut() {
+                    *a = u64::from_le(*a);
+                }
+                (n, bt.dma())
+            }
+            None => {
+                out.fill(0);
+                (n, 0)
+            }
+        }
+    }
+
     /// Writes the addresses of the mapped pages from byte `offset` into
     /// `addrs`; returns how many, with the table address of the first
     /// (`vroce_mtr_find()`).
@@ -583,15 +656,25 @@ impl Mtr {
         if idx >= self.mapped {
             return Err(ENOENT);
         }
-        let mut first_table = 0;
-        let mut n = 0;
-        for (slot, i) in addrs.iter_mut().zip(idx..self.mapped) {
-            let (addr, table) = self.lookup(i);
-            *slot = addr;
-            if n == 0 {
-                first_table = table;
+        let max = (addrs.len() as u64).min(self.mapped - idx) as usize;
+        if let [one, ..] = addrs {
+            if max == 1 {
+                // One page: the plain lookup, no run bookkeeping.
+                let (addr, table) = self.lookup(idx);
+                *one = addr;
+                return Ok((1, table));
             }
-            n += 1;
+        }
+        let Some(addrs) = addrs.get_mut(..max) else {
+            return Err(EINVAL);
+        };
+        let (mut n, first_table) = self.run(idx, addrs);
+        while let Some(rest) = addrs.get_mut(n..).filter(|r| !r.is_empty()) {
+            let (got, _) = self.run(idx.wrapping_add(n as u64), rest);
+            if got == 0 {
+                break;
+            }
+            n += got;
         }
         Ok((n, first_table))
     }

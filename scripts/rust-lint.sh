@@ -8,6 +8,8 @@
 #   - clippy: rust/vroce_mtr.o rebuilt with CLIPPY=1 and the kernel's lint
 #     flags; any warning fails
 #   - the checked-in bindings match a fresh bindgen run
+#   - every unsafe in rust/ has its row in Documentation/safety-audit.rst
+#     (scripts/unsafe-audit.py)
 set -euo pipefail
 
 . "$(dirname "$0")/rust-build.sh"
@@ -31,6 +33,9 @@ fi
 
 echo "rust-lint: bindings"
 "$repo/scripts/bindings.sh" --check || fail=1
+
+echo "rust-lint: every unsafe audited"
+"$repo/scripts/unsafe-audit.py" || fail=1
 
 if [ $fail -ne 0 ]; then
 	echo "rust-lint: FAILED" >&2

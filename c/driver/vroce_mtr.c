@@ -27,6 +27,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
+#include <linux/string.h>
 
 #include "../../bindings/vroce_abi.h"
 #include "../../bindings/vroce_core.h"
@@ -666,32 +667,61 @@ vroce_mtr_rgn_of(const struct vroce_mtr *mtr, u64 idx)
 	return &mtr->region[r];
 }
 
-/* Page @idx's address as the HCA would find it, and its table's address. */
-static u64 vroce_mtr_lookup(const struct vroce_mtr *mtr, u64 idx, u64 *table)
+/*
+ * The addresses of up to @max pages from page @idx on, as the HCA would
+ * find them, all from one table (or computed, for a hop-0 region or a
+ * direct MTR), and that table's address in @table. @idx is below the
+ * mapped count and @max at least 1 and at most the pages mapped from
+ * @idx. Returns how many were written, at least 1: one table at a time,
+ * the entries are copied in a tight loop.
+ */
+static u32 vroce_mtr_run(const struct vroce_mtr *mtr, u64 idx, u32 max,
+			 u64 *addrs, u64 *table)
 {
 	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
 	const struct vroce_mtr_rgn *rgn;
+	const __le64 *src;
 	u64 l, base;
+	u32 n;
 
 	if (mtr->is_direct) {
 		*table = mtr->root_ba;
-		return mtr->root_ba + (idx << mtr->buf_pg_shift);
+		for (n = 0; n < max; n++)
+			addrs[n] = mtr->root_ba + ((idx + n) << mtr->buf_pg_shift);
+		return max;
 	}
 
 	rgn = vroce_mtr_rgn_of(mtr, idx);
 	l = idx - rgn->offset;
+	max = min_t(u64, max, rgn->offset + rgn->count - idx);
 	switch (rgn->hopnum) {
 	case 0:
 		base = le64_to_cpu(mtr->root.va[rgn->root_index]);
 		*table = base;
-		return base + (l << mtr->buf_pg_shift);
+		for (n = 0; n < max; n++)
+			addrs[n] = base + ((l + n) << mtr->buf_pg_shift);
+		return max;
 	case 1:
 		*table = mtr->root.dma;
-		return le64_to_cpu(mtr->root.va[rgn->root_index + l]);
+		src = &mtr->root.va[rgn->root_index + l];
+		break;
 	default:
 		*table = rgn->btm[l >> ushift].dma;
-		return le64_to_cpu(rgn->btm[l >> ushift].va[l & (BIT_ULL(ushift) - 1)]);
+		src = &rgn->btm[l >> ushift].va[l & (BIT_ULL(ushift) - 1)];
+		max = min_t(u64, max,
+			    BIT_ULL(ushift) - (l & (BIT_ULL(ushift) - 1)));
+		break;
 	}
+#ifdef __LITTLE_ENDIAN
+	/* The entries are the addresses: one copy for a run. */
+	if (max > 1) {
+		memcpy(addrs, src, max * sizeof(*addrs));
+		return max;
+	}
+#endif
+	for (n = 0; n < max; n++)
+		addrs[n] = le64_to_cpu(src[n]);
+	return max;
 }
 
 int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
@@ -707,11 +737,10 @@ int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
 	if (idx >= mtr->mapped)
 		return -ENOENT;
 
-	for (n = 0; n < max && idx + n < mtr->mapped; n++) {
-		addrs[n] = vroce_mtr_lookup(mtr, idx + n, &table);
-		if (!n)
-			first_table = table;
-	}
+	max = min_t(u64, max, mtr->mapped - idx);
+	n = vroce_mtr_run(mtr, idx, max, addrs, &first_table);
+	while (n < max)
+		n += vroce_mtr_run(mtr, idx + n, max - n, addrs + n, &table);
 	if (base_addr)
 		*base_addr = first_table;
 	return n;
