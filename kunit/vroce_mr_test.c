@@ -892,6 +892,124 @@ static void vroce_mr_obj_states(struct kunit *test)
 						      true, &mr), -EINVAL);
 }
 
+/* CREATE_MR of @desc must be refused with @err, and leave no MR behind. */
+static void vroce_test_create_refused(struct kunit *test,
+				      struct vroce_dev *vdev,
+				      const struct vroce_mr_desc *desc, int err,
+				      const char *what)
+{
+	u32 key = 0, handle = 0;
+	int ret = vroce_cmd_create_mr(vdev, desc, &key, &handle);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, err, "%s", what);
+	if (!ret)
+		vroce_cmd_destroy_mr(vdev, handle);
+}
+
+/*
+ * The HCA's own checks of CREATE_MR, which the driver never reaches with
+ * its good descriptions: each crafted description is refused, whatever
+ * the driver in front of the HCA would have let through.
+ */
+static void vroce_mr_hca_create_checks(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct vroce_buf_attr attr = {
+		.region = { { 2 * SZ_4K, 1 } }, .region_count = 1,
+		.page_shift = 12, .mtt_only = true,
+	};
+	struct vroce_buf_attr direct = {
+		.region = { { 2 * SZ_4K, 0 } }, .region_count = 1,
+		.page_shift = 12, .mtt_only = true,
+	};
+	struct vroce_buf_attr big = {
+		.region = { { 2 * SZ_2M, 1 } }, .region_count = 1,
+		.page_shift = 21, .mtt_only = true,
+	};
+	struct vroce_mtr *mtr, *mtr_direct, *mtr_big;
+	struct vroce_mr_desc good = {
+		.pdn = vroce_test_pdn(pd),
+		.access = VROCE_MR_RIGHT_LOCAL_WRITE,
+		.kind = VROCE_MR_TYPE_USER,
+		.iova = SZ_4K,
+		.length = 2 * SZ_4K,
+	}, d;
+	u32 key, handle;
+
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr_direct, &direct, 12,
+					       NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr_big, &big, 12, NULL,
+					       0), 0);
+	good.mtr = mtr;
+
+	/* The good one is taken (and given back): the rest differ in one. */
+	KUNIT_ASSERT_EQ(test, vroce_cmd_create_mr(vdev, &good, &key, &handle),
+			0);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, handle), 0);
+
+	d = good;
+	d.pdn = 0xffffff;
+	vroce_test_create_refused(test, vdev, &d, -ENOENT, "unknown PD");
+	d = good;
+	d.access = 1 << 7;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "unknown right");
+	d.access = VROCE_MR_RIGHT_REMOTE_WRITE;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL,
+				  "remote write without local write");
+	d = good;
+	d.kind = 7;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "unknown kind");
+
+	/* DMA MRs span all of memory from 0, nothing else. */
+	d = good;
+	d.kind = VROCE_MR_TYPE_DMA;
+	d.mtr = NULL;
+	d.iova = 0;
+	d.length = SZ_4K;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "DMA MR, short");
+	d.iova = SZ_4K;
+	d.length = U64_MAX;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "DMA MR, iova");
+
+	/* MTT MRs: inside their table and the HCA's limits. */
+	d = good;
+	d.length = 0;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "zero length");
+	d.length = 2 * SZ_4K + 1;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "past the table");
+	d.iova = SZ_4K + 1;
+	d.length = 2 * SZ_4K;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL,
+				  "past the table from an unaligned iova");
+	d.iova = U64_MAX - SZ_4K;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "iova wraps");
+	d = good;
+	d.mtr = mtr_big;
+	d.length = BIT_ULL(37) + 1;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "above 128 GiB");
+
+	/* Fast-register MRs: 4 KiB pages behind at least one table. */
+	d = good;
+	d.kind = VROCE_MR_TYPE_FRMR;
+	d.iova = 0;
+	d.length = 0;
+	d.access = 0;
+	d.mtr = mtr_big;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "FRMR, 2 MiB pages");
+	d.mtr = mtr_direct;
+	vroce_test_create_refused(test, vdev, &d, -EINVAL, "FRMR, hop 0");
+	d.mtr = mtr;
+	KUNIT_ASSERT_EQ(test, vroce_cmd_create_mr(vdev, &d, &key, &handle), 0);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, handle), 0);
+
+	vroce_mtr_destroy(vdev, mtr);
+	vroce_mtr_destroy(vdev, mtr_direct);
+	vroce_mtr_destroy(vdev, mtr_big);
+}
+
 static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_dma_mr_moves_bytes),
 	KUNIT_CASE(vroce_mr_unsafe_global_rkey),
@@ -909,6 +1027,7 @@ static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_key_slots),
 	KUNIT_CASE(vroce_mr_key_generations),
 	KUNIT_CASE(vroce_mr_obj_states),
+	KUNIT_CASE(vroce_mr_hca_create_checks),
 	{}
 };
 

@@ -681,7 +681,7 @@ static void vroce_qp_intruder(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
 	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, c);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_RETRY_EXC_ERR);
-	KUNIT_EXPECT_EQ(test, memchr_inv(b, 0, 64), NULL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(b, 0, 64));
 	qp_expect_quiet(test, p->cq);
 
 	/* qp[1]'s receive is still there for its own peer. */
