@@ -79,10 +79,21 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_dev_create);
  * vroce_dev_destroy() - free a device made by vroce_dev_create()
  * @vdev: the device; it must be stopped
  *
+ * By now the HCA is reset (or was never started) and every MR, ring and
+ * PD of the device is freed, zombies included: what the core services
+ * still count as allocated is a leak, and warned about.
+ *
  * Context: process context, may sleep.
  */
 void vroce_dev_destroy(struct vroce_dev *vdev)
 {
+	s64 live = atomic64_read(&vdev->mem.allocs) -
+		   atomic64_read(&vdev->mem.frees);
+	s64 dma = atomic64_read(&vdev->mem.dma_bytes);
+
+	WARN(live || dma,
+	     "vroce: device freed with %lld allocations and %lld DMA bytes held\n",
+	     live, dma);
 	ib_dealloc_device(&vdev->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_dev_destroy);
