@@ -524,11 +524,16 @@ impl Mtr {
 
     /// The region holding page `idx`, which is below the page count.
     fn region_of(&self, idx: u64) -> &Region {
-        let regions = &self.regions[..self.region_count];
-        regions
-            .iter()
+        let [first, rest @ ..] = &self.regions;
+        // Most MTRs have one region: no search.
+        if self.region_count <= 1 || idx < first.offset.wrapping_add(first.count) {
+            return first;
+        }
+        let rest = rest.get(..self.region_count - 1).unwrap_or(rest);
+        rest.iter()
             .find(|r| idx < r.offset.wrapping_add(r.count))
-            .unwrap_or(&regions[regions.len() - 1])
+            .or(rest.last())
+            .unwrap_or(first)
     }
 
     /// Page `idx`'s address as the HCA would find it, and the address of
