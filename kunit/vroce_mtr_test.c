@@ -848,6 +848,65 @@ static void vroce_mtr_alloc_faults(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * The HCA's walker on layouts no driver would program: each field out of
+ * range, regions that do not tile, a root table that is unaligned or not
+ * memory. It refuses each, and reads nothing.
+ */
+static void vroce_mtr_walker_malformed(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct device *dma = vroce_test_dma_dev(vdev);
+	struct vroce_buf_attr attr = {
+		.region = { { 4 * SZ_4K, 1 } }, .region_count = 1,
+		.page_shift = 12, .mtt_only = true,
+	};
+	dma_addr_t pages[4] = { 0x100000, 0x101000, 0x102000, 0x103000 };
+	struct vroce_emu_mtt good, m;
+	struct vroce_mtr *mtr;
+	u64 addr, table;
+
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 4), 0);
+	vroce_test_mtt(test, mtr, &good);
+	KUNIT_ASSERT_EQ(test, vroce_emu_mtt_translate(dma, &good, 3, &addr,
+						      &table), 0);
+	KUNIT_EXPECT_EQ(test, addr, 0x103000);
+
+#define WALK_REFUSED(field_change, err, what)				\
+	do {								\
+		m = good;						\
+		field_change;						\
+		KUNIT_EXPECT_EQ_MSG(test,				\
+				    vroce_emu_mtt_translate(dma, &m, 0,	\
+							    &addr, &table), \
+				    err, what);				\
+	} while (0)
+
+	WALK_REFUSED(m.region_count = 0, -EINVAL, "no region");
+	WALK_REFUSED(m.region_count = VROCE_EMU_MAX_REGIONS + 1, -EINVAL,
+		     "too many regions");
+	WALK_REFUSED(m.ba_pg_shift = 11, -EINVAL, "table pages of 2 KiB");
+	WALK_REFUSED(m.ba_pg_shift = 22, -EINVAL, "table pages of 4 MiB");
+	WALK_REFUSED(m.buf_pg_shift = 11, -EINVAL, "buffer pages of 2 KiB");
+	WALK_REFUSED(m.buf_pg_shift = 31, -EINVAL, "buffer pages of 2 GiB");
+	WALK_REFUSED(m.region[0].offset = 1, -EINVAL, "a region not at 0");
+	WALK_REFUSED(m.region[0].hopnum = 4, -EINVAL, "hop 4");
+	WALK_REFUSED((m.region_count = 2, m.region[1].offset = 5,
+		      m.region[1].count = 1), -EINVAL, "a gap between regions");
+	WALK_REFUSED((m.region_count = 2, m.region[1].offset = 4,
+		      m.region[1].count = U64_MAX), -EINVAL,
+		     "a region count that wraps");
+	WALK_REFUSED(m.root_ba += 8, -EFAULT, "an unaligned root table");
+	WALK_REFUSED(m.root_ba = 0xfff0000000000000ULL, -EFAULT,
+		     "a root table that is not memory");
+#undef WALK_REFUSED
+	KUNIT_EXPECT_EQ(test, vroce_emu_mtt_translate(dma, &good, 4, &addr,
+						      &table), -ERANGE);
+	vroce_mtr_destroy(vdev, mtr);
+}
+
 static struct kunit_case vroce_mtr_cases[] = {
 	KUNIT_CASE_PARAM(vroce_mtr_layouts_walk, vroce_mtr_layout_gen_params),
 	KUNIT_CASE(vroce_mtr_table_counts),
@@ -858,6 +917,7 @@ static struct kunit_case vroce_mtr_cases[] = {
 	KUNIT_CASE(vroce_mtr_find_errors),
 	KUNIT_CASE(vroce_mtr_user_buffer),
 	KUNIT_CASE(vroce_mtr_user_errors),
+	KUNIT_CASE(vroce_mtr_walker_malformed),
 	KUNIT_CASE_PARAM(vroce_mtr_alloc_faults, vroce_mtr_fault_gen_params),
 	KUNIT_CASE_SLOW(vroce_mtr_64g_table_only),
 	{}
