@@ -109,6 +109,7 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 	struct vroce_emu *emu = vroce_test_emu(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn, *keys, len;
+	struct vroce_mr_info info;
 	struct cmd_thread *t;
 	u64 pbl;
 	int i, j, n = 0;
@@ -133,7 +134,8 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 			keys[n++] = t[i].mr[j]->lkey;
 			/* The key reaches the MR of exactly its page count. */
 			len = cmd_pages(i, j) * SZ_4K;
-			pbl = to_vroce_mr(t[i].mr[j])->pbl_dma;
+			vroce_test_mr_info(t[i].mr[j], &info);
+			pbl = info.pbl_dma;
 			KUNIT_EXPECT_EQ_MSG(test,
 					    vroce_emu_frmr_register(emu, t[i].mr[j]->lkey,
 								    pdn, 0, len + SZ_4K,
@@ -518,6 +520,7 @@ static void vroce_cmd_handles(struct kunit *test)
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn;
+	struct vroce_mr_info info;
 	struct ib_mr *mr;
 	u32 handle;
 
@@ -527,7 +530,8 @@ static void vroce_cmd_handles(struct kunit *test)
 
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
-	handle = to_vroce_mr(mr)->handle;
+	vroce_test_mr_info(mr, &info);
+	handle = info.handle;
 	/* The PD's own DMA MR and this one live in it. */
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -EBUSY);
 	/* The handle is not the key, and another generation is refused. */

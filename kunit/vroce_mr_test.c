@@ -31,7 +31,10 @@ static u32 vroce_test_pdn(struct ib_pd *pd)
 /* The DMA address of a fast-register MR's page list, for REG_MR. */
 static u64 mr_pbl(struct ib_mr *mr)
 {
-	return to_vroce_mr(mr)->pbl_dma;
+	struct vroce_mr_info info;
+
+	vroce_test_mr_info(mr, &info);
+	return info.pbl_dma;
 }
 
 /* The PD's DMA MR (its local_dma_lkey) reads and writes kernel memory. */

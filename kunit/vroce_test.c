@@ -311,3 +311,13 @@ struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
 							b), 0);
 	return b;
 }
+
+/**
+ * vroce_test_mr_info() - what the MR object of a vroce MR holds
+ * @mr: an MR of a vroce device
+ * @info: where it is written (the handle, the page list's address, ...)
+ */
+void vroce_test_mr_info(struct ib_mr *mr, struct vroce_mr_info *info)
+{
+	vroce_mr_obj_info(to_vroce_mr(mr)->obj, info);
+}

@@ -8,10 +8,12 @@
 #include <kunit/test.h>
 
 struct device;
+struct ib_mr;
 struct ib_pd;
 struct platform_device;
 struct vroce_dev;
 struct vroce_emu;
+struct vroce_mr_info;
 
 /**
  * struct vroce_test_kbuf - kernel memory mapped for the HCA
@@ -48,6 +50,7 @@ void vroce_test_expect_no_memory_held(struct kunit *test,
 void vroce_test_cmd_timeout(struct kunit *test, struct vroce_dev *vdev,
 			    unsigned int ms);
 void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu);
+void vroce_test_mr_info(struct ib_mr *mr, struct vroce_mr_info *info);
 void vroce_emu_faults_clear(struct vroce_emu *emu);
 
 #endif /* _VROCE_TEST_H_ */

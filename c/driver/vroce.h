@@ -257,22 +257,17 @@ struct vroce_pd {
  *	rights, tables, fast-register page list, key, handle, state
  * @type: VROCE_MR_TYPE_*, copied from the object at registration
  * @mtr: its MTR (NULL for a DMA MR), copied likewise; owned by the object
- * @handle: the HCA's handle from CREATE_MR, which DESTROY_MR takes, copied
- *	likewise for the destroy paths
- * @pbl_dma: DMA address of the fast-register page list (0 for other MRs),
- *	copied likewise
  * @zombie: entry in &vroce_dev.zombies while the HCA may hold the MR
  *
  * The copies never change after registration: restrack dumps read them
- * at any time, while the object is the verbs' to serialise.
+ * at any time, while the object is the verbs' to serialise (the rest,
+ * the HCA's handle included, is read from the object).
  */
 struct vroce_mr {
 	struct ib_mr ibmr;
 	struct vroce_mr_obj *obj;
 	u32 type;
 	const struct vroce_mtr *mtr;
-	u32 handle;
-	u64 pbl_dma;
 	struct list_head zombie;
 };
 

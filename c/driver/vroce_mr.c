@@ -106,8 +106,6 @@ static int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	vroce_mr_obj_info(mr->obj, &info);
 	mr->type = info.type;
 	mr->mtr = info.mtr;
-	mr->handle = info.handle;
-	mr->pbl_dma = info.pbl_dma;
 	mr->ibmr.lkey = info.key;
 	mr->ibmr.rkey = info.key;
 	mr->ibmr.iova = info.iova;
@@ -296,7 +294,7 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 		else if (info.state == VROCE_MR_STATE_LOST)
 			continue;
 		else
-			err = vroce_cmd_destroy_mr(vdev, mr->handle);
+			err = vroce_cmd_destroy_mr(vdev, info.handle);
 		if (!vroce_cmd_let_go(err) ||
 		    vroce_mr_obj_released(mr->obj, hca_reset))
 			continue;
@@ -331,14 +329,16 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vdev(ibmr->device);
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
+	struct vroce_mr_info info;
 	int err;
 
 	/* By handle: the consumer may have changed the key's low byte. */
-	err = vroce_cmd_destroy_mr(vdev, mr->handle);
+	vroce_mr_obj_info(mr->obj, &info);
+	err = vroce_cmd_destroy_mr(vdev, info.handle);
 	if (!vroce_cmd_let_go(err)) {
 		ibdev_warn_ratelimited(&vdev->ibdev,
 				       "DESTROY_MR %#x failed (%d): keeping its tables until the HCA lets go\n",
-				       mr->handle, err);
+				       info.handle, err);
 		vroce_mr_obj_parked(mr->obj);
 		vroce_mr_park(vdev, mr);
 		return 0;
