@@ -153,9 +153,11 @@ pub(crate) struct MrObj {
     pbl: Option<PageList>,
 }
 
-/// What the driver may read of an MR object (`struct vroce_mr_info`).
+/// What the driver may read of an MR object (`struct vroce_mr_info`), and
+/// what CREATE_MR is told (`struct vroce_mr_desc`, with the PD).
 pub(crate) struct Info {
     pub(crate) ty: MrType,
+    pub(crate) rights: u32,
     pub(crate) state: State,
     pub(crate) iova: u64,
     pub(crate) length: u64,
@@ -163,15 +165,6 @@ pub(crate) struct Info {
     pub(crate) pbl_dma: u64,
     pub(crate) npages: u32,
     pub(crate) max_pages: u32,
-}
-
-/// What CREATE_MR is told (`struct vroce_mr_desc`, without the PD).
-pub(crate) struct Desc {
-    pub(crate) rights: u32,
-    pub(crate) ty: MrType,
-    pub(crate) iova: u64,
-    pub(crate) length: u64,
-    pub(crate) mtr: Option<*mut Mtr>,
 }
 
 impl MrObj {
@@ -244,17 +237,11 @@ impl MrObj {
     }
 
     /// What CREATE_MR is to be told; only before it.
-    pub(crate) fn describe(&self) -> Result<Desc> {
+    pub(crate) fn describe(&self) -> Result<Info> {
         if self.state != State::New {
             return Err(EINVAL);
         }
-        Ok(Desc {
-            rights: self.rights,
-            ty: self.ty,
-            iova: self.iova,
-            length: self.length,
-            mtr: self.mtr_ptr(),
-        })
+        Ok(self.info())
     }
 
     /// The MTR's handle for C: the box's own pointer, not one derived from
@@ -322,6 +309,7 @@ impl MrObj {
             .map_or((0, 0, 0), |p| (p.buf.dma(), p.npages, p.max));
         Info {
             ty: self.ty,
+            rights: self.rights,
             state: self.state,
             iova: self.iova,
             length: self.length,

@@ -9,7 +9,7 @@
 
 use crate::bindings;
 use crate::mem::{CoreBox, Dev};
-use crate::mr::{self, Desc, Info, MrObj, State, UserMem};
+use crate::mr::{self, Info, MrObj, State, UserMem};
 use core::ptr::NonNull;
 use kernel::error::code::EINVAL;
 use kernel::ffi::c_int;
@@ -66,18 +66,28 @@ unsafe fn obj_mut<'a>(mr: *mut bindings::vroce_mr_obj) -> &'a mut MrObj {
     unsafe { &mut *mr.cast::<MrObj>() }
 }
 
-/// Hands a new object to C through `out`.
+/// Makes an object for the device behind `dev` and hands it to C through
+/// `out`: the part every `vroce_mr_obj_create_*` shim shares.
 ///
 /// # Safety
 ///
-/// `out` is valid for writing a pointer.
-unsafe fn hand_out(
-    made: kernel::error::Result<CoreBox<MrObj>>,
+/// `dev` is NULL or a live device that outlives the object; `out` is NULL
+/// or valid for writing a pointer.
+unsafe fn create(
+    dev: *mut bindings::vroce_dev,
     out: *mut *mut bindings::vroce_mr_obj,
+    make: impl FnOnce(Dev) -> kernel::error::Result<CoreBox<MrObj>>,
 ) -> c_int {
-    match made {
+    // SAFETY: a live device that outlives the object, per the contract.
+    let Some(dev) = (unsafe { Dev::from_raw(dev) }) else {
+        return EINVAL.to_errno();
+    };
+    if out.is_null() {
+        return EINVAL.to_errno();
+    }
+    match make(dev) {
         Ok(obj) => {
-            // SAFETY: valid for writing, per the contract.
+            // SAFETY: not NULL, so valid for writing, per the contract.
             unsafe { *out = obj.into_raw().cast() };
             0
         }
@@ -124,15 +134,8 @@ pub unsafe extern "C" fn vroce_mr_obj_create_dma(
     allow_remote: bool,
     mr: *mut *mut bindings::vroce_mr_obj,
 ) -> c_int {
-    // SAFETY: a live device that outlives the object, per the contract.
-    let Some(dev) = (unsafe { Dev::from_raw(dev) }) else {
-        return EINVAL.to_errno();
-    };
-    if mr.is_null() {
-        return EINVAL.to_errno();
-    }
-    // SAFETY: `mr` is not NULL and valid for writing, per the contract.
-    unsafe { hand_out(MrObj::dma(dev, access, allow_remote), mr) }
+    // SAFETY: as `create()` requires, per the contract.
+    unsafe { create(dev, mr, |dev| MrObj::dma(dev, access, allow_remote)) }
 }
 
 /// See `vroce_mr_obj_create_user()`.
@@ -149,11 +152,8 @@ pub unsafe extern "C" fn vroce_mr_obj_create_user(
     _udata: *mut bindings::ib_udata,
     mr: *mut *mut bindings::vroce_mr_obj,
 ) -> c_int {
-    // SAFETY: a live device that outlives the object, per the contract.
-    let dev = unsafe { Dev::from_raw(dev) };
     // SAFETY: NULL or valid for reading, per the contract.
-    let attr = unsafe { attr.as_ref() };
-    let (Some(dev), Some(attr), false) = (dev, attr, mr.is_null()) else {
+    let Some(attr) = (unsafe { attr.as_ref() }) else {
         return EINVAL.to_errno();
     };
     let mem = UserMem {
@@ -163,8 +163,8 @@ pub unsafe extern "C" fn vroce_mr_obj_create_user(
         access: attr.access,
         max_length: attr.max_length,
     };
-    // SAFETY: `mr` is not NULL and valid for writing, per the contract.
-    unsafe { hand_out(MrObj::user(dev, &mem), mr) }
+    // SAFETY: as `create()` requires, per the contract.
+    unsafe { create(dev, mr, |dev| MrObj::user(dev, &mem)) }
 }
 
 /// See `vroce_mr_obj_create_frmr()`.
@@ -180,15 +180,8 @@ pub unsafe extern "C" fn vroce_mr_obj_create_frmr(
     limit: u32,
     mr: *mut *mut bindings::vroce_mr_obj,
 ) -> c_int {
-    // SAFETY: a live device that outlives the object, per the contract.
-    let Some(dev) = (unsafe { Dev::from_raw(dev) }) else {
-        return EINVAL.to_errno();
-    };
-    if mr.is_null() {
-        return EINVAL.to_errno();
-    }
-    // SAFETY: `mr` is not NULL and valid for writing, per the contract.
-    unsafe { hand_out(MrObj::frmr(dev, max_pages, limit), mr) }
+    // SAFETY: as `create()` requires, per the contract.
+    unsafe { create(dev, mr, |dev| MrObj::frmr(dev, max_pages, limit)) }
 }
 
 /// See `vroce_mr_obj_describe()`.
@@ -211,20 +204,14 @@ pub unsafe extern "C" fn vroce_mr_obj_describe(
     }
     // SAFETY: a live handle, per the contract.
     match unsafe { obj_ref(mr) }.describe() {
-        Ok(Desc {
-            rights,
-            ty,
-            iova,
-            length,
-            mtr,
-        }) => {
+        Ok(info) => {
             *out = bindings::vroce_mr_desc {
                 pdn,
-                access: rights,
-                kind: ty.abi(),
-                iova,
-                length,
-                mtr: mtr_handle(mtr),
+                access: info.rights,
+                kind: info.ty.abi(),
+                iova: info.iova,
+                length: info.length,
+                mtr: mtr_handle(info.mtr),
             };
             0
         }
@@ -299,6 +286,7 @@ pub unsafe extern "C" fn vroce_mr_obj_info(
     // SAFETY: a live handle, per the contract.
     let Info {
         ty,
+        rights: _,
         state,
         iova,
         length,
