@@ -68,8 +68,10 @@ figures() {
 	awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' "$1"
 }
 
-for dev in vroce0 rxe0; do
-	[ "$mode" = pyverbs ] && break
+# The programs, on each device; 'pyverbs' runs the suite alone.
+progdevs="vroce0 rxe0"
+[ "$mode" = pyverbs ] && progdevs=
+for dev in $progdevs; do
 	if [ ! -e /sys/class/infiniband/$dev ]; then
 		eval "r_${dev}_devices=skip r_${dev}_devinfo=skip"
 		continue
@@ -119,26 +121,27 @@ if [ "$mode" = bench ]; then
 	exit 0
 fi
 
-[ "$mode" = pyverbs ] ||
+if [ -n "$progdevs" ]; then
 	printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
-for p in devices devinfo pingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
-	[ "$mode" = pyverbs ] && break
-	eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
-	printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
-	case $v in
-	pass) pass=$((pass + 1)) ;;
-	skip) skip=$((skip + 1)) ;;
-	*)
-		fail=$((fail + 1))
-		for f in "$log"/vroce0."$p"*; do
-			echo "---- $f"
-			tail -n 15 "$f"
-		done
-		;;
-	esac
-done
+	for p in devices devinfo pingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+		eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
+		printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
+		case $v in
+		pass) pass=$((pass + 1)) ;;
+		skip) skip=$((skip + 1)) ;;
+		*)
+			fail=$((fail + 1))
+			for f in "$log"/vroce0."$p"*; do
+				echo "---- $f"
+				tail -n 15 "$f"
+			done
+			;;
+		esac
+	done
+	echo
+	figures_table
+fi
 
-[ "$mode" = pyverbs ] || { echo; figures_table; }
 # rdma-core's pyverbs suite, as Debian ships it (gzipped), on each device.
 mkdir -p "$log/pyv"
 cp -r /usr/share/doc/rdma-core/tests/. "$log/pyv/"
