@@ -111,7 +111,7 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 	u32 pdn = to_vroce_pd(pd)->pdn, *keys, len;
 	struct vroce_mr_info info;
 	struct cmd_thread *t;
-	u64 pbl;
+	u64 pbl, waits;
 	int i, j, n = 0;
 
 	t = kunit_kcalloc(test, CMD_THREADS, sizeof(*t), GFP_KERNEL);
@@ -123,10 +123,13 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 		t[i].pd = pd;
 		t[i].id = i;
 	}
+	waits = vdev->cmdq.full_waits;
 	vroce_test_faults_off(test, emu);
 	vroce_emu_set_faults(emu, 0, 0, 0, 1);
 
 	cmd_run_threads(test, t, false);
+	/* More submitters than slots: some found the ring full and waited. */
+	KUNIT_EXPECT_GT(test, vdev->cmdq.full_waits, waits);
 	for (i = 0; i < CMD_THREADS; i++) {
 		for (j = 0; j < CMD_MRS; j++) {
 			if (!t[i].mr[j])
@@ -513,14 +516,17 @@ static void vroce_cmd_stale_event(struct kunit *test)
 
 /*
  * The HCA's handles: an unknown one is -ENOENT, told apart from a bad
- * parameter; a PD with an MR in it cannot be destroyed.
+ * parameter; a PD with an MR or a QP in it cannot be destroyed.
  */
 static void vroce_cmd_handles(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn;
+	struct cmd_events ev = {};
 	struct vroce_mr_info info;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
 	struct ib_mr *mr;
 	u32 handle;
 
@@ -541,6 +547,24 @@ static void vroce_cmd_handles(struct kunit *test)
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_mr(vdev, handle), -ENOENT);
+
+	vroce_test_expect_no_memory_held(test, vdev);
+
+	/*
+	 * A QP alone keeps its PD too. The PD's own DMA MR goes first, the
+	 * way ib_dealloc_pd() drops it (it was counted before the test).
+	 */
+	KUNIT_EXPECT_EQ(test, pd->device->ops.dereg_mr(pd->__internal_mr, NULL),
+			0);
+	pd->__internal_mr = NULL;
+	vroce_test_rebase(test, vdev);
+	cq = ib_alloc_cq(&vdev->ibdev, NULL, 4, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	qp = cmd_event_qp(pd, cq, &ev);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	ib_free_cq(cq);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 

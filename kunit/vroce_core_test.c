@@ -135,9 +135,10 @@ static void vroce_core_rebind_cycles(struct kunit *test)
 }
 
 /*
- * An HCA that fails a command while the driver brings it up is left
- * unbound, with everything the probe had set up undone (KASAN and kmemleak
- * watch); once it behaves, the same HCA binds.
+ * An HCA that fails a command while the driver brings it up (QUERY_DEVICE,
+ * with each status the HCA has, or lost: a 2 s timeout) is left unbound,
+ * with everything the probe had set up undone (KASAN and kmemleak watch);
+ * once it behaves, the same HCA binds.
  */
 static void vroce_core_probe_hca_fails(struct kunit *test)
 {
@@ -145,12 +146,17 @@ static void vroce_core_probe_hca_fails(struct kunit *test)
 	struct platform_device *pdev = vroce_emu_pdev(emu);
 	static const u32 statuses[] = {
 		VROCE_CMD_INTERNAL, VROCE_CMD_NO_RESOURCE, VROCE_CMD_BAD_OPCODE,
+		VROCE_CMD_BAD_PARAM, VROCE_CMD_BAD_HANDLE, VROCE_CMD_BUSY,
+		0,	/* the command is lost */
 	};
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(statuses); i++) {
 		device_release_driver(&pdev->dev);
-		vroce_emu_set_faults(emu, 1, statuses[i], 0, 0);
+		if (statuses[i])
+			vroce_emu_set_faults(emu, 1, statuses[i], 0, 0);
+		else
+			vroce_emu_set_faults(emu, 0, 0, 1, 0);
 		KUNIT_EXPECT_EQ(test, device_attach(&pdev->dev), 0);
 		KUNIT_EXPECT_NULL(test, pdev->dev.driver);
 		KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
@@ -195,7 +201,7 @@ static struct kunit_case vroce_core_cases[] = {
 	KUNIT_CASE(vroce_core_probe_failure_unbinds),
 	KUNIT_CASE(vroce_core_rebind_cycles),
 	KUNIT_CASE(vroce_core_no_bus_no_bind),
-	KUNIT_CASE(vroce_core_probe_hca_fails),
+	KUNIT_CASE_SLOW(vroce_core_probe_hca_fails),
 	{}
 };
 

@@ -41,19 +41,29 @@ static void vroce_fault_probe(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, platform_get_drvdata(pdev));
 }
 
-/* alloc_pd's one injection point (the record that parks its number). */
+/*
+ * Each allocation of ib_alloc_pd() in turn: the record that parks the PD's
+ * number, then those of get_dma_mr() for the PD's DMA MR (its MR object).
+ */
 static void vroce_fault_alloc_pd(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd;
+	int n;
 
-	/* ib_alloc_pd() allocates the PD's DMA MR after: fail the first. */
-	atomic_set(&vdev->mem.fail_nth, 1);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -ENOMEM);
-	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->mem.fail_nth), 0);
-	vroce_test_expect_no_memory_held(test, vdev);
-	pd = ib_alloc_pd(&vdev->ibdev, 0);
+	for (n = 1; n < 20; n++) {
+		atomic_set(&vdev->mem.fail_nth, n);
+		pd = ib_alloc_pd(&vdev->ibdev, 0);
+		if (!IS_ERR(pd))
+			break;
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(pd), -ENOMEM, "point %d", n);
+		KUNIT_EXPECT_EQ(test, atomic_read(&vdev->mem.fail_nth), 0);
+		vroce_test_expect_no_memory_held(test, vdev);
+	}
+	atomic_set(&vdev->mem.fail_nth, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	kunit_info(test, "%d injection points in ib_alloc_pd()", n - 1);
+	KUNIT_EXPECT_GE(test, n - 1, 2);
 	ib_dealloc_pd(pd);
 	vroce_test_expect_no_memory_held(test, vdev);
 }

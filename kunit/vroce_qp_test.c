@@ -1136,8 +1136,12 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(&vdev->ibdev, NULL, NULL,
 						   NULL, &cqa)), -EOPNOTSUPP);
 
-	/* create_qp: one bad capability or type at a time. */
-	for (i = 0; i < 8; i++) {
+	/*
+	 * create_qp: one bad capability or type at a time; then no send CQ,
+	 * and zero capabilities, which are valid (a QP that only changes
+	 * state) and get the smallest rings.
+	 */
+	for (i = 0; i < 10; i++) {
 		memset(&init, 0, sizeof(init));
 		init.qp_type = IB_QPT_RC;
 		init.send_cq = cq;
@@ -1169,11 +1173,17 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 		case 7:
 			init.cap.max_send_wr = U32_MAX;
 			break;
+		case 8:
+			init.send_cq = NULL;
+			break;
+		case 9:
+			memset(&init.cap, 0, sizeof(init.cap));
+			break;
 		}
 		qp = ib_create_qp(pd, &init);
 		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(qp),
-				    i < 5 || i == 7 ? -EINVAL : -EOPNOTSUPP,
-				    "create_qp case %d", i);
+				    i == 9 ? 0 : i == 5 || i == 6 ? -EOPNOTSUPP :
+				    -EINVAL, "create_qp case %d", i);
 		if (!IS_ERR(qp))
 			ib_destroy_qp(qp);
 	}
@@ -1261,6 +1271,8 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 	wr.sg_list = sges;
 	wr.num_sge = 1;
 	wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;	/* no atomics */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);
+	wr.opcode = 0xff;			/* no such opcode */
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);
 	wr.opcode = IB_WR_SEND;
 	wr.num_sge = VROCE_MAX_SEND_SGE + 1;

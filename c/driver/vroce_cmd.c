@@ -152,6 +152,8 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	 * went to its owner. Poll now and then: a command the HCA carried out
 	 * without completing raises no interrupt.
 	 */
+	if (q->pi - q->ci >= q->depth)
+		q->full_waits++;
 	while (q->pi - q->ci >= q->depth) {
 		vroce_cmdq_collect(vdev);
 		if (q->pi - q->ci < q->depth)

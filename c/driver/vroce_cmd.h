@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vroce commands: the command ring and one typed function per HCA opcode
- * (c/vroce_cmd.c).
+ * (c/driver/vroce_cmd.c).
  */
 #ifndef _VROCE_CMD_H_
 #define _VROCE_CMD_H_
@@ -44,6 +44,7 @@ struct vroce_cmd_ctx {
  * @owner: per slot, the submitter waiting for that slot's response, or
  *	NULL once it was delivered or its submitter gave up
  * @space: woken when slots may have been freed
+ * @full_waits: submitters that found every slot out and waited
  * @timeout_ms: how long a command may take, waiting for a slot included
  *
  * A slot is reused only once @ci has passed it: the HCA has consumed the
@@ -52,12 +53,13 @@ struct vroce_cmd_ctx {
 struct vroce_cmdq {
 	struct vroce_ring ring;
 	u32 depth;
-	spinlock_t lock;	/* protects pi, ci, next_token, owner */
+	spinlock_t lock;	/* protects pi, ci, next_token, owner, full_waits */
 	u32 pi;
 	u32 ci;
 	u32 next_token;
 	struct vroce_cmd_ctx **owner;
 	wait_queue_head_t space;
+	u64 full_waits;
 	unsigned int timeout_ms;
 };
 

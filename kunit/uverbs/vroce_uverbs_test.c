@@ -476,6 +476,13 @@ static void debugfs_junk(const char *ibdev, const char *hca)
 	junk_write(hca, "reg_frmr", "0xffffffff 0 0x0 4096 0x1 0x0 1", ENOKEY);
 	junk_write(hca, "fail_cmds", "many", EINVAL);
 	junk_write(hca, "delay_ms", "-x", EINVAL);
+	junk_write(hca, "fail_status", "0x", EINVAL);
+	junk_write(hca, "drop_cmds", "1 2", EINVAL);
+	junk_write(hca, "fault_opcode", "create", EINVAL);
+	junk_write(hca, "drop_events", "99999999999999999999999", ERANGE);
+	junk_write(hca, "event_delay_ms", "x1", EINVAL);
+	junk_write(hca, "eq_lost", "1", EACCES);
+	junk_write(drv, "fail_nth", "first", EINVAL);
 	junk_write(demo, "kmr", "bogus", EINVAL);
 	junk_write(demo, "kmr", "create create create", EINVAL);
 	junk_write(demo, "loopback", "abc", EINVAL);
@@ -864,6 +871,20 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 		nqp++;
 	}
 	printf("uverbs: user QPs %u and %u\n", qp[0].core.qpn, qp[1].core.qpn);
+
+	{
+		/* The device has one port: port 2 is refused, state kept. */
+		struct ib_uverbs_modify_qp c = {
+			.qp_handle = qp[0].core.qp_handle,
+			.attr_mask = QP_STATE | QP_PKEY | QP_PORT | QP_ACCESS,
+			.qp_state = QPS_INIT,
+			.port_num = 2,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &c, sizeof(c),
+			     0, "MODIFY_QP port 2");
+		check(err == -EINVAL, "MODIFY_QP to INIT on port 2 is EINVAL");
+	}
 
 	if (uq_gid0(ibdev, gid)) {
 		check(0, "read the port's GID 0");
