@@ -36,6 +36,9 @@ endif
 endif
 
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
+# What 'make install' deploys: the driver with its emulated HCA, not the
+# demo ULP or the KUnit module.
+DEPLOY_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_VROCE=m CONFIG_VROCE_EMU=y
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
 	rust-lint help compile_commands.json provider install-provider
@@ -46,7 +49,8 @@ modules install clean: kdir-set
 modules:
 	$(MAKE) $(KBUILD_ARGS) modules
 install: install-provider
-	$(MAKE) $(KBUILD_ARGS) modules_install
+	$(MAKE) $(DEPLOY_ARGS) modules
+	$(MAKE) $(DEPLOY_ARGS) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(realpath $(KDIR))))
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean

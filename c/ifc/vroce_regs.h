@@ -6,7 +6,7 @@
  * Only the two ends of the register bus include this header: the driver's
  * hardware-access file (c/driver/vroce_hw.c) and the HCA's register decode.
  * Everything else in the driver goes through the typed functions of
- * c/driver/vroce_hw.h (scripts/layers.sh checks this).
+ * c/driver/vroce_hw.h (scripts/layers.py checks this).
  */
 #ifndef _VROCE_REGS_H_
 #define _VROCE_REGS_H_
