@@ -43,7 +43,7 @@ MODULE_PARM_DESC(bench, "run the vroce_bench suite (make bench)");
 #define BENCH_ROUNDS	5
 #define PDIR_ENTRIES	512
 
-enum { T_BUILD, T_FIND, T_FIND_BATCH, T_FREE, T_NR };
+enum { T_BUILD, T_FIND, T_FIND_BATCH, T_FREE, T_CREATE, T_MAP, T_NR };
 
 /* Pages per vroce_mtr_find() call in the batched lookup. */
 #define BENCH_BATCH	64
@@ -104,7 +104,7 @@ static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
 	};
 	struct vroce_mtr_region rgn;
 	struct vroce_mtr *mtr;
-	u64 ns[T_NR], t0, i, addr, sum = 0, bsum = 0;
+	u64 ns[T_NR] = {}, t0, t1, i, addr, sum = 0, bsum = 0;
 	u64 batch[BENCH_BATCH];
 	int r, got, k;
 
@@ -114,8 +114,11 @@ static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
 		t0 = ktime_get_ns();
 		KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12,
 						       NULL, 0), 0);
+		t1 = ktime_get_ns();
 		KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, n), 0);
 		ns[T_BUILD] = ktime_get_ns() - t0;
+		ns[T_CREATE] = t1 - t0;
+		ns[T_MAP] = ns[T_BUILD] - ns[T_CREATE];
 		*table_bytes = atomic64_read(&vdev->mem.dma_bytes) - before;
 		KUNIT_ASSERT_EQ(test, vroce_mtr_region(mtr, 0, &rgn), 0);
 		*hopnum = rgn.hopnum;
@@ -279,6 +282,10 @@ static void bench_mtr(struct kunit *test, u64 n, u32 shift)
 	bench_row("limit (copy entries)", limit, n, limit, x.ns[T_BUILD],
 		  d.ns[T_BUILD]);
 	bench_row("vroce create+map", v.ns[T_BUILD], n, limit, x.ns[T_BUILD],
+		  d.ns[T_BUILD]);
+	bench_row("vroce (create)", v.ns[T_CREATE], n, limit, x.ns[T_BUILD],
+		  d.ns[T_BUILD]);
+	bench_row("vroce (map)", v.ns[T_MAP], n, limit, x.ns[T_BUILD],
 		  d.ns[T_BUILD]);
 	bench_row("vroce find", v.ns[T_FIND], n, limit, x.ns[T_FIND],
 		  d.ns[T_FIND]);

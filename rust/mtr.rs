@@ -13,7 +13,7 @@
 //! - entries are 64-bit little-endian DMA addresses; unused ones are 0.
 
 use crate::bindings;
-use crate::mem::{maybe_resched, CoreBox, CoreVec, Dev, DmaBuf, Umem};
+use crate::mem::{fill_entries, maybe_resched, CoreBox, CoreVec, Dev, DmaBuf, Umem};
 use kernel::error::{code::*, Error, Result};
 
 /// Regions per MTR.
@@ -61,12 +61,7 @@ fn contiguous(pages: &[u64], shift: u32) -> bool {
 
 /// Copies page addresses into table entries; returns them OR-ed together.
 fn fill(dst: &mut [u64], src: &[u64]) -> u64 {
-    let mut acc = 0;
-    for (d, &s) in dst.iter_mut().zip(src) {
-        *d = s.to_le();
-        acc |= s;
-    }
-    acc
+    fill_entries(dst, src)
 }
 
 /// The entries of `table` from `from` on (none past its end).

@@ -44,13 +44,16 @@ rust)
 	;;
 esac
 # VROCE_KERNEL=nodebug: the same sources without the debug options and
-# without debugfs (kunit/nodebug.kunitconfig), C MTR only.
+# without debugfs (kunit/nodebug.kunitconfig), with the C or the Rust MTR.
 case "$kernel" in
 debug) ;;
 nodebug)
-	[ "$mtr_impl" = c ] || { echo "VROCE_KERNEL=nodebug is C only" >&2; exit 2; }
 	fragments=("$repo/kunit/nodebug.kunitconfig")
 	flavour=um-llvm-nodebug
+	if [ "$mtr_impl" = rust ]; then
+		fragments+=("$repo/kunit/rust.kunitconfig")
+		flavour=um-llvm-rust-nodebug
+	fi
 	;;
 *)
 	echo "VROCE_KERNEL must be debug or nodebug, not '$kernel'" >&2
