@@ -9,10 +9,12 @@
 #include <kunit/test.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
+#include <linux/netdevice.h>
 #include <linux/platform_device.h>
 #include <linux/string.h>
 
 #include <kunit/platform_device.h>
+#include <rdma/ib_mad.h>
 
 #include "../c/driver/vroce.h"
 #include "../c/hca/vroce_emu.h"
@@ -51,7 +53,17 @@ static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(ibdev, 1),
 			IB_LINK_LAYER_ETHERNET);
 	KUNIT_EXPECT_TRUE(test, rdma_protocol_roce(ibdev, 1));
-	KUNIT_EXPECT_FALSE(test, rdma_cap_ib_mad(ibdev, 1));
+	KUNIT_EXPECT_TRUE(test, rdma_protocol_roce_udp_encap(ibdev, 1));
+	/* MADs, CM and rdma_cm over the GSI QP, which ib_mad has made. */
+	KUNIT_EXPECT_TRUE(test, rdma_cap_ib_mad(ibdev, 1));
+	KUNIT_EXPECT_TRUE(test, rdma_cap_ib_cm(ibdev, 1));
+	KUNIT_EXPECT_FALSE(test, rdma_cap_ib_smi(ibdev, 1));
+	KUNIT_EXPECT_EQ(test, rdma_max_mad_size(ibdev, 1), IB_MGMT_MAD_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, xa_load(&vdev->qps, VROCE_GSI_QPN));
+	/* The netdev carries the port's MAC, as the HCA reports it. */
+	KUNIT_ASSERT_NOT_NULL(test, vdev->netdev);
+	KUNIT_EXPECT_MEMEQ(test, vdev->netdev->dev_addr, vdev->attr.mac,
+			   ETH_ALEN);
 
 	/* The probe gave the HCA a full 64-bit DMA mask, streaming and coherent. */
 	KUNIT_EXPECT_EQ(test, dma_get_mask(&pdev->dev), DMA_BIT_MASK(64));

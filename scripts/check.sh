@@ -43,7 +43,7 @@ done
 
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
 # suites, which run the MR objects (fault injection is in vroce_fault).
-for suite in vroce_mtr vroce_mr vroce_qp vroce_fault; do
+for suite in vroce_mtr vroce_mr vroce_qp vroce_ud vroce_fault; do
 	in_c=$(grep -o "suite $suite: .*" "$logs/kunit-c" || echo none)
 	in_rust=$(grep -o "suite $suite: .*" "$logs/kunit-rust" || echo none)
 	echo "check: $suite, C ABI:    $in_c"

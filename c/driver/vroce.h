@@ -22,7 +22,7 @@
  *   vroce_dev.zombie_lock (mutex)  the three zombie lists; held across the
  *                                DESTROY commands vroce_mr_reap() retries.
  *   vroce_qp.state_lock (mutex)  serialises modify_qp and query_qp;
- *                                protects &vroce_qp.attr and .loopback.
+ *                                protects &vroce_qp.attr.
  *                                &vroce_qp.state is not under it alone: see
  *                                its kernel-doc.
  *   vroce_cq.lock (spinlock, irqsave)  a CQ's consumer index and entries:
@@ -68,6 +68,7 @@
 #define VROCE_DRV_NAME		"vroce"
 #define VROCE_NUM_PORTS		1
 #define VROCE_GID_TBL_LEN	16
+#define VROCE_MAX_AH		65536	/* advertised; AHs are software objects */
 
 /**
  * struct vroce_mem_stats - accounting of the memory the MR/MTR code takes
@@ -185,12 +186,12 @@ struct vroce_wq {
 };
 
 /**
- * struct vroce_qp - a reliable-connected queue pair
+ * struct vroce_qp - a queue pair: RC, UD, or the GSI QP (QP1)
  * @ibqp: the RDMA core's QP; allocated by the core
  * @sq: the send queue
  * @rq: the receive queue
- * @state_lock: serialises modify_qp and query_qp; protects @attr and
- *	@loopback
+ * @type: enum vroce_qp_type
+ * @state_lock: serialises modify_qp and query_qp; protects @attr
  * @state: the state as the driver last set it, or ERR once an error
  *	completion was polled or a fatal event came; modify_qp moves it
  *	under @state_lock with cmpxchg(), so that an ERR stored meanwhile
@@ -201,21 +202,31 @@ struct vroce_wq {
  * @max_inline: inline bytes granted; 0 for a user QP, whose inline data
  *	would come from user addresses
  * @user: created through uverbs: its work requests come from user space
- * @loopback: the peer of the address vector is on this HCA
  * @zombie: the record that parks the rings if the HCA does not let go
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
 	struct vroce_wq sq;
 	struct vroce_wq rq;
-	struct mutex state_lock;	/* protects attr, loopback */
+	u8 type;
+	struct mutex state_lock;	/* protects attr */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	bool sq_sig_all;
 	u32 max_inline;
 	bool user;
-	bool loopback;
 	struct vroce_ring_zombie *zombie;
+};
+
+/**
+ * struct vroce_ah - an address handle: the address vector of UD sends
+ * @ibah: the RDMA core's AH; allocated by the core
+ * @av: the vector as a UD WQE carries it, filled at create_ah (any
+ *	context: nothing is allocated, no command is issued)
+ */
+struct vroce_ah {
+	struct ib_ah ibah;
+	struct vroce_wqe_av av;
 };
 
 /**
@@ -284,6 +295,11 @@ static inline struct vroce_mr *to_vroce_mr(struct ib_mr *ibmr)
 static inline struct vroce_cq *to_vroce_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct vroce_cq, ibcq);
+}
+
+static inline struct vroce_ah *to_vroce_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct vroce_ah, ibah);
 }
 
 static inline struct vroce_qp *to_vroce_qp(struct ib_qp *ibqp)
@@ -379,6 +395,11 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void vroce_qp_retire(struct vroce_qp *qp, bool rq, u16 wqe_idx, bool error);
+int vroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int vroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int vroce_av_from_attr(struct vroce_wqe_av *av,
+		       const struct rdma_ah_attr *attr);
 
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);

@@ -318,6 +318,7 @@ int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
 	attr->max_cq = le32_to_cpu(resp.max_cq);
 	attr->max_wq_depth_log2 = le32_to_cpu(resp.max_wq_depth_log2);
 	attr->max_cq_depth_log2 = le32_to_cpu(resp.max_cq_depth_log2);
+	memcpy(attr->mac, resp.mac, ETH_ALEN);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_device);
@@ -506,6 +507,7 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc
 		.sq_depth_log2 = desc->sq->log2,
 		.rq_depth_log2 = desc->rq->log2,
 		.sq_sig_all = desc->sq_sig_all,
+		.type = desc->type,
 	};
 	struct vroce_resp_create_qp resp;
 	int err;
@@ -544,10 +546,11 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 		.rnr_retry = desc->rnr_retry,
 		.min_rnr_timer = desc->min_rnr_timer,
 		.retry_cnt = desc->retry_cnt,
-		.loopback = desc->loopback,
+		.qkey = cpu_to_le32(desc->qkey),
 	};
 	struct vroce_resp_hdr resp;
 
+	memcpy(req.dmac, desc->dmac, ETH_ALEN);
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
 }
 

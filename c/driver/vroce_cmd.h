@@ -7,6 +7,7 @@
 #define _VROCE_CMD_H_
 
 #include <linux/completion.h>
+#include <linux/if_ether.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -76,6 +77,7 @@ struct vroce_cmdq {
  * @max_wq_depth_log2: log2 of the most WQEs a send or receive queue holds
  * @max_cq_depth_log2: log2 of the most CQEs a CQ holds
  * @hw_ver: the HCA's version register (read at probe, not by QUERY_DEVICE)
+ * @mac: the port's Ethernet address
  */
 struct vroce_dev_attr {
 	u64 max_mr_size;
@@ -89,6 +91,7 @@ struct vroce_dev_attr {
 	u32 max_wq_depth_log2;
 	u32 max_cq_depth_log2;
 	u32 hw_ver;
+	u8 mac[ETH_ALEN];
 };
 
 /**
@@ -99,6 +102,7 @@ struct vroce_dev_attr {
  * @sq: the send queue's ring
  * @rq: the receive queue's ring
  * @sq_sig_all: every send WQE completes
+ * @type: enum vroce_qp_type
  */
 struct vroce_qp_desc {
 	u32 pdn;
@@ -107,6 +111,7 @@ struct vroce_qp_desc {
 	const struct vroce_ring *sq;
 	const struct vroce_ring *rq;
 	bool sq_sig_all;
+	u8 type;
 };
 
 /**
@@ -118,7 +123,8 @@ struct vroce_qp_desc {
  * @rnr_retry: RNR retries, 7 forever
  * @min_rnr_timer: this QP's RNR timer code, as responder
  * @retry_cnt: transport retries
- * @loopback: the peer is on this HCA
+ * @qkey: UD and GSI: the QP's Q_Key
+ * @dmac: RC: the Ethernet address of the peer's port (from the AV)
  */
 struct vroce_qp_modify_desc {
 	u32 qpn;
@@ -128,7 +134,8 @@ struct vroce_qp_modify_desc {
 	u8 rnr_retry;
 	u8 min_rnr_timer;
 	u8 retry_cnt;
-	u8 loopback;
+	u32 qkey;
+	u8 dmac[ETH_ALEN];
 };
 
 /**

@@ -9,6 +9,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/bitfield.h>
+#include <linux/etherdevice.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -209,6 +210,15 @@ static bool vroce_cqe_to_wc(struct vroce_dev *vdev, const struct vroce_cqe *cqe,
 	if (rq) {
 		wc->src_qp = le32_to_cpu(cqe->src_qp);
 		wc->port_num = 1;
+	}
+	/* A datagram: its GRH leads the data, as ib_mad and ib_cm expect. */
+	if (cqe->flags & VROCE_CQE_F_GRH) {
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE |
+				IB_WC_WITH_SMAC;
+		wc->network_hdr_type = cqe->net_type == VROCE_NET_IPV4 ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		ether_addr_copy(wc->smac, cqe->smac);
+		wc->pkey_index = le16_to_cpu(cqe->pkey_index);
 	}
 	return true;
 }

@@ -6,9 +6,9 @@
  * link-local GID and its IP addresses the others, and the RDMA core checks
  * every address vector against that table. A converged NIC has such a
  * netdev from its Ethernet driver; the emulated HCA has no Ethernet side,
- * so vroce registers a small one whose transmit drops frames (RDMA traffic
- * never goes through it: loopback is decided by destination MAC, see
- * Documentation/datapath.rst).
+ * so vroce registers a small one with the port's MAC (QUERY_DEVICE), whose
+ * transmit drops frames: RDMA traffic never goes through it, the HCA
+ * delivers by destination MAC (Documentation/datapath.rst).
  */
 
 #include <linux/etherdevice.h>
@@ -50,7 +50,8 @@ int vroce_netdev_init(struct vroce_dev *vdev)
 	SET_NETDEV_DEV(ndev, vdev->dma_dev);
 	ndev->netdev_ops = &vroce_netdev_ops;
 	ndev->flags |= IFF_NOARP;
-	eth_hw_addr_random(ndev);
+	/* The port's own address, as the HCA reports it. */
+	eth_hw_addr_set(ndev, vdev->attr.mac);
 
 	err = vroce_inject(vdev) ? -ENOMEM : register_netdev(ndev);
 	if (err)

@@ -43,8 +43,11 @@ static int vroce_qp_check_init(struct vroce_dev *vdev,
 	const struct ib_qp_cap *cap = &init->cap;
 	u32 max_wr = BIT(vdev->attr.max_wq_depth_log2);
 
-	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	     init->qp_type != IB_QPT_GSI) || init->srq || init->create_flags)
 		return -EOPNOTSUPP;
+	if (init->qp_type == IB_QPT_GSI && init->port_num != 1)
+		return -EINVAL;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
@@ -85,7 +88,12 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = vroce_qp_check_init(vdev, init);
 	if (err)
 		return err;
+	/* uverbs creates no GSI QP; ib_mad creates the port's one. */
+	if (udata && init->qp_type == IB_QPT_GSI)
+		return -EINVAL;
 
+	qp->type = init->qp_type == IB_QPT_RC ? VROCE_QPT_RC :
+		   init->qp_type == IB_QPT_UD ? VROCE_QPT_UD : VROCE_QPT_GSI;
 	mutex_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -109,6 +117,7 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	desc.sq = &qp->sq.ring;
 	desc.rq = &qp->rq.ring;
 	desc.sq_sig_all = qp->sq_sig_all;
+	desc.type = qp->type;
 	err = vroce_cmd_create_qp(vdev, &desc, &qpn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the rings under a QPN never learnt. */
@@ -173,24 +182,20 @@ static u32 vroce_qp_hca_state(enum ib_qp_state state)
 }
 
 /*
- * The peer of a RoCE address vector: on this HCA when the destination MAC
- * is the port's own (the core has checked the source GID).
+ * A RoCE address vector on this port (the core has checked the source
+ * GID). The HCA finds the peer by the destination MAC: the port's own is
+ * loopback.
  */
-static int vroce_qp_check_av(struct vroce_dev *vdev,
-			     const struct rdma_ah_attr *ah, bool *loopback)
+static int vroce_qp_check_av(const struct rdma_ah_attr *ah)
 {
 	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) ||
 	    rdma_ah_get_port_num(ah) != 1)
 		return -EINVAL;
-	*loopback = vdev->netdev &&
-		    ether_addr_equal(ah->roce.dmac, vdev->netdev->dev_addr);
 	return 0;
 }
 
-static int vroce_qp_check_attr(struct vroce_dev *vdev,
-			       const struct ib_qp_attr *attr, int mask,
-			       bool *loopback)
+static int vroce_qp_check_attr(const struct ib_qp_attr *attr, int mask)
 {
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
@@ -218,7 +223,7 @@ static int vroce_qp_check_attr(struct vroce_dev *vdev,
 				       IB_ACCESS_REMOTE_ATOMIC)))
 		return -EINVAL;
 	if (mask & IB_QP_AV)
-		return vroce_qp_check_av(vdev, &attr->ah_attr, loopback);
+		return vroce_qp_check_av(&attr->ah_attr);
 	return 0;
 }
 
@@ -259,6 +264,8 @@ static void vroce_qp_store_attr(struct vroce_qp *qp,
 		a->retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
 		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
 }
 
 /* Make pollers skip what @qp's CQs still hold of it. */
@@ -287,7 +294,6 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vroce_qp_modify_desc desc = { .qpn = ibqp->qp_num };
 	enum ib_qp_state seen, cur, next;
 	struct ib_qp_attr saved;
-	bool loopback = false;
 	u32 acc = 0;
 	int err;
 
@@ -299,13 +305,13 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : seen;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 	err = -EINVAL;
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out;
-	/* SQ drain (SQD) is optional in RC and not implemented by the HCA. */
+	/* SQ drain (SQD) is optional and not implemented by the HCA. */
 	err = -EOPNOTSUPP;
 	if (next == IB_QPS_SQD || next == IB_QPS_SQE)
 		goto out;
-	err = vroce_qp_check_attr(vdev, attr, mask, &loopback);
+	err = vroce_qp_check_attr(attr, mask);
 	if (err)
 		goto out;
 
@@ -322,7 +328,9 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	desc.rnr_retry = qp->attr.rnr_retry;
 	desc.min_rnr_timer = qp->attr.min_rnr_timer;
 	desc.retry_cnt = qp->attr.retry_cnt;
-	desc.loopback = mask & IB_QP_AV ? loopback : qp->loopback;
+	desc.qkey = qp->attr.qkey;
+	if (qp->type == VROCE_QPT_RC)
+		ether_addr_copy(desc.dmac, qp->attr.ah_attr.roce.dmac);
 
 	err = vroce_cmd_modify_qp(vdev, &desc);
 	if (err) {
@@ -340,7 +348,6 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			WRITE_ONCE(qp->state, IB_QPS_ERR);
 		goto out;
 	}
-	qp->loopback = desc.loopback;
 	if (next == IB_QPS_RESET) {
 		vroce_qp_clean_cqs(qp);
 		vroce_wq_reset(&qp->sq);
@@ -372,7 +379,7 @@ int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_inline_data = qp->max_inline;
 
 	memset(init, 0, sizeof(*init));
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = attr->cap;
@@ -523,6 +530,22 @@ static int vroce_wqe_reg_mr(struct vroce_dev *vdev, struct vroce_send_wqe *wqe,
 	return 0;
 }
 
+/* A UD or GSI send: SEND or SEND_IMM to an AH's address and a QP there. */
+static int vroce_wqe_ud(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
+			const struct ib_ud_wr *ud, u8 op)
+{
+	if (op != VROCE_WQE_SEND && op != VROCE_WQE_SEND_IMM)
+		return -EINVAL;
+	/* QP numbers are 24 bits on the wire. */
+	if (!ud->ah || ud->ah->device != qp->ibqp.device ||
+	    ud->remote_qpn > 0xffffff)
+		return -EINVAL;
+	wqe->av = to_vroce_ah(ud->ah)->av;
+	wqe->av.dest_qpn = cpu_to_le32(ud->remote_qpn);
+	wqe->av.qkey = cpu_to_le32(ud->remote_qkey);
+	return 0;
+}
+
 /* Build the WQE for @wr in @wqe; -EINVAL for what the HCA cannot do. */
 static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 			   const struct ib_send_wr *wr)
@@ -537,6 +560,7 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		[IB_WR_REG_MR] = VROCE_WQE_REG_MR,
 		[IB_WR_LOCAL_INV] = VROCE_WQE_LOCAL_INV,
 	};
+	int err;
 	u8 op;
 
 	if (wr->opcode >= ARRAY_SIZE(opcodes) ||
@@ -555,6 +579,11 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		wqe->flags |= VROCE_WQE_F_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		wqe->flags |= VROCE_WQE_F_FENCE;
+	if (qp->type != VROCE_QPT_RC) {
+		err = vroce_wqe_ud(qp, wqe, ud_wr(wr), op);
+		if (err)
+			return err;
+	}
 
 	/*
 	 * uverbs passes no REG_MR or LOCAL_INV of a process (their work

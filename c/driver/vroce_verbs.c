@@ -3,9 +3,9 @@
  * vroce verbs: device and port queries, user contexts and protection
  * domains, and the table of operations the RDMA core calls.
  *
- * The port is RoCE v2 on the wire; until queue pairs exist it announces
- * only the protocol, with no MAD or CM support, so that ib_mad and ib_cm
- * leave it alone.
+ * The port is RoCE v2 (UDP encapsulation) and carries MADs: ib_mad creates
+ * its GSI QP (QP1) through create_qp, and ib_cm and rdma_cm use it. No
+ * process_mad is needed on RoCE (rxe has none either).
  */
 
 #include <linux/sizes.h>
@@ -49,6 +49,7 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->max_qp_init_rd_atom = 16;
 	props->max_res_rd_atom = 16 * vdev->attr.max_qp;
 	props->max_pkeys = 1;
+	props->max_ah = VROCE_MAX_AH;
 	props->local_ca_ack_delay = 15;
 	return 0;
 }
@@ -64,6 +65,7 @@ static int vroce_query_port(struct ib_device *ibdev, u32 port,
 	props->gid_tbl_len = VROCE_GID_TBL_LEN;
 	props->pkey_tbl_len = 1;
 	props->max_msg_sz = VROCE_MAX_MSG_SIZE;
+	props->port_cap_flags = IB_PORT_CM_SUP;
 	props->active_width = IB_WIDTH_4X;
 	props->active_speed = IB_SPEED_EDR;
 	return 0;
@@ -93,10 +95,10 @@ static int vroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 	err = ib_query_port(ibdev, port, &attr);
 	if (err)
 		return err;
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->max_mad_size = 0;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
@@ -218,7 +220,11 @@ const struct ib_device_ops vroce_dev_ops = {
 	.destroy_qp = vroce_destroy_qp,
 	.post_send = vroce_post_send,
 	.post_recv = vroce_post_recv,
+	.create_ah = vroce_create_ah,
+	.create_user_ah = vroce_create_ah,
+	.destroy_ah = vroce_destroy_ah,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, vroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vroce_qp, ibqp),

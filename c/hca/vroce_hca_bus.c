@@ -60,6 +60,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/debugfs.h>
+#include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
@@ -229,6 +230,7 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 	debugfs_create_u32("fault_opcode", 0600, d, &emu->fault_opcode);
 	debugfs_create_u32("drop_events", 0600, d, &emu->drop_events);
 	debugfs_create_u32("event_delay_ms", 0600, d, &emu->event_delay_ms);
+	debugfs_create_u32("ud_dropped", 0400, d, &emu->ud_dropped);
 	debugfs_create_u32("eq_lost", 0400, d, &emu->eq_lost);
 	vroce_emu_mpt_debugfs_init(emu, d);
 }
@@ -257,6 +259,8 @@ struct vroce_emu *vroce_emu_add(int id)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&emu->reg_lock);
 	mutex_init(&emu->lock);
+	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
+	eth_random_addr(emu->mac);
 	vroce_emu_cmd_init(emu);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		emu->irq[i].emu = emu;

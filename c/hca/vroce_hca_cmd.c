@@ -73,6 +73,7 @@ static u16 vroce_emu_query_device(struct vroce_emu *emu,
 	resp->max_cq = cpu_to_le32(VROCE_MAX_CQ);
 	resp->max_wq_depth_log2 = cpu_to_le32(VROCE_MAX_WQ_DEPTH_LOG2);
 	resp->max_cq_depth_log2 = cpu_to_le32(VROCE_MAX_CQ_DEPTH_LOG2);
+	memcpy(resp->mac, emu->mac, ETH_ALEN);
 	return VROCE_CMD_OK;
 }
 

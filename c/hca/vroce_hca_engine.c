@@ -42,6 +42,11 @@
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/checksum.h>
+#include <net/ip.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/math.h>
@@ -88,6 +93,7 @@ struct vroce_emu_op {
 	struct vroce_send_wqe wqe;	/* the HCA's own copy */
 	u32 idx;			/* its SQ count */
 	u32 len;			/* message length */
+	u32 rlen;			/* bytes placed at the receiver */
 	u8 status;			/* the requester's completion */
 	bool rnr;			/* no receive: retry later */
 };
@@ -471,6 +477,7 @@ static bool vroce_emu_gather(struct vroce_emu *emu, struct vroce_emu_op *op)
 	op->status = vroce_emu_op_len(op);
 	if (!op->status)
 		op->status = vroce_emu_op_local(emu, op, false);
+	op->rlen = op->len;
 	return !op->status;
 }
 
@@ -486,7 +493,8 @@ static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
 
 	if (op->qp->loopback)
 		peer = vroce_emu_qp_of(emu, op->qp->dest_qpn);
-	if (peer && peer->loopback && peer->dest_qpn == op->qp->qpn &&
+	if (peer && peer->type == VROCE_QPT_RC && peer->loopback &&
+	    peer->dest_qpn == op->qp->qpn &&
 	    (peer->state == VROCE_QPS_RTR || peer->state == VROCE_QPS_RTS)) {
 		op->peer = peer;
 		return true;
@@ -581,13 +589,13 @@ static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 				 const struct vroce_recv_wqe *rwqe)
 {
 	const struct vroce_wqe_sge *sge;
-	u32 left = op->len, i, len;
+	u32 left = op->rlen, i, len;
 	u8 *buf = emu->bounce;
 	u64 room = 0;
 
 	for (i = 0; i < rwqe->num_sge; i++)
 		room += le32_to_cpu(rwqe->sge[i].length);
-	if (op->len > room) {
+	if (op->rlen > room) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		return VROCE_CQE_LOC_LEN_ERR;
 	}
@@ -609,6 +617,14 @@ static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 	return VROCE_CQE_OK;
 }
 
+/* RoCE v2 over IPv4 when both GIDs are IPv4-mapped, else over IPv6. */
+static u8 vroce_emu_net_type(const struct vroce_wqe_av *av)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) &&
+	       ipv6_addr_v4mapped((const struct in6_addr *)av->dgid) ?
+	       VROCE_NET_IPV4 : VROCE_NET_IPV6;
+}
+
 /* Complete the peer's receive WQE; an error fails the peer. */
 static void vroce_emu_recv_complete(struct vroce_emu *emu,
 				    struct vroce_emu_op *op,
@@ -621,7 +637,7 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
 	struct vroce_cqe cqe = {
 		.wr_id = rwqe->wr_id,
 		.qpn = cpu_to_le32(peer->qpn),
-		.byte_len = cpu_to_le32(op->len),
+		.byte_len = cpu_to_le32(op->rlen),
 		.src_qp = cpu_to_le32(op->qp->qpn),
 		.wqe_idx = cpu_to_le16((u16)rq->ci),
 		.opcode = opcode == VROCE_WQE_WRITE_IMM ?
@@ -632,6 +648,11 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
 
 	if (op->wqe.flags & VROCE_WQE_F_SOLICITED)
 		cqe.flags |= VROCE_CQE_F_SOLICITED;
+	if (peer->type != VROCE_QPT_RC) {
+		cqe.flags |= VROCE_CQE_F_GRH;
+		cqe.net_type = vroce_emu_net_type(&op->wqe.av);
+		memcpy(cqe.smac, emu->mac, ETH_ALEN);
+	}
 	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
 		cqe.flags |= VROCE_CQE_F_IMM;
 		cqe.imm_inv = op->wqe.imm_inv;	/* as posted */
@@ -643,6 +664,110 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
 	vroce_emu_cq_post(emu, peer, peer->rcqn, &cqe);
 	if (status != VROCE_CQE_OK)
 		vroce_emu_qp_error(emu, peer);
+}
+
+/* ---- datagrams (UD and GSI QPs) ---- */
+
+/*
+ * The VROCE_GRH_SIZE bytes placed ahead of a datagram: the packet's IPv6
+ * header, or 20 bytes left zero and its IPv4 header (with checksum).
+ */
+static void vroce_emu_grh(u8 *grh, const struct vroce_wqe_av *av, u32 len)
+{
+	/* UDP header, BTH, DETH, the payload, ICRC. */
+	u32 l4 = 8 + 12 + 8 + len + 4;
+
+	memset(grh, 0, VROCE_GRH_SIZE);
+	if (vroce_emu_net_type(av) == VROCE_NET_IPV4) {
+		struct iphdr *ip = (struct iphdr *)(grh + 20);
+
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = av->traffic_class;
+		ip->tot_len = htons(sizeof(*ip) + l4);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = av->hop_limit;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, &av->sgid[12], 4);
+		memcpy(&ip->daddr, &av->dgid[12], 4);
+		ip->check = ip_fast_csum(ip, ip->ihl);
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+		u32 fl = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
+
+		*(__be32 *)ip6 = cpu_to_be32(6 << 28 | av->traffic_class << 20 |
+					     fl);
+		ip6->payload_len = htons(l4);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = av->hop_limit;
+		memcpy(&ip6->saddr, av->sgid, sizeof(ip6->saddr));
+		memcpy(&ip6->daddr, av->dgid, sizeof(ip6->daddr));
+	}
+}
+
+/* The UD or GSI QP a datagram for @av reaches, on the port its MAC names. */
+static struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
+					      const struct vroce_wqe_av *av)
+{
+	struct vroce_emu_qp *dst;
+
+	if (!ether_addr_equal(av->dmac, emu->mac))
+		return NULL;
+	dst = vroce_emu_qp_of(emu, le32_to_cpu(av->dest_qpn));
+	if (!dst || dst->type == VROCE_QPT_RC ||
+	    (dst->state != VROCE_QPS_RTR && dst->state != VROCE_QPS_RTS))
+		return NULL;
+	return dst;
+}
+
+/*
+ * SEND and SEND_IMM on a UD or GSI QP. The sender completes once the
+ * message left, whatever happens to it: a datagram that finds no QP, the
+ * wrong Q_Key or no receive posted is dropped (ud_dropped counts it); one
+ * too big for the receive fails that receive and its QP, as on RC.
+ */
+static void vroce_emu_do_ud_send(struct vroce_emu *emu,
+				 struct vroce_emu_op *op)
+{
+	const struct vroce_wqe_av *av = &op->wqe.av;
+	u32 qkey = le32_to_cpu(av->qkey);
+	struct vroce_recv_wqe rwqe;
+	struct vroce_emu_qp *dst;
+	struct vroce_emu_wq *rq;
+	u8 rstatus;
+
+	if (!vroce_emu_gather(emu, op))
+		return;
+	if (op->len > VROCE_MAX_UD_MSG) {
+		op->status = VROCE_CQE_LOC_LEN_ERR;
+		return;
+	}
+	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
+	if (qkey & BIT(31))
+		qkey = op->qp->qkey;
+	dst = vroce_emu_ud_dest(emu, av);
+	if (dst)
+		vroce_emu_wq_sync(emu, dst, VROCE_EMU_RQ);
+	if (!dst || dst->qkey != qkey || dst->state == VROCE_QPS_ERR ||
+	    dst->wq[VROCE_EMU_RQ].ci == dst->wq[VROCE_EMU_RQ].pi) {
+		emu->ud_dropped++;
+		return;
+	}
+	rq = &dst->wq[VROCE_EMU_RQ];
+	if (!vroce_emu_wq_fetch(emu, rq, rq->ci, &rwqe)) {
+		memset(&rwqe, 0, sizeof(rwqe));
+		rwqe.num_sge = U8_MAX;	/* unreadable: fails as malformed */
+	}
+	op->peer = dst;
+	memmove(emu->bounce + VROCE_GRH_SIZE, emu->bounce, op->len);
+	vroce_emu_grh(emu->bounce, av, op->len);
+	op->rlen = op->len + VROCE_GRH_SIZE;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus)
+		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+	/* No ack: what the receiver met stays there. */
+	op->status = VROCE_CQE_OK;
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
 }
 
 /* SEND, SEND_IMM, SEND_INV. */
@@ -703,6 +828,16 @@ static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
 	u32 pdn = op->qp->pdn;
+
+	/* A UD or GSI QP sends datagrams and nothing else. */
+	if (op->qp->type != VROCE_QPT_RC) {
+		if (wqe->opcode == VROCE_WQE_SEND ||
+		    wqe->opcode == VROCE_WQE_SEND_IMM)
+			vroce_emu_do_ud_send(emu, op);
+		else
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		return;
+	}
 
 	switch (wqe->opcode) {
 	case VROCE_WQE_SEND:
@@ -1112,14 +1247,17 @@ static void vroce_emu_qp_db_clear(struct vroce_emu *emu, u32 slot)
 }
 
 /**
- * vroce_emu_create_qp() - CREATE_QP: an RC QP context, in RESET
+ * vroce_emu_create_qp() - CREATE_QP: an RC, UD or GSI QP context, in RESET
  * @emu: the HCA
  * @cmd: the request
  * @resp: where the QPN goes
  *
+ * The GSI QP has context slot 0 and number VROCE_GSI_QPN; there is one.
+ * RC and UD QPs take the other slots.
+ *
  * Context: the command processor, @emu->lock held.
- * Return: VROCE_CMD_OK, BAD_HANDLE (PD or CQ), BAD_PARAM (depth or ring)
- * or NO_RESOURCE.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD or CQ), BAD_PARAM (type, depth or
+ * ring), BUSY (a second GSI QP) or NO_RESOURCE.
  */
 u16 vroce_emu_create_qp(struct vroce_emu *emu,
 			const struct vroce_cmd_create_qp *cmd,
@@ -1133,20 +1271,28 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
 	if (!vroce_emu_pd_valid(emu, pdn) || !vroce_emu_cq_of(emu, scqn) ||
 	    !vroce_emu_cq_of(emu, rcqn))
 		return VROCE_CMD_BAD_HANDLE;
-	if (!vroce_emu_wq_from_cmd(&sq, &cmd->sq, cmd->sq_depth_log2,
+	if (cmd->type > VROCE_QPT_GSI ||
+	    !vroce_emu_wq_from_cmd(&sq, &cmd->sq, cmd->sq_depth_log2,
 				   VROCE_SEND_WQE_SIZE) ||
 	    !vroce_emu_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
 				   VROCE_RECV_WQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
-	for (slot = 0; slot < VROCE_MAX_QP; slot++)
-		if (!emu->qps[slot].valid)
-			break;
-	if (slot == VROCE_MAX_QP)
-		return VROCE_CMD_NO_RESOURCE;
+	if (cmd->type == VROCE_QPT_GSI) {
+		if (emu->qps[0].valid)
+			return VROCE_CMD_BUSY;
+		slot = 0;
+	} else {
+		for (slot = 1; slot < VROCE_MAX_QP; slot++)
+			if (!emu->qps[slot].valid)
+				break;
+		if (slot == VROCE_MAX_QP)
+			return VROCE_CMD_NO_RESOURCE;
+	}
 
 	qp = &emu->qps[slot];
 	memset(qp, 0, sizeof(*qp));
 	qp->valid = true;
+	qp->type = cmd->type;
 	qp->qpn = VROCE_QPN_BASE + slot;
 	qp->pdn = pdn;
 	qp->scqn = scqn;
@@ -1177,7 +1323,7 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
  *
  * Context: the command processor, @emu->lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE, BUSY (the QP is in ERR), or BAD_PARAM
- * (state, access, retry counts, RNR timer code or loopback out of range).
+ * (state, access, retry counts or RNR timer code out of range).
  */
 u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 			const struct vroce_cmd_modify_qp *cmd)
@@ -1190,8 +1336,7 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 		return VROCE_CMD_BAD_HANDLE;
 	if (state > VROCE_QPS_ERR || (access & ~VROCE_ACC_MASK) ||
 	    cmd->rnr_retry > VROCE_EMU_RNR_FOREVER || cmd->retry_cnt > 7 ||
-	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_emu_rnr_usecs) ||
-	    cmd->loopback > 1)
+	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_emu_rnr_usecs))
 		return VROCE_CMD_BAD_PARAM;
 	if (qp->state == VROCE_QPS_ERR && state != VROCE_QPS_ERR &&
 	    state != VROCE_QPS_RESET)
@@ -1202,7 +1347,9 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 	qp->rnr_retry = cmd->rnr_retry;
 	qp->min_rnr_timer = cmd->min_rnr_timer;
 	qp->retry_cnt = cmd->retry_cnt;
-	qp->loopback = cmd->loopback;
+	qp->qkey = le32_to_cpu(cmd->qkey);
+	memcpy(qp->dmac, cmd->dmac, ETH_ALEN);
+	qp->loopback = ether_addr_equal(qp->dmac, emu->mac);
 	qp->rnr_active = false;
 	qp->rnr_wait = false;
 	qp->state = state;
@@ -1249,6 +1396,25 @@ u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 	vroce_emu_engine_kick(emu);
 	return VROCE_CMD_OK;
 }
+
+/**
+ * vroce_emu_ud_dropped() - datagrams no QP took so far (no such QP, the
+ *	wrong Q_Key, no receive posted)
+ * @emu: the HCA
+ *
+ * Context: process context.
+ * Return: the count, which only grows until a reset.
+ */
+u32 vroce_emu_ud_dropped(struct vroce_emu *emu)
+{
+	u32 n;
+
+	mutex_lock(&emu->lock);
+	n = emu->ud_dropped;
+	mutex_unlock(&emu->lock);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
 
 /* ---- fault knobs ---- */
 

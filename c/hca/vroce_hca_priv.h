@@ -75,6 +75,7 @@
 #define _VROCE_HCA_PRIV_H_
 
 #include <linux/bitmap.h>
+#include <linux/if_ether.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
@@ -146,7 +147,8 @@ struct vroce_emu_wq {
 /**
  * struct vroce_emu_qp - a queue pair context
  * @valid: the slot holds a QP
- * @qpn: its number, VROCE_QPN_BASE + slot
+ * @type: enum vroce_qp_type
+ * @qpn: its number, VROCE_QPN_BASE + slot (slot 0: the GSI QP)
  * @pdn: its protection domain
  * @scqn: CQ of the send queue
  * @rcqn: CQ of the receive queue
@@ -157,7 +159,9 @@ struct vroce_emu_wq {
  * @rnr_retry: RNR retries of each send, 7: forever
  * @min_rnr_timer: IB_RNR_TIMER_* code a requester waits after an RNR here
  * @retry_cnt: transport retries (kept; a lost packet fails at once)
- * @loopback: the peer is on this HCA
+ * @qkey: UD and GSI: the Q_Key a message must carry to be received here
+ * @dmac: RC: the Ethernet address of the peer's port
+ * @loopback: RC: @dmac is this HCA's own
  * @wq: the send (VROCE_EMU_SQ) and receive (VROCE_EMU_RQ) queue
  * @rnr_active: the head send WQE met an empty receive queue
  * @rnr_wait: ... and waits for @rnr_deadline or a receive at @rnr_peer
@@ -167,6 +171,7 @@ struct vroce_emu_wq {
  */
 struct vroce_emu_qp {
 	bool valid;
+	u8 type;
 	u32 qpn;
 	u32 pdn;
 	u32 scqn;
@@ -178,6 +183,8 @@ struct vroce_emu_qp {
 	u8 rnr_retry;
 	u8 min_rnr_timer;
 	u8 retry_cnt;
+	u32 qkey;
+	u8 dmac[ETH_ALEN];
 	bool loopback;
 	struct vroce_emu_wq wq[2];
 	bool rnr_active;
@@ -243,6 +250,7 @@ struct vroce_emu_irq {
 
 struct vroce_emu {
 	struct platform_device *pdev;
+	u8 mac[ETH_ALEN];		/* the port's, random, set at plug-in */
 
 	spinlock_t reg_lock;		/* protects regs[] to eq_pi */
 	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
@@ -273,6 +281,7 @@ struct vroce_emu {
 	u32 drop_events;		/* event knobs, also set by debugfs */
 	u32 event_delay_ms;
 	u32 eq_lost;			/* events the EQ could not take */
+	u32 ud_dropped;			/* UD messages no QP took */
 
 	/* Set up by vroce_emu_add(), unchanged until vroce_emu_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */

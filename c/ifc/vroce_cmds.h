@@ -125,6 +125,13 @@ struct vroce_cmd_destroy_cq {
 	__le32 cqn;
 };
 
+/* QP transport types. */
+enum vroce_qp_type {
+	VROCE_QPT_RC	= 0,	/* reliable connected */
+	VROCE_QPT_UD	= 1,	/* unreliable datagram */
+	VROCE_QPT_GSI	= 2,	/* the GSI QP (UD, number VROCE_GSI_QPN), one */
+};
+
 struct vroce_cmd_create_qp {
 	struct vroce_cmd_hdr hdr;
 	__le32 pdn;
@@ -133,7 +140,7 @@ struct vroce_cmd_create_qp {
 	u8 sq_depth_log2;	/* WQEs = 2^n, 1 to VROCE_MAX_WQ_DEPTH_LOG2 */
 	u8 rq_depth_log2;
 	u8 sq_sig_all;		/* every send WQE completes */
-	u8 rsvd;
+	u8 type;		/* enum vroce_qp_type */
 	struct vroce_cmd_ring sq;
 	struct vroce_cmd_ring rq;
 };
@@ -156,7 +163,10 @@ struct vroce_cmd_modify_qp {
 	u8 rnr_retry;		/* RNR retries, 7: forever */
 	u8 min_rnr_timer;	/* IB_RNR_TIMER_* code of this QP as responder */
 	u8 retry_cnt;
-	u8 loopback;		/* 1: the peer is on this HCA */
+	u8 rsvd0;
+	__le32 qkey;		/* UD and GSI: the Q_Key receives must carry */
+	u8 dmac[6];		/* RC, from RTR on: the peer port's MAC */
+	u8 rsvd1[2];
 };
 
 struct vroce_cmd_destroy_qp {
@@ -182,6 +192,8 @@ struct vroce_resp_query_device {
 	__le32 max_cq;
 	__le32 max_wq_depth_log2;
 	__le32 max_cq_depth_log2;
+	u8 mac[6];		/* the port's Ethernet address */
+	u8 rsvd[2];
 };
 
 struct vroce_resp_create_pd {

@@ -18,15 +18,19 @@
 
 #define VROCE_MAX_QP			256
 #define VROCE_MAX_CQ			256
-#define VROCE_QPN_BASE			2	/* QPN 0 and 1 are special in IB */
+#define VROCE_GSI_QPN			1	/* the GSI QP: QP context slot 0 */
+#define VROCE_QPN_BASE			1	/* QPN = VROCE_QPN_BASE + slot */
 #define VROCE_MAX_WQ_DEPTH_LOG2		12	/* 4096 WQEs per queue */
 #define VROCE_MAX_CQ_DEPTH_LOG2		15	/* 32768 CQEs per CQ */
 #define VROCE_EQ_DEPTH_LOG2		9	/* 512 events */
 #define VROCE_MAX_MSG_SIZE		SZ_1M	/* one message, any opcode */
 
-#define VROCE_SEND_WQE_SIZE		128
+#define VROCE_MAX_UD_MSG		4096	/* one UD message: the MTU */
+#define VROCE_GRH_SIZE			40	/* ahead of each UD receive */
+
+#define VROCE_SEND_WQE_SIZE		256
 #define VROCE_RECV_WQE_SIZE		64
-#define VROCE_CQE_SIZE			32
+#define VROCE_CQE_SIZE			64
 #define VROCE_EQE_SIZE			8
 #define VROCE_MAX_SEND_SGE		4
 #define VROCE_MAX_RECV_SGE		3
@@ -78,6 +82,41 @@ struct vroce_wqe_reg {
 	__le32 rsvd;
 };
 
+/* Network header of a RoCE v2 packet (UDP over IPv4 or IPv6). */
+enum vroce_net_type {
+	VROCE_NET_IPV6	= 0,
+	VROCE_NET_IPV4	= 1,	/* both GIDs IPv4-mapped (::ffff:a.b.c.d) */
+};
+
+/**
+ * struct vroce_wqe_av - the address vector of a UD send
+ * @dgid: destination GID (an IPv6 address, or IPv4-mapped)
+ * @sgid: source GID, one of the port's
+ * @dmac: destination port's Ethernet address (the wire delivers by it)
+ * @hop_limit: IPv6 hop limit or IPv4 TTL
+ * @traffic_class: IPv6 traffic class or IPv4 TOS
+ * @rsvd0: zero
+ *
+ * The packet is UDP over IPv4 when both GIDs are IPv4-mapped, else over
+ * IPv6 (RoCE v2).
+ * @dest_qpn: the destination QP (24 bits)
+ * @qkey: the Q_Key to send with; with bit 31 set the QP's own is used
+ * @flow_label: IPv6 flow label (20 bits)
+ * @rsvd1: zero
+ */
+struct vroce_wqe_av {
+	u8 dgid[16];
+	u8 sgid[16];
+	u8 dmac[6];
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 rsvd0[4];
+	__le32 dest_qpn;
+	__le32 qkey;
+	__le32 flow_label;
+	u8 rsvd1[8];
+};
+
 /**
  * struct vroce_send_wqe - an SQ entry, VROCE_SEND_WQE_SIZE bytes
  * @wr_id: the consumer's cookie, returned in the CQE
@@ -98,6 +137,8 @@ struct vroce_wqe_reg {
  * @sge: the local buffers
  * @inline_data: the data itself, with F_INLINE
  * @reg: REG_MR: the MR's new pages, which the HCA copies into its table
+ * @av: UD and GSI QPs: where the message goes
+ * @rsvd2: zero
  */
 struct vroce_send_wqe {
 	__le64 wr_id;
@@ -119,6 +160,8 @@ struct vroce_send_wqe {
 		u8 inline_data[VROCE_MAX_INLINE];
 		struct vroce_wqe_reg reg;
 	};
+	struct vroce_wqe_av av;
+	u8 rsvd2[64];
 };
 
 /**
@@ -166,6 +209,7 @@ enum vroce_cqe_status {
 #define VROCE_CQE_F_IMM		BIT(1)	/* @imm_inv holds immediate data */
 #define VROCE_CQE_F_INV		BIT(2)	/* @imm_inv holds an invalidated key */
 #define VROCE_CQE_F_SOLICITED	BIT(3)
+#define VROCE_CQE_F_GRH		BIT(4)	/* UD receive: a GRH leads the data */
 
 #define VROCE_CQE_OWNER		BIT(0)	/* in @owner */
 
@@ -181,9 +225,16 @@ enum vroce_cqe_status {
  * @opcode: enum vroce_cqe_opcode; undefined unless @status is OK
  * @status: enum vroce_cqe_status
  * @flags: VROCE_CQE_F_*
+ * @net_type: with VROCE_CQE_F_GRH: enum vroce_net_type of the packet
+ * @smac: with VROCE_CQE_F_GRH: the sending port's Ethernet address
+ * @pkey_index: UD receives: the P_Key index the packet matched (0)
  * @rsvd: zero
  * @owner: VROCE_CQE_OWNER is the phase: 1 on the ring's first lap, 0 on
  *	the second, and so on; the HCA writes this byte last
+ *
+ * A UD receive's @byte_len counts the VROCE_GRH_SIZE bytes of GRH the HCA
+ * wrote ahead of the message: for IPv6 the IPv6 header, for IPv4 20 zero
+ * bytes and then the IPv4 header.
  */
 struct vroce_cqe {
 	__le64 wr_id;
@@ -195,7 +246,10 @@ struct vroce_cqe {
 	u8 opcode;
 	u8 status;
 	u8 flags;
-	u8 rsvd[2];
+	u8 net_type;
+	u8 smac[6];
+	__le16 pkey_index;
+	u8 rsvd[25];
 	u8 owner;
 };
 

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_ud: datagrams through the RDMA core's own API. UD QPs
+ * on the emulated HCA send to address handles (rdma_create_ah()) built
+ * from the port's GIDs; each receive starts with the 40-byte GRH the HCA
+ * writes; Q_Keys decide what is received; the GSI QP that ib_mad made is
+ * QP 1 and the only one; an AH is a copy in every WQE, so destroying it
+ * after posting changes nothing, and creating it never sleeps.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jiffies.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <net/checksum.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_wqe.h"
+#include "vroce_test.h"
+
+#define UD_QKEY		0x11111111
+#define UD_MSG		256
+#define UD_BUF		(VROCE_GRH_SIZE + VROCE_MAX_UD_MSG + 64)
+#define POLL_MS		3000
+
+/* A lock as ib_cm holds one around rdma_create_ah(). */
+static DEFINE_SPINLOCK(ud_atomic_lock);
+
+/* Two UD QPs on one CQ, a buffer each, and an AH to the port's GID 0. */
+struct ud_pair {
+	struct vroce_dev *vdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	struct vroce_test_kbuf *buf[2];
+	struct ib_ah *ah;
+	union ib_gid gid;
+};
+
+KUNIT_DEFINE_ACTION_WRAPPER(ud_free_cq, ib_free_cq, struct ib_cq *);
+
+static void ud_destroy_qp(void *data)
+{
+	ib_destroy_qp(data);
+}
+
+static void ud_destroy_ah(void *data)
+{
+	rdma_destroy_ah(data, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+static int ud_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(POLL_MS);
+	int got = 0, ret;
+
+	while (got < n && time_before(jiffies, deadline)) {
+		ret = ib_poll_cq(cq, n - got, wc + got);
+		if (ret < 0)
+			return ret;
+		got += ret;
+		if (got < n)
+			usleep_range(1000, 2000);
+	}
+	return got;
+}
+
+/* RESET -> INIT (Q_Key @qkey) -> RTR -> RTS. */
+static int ud_ready(struct ib_qp *qp, u32 qkey)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = qkey,
+	};
+	int err;
+
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+static struct ib_qp *ud_qp(struct kunit *test, struct ud_pair *p,
+			   enum ib_qp_type type)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = type, .send_cq = p->cq, .recv_cq = p->cq,
+		.sq_sig_type = IB_SIGNAL_ALL_WR, .port_num = 1,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct ib_qp *qp = ib_create_qp(p->pd, &init);
+
+	if (IS_ERR(qp))
+		return qp;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ud_destroy_qp,
+							qp), 0);
+	return qp;
+}
+
+/* The port's GID @index once the core has it (its table fills in a work). */
+static int ud_gid(struct vroce_dev *vdev, int index, union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		attr = rdma_get_gid_attr(&vdev->ibdev, 1, index);
+		if (!IS_ERR(attr)) {
+			*gid = attr->gid;
+			rdma_put_gid_attr(attr);
+			return 0;
+		}
+		msleep(20);
+	}
+	return -ENOENT;
+}
+
+static struct ib_ah *ud_ah(struct ud_pair *p, union ib_gid *dgid,
+			   u32 flags)
+{
+	struct rdma_ah_attr attr = {};
+
+	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, dgid, 0x12345, 0, 64, 0x20);
+	/* A kernel caller resolves the MAC itself (rdma_cm, ib_cm do). */
+	ether_addr_copy(attr.roce.dmac, p->vdev->netdev->dev_addr);
+	return rdma_create_ah(p->pd, &attr, flags);
+}
+
+static struct ud_pair *ud_pair(struct kunit *test, u32 qkey0, u32 qkey1)
+{
+	struct ud_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->vdev = vroce_test_dev(test);
+	p->pd = vroce_test_pd(test, p->vdev, 0);
+	p->cq = ib_alloc_cq(&p->vdev->ibdev, NULL, 32, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ud_free_cq,
+							p->cq), 0);
+	for (i = 0; i < 2; i++) {
+		p->qp[i] = ud_qp(test, p, IB_QPT_UD);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->qp[i]);
+		KUNIT_EXPECT_GT(test, p->qp[i]->qp_num, VROCE_GSI_QPN);
+		KUNIT_ASSERT_EQ(test, ud_ready(p->qp[i], i ? qkey1 : qkey0), 0);
+		p->buf[i] = vroce_test_kbuf(test, p->vdev, UD_BUF);
+	}
+	KUNIT_ASSERT_EQ(test, ud_gid(p->vdev, 0, &p->gid), 0);
+	p->ah = ud_ah(p, &p->gid, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->ah);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ud_destroy_ah,
+							p->ah), 0);
+	return p;
+}
+
+static int ud_post_recv(struct ud_pair *p, int side, u64 wr_id, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = p->buf[side]->dma, .length = len,
+		.lkey = p->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(p->qp[side], &wr, NULL);
+}
+
+/* Send @len bytes of side 0's buffer (past its GRH room) to QP @dqpn. */
+static int ud_send(struct ud_pair *p, struct ib_ah *ah, u32 dqpn, u32 qkey,
+		   u32 len, enum ib_wr_opcode op)
+{
+	struct ib_sge sge = {
+		.addr = p->buf[0]->dma + VROCE_GRH_SIZE, .length = len,
+		.lkey = p->pd->local_dma_lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+			.opcode = op, .send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(0xabcd) },
+		.ah = ah, .remote_qpn = dqpn, .remote_qkey = qkey,
+	};
+
+	return ib_post_send(p->qp[0], &wr.wr, NULL);
+}
+
+/* One send and its receive, both successful; @wc[1] is the receive. */
+static void ud_expect_delivered(struct kunit *test, struct ud_pair *p,
+				struct ib_wc *wc, u32 len)
+{
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 2), 2);
+	if (wc[0].opcode != IB_WC_SEND)
+		swap(wc[0], wc[1]);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 7);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].opcode, IB_WC_RECV);
+	KUNIT_EXPECT_PTR_EQ(test, wc[1].qp, p->qp[1]);
+	KUNIT_EXPECT_EQ(test, wc[1].byte_len, VROCE_GRH_SIZE + len);
+	KUNIT_EXPECT_EQ(test, wc[1].src_qp, p->qp[0]->qp_num);
+	KUNIT_EXPECT_EQ(test, wc[1].pkey_index, 0);
+	KUNIT_EXPECT_TRUE(test, wc[1].wc_flags & IB_WC_GRH);
+	KUNIT_EXPECT_TRUE(test, wc[1].wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE);
+	KUNIT_EXPECT_TRUE(test, wc[1].wc_flags & IB_WC_WITH_SMAC);
+	KUNIT_EXPECT_MEMEQ(test, wc[1].smac, p->vdev->netdev->dev_addr,
+			   ETH_ALEN);
+}
+
+/*
+ * A datagram to the port's own link-local GID: delivered whole behind an
+ * IPv6 header carrying both GIDs, the AH's flow label, traffic class and
+ * hop limit; the completion says so, with the sender's QP and MAC.
+ */
+static void vroce_ud_send_recv(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct ipv6hdr *ip6;
+	struct ib_wc wc[2];
+	u8 *rx, *tx;
+
+	tx = p->buf[0]->va + VROCE_GRH_SIZE;
+	rx = p->buf[1]->va;
+	vroce_test_fill(tx, UD_MSG, 3);
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND_WITH_IMM), 0);
+	ud_expect_delivered(test, p, wc, UD_MSG);
+	KUNIT_EXPECT_EQ(test, wc[1].network_hdr_type, RDMA_NETWORK_IPV6);
+	KUNIT_EXPECT_TRUE(test, wc[1].wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc[1].ex.imm_data), 0xabcd);
+
+	dma_sync_single_for_cpu(p->buf[1]->dev, p->buf[1]->dma, UD_BUF,
+				DMA_BIDIRECTIONAL);
+	ip6 = (struct ipv6hdr *)rx;
+	KUNIT_EXPECT_EQ(test, (int)ip6->version, 6);
+	KUNIT_EXPECT_EQ(test, ip6->nexthdr, IPPROTO_UDP);
+	KUNIT_EXPECT_EQ(test, ip6->hop_limit, 64);
+	KUNIT_EXPECT_EQ(test, ip6_flowlabel(ip6), cpu_to_be32(0x12345));
+	KUNIT_EXPECT_EQ(test, ip6_tclass(ip6_flowinfo(ip6)), 0x20);
+	KUNIT_EXPECT_MEMEQ(test, &ip6->saddr, p->gid.raw, 16);
+	KUNIT_EXPECT_MEMEQ(test, &ip6->daddr, p->gid.raw, 16);
+	/* The core reads the same addresses back out of it. */
+	KUNIT_EXPECT_EQ(test, ib_get_rdma_header_version((void *)rx), 6);
+	KUNIT_EXPECT_MEMEQ(test, rx + VROCE_GRH_SIZE, tx, UD_MSG);
+}
+
+/*
+ * RoCE v2 over IPv4 as the HCA writes it: 20 bytes left zero, then an
+ * IPv4 header with a checksum that holds and both addresses. The port has
+ * no IPv4 address here, so the AH's vector (what every WQE copies) is
+ * given IPv4-mapped GIDs by hand; the HCA picks the header by them.
+ */
+static void vroce_ud_ipv4_grh(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct vroce_ah *ah = to_vroce_ah(p->ah);
+	struct ib_wc wc[2];
+	struct iphdr *ip;
+	u8 *rx;
+
+	/* 192.0.2.1 -> 192.0.2.2 (::ffff:c000:201, ::ffff:c000:202). */
+	memset(ah->av.sgid, 0, 16);
+	memset(ah->av.dgid, 0, 16);
+	ah->av.sgid[10] = 0xff;
+	ah->av.sgid[11] = 0xff;
+	memcpy(ah->av.dgid, ah->av.sgid, 12);
+	ah->av.sgid[12] = 192;
+	ah->av.sgid[13] = 0;
+	ah->av.sgid[14] = 2;
+	memcpy(&ah->av.dgid[12], &ah->av.sgid[12], 3);
+	ah->av.sgid[15] = 1;
+	ah->av.dgid[15] = 2;
+
+	rx = p->buf[1]->va;
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	ud_expect_delivered(test, p, wc, UD_MSG);
+	KUNIT_EXPECT_EQ(test, wc[1].network_hdr_type, RDMA_NETWORK_IPV4);
+	KUNIT_EXPECT_FALSE(test, wc[1].wc_flags & IB_WC_WITH_IMM);
+
+	dma_sync_single_for_cpu(p->buf[1]->dev, p->buf[1]->dma, UD_BUF,
+				DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(rx, 0, 20));
+	ip = (struct iphdr *)(rx + 20);
+	KUNIT_EXPECT_EQ(test, (int)ip->version, 4);
+	KUNIT_EXPECT_EQ(test, (int)ip->ihl, 5);
+	KUNIT_EXPECT_EQ(test, ip->protocol, IPPROTO_UDP);
+	KUNIT_EXPECT_EQ(test, ip->ttl, 64);
+	KUNIT_EXPECT_EQ(test, ip->tos, 0x20);
+	KUNIT_EXPECT_EQ(test, ip->saddr, cpu_to_be32(0xc0000201));
+	KUNIT_EXPECT_EQ(test, ip->daddr, cpu_to_be32(0xc0000202));
+	KUNIT_EXPECT_EQ(test, ip_fast_csum(ip, ip->ihl), 0);
+	KUNIT_EXPECT_EQ(test, ib_get_rdma_header_version((void *)rx), 4);
+}
+
+/*
+ * Q_Keys: a datagram whose Q_Key differs from the receiver's is dropped
+ * (the sender still completes; the receive stays posted); bit 31 set in
+ * the work request sends with the sender's own Q_Key.
+ */
+static void vroce_ud_qkey(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY + 1);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	u32 dropped = vroce_emu_ud_dropped(emu);
+	struct ib_wc wc[2];
+
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);
+	/* The sender's own Q_Key is not the receiver's. */
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num,
+				      IB_QP_SET_QKEY, UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_SEND);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, wc), 0);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
+
+	/* The right Q_Key takes the receive that is still posted. */
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num,
+				      UD_QKEY + 1, UD_MSG, IB_WR_SEND), 0);
+	ud_expect_delivered(test, p, wc, UD_MSG);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 1);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
+}
+
+/*
+ * Lost datagrams complete at the sender all the same: no QP with that
+ * number, a QP not yet in RTR, no receive posted (UD has no RNR).
+ */
+static void vroce_ud_dropped(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	u32 dropped = vroce_emu_ud_dropped(emu);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	struct ib_wc wc;
+
+	/* No receive posted. */
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	/* No such QP. */
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, 0xfffff0, UD_QKEY, UD_MSG,
+				      IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	/* A receiver in RESET, its receive posted before. */
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 3);
+}
+
+/*
+ * Bad datagrams: RDMA opcodes and a QPN past 24 bits are refused at
+ * posting; a message past the MTU fails at the sender; a receive too small
+ * for GRH and message fails at the receiver, which goes to ERR.
+ */
+static void vroce_ud_bad_inputs(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct ib_wc wc[2];
+
+	KUNIT_EXPECT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_RDMA_WRITE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND_WITH_INV), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ud_send(p, p->ah, BIT(24), UD_QKEY, UD_MSG,
+				      IB_WR_SEND), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ud_send(p, NULL, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND), -EINVAL);
+
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      VROCE_MAX_UD_MSG + 1, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, p->qp[0]);
+
+	/* Room for the message, not for the GRH in front of it. */
+	p->qp[0] = ud_qp(test, p, IB_QPT_UD);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->qp[0]);
+	KUNIT_ASSERT_EQ(test, ud_ready(p->qp[0], UD_QKEY), 0);
+	p->qp[1] = ud_qp(test, p, IB_QPT_UD);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->qp[1]);
+	KUNIT_ASSERT_EQ(test, ud_ready(p->qp[1], UD_QKEY), 0);
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 2, UD_MSG), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 2), 2);
+	if (wc[0].qp != p->qp[1])
+		swap(wc[0], wc[1]);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 2);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+}
+
+/*
+ * The GSI QP: ib_mad made QP 1 when the device registered, ready to
+ * receive; a second GSI QP is refused (the HCA has one), and UD QPs never
+ * get number 0 or 1. A UD QP can send to QP 1 with the GSI Q_Key.
+ */
+static void vroce_ud_gsi(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct vroce_qp *gsi = xa_load(&p->vdev->qps, VROCE_GSI_QPN);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_qp *qp;
+
+	KUNIT_ASSERT_NOT_NULL(test, gsi);
+	KUNIT_EXPECT_EQ(test, gsi->ibqp.qp_type, IB_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, gsi->ibqp.qp_num, 1);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(&gsi->ibqp, &attr, IB_QP_STATE |
+					  IB_QP_QKEY, &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, attr.qkey, IB_QP1_QKEY);
+	KUNIT_EXPECT_EQ(test, init.qp_type, IB_QPT_GSI);
+
+	qp = ud_qp(test, p, IB_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EBUSY);
+	KUNIT_EXPECT_GT(test, p->qp[0]->qp_num, 1);
+	KUNIT_EXPECT_GT(test, p->qp[1]->qp_num, 1);
+}
+
+/*
+ * Address handles: created under a spinlock (ib_cm does that) without
+ * sleeping; destroyed right after a post, the datagram still reaches the
+ * address it named (the WQE has its own copy).
+ */
+static void vroce_ud_ah_lifetime(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct ib_wc wc[2];
+	struct ib_ah *ah;
+
+	spin_lock(&ud_atomic_lock);
+	ah = ud_ah(p, &p->gid, 0);
+	spin_unlock(&ud_atomic_lock);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ah);
+
+	vroce_test_fill(p->buf[0]->va + VROCE_GRH_SIZE, UD_MSG, 9);
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, ah, p->qp[1]->qp_num, UD_QKEY, UD_MSG,
+				      IB_WR_SEND), 0);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ud_expect_delivered(test, p, wc, UD_MSG);
+	dma_sync_single_for_cpu(p->buf[1]->dev, p->buf[1]->dma, UD_BUF,
+				DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_MEMEQ(test, p->buf[1]->va + VROCE_GRH_SIZE,
+			   p->buf[0]->va + VROCE_GRH_SIZE, UD_MSG);
+
+	/* An IB (not RoCE) address vector is refused. */
+	{
+		struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+
+		rdma_ah_set_port_num(&attr, 1);
+		ah = rdma_create_ah(p->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+		KUNIT_EXPECT_TRUE(test, IS_ERR(ah));
+	}
+}
+
+static struct kunit_case vroce_ud_cases[] = {
+	KUNIT_CASE(vroce_ud_send_recv),
+	KUNIT_CASE(vroce_ud_ipv4_grh),
+	KUNIT_CASE(vroce_ud_qkey),
+	KUNIT_CASE(vroce_ud_dropped),
+	KUNIT_CASE(vroce_ud_bad_inputs),
+	KUNIT_CASE(vroce_ud_gsi),
+	KUNIT_CASE(vroce_ud_ah_lifetime),
+	{}
+};
+
+static struct kunit_suite vroce_ud_suite = {
+	.name = "vroce_ud",
+	.test_cases = vroce_ud_cases,
+};
+
+kunit_test_suite(vroce_ud_suite);
