@@ -14,6 +14,7 @@
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
+#include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
@@ -1338,7 +1339,122 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp_state(qp), IB_QPS_ERR);
 }
 
+/* One side of a connection across the wire: an HCA of its own. */
+static struct qp_pair *qp_side(struct kunit *test, struct vroce_dev *vdev)
+{
+	struct qp_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->vdev = vdev;
+	p->pd = vroce_test_pd(test, vdev, 0);
+	p->lkey = p->pd->local_dma_lkey;
+	p->cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
+	for (i = 0; i < 2; i++)
+		p->buf[i] = vroce_test_kbuf(test, vdev, BUF_LEN);
+	p->qp[0] = qp_create(test, p->pd, p->cq, 16);
+	return p;
+}
+
+/*
+ * Two HCAs on the wire, an RC QP on each, each connected to the other's
+ * port MAC: SEND, RDMA WRITE and RDMA READ cross between them, the bytes
+ * compared, each completion on its own HCA's CQ.
+ */
+static void vroce_qp_two_hcas(struct kunit *test)
+{
+	struct vroce_dev *va = vroce_test_dev(test);
+	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_hca(test));
+	struct qp_pair *a, *b;
+	struct ib_sge sge, rcv;
+	struct ib_wc wc;
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_FALSE(test, ether_addr_equal(va->netdev->dev_addr,
+						  vb->netdev->dev_addr));
+	a = qp_side(test, va);
+	b = qp_side(test, vb);
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(a->qp[0], b->qp[0]->qp_num, 0,
+					       vb->netdev->dev_addr, 7,
+					       QP_ACCESS), 0);
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(b->qp[0], a->qp[0]->qp_num, 0,
+					       va->netdev->dev_addr, 7,
+					       QP_ACCESS), 0);
+
+	qp_fill(a, 0, 21);
+	rcv = qp_sge(b, 1, 0, BUF_LEN);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(b->qp[0], 5, &rcv, 1), 0);
+	sge = qp_sge(a, 0, 100, 9000);
+	KUNIT_ASSERT_EQ(test, qp_post(a->qp[0], IB_WR_SEND, 6, &sge, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(a->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_ASSERT_EQ(test, qp_poll(b->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 9000);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, a->qp[0]->qp_num);
+	KUNIT_EXPECT_EQ(test, memcmp(b->buf[1]->va, a->buf[0]->va + 100, 9000),
+			0);
+
+	/* B's MR, registered on B, written and read by A. */
+	mr = qp_reg_mr(test, b, 0, 0, BUF_LEN, QP_ACCESS);
+	sge = qp_sge(a, 0, 7, 5000);
+	KUNIT_ASSERT_EQ(test, qp_post(a->qp[0], IB_WR_RDMA_WRITE, 7, &sge, 1,
+				      mr->iova + 3000, mr->rkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(a->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(b->buf[0]->va + 3000, a->buf[0]->va + 7,
+				     5000), 0);
+	sge = qp_sge(a, 1, 0, 5000);
+	KUNIT_ASSERT_EQ(test, qp_post(a->qp[0], IB_WR_RDMA_READ, 8, &sge, 1,
+				      mr->iova + 3000, mr->rkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(a->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 5000);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf[1]->va, a->buf[0]->va + 7, 5000),
+			0);
+	/* A's key is not B's: A's own MR key does not reach B's memory. */
+	KUNIT_ASSERT_EQ(test, qp_post(a->qp[0], IB_WR_RDMA_WRITE, 9, &sge, 1,
+				      mr->iova, a->pd->local_dma_lkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(a->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+}
+
+/*
+ * A peer no port on the wire has: the request is retried after the ack
+ * timeout (code 14, 67 ms) retry_cnt (7) times, then fails with
+ * RETRY_EXC_ERR, and not before.
+ */
+static void vroce_qp_no_peer(struct kunit *test)
+{
+	static const u8 nobody[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x01 };
+	struct qp_pair *p = qp_pair(test, 4, 16, 7);
+	struct ib_sge sge = qp_sge(p, 0, 0, 64);
+	unsigned long start;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, qp_set_state(p->qp[0], IB_QPS_RESET), 0);
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(p->qp[0], p->qp[1]->qp_num, 0,
+					       nobody, 7, QP_ACCESS), 0);
+	start = jiffies;
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 1, &sge, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - start), 7 * 67);
+}
+
 static struct kunit_case vroce_qp_cases[] = {
+	KUNIT_CASE(vroce_qp_two_hcas),
+	KUNIT_CASE_SLOW(vroce_qp_no_peer),
 	KUNIT_CASE(vroce_qp_send_recv),
 	KUNIT_CASE(vroce_qp_unsignaled_inline),
 	KUNIT_CASE(vroce_qp_write_read),

@@ -14,6 +14,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/jiffies.h>
+#include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <net/checksum.h>
@@ -487,6 +488,76 @@ static void vroce_ud_ah_lifetime(struct kunit *test)
 	}
 }
 
+/*
+ * A datagram across the wire: from a UD QP of one HCA to one of another,
+ * by the other port's GID and MAC; the receive says who sent it (QP and
+ * MAC) and its GRH carries both ports' GIDs.
+ */
+static void vroce_ud_two_hcas(struct kunit *test)
+{
+	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_hca(test));
+	struct ipv6hdr *ip6;
+	union ib_gid gid_b;
+	struct ib_wc wc;
+	struct ib_ah *ah;
+	struct ud_pair *b;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->vdev = vb;
+	b->pd = vroce_test_pd(test, vb, 0);
+	b->cq = ib_alloc_cq(&vb->ibdev, NULL, 32, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ud_free_cq,
+							b->cq), 0);
+	b->buf[1] = vroce_test_kbuf(test, vb, UD_BUF);
+	b->qp[1] = ud_qp(test, b, IB_QPT_UD);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->qp[1]);
+	KUNIT_ASSERT_EQ(test, ud_ready(b->qp[1], UD_QKEY), 0);
+	KUNIT_ASSERT_EQ(test, ud_gid(vb, 0, &gid_b), 0);
+
+	/* An AH of A's PD to B's port. */
+	{
+		struct rdma_ah_attr attr = {};
+
+		attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(&attr, 1);
+		rdma_ah_set_grh(&attr, &gid_b, 0, 0, 32, 0);
+		ether_addr_copy(attr.roce.dmac, vb->netdev->dev_addr);
+		ah = rdma_create_ah(p->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ah);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+								ud_destroy_ah,
+								ah), 0);
+	}
+
+	vroce_test_fill(p->buf[0]->va + VROCE_GRH_SIZE, UD_MSG, 5);
+	KUNIT_ASSERT_EQ(test, ud_post_recv(b, 1, 11, UD_BUF), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, ah, b->qp[1]->qp_num, UD_QKEY, UD_MSG,
+				      IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_ASSERT_EQ(test, ud_poll(b->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 11);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, VROCE_GRH_SIZE + UD_MSG);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, p->qp[0]->qp_num);
+	KUNIT_EXPECT_MEMEQ(test, wc.smac, p->vdev->netdev->dev_addr, ETH_ALEN);
+	dma_sync_single_for_cpu(b->buf[1]->dev, b->buf[1]->dma, UD_BUF,
+				DMA_BIDIRECTIONAL);
+	ip6 = b->buf[1]->va;
+	KUNIT_EXPECT_MEMEQ(test, &ip6->saddr, p->gid.raw, 16);
+	KUNIT_EXPECT_MEMEQ(test, &ip6->daddr, gid_b.raw, 16);
+	KUNIT_EXPECT_EQ(test, ip6->hop_limit, 32);
+	KUNIT_EXPECT_MEMEQ(test, b->buf[1]->va + VROCE_GRH_SIZE,
+			   p->buf[0]->va + VROCE_GRH_SIZE, UD_MSG);
+	/* Nothing arrived at A's own QP. */
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
+}
+
 static struct kunit_case vroce_ud_cases[] = {
 	KUNIT_CASE(vroce_ud_send_recv),
 	KUNIT_CASE(vroce_ud_ipv4_grh),
@@ -495,6 +566,7 @@ static struct kunit_case vroce_ud_cases[] = {
 	KUNIT_CASE(vroce_ud_bad_inputs),
 	KUNIT_CASE(vroce_ud_gsi),
 	KUNIT_CASE(vroce_ud_ah_lifetime),
+	KUNIT_CASE(vroce_ud_two_hcas),
 	{}
 };
 

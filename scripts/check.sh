@@ -17,6 +17,9 @@
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
 #   9. rdma-core's tools and perftest through the provider (c/provider/)
 #      on vroce0 and on rxe, side by side, in the C test kernel
+#  10. NVMe over RDMA: nvmet-rdma on vroce0's address, 'nvme connect' from
+#      Debian's nvme-cli, a pattern written and read back, disconnect;
+#      the same over rxe
 # The last line counts the tests: 'check: N passed, N failed, N skipped'.
 set -euo pipefail
 
@@ -43,7 +46,7 @@ done
 
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
 # suites, which run the MR objects (fault injection is in vroce_fault).
-for suite in vroce_mtr vroce_mr vroce_qp vroce_ud vroce_fault; do
+for suite in vroce_mtr vroce_mr vroce_qp vroce_ud vroce_cm vroce_fault; do
 	in_c=$(grep -o "suite $suite: .*" "$logs/kunit-c" || echo none)
 	in_rust=$(grep -o "suite $suite: .*" "$logs/kunit-rust" || echo none)
 	echo "check: $suite, C ABI:    $in_c"
@@ -66,6 +69,9 @@ scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
 stamp "user space: ibv_* tools and perftest through libvroce, beside rxe"
 scripts/userspace.sh 2>&1 | tee "$logs/userspace" || rc=1
 
+stamp "NVMe over RDMA (nvmet-rdma, nvme-rdma) on vroce0, beside rxe"
+scripts/nvmeof.sh 2>&1 | tee "$logs/nvmeof" || rc=1
+
 # Add up the closing lines; a missing one counts as a failure.
 total() {
 	awk -v want="$2" '
@@ -74,7 +80,7 @@ total() {
 }
 tp=0 tf=0 ts=0
 for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
-	 kunit-nodebug:vroce host:host userspace:userspace; do
+	 kunit-nodebug:vroce host:host userspace:userspace nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
 	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
 done

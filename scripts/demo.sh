@@ -17,3 +17,6 @@ trap 'rm -f "$bin"; rm -rf "$prov"' EXIT
 make -s -C "$repo" provider PROVIDER_OUT="$prov"
 echo "demo: building (or reusing) the test kernel, then booting it" >&2
 "$repo/scripts/uml-run.sh" "$repo/scripts/demo-guest.sh $bin $prov/libvroce"
+# The kernel's own storage stack over vroce0: NVMe over RDMA (a second boot).
+echo "demo: NVMe over RDMA, nvmet-rdma and 'nvme connect' on vroce0 (and rxe0)" >&2
+"$repo/scripts/nvmeof.sh" check | grep -v 'dmesg'

@@ -19,7 +19,10 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       # User space: libibverbs to build the provider against (its private
       # IBVERBS_PRIVATE_34 interface), and the clients that run on it.
       libibverbs-dev ibverbs-utils ibverbs-providers rdma-core perftest
-      python3-pyverbs rdmacm-utils)
+      python3-pyverbs rdmacm-utils
+      # NVMe over RDMA as a client of the kernel's own: nvme-cli for
+      # 'nvme connect'.
+      nvme-cli)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1

@@ -546,6 +546,7 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 		.rnr_retry = desc->rnr_retry,
 		.min_rnr_timer = desc->min_rnr_timer,
 		.retry_cnt = desc->retry_cnt,
+		.timeout = desc->timeout,
 		.qkey = cpu_to_le32(desc->qkey),
 	};
 	struct vroce_resp_hdr resp;

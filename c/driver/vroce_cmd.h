@@ -123,6 +123,7 @@ struct vroce_qp_desc {
  * @rnr_retry: RNR retries, 7 forever
  * @min_rnr_timer: this QP's RNR timer code, as responder
  * @retry_cnt: transport retries
+ * @timeout: the local ack timeout code (IB: 4.096 us * 2^timeout)
  * @qkey: UD and GSI: the QP's Q_Key
  * @dmac: RC: the Ethernet address of the peer's port (from the AV)
  */
@@ -134,6 +135,7 @@ struct vroce_qp_modify_desc {
 	u8 rnr_retry;
 	u8 min_rnr_timer;
 	u8 retry_cnt;
+	u8 timeout;
 	u32 qkey;
 	u8 dmac[ETH_ALEN];
 };

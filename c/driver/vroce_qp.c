@@ -208,6 +208,7 @@ static int vroce_qp_check_attr(const struct ib_qp_attr *attr, int mask)
 		return -EINVAL;
 	if (((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
 	    ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & IB_QP_TIMEOUT) && attr->timeout > 31) ||
 	    ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
@@ -328,6 +329,7 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	desc.rnr_retry = qp->attr.rnr_retry;
 	desc.min_rnr_timer = qp->attr.min_rnr_timer;
 	desc.retry_cnt = qp->attr.retry_cnt;
+	desc.timeout = qp->attr.timeout;
 	desc.qkey = qp->attr.qkey;
 	if (qp->type == VROCE_QPT_RC)
 		ether_addr_copy(desc.dmac, qp->attr.ah_attr.roce.dmac);

@@ -97,10 +97,10 @@ static void vroce_emu_reset(struct vroce_emu *emu)
 {
 	unsigned long flags;
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	vroce_emu_mpt_reset(emu);
 	vroce_emu_engine_reset(emu);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	memset(emu->regs, 0, sizeof(emu->regs));
@@ -258,7 +258,8 @@ struct vroce_emu *vroce_emu_add(int id)
 	if (!emu)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&emu->reg_lock);
-	mutex_init(&emu->lock);
+	emu->lock = vroce_emu_wire_lock();
+	INIT_LIST_HEAD(&emu->wire_node);
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
 	eth_random_addr(emu->mac);
 	vroce_emu_cmd_init(emu);
@@ -299,6 +300,7 @@ struct vroce_emu *vroce_emu_add(int id)
 		goto err_put_pdev;
 
 	vroce_emu_debugfs_init(emu);
+	vroce_emu_wire_join(emu);
 	return emu;
 
 err_put_pdev:
@@ -330,6 +332,8 @@ void vroce_emu_del(struct vroce_emu *emu)
 {
 	debugfs_remove_recursive(emu->debugfs);
 	platform_device_unregister(emu->pdev);
+	/* Off the wire: no other HCA's engine delivers here from now on. */
+	vroce_emu_wire_leave(emu);
 	/* No RNR retry or delayed event may fire into a freed HCA. */
 	vroce_emu_engine_stop(emu);
 	destroy_workqueue(emu->wq);

@@ -136,9 +136,9 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 	memset(resp, 0, sizeof(resp));
 
 	if (delay) {
-		mutex_unlock(&emu->lock);
+		mutex_unlock(emu->lock);
 		msleep(delay);
-		mutex_lock(&emu->lock);
+		mutex_lock(emu->lock);
 	}
 
 	/* The knobs apply to every command, or to one opcode only. */
@@ -173,7 +173,7 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	for (;;) {
 		spin_lock_irqsave(&emu->reg_lock, flags);
 		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
@@ -206,7 +206,7 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 
 	/* Events a command wrote (MODIFY_QP to ERR flushes). */
 	vroce_emu_engine_raise(emu);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 
 /**
@@ -235,12 +235,12 @@ void vroce_emu_cmd_init(struct vroce_emu *emu)
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms)
 {
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	emu->fail_cmds = fail_cmds;
 	emu->fail_status = fail_status;
 	emu->drop_cmds = drop_cmds;
 	WRITE_ONCE(emu->delay_ms, delay_ms);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
 
@@ -254,8 +254,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
  */
 void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode)
 {
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	emu->fault_opcode = opcode;
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_fault_opcode);

@@ -2,6 +2,7 @@
 /*
  * vroce emulated HCA: the primitives every role of the HCA shares, so that
  * the roles call down to them and never into each other:
+ *  - the wire every HCA is plugged into: its lock and its list,
  *  - the fault injection countdown of plugging an HCA in (KUnit),
  *  - raising an interrupt: the cause bit and, unless it is masked, the
  *    vector's delivery work (which c/hca/vroce_hca_bus.c runs),
@@ -15,12 +16,85 @@
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/math.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
 #include "vroce_hca_priv.h"
+
+/* ---- the wire (Documentation/device.rst, "The wire") ---- */
+
+/*
+ * One Ethernet segment joins every emulated HCA, as netdevsim links its
+ * devices: a frame goes to the port whose MAC it names. Its lock is every
+ * HCA's state lock (&vroce_emu.lock), so an engine holding it delivers
+ * into another HCA exactly as into its own: the wire carries one message
+ * at a time, in order, whole.
+ */
+static DEFINE_MUTEX(vroce_wire_lock);
+static LIST_HEAD(vroce_wire_hcas);
+
+/**
+ * vroce_emu_wire_lock() - the lock of the wire and of every HCA on it
+ *
+ * Return: the mutex, which each HCA keeps in &vroce_emu.lock.
+ */
+struct mutex *vroce_emu_wire_lock(void)
+{
+	return &vroce_wire_lock;
+}
+
+/**
+ * vroce_emu_wire_join() - plug @emu's port into the wire
+ * @emu: a set-up HCA
+ *
+ * Context: process context; takes the wire's lock.
+ */
+void vroce_emu_wire_join(struct vroce_emu *emu)
+{
+	mutex_lock(&vroce_wire_lock);
+	list_add_tail(&emu->wire_node, &vroce_wire_hcas);
+	mutex_unlock(&vroce_wire_lock);
+}
+
+/**
+ * vroce_emu_wire_leave() - unplug @emu's port: nothing reaches it after
+ * @emu: an HCA on the wire
+ *
+ * Context: process context; takes the wire's lock.
+ */
+void vroce_emu_wire_leave(struct vroce_emu *emu)
+{
+	mutex_lock(&vroce_wire_lock);
+	list_del_init(&emu->wire_node);
+	mutex_unlock(&vroce_wire_lock);
+}
+
+/**
+ * vroce_emu_wire_find() - the HCA whose port has MAC @mac
+ * @emu: the HCA sending (found first: loopback never crosses the wire)
+ * @mac: a destination MAC
+ *
+ * Context: the wire's lock held.
+ * Return: the HCA, or NULL when no port on the wire has @mac.
+ */
+struct vroce_emu *vroce_emu_wire_find(struct vroce_emu *emu, const u8 *mac)
+{
+	struct vroce_emu *e;
+
+	lockdep_assert_held(&vroce_wire_lock);
+	if (ether_addr_equal(mac, emu->mac))
+		return emu;
+	list_for_each_entry(e, &vroce_wire_hcas, wire_node)
+		if (ether_addr_equal(mac, e->mac))
+			return e;
+	return NULL;
+}
 
 /*
  * Tests: when n > 0, the n-th allocation of plugging in an HCA from then

@@ -90,13 +90,18 @@ static const u8 vroce_emu_cqe_opcode[] = {
 struct vroce_emu_op {
 	struct vroce_emu_qp *qp;
 	struct vroce_emu_qp *peer;
+	struct vroce_emu *pemu;		/* the peer's HCA: this one, or across the wire */
 	struct vroce_send_wqe wqe;	/* the HCA's own copy */
 	u32 idx;			/* its SQ count */
 	u32 len;			/* message length */
 	u32 rlen;			/* bytes placed at the receiver */
 	u8 status;			/* the requester's completion */
 	bool rnr;			/* no receive: retry later */
+	bool lost;			/* no answer: retry after the ack timeout */
 };
+
+static bool vroce_emu_enabled(struct vroce_emu *emu);
+static void vroce_emu_engine_kick(struct vroce_emu *emu);
 
 /* ---- rings ---- */
 
@@ -231,7 +236,7 @@ static void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num)
  */
 void vroce_emu_engine_raise(struct vroce_emu *emu)
 {
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	if (!emu->eq_raise)
 		return;
 	emu->eq_raise = false;
@@ -481,25 +486,47 @@ static bool vroce_emu_gather(struct vroce_emu *emu, struct vroce_emu_op *op)
 	return !op->status;
 }
 
+/* No answer to a request: retry it, or give up when out of retries. */
+static void vroce_emu_lost(struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *qp = op->qp;
+
+	if (!qp->retry_active) {
+		qp->retry_active = true;
+		qp->retry_left = qp->retry_cnt;
+	}
+	if (!qp->retry_left) {
+		op->status = VROCE_CQE_RETRY_EXC_ERR;
+		return;
+	}
+	qp->retry_left--;
+	op->lost = true;
+}
+
 /*
- * The peer: dest_qpn on this HCA, ready to receive, and connected back to
- * this QP (an RC responder answers only the QP it is connected to; any
- * other sender's packets are dropped, so the sender's retries run out);
- * else nothing answers.
+ * The peer: dest_qpn on the HCA whose port has the QP's destination MAC
+ * (this one, or one across the wire), ready to receive, and connected
+ * back to this QP on this port (an RC responder answers only the QP it is
+ * connected to; any other sender's packets are dropped). Else nothing
+ * answers: the request is retried after the ack timeout, retry_cnt
+ * times, and then fails with RETRY_EXC_ERR.
  */
 static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
 {
+	struct vroce_emu *pemu = vroce_emu_wire_find(emu, op->qp->dmac);
 	struct vroce_emu_qp *peer = NULL;
 
-	if (op->qp->loopback)
-		peer = vroce_emu_qp_of(emu, op->qp->dest_qpn);
-	if (peer && peer->type == VROCE_QPT_RC && peer->loopback &&
+	if (pemu && vroce_emu_enabled(pemu))
+		peer = vroce_emu_qp_of(pemu, op->qp->dest_qpn);
+	if (peer && peer->type == VROCE_QPT_RC &&
+	    ether_addr_equal(peer->dmac, emu->mac) &&
 	    peer->dest_qpn == op->qp->qpn &&
 	    (peer->state == VROCE_QPS_RTR || peer->state == VROCE_QPS_RTS)) {
 		op->peer = peer;
+		op->pemu = pemu;
 		return true;
 	}
-	op->status = VROCE_CQE_RETRY_EXC_ERR;
+	vroce_emu_lost(op);
 	return false;
 }
 
@@ -510,7 +537,7 @@ static bool vroce_emu_peer_allows(struct vroce_emu *emu,
 	if (op->peer->access & right)
 		return true;
 	op->status = VROCE_CQE_REM_INV_REQ_ERR;
-	vroce_emu_qp_error(emu, op->peer);
+	vroce_emu_qp_error(op->pemu, op->peer);
 	return false;
 }
 
@@ -519,13 +546,13 @@ static bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
 			     u32 right, bool write)
 {
 	if (!op->len ||
-	    !vroce_emu_mr_access_locked(emu, le32_to_cpu(op->wqe.rkey),
+	    !vroce_emu_mr_access_locked(op->pemu, le32_to_cpu(op->wqe.rkey),
 					op->peer->pdn,
 					le64_to_cpu(op->wqe.remote_addr),
 					emu->bounce, op->len, right, write))
 		return true;
 	op->status = VROCE_CQE_REM_ACCESS_ERR;
-	vroce_emu_qp_fatal(emu, op->peer);
+	vroce_emu_qp_fatal(op->pemu, op->peer);
 	return false;
 }
 
@@ -558,7 +585,7 @@ static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
 	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
 
 	/* Receives rung since the peer was last looked at count too. */
-	vroce_emu_wq_sync(emu, peer, VROCE_EMU_RQ);
+	vroce_emu_wq_sync(op->pemu, peer, VROCE_EMU_RQ);
 	if (peer->state != VROCE_QPS_RTR && peer->state != VROCE_QPS_RTS) {
 		op->status = VROCE_CQE_RETRY_EXC_ERR;
 		return false;
@@ -567,7 +594,7 @@ static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
 		vroce_emu_rnr(op);
 		return false;
 	}
-	if (!vroce_emu_wq_fetch(emu, rq, rq->ci, rwqe)) {
+	if (!vroce_emu_wq_fetch(op->pemu, rq, rq->ci, rwqe)) {
 		memset(rwqe, 0, sizeof(*rwqe));
 		rwqe->num_sge = U8_MAX;	/* unreadable: fails as malformed */
 	}
@@ -602,7 +629,8 @@ static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 	for (i = 0; i < rwqe->num_sge && left; i++) {
 		sge = &rwqe->sge[i];
 		len = min(left, le32_to_cpu(sge->length));
-		if (len && vroce_emu_mr_access_locked(emu, le32_to_cpu(sge->lkey),
+		if (len && vroce_emu_mr_access_locked(op->pemu,
+						      le32_to_cpu(sge->lkey),
 						      op->peer->pdn,
 						      le64_to_cpu(sge->addr),
 						      buf, len,
@@ -661,9 +689,9 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
 		cqe.imm_inv = op->wqe.imm_inv;
 	}
 	rq->ci++;
-	vroce_emu_cq_post(emu, peer, peer->rcqn, &cqe);
+	vroce_emu_cq_post(op->pemu, peer, peer->rcqn, &cqe);
 	if (status != VROCE_CQE_OK)
-		vroce_emu_qp_error(emu, peer);
+		vroce_emu_qp_error(op->pemu, peer);
 }
 
 /* ---- datagrams (UD and GSI QPs) ---- */
@@ -705,15 +733,20 @@ static void vroce_emu_grh(u8 *grh, const struct vroce_wqe_av *av, u32 len)
 	}
 }
 
-/* The UD or GSI QP a datagram for @av reaches, on the port its MAC names. */
+/*
+ * The UD or GSI QP a datagram for @av reaches, on the port its MAC names
+ * (this HCA's or one across the wire); @op->pemu is set to its HCA.
+ */
 static struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
+					      struct vroce_emu_op *op,
 					      const struct vroce_wqe_av *av)
 {
 	struct vroce_emu_qp *dst;
 
-	if (!ether_addr_equal(av->dmac, emu->mac))
+	op->pemu = vroce_emu_wire_find(emu, av->dmac);
+	if (!op->pemu || !vroce_emu_enabled(op->pemu))
 		return NULL;
-	dst = vroce_emu_qp_of(emu, le32_to_cpu(av->dest_qpn));
+	dst = vroce_emu_qp_of(op->pemu, le32_to_cpu(av->dest_qpn));
 	if (!dst || dst->type == VROCE_QPT_RC ||
 	    (dst->state != VROCE_QPS_RTR && dst->state != VROCE_QPS_RTS))
 		return NULL;
@@ -745,16 +778,17 @@ static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
 	if (qkey & BIT(31))
 		qkey = op->qp->qkey;
-	dst = vroce_emu_ud_dest(emu, av);
+	dst = vroce_emu_ud_dest(emu, op, av);
 	if (dst)
-		vroce_emu_wq_sync(emu, dst, VROCE_EMU_RQ);
+		vroce_emu_wq_sync(op->pemu, dst, VROCE_EMU_RQ);
 	if (!dst || dst->qkey != qkey || dst->state == VROCE_QPS_ERR ||
 	    dst->wq[VROCE_EMU_RQ].ci == dst->wq[VROCE_EMU_RQ].pi) {
-		emu->ud_dropped++;
+		/* Counted where it was lost: at the receiver, if any. */
+		(dst ? op->pemu : emu)->ud_dropped++;
 		return;
 	}
 	rq = &dst->wq[VROCE_EMU_RQ];
-	if (!vroce_emu_wq_fetch(emu, rq, rq->ci, &rwqe)) {
+	if (!vroce_emu_wq_fetch(op->pemu, rq, rq->ci, &rwqe)) {
 		memset(&rwqe, 0, sizeof(rwqe));
 		rwqe.num_sge = U8_MAX;	/* unreadable: fails as malformed */
 	}
@@ -783,7 +817,8 @@ static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
 	if (!rstatus)
 		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
-	    vroce_emu_frmr_invalidate_locked(emu, le32_to_cpu(op->wqe.imm_inv),
+	    vroce_emu_frmr_invalidate_locked(op->pemu,
+					     le32_to_cpu(op->wqe.imm_inv),
 					     op->peer->pdn)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		rstatus = VROCE_CQE_LOC_PROT_ERR;
@@ -902,6 +937,7 @@ static void vroce_emu_sq_complete(struct vroce_emu *emu,
 
 /* RNR: wait for the peer's min_rnr_timer, or a receive there. */
 static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			       struct vroce_emu *pemu,
 			       const struct vroce_emu_qp *peer)
 {
 	u32 code = min_t(u32, peer->min_rnr_timer,
@@ -909,7 +945,23 @@ static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	unsigned long delay = usecs_to_jiffies(vroce_emu_rnr_usecs[code]);
 
 	qp->rnr_wait = true;
-	qp->rnr_peer = vroce_emu_qp_slot(emu, peer);
+	/* A receive there wakes a waiter on the same HCA; across, the timer. */
+	qp->rnr_peer = pemu == emu ? vroce_emu_qp_slot(emu, peer) : U32_MAX;
+	qp->rnr_deadline = jiffies + max(delay, 1UL);
+	emu->timed = true;
+}
+
+/*
+ * No answer: wait the local ack timeout, 4.096 us * 2^timeout (0 is
+ * infinite in the IB spec; the longest code stands for it), then retry.
+ */
+static void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+{
+	u32 code = qp->timeout ? min_t(u32, qp->timeout, 31) : 31;
+	unsigned long delay = nsecs_to_jiffies(4096ULL << code);
+
+	qp->rnr_wait = true;
+	qp->rnr_peer = U32_MAX;
 	qp->rnr_deadline = jiffies + max(delay, 1UL);
 	emu->timed = true;
 }
@@ -925,11 +977,21 @@ static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
 		vroce_emu_exec(emu, &op);
 	else
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
+	/* The peer's HCA learns of what was delivered there at once. */
+	if (op.pemu && op.pemu != emu) {
+		vroce_emu_engine_raise(op.pemu);
+		vroce_emu_engine_kick(op.pemu);
+	}
 	if (op.rnr) {
-		vroce_emu_rnr_wait(emu, qp, op.peer);
+		vroce_emu_rnr_wait(emu, qp, op.pemu, op.peer);
+		return false;
+	}
+	if (op.lost) {
+		vroce_emu_retry_wait(emu, qp);
 		return false;
 	}
 	qp->rnr_active = false;
+	qp->retry_active = false;
 	sq->ci++;
 	vroce_emu_sq_complete(emu, &op);
 	return true;
@@ -1043,7 +1105,7 @@ static void vroce_emu_engine_pass(struct vroce_emu *emu)
 {
 	unsigned long i;
 
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	for (;;) {
 		vroce_emu_take_doorbells(emu);
 		i = find_first_bit(emu->run_map, VROCE_MAX_QP);
@@ -1063,10 +1125,10 @@ static void vroce_emu_engine_work(struct work_struct *work)
 	struct vroce_emu *emu = container_of(work, struct vroce_emu,
 					     engine_work);
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	if (vroce_emu_enabled(emu))
 		vroce_emu_engine_pass(emu);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 
 static void vroce_emu_timer_work(struct work_struct *work)
@@ -1074,12 +1136,12 @@ static void vroce_emu_timer_work(struct work_struct *work)
 	struct vroce_emu *emu = container_of(to_delayed_work(work),
 					     struct vroce_emu, timer_work);
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	if (vroce_emu_enabled(emu)) {
 		vroce_emu_timers_expire(emu);
 		vroce_emu_engine_pass(emu);
 	}
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 
 /* Let the engine visit the QPs kicked outside it (commands). */
@@ -1336,7 +1398,8 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 		return VROCE_CMD_BAD_HANDLE;
 	if (state > VROCE_QPS_ERR || (access & ~VROCE_ACC_MASK) ||
 	    cmd->rnr_retry > VROCE_EMU_RNR_FOREVER || cmd->retry_cnt > 7 ||
-	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_emu_rnr_usecs))
+	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_emu_rnr_usecs) ||
+	    cmd->timeout > 31)
 		return VROCE_CMD_BAD_PARAM;
 	if (qp->state == VROCE_QPS_ERR && state != VROCE_QPS_ERR &&
 	    state != VROCE_QPS_RESET)
@@ -1347,10 +1410,11 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 	qp->rnr_retry = cmd->rnr_retry;
 	qp->min_rnr_timer = cmd->min_rnr_timer;
 	qp->retry_cnt = cmd->retry_cnt;
+	qp->timeout = cmd->timeout;
 	qp->qkey = le32_to_cpu(cmd->qkey);
 	memcpy(qp->dmac, cmd->dmac, ETH_ALEN);
-	qp->loopback = ether_addr_equal(qp->dmac, emu->mac);
 	qp->rnr_active = false;
+	qp->retry_active = false;
 	qp->rnr_wait = false;
 	qp->state = state;
 	if (state == VROCE_QPS_RESET) {
@@ -1409,9 +1473,9 @@ u32 vroce_emu_ud_dropped(struct vroce_emu *emu)
 {
 	u32 n;
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	n = emu->ud_dropped;
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
@@ -1432,10 +1496,10 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 				u32 event_delay_ms)
 {
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	emu->drop_events = drop_events;
 	WRITE_ONCE(emu->event_delay_ms, event_delay_ms);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
 
@@ -1515,7 +1579,7 @@ void vroce_emu_engine_reset(struct vroce_emu *emu)
 {
 	unsigned long flags;
 
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	memset(emu->qps, 0, VROCE_MAX_QP * sizeof(*emu->qps));
 	memset(emu->cqs, 0, VROCE_MAX_CQ * sizeof(*emu->cqs));
 	bitmap_zero(emu->run_map, VROCE_MAX_QP);

@@ -84,7 +84,7 @@ void vroce_emu_mpt_reset(struct vroce_emu *emu)
 {
 	u32 i;
 
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
 	/* Generations start anywhere: keys do not repeat across resets. */
 	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
@@ -240,7 +240,7 @@ int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 	u64 end;
 	int err;
 
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	mr = vroce_emu_mpt_of(emu, key);
 	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
 		err = -VROCE_EMU_EKEY;
@@ -277,10 +277,10 @@ int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 {
 	int err;
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	err = vroce_emu_mr_access_locked(emu, key, pdn, iova, buf, len, access,
 					 write);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
@@ -316,10 +316,10 @@ int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 {
 	int err;
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	err = vroce_emu_frmr_register_locked(emu, key, pdn, iova, length,
 					     access, pbl, npages);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
@@ -383,7 +383,7 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 	u64 span;
 	int err = 0;
 
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	/* The consumer picks the tag; index and generation must match. */
 	mr = vroce_emu_mpt_slot(emu, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
@@ -425,9 +425,9 @@ int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key)
 {
 	int err;
 
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	err = vroce_emu_frmr_invalidate_locked(emu, key, VROCE_EMU_ANY_PD);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
@@ -447,7 +447,7 @@ int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
 {
 	struct vroce_emu_mpt *mr;
 
-	lockdep_assert_held(&emu->lock);
+	lockdep_assert_held(emu->lock);
 	mr = vroce_emu_mpt_of(emu, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
 	    mr->state != VROCE_EMU_MR_VALID)
@@ -622,9 +622,9 @@ u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
  */
 void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr)
 {
-	mutex_lock(&emu->lock);
+	mutex_lock(emu->lock);
 	emu->max_mr = clamp_t(u32, max_mr, 1, VROCE_EMU_MAX_MR);
-	mutex_unlock(&emu->lock);
+	mutex_unlock(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
 

@@ -76,6 +76,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/if_ether.h>
+#include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
@@ -158,16 +159,21 @@ struct vroce_emu_wq {
  * @access: VROCE_ACC_REMOTE_* the peer may use on this QP
  * @rnr_retry: RNR retries of each send, 7: forever
  * @min_rnr_timer: IB_RNR_TIMER_* code a requester waits after an RNR here
- * @retry_cnt: transport retries (kept; a lost packet fails at once)
+ * @retry_cnt: transport retries of a request nothing answers
+ * @timeout: local ack timeout code: 4.096 us * 2^timeout between them
  * @qkey: UD and GSI: the Q_Key a message must carry to be received here
- * @dmac: RC: the Ethernet address of the peer's port
- * @loopback: RC: @dmac is this HCA's own
+ * @dmac: RC: the Ethernet address of the peer's port (this HCA's for
+ *	loopback, another's across the wire)
  * @wq: the send (VROCE_EMU_SQ) and receive (VROCE_EMU_RQ) queue
  * @rnr_active: the head send WQE met an empty receive queue
  * @rnr_wait: ... and waits for @rnr_deadline or a receive at @rnr_peer
+ *	(also while it waits the ack timeout after no answer)
  * @rnr_left: RNR retries left for the head send WQE
- * @rnr_peer: slot of the QP whose receive queue it waits for
+ * @rnr_peer: slot of the QP on this HCA whose receive queue it waits for,
+ *	U32_MAX when only the timer ends the wait
  * @rnr_deadline: jiffies of the next retry
+ * @retry_active: the head send WQE found no answer
+ * @retry_left: transport retries left for it
  */
 struct vroce_emu_qp {
 	bool valid;
@@ -183,15 +189,17 @@ struct vroce_emu_qp {
 	u8 rnr_retry;
 	u8 min_rnr_timer;
 	u8 retry_cnt;
+	u8 timeout;
 	u32 qkey;
 	u8 dmac[ETH_ALEN];
-	bool loopback;
 	struct vroce_emu_wq wq[2];
 	bool rnr_active;
 	bool rnr_wait;
 	u8 rnr_left;
 	u32 rnr_peer;
 	unsigned long rnr_deadline;
+	bool retry_active;
+	u8 retry_left;
 };
 
 /**
@@ -259,7 +267,13 @@ struct vroce_emu {
 	DECLARE_BITMAP(db_pending, VROCE_MAX_QP);	/* rung since last look */
 	u32 eq_pi;			/* event queue producer count */
 
-	struct mutex lock;		/* protects mpt to eq_lost */
+	/*
+	 * The wire's lock (vroce_emu_wire_lock()), shared by every HCA on
+	 * the wire: it protects mpt to ud_dropped of all of them, so that
+	 * an engine may deliver into another HCA's QPs, MRs and CQs.
+	 */
+	struct mutex *lock;
+	struct list_head wire_node;	/* on the wire's list, under lock */
 	/* MPT and PDs (c/hca/vroce_hca_mpt.c; PDs made by vroce_hca_cmd.c). */
 	struct vroce_emu_mpt *mpt;
 	u32 max_mr;			/* MPT entries in use, VROCE_EMU_MAX_MR at most */
@@ -351,6 +365,10 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
 
 /* c/hca/vroce_hca_core.c */
+struct mutex *vroce_emu_wire_lock(void);
+void vroce_emu_wire_join(struct vroce_emu *emu);
+void vroce_emu_wire_leave(struct vroce_emu *emu);
+struct vroce_emu *vroce_emu_wire_find(struct vroce_emu *emu, const u8 *mac);
 bool vroce_emu_inject(void);
 void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
 bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,

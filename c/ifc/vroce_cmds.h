@@ -163,7 +163,7 @@ struct vroce_cmd_modify_qp {
 	u8 rnr_retry;		/* RNR retries, 7: forever */
 	u8 min_rnr_timer;	/* IB_RNR_TIMER_* code of this QP as responder */
 	u8 retry_cnt;
-	u8 rsvd0;
+	u8 timeout;		/* local ack timeout code, 0 to 31 */
 	__le32 qkey;		/* UD and GSI: the Q_Key receives must carry */
 	u8 dmac[6];		/* RC, from RTR on: the peer port's MAC */
 	u8 rsvd1[2];
