@@ -4,7 +4,8 @@
  * port gets an IPv4 address; rdma_cm resolves it (a RoCE v2 GID), ib_cm
  * carries REQ, REP, RTU and DREQ/DREP as MADs through the GSI QP that
  * ib_mad made; the RC QPs that rdma_cm connected then move data both ways
- * and disconnect cleanly. Nothing of vroce is called directly: only
+ * and disconnect cleanly: on one HCA, and between two HCAs on the
+ * wire. Nothing of vroce is called directly: only
  * rdma_cm's and the verbs' public API, as a storage ULP would.
  */
 
@@ -14,8 +15,12 @@
 #include <linux/if.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
+#include <linux/platform_device.h>
 #include <linux/rtnetlink.h>
+#include <linux/user_namespace.h>
 #include <linux/sockios.h>
+#include <net/arp.h>
+#include <net/neighbour.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -206,24 +211,27 @@ static void cm_send(struct kunit *test, struct cm_side *from,
 }
 
 /*
- * rdma_cm end to end on vroce0's own address: listen, resolve address and
- * route, connect, accept, a SEND each way, disconnect; both sides see
- * every event with status 0.
+ * Listen on @srv_ip in @srv_net (its port on @srv_dev), connect from
+ * @cli_dev's port (source @cli_ip, or the route's when 0) in init_net,
+ * accept, a SEND each way, disconnect: every event with status 0.
  */
-static void vroce_cm_connect(struct kunit *test)
+static void cm_run(struct kunit *test, struct net *srv_net,
+		   struct vroce_dev *srv_dev, __be32 srv_ip,
+		   struct vroce_dev *cli_dev, __be32 cli_ip)
 {
-	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct cm_side *srv, *cli, *acc;
 	struct sockaddr_in addr = {
-		.sin_family = AF_INET, .sin_addr.s_addr = cpu_to_be32(CM_ADDR),
+		.sin_family = AF_INET, .sin_addr.s_addr = srv_ip,
 		.sin_port = cpu_to_be16(CM_PORT),
+	};
+	struct sockaddr_in src = {
+		.sin_family = AF_INET, .sin_addr.s_addr = cli_ip,
 	};
 	struct rdma_conn_param param = {
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
 
-	KUNIT_ASSERT_NOT_NULL(test, vdev->netdev);
 	srv = kunit_kzalloc(test, sizeof(*srv), GFP_KERNEL);
 	cli = kunit_kzalloc(test, sizeof(*cli), GFP_KERNEL);
 	acc = kunit_kzalloc(test, sizeof(*acc), GFP_KERNEL);
@@ -233,20 +241,14 @@ static void vroce_cm_connect(struct kunit *test)
 	cm_side_init(acc);
 	srv->child_side = acc;
 
-	KUNIT_ASSERT_EQ(test, cm_set_ipv4(vdev->netdev, cpu_to_be32(CM_ADDR),
-					  cpu_to_be32(0xffffff00)), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_clear_ipv4,
-							vdev->netdev), 0);
-	KUNIT_ASSERT_TRUE(test, cm_wait_gid(vdev, cpu_to_be32(CM_ADDR)));
-
-	srv->id = rdma_create_id(&init_net, cm_handler, srv, RDMA_PS_TCP,
+	srv->id = rdma_create_id(srv_net, cm_handler, srv, RDMA_PS_TCP,
 				 IB_QPT_RC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srv->id);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_destroy_id,
 							srv->id), 0);
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(srv->id, (struct sockaddr *)&addr),
 			0);
-	KUNIT_EXPECT_PTR_EQ(test, srv->id->device, &vdev->ibdev);
+	KUNIT_EXPECT_PTR_EQ(test, srv->id->device, &srv_dev->ibdev);
 	KUNIT_ASSERT_EQ(test, rdma_listen(srv->id, 4), 0);
 
 	cli->id = rdma_create_id(&init_net, cm_handler, cli, RDMA_PS_TCP,
@@ -254,11 +256,13 @@ static void vroce_cm_connect(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cli->id);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_destroy_id,
 							cli->id), 0);
-	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(cli->id, NULL,
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(cli->id,
+						cli_ip ? (struct sockaddr *)&src :
+						NULL,
 						(struct sockaddr *)&addr,
 						CM_WAIT_MS), 0);
 	KUNIT_ASSERT_TRUE(test, cm_wait(cli, RDMA_CM_EVENT_ADDR_RESOLVED));
-	KUNIT_EXPECT_PTR_EQ(test, cli->id->device, &vdev->ibdev);
+	KUNIT_EXPECT_PTR_EQ(test, cli->id->device, &cli_dev->ibdev);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_route(cli->id, CM_WAIT_MS), 0);
 	KUNIT_ASSERT_TRUE(test, cm_wait(cli, RDMA_CM_EVENT_ROUTE_RESOLVED));
 	cm_verbs(test, cli, cli->id);
@@ -269,6 +273,7 @@ static void vroce_cm_connect(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, srv->child);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_destroy_id,
 							srv->child), 0);
+	KUNIT_EXPECT_PTR_EQ(test, srv->child->device, &srv_dev->ibdev);
 	cm_verbs(test, acc, srv->child);
 	rdma_lock_handler(srv->child);
 	KUNIT_EXPECT_EQ(test, rdma_accept(srv->child, &param), 0);
@@ -277,7 +282,6 @@ static void vroce_cm_connect(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, cm_wait(acc, RDMA_CM_EVENT_ESTABLISHED));
 	KUNIT_EXPECT_EQ(test, cli->status[RDMA_CM_EVENT_ESTABLISHED], 0);
 	KUNIT_EXPECT_EQ(test, acc->status[RDMA_CM_EVENT_ESTABLISHED], 0);
-	KUNIT_EXPECT_NE(test, cli->id->qp->qp_num, srv->child->qp->qp_num);
 
 	cm_send(test, cli, cli->id, acc, 1);
 	cm_send(test, acc, srv->child, cli, 2);
@@ -291,8 +295,92 @@ static void vroce_cm_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, acc->status[RDMA_CM_EVENT_DISCONNECTED], 0);
 }
 
+/* rdma_cm end to end on one port's own address (loopback on one HCA). */
+static void vroce_cm_connect(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, vdev->netdev);
+	KUNIT_ASSERT_EQ(test, cm_set_ipv4(vdev->netdev, cpu_to_be32(CM_ADDR),
+					  cpu_to_be32(0xffffff00)), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_clear_ipv4,
+							vdev->netdev), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_gid(vdev, cpu_to_be32(CM_ADDR)));
+	cm_run(test, &init_net, vdev, cpu_to_be32(CM_ADDR), vdev, 0);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(cm_put_net, put_net, struct net *);
+
+/* What 'ip neigh replace @ip lladdr @mac dev @ndev nud permanent' does. */
+static int cm_static_neigh(struct net_device *ndev, __be32 ip, const u8 *mac)
+{
+	struct neighbour *n = __neigh_lookup(&arp_tbl, &ip, ndev, true);
+	int err;
+
+	if (!n)
+		return -ENOMEM;
+	err = neigh_update(n, mac, NUD_PERMANENT,
+			   NEIGH_UPDATE_F_OVERRIDE | NEIGH_UPDATE_F_ADMIN, 0);
+	neigh_release(n);
+	return err;
+}
+
+/* Move @ndev into @net and bring it up there, as 'ip link set netns'. */
+static int cm_move_netdev(struct net_device *ndev, struct net *net)
+{
+	int err;
+
+	rtnl_lock();
+	err = dev_change_net_namespace(ndev, net, ndev->name);
+	if (!err)
+		err = dev_open(ndev, NULL);
+	rtnl_unlock();
+	return err;
+}
+
+/*
+ * Two HCAs on the wire, as two hosts: the second port lives in a network
+ * namespace of its own (its address would be local to the first's
+ * otherwise, and rdma_cm would take the first HCA for both ends), each
+ * side knows the other's MAC from a static neighbour entry (the ports'
+ * netdevs carry no ARP). The client on HCA A connects to the server on
+ * HCA B; CM MADs and data cross the wire between them.
+ */
+static void vroce_cm_two_hcas(struct kunit *test)
+{
+	struct vroce_dev *va = vroce_test_dev(test);
+	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_hca(test));
+	__be32 ip_a = cpu_to_be32(CM_ADDR), ip_b = cpu_to_be32(CM_ADDR + 1);
+	__be32 mask = cpu_to_be32(0xffffff00);
+	struct net *net_b;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_ASSERT_TRUE(test, va->netdev && vb->netdev);
+	net_b = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net_b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_put_net,
+							net_b), 0);
+	KUNIT_ASSERT_EQ(test, cm_move_netdev(vb->netdev, net_b), 0);
+
+	KUNIT_ASSERT_EQ(test, cm_set_ipv4(va->netdev, ip_a, mask), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_clear_ipv4,
+							va->netdev), 0);
+	KUNIT_ASSERT_EQ(test, cm_set_ipv4(vb->netdev, ip_b, mask), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cm_clear_ipv4,
+							vb->netdev), 0);
+	KUNIT_ASSERT_EQ(test, cm_static_neigh(va->netdev, ip_b,
+					      vb->netdev->dev_addr), 0);
+	KUNIT_ASSERT_EQ(test, cm_static_neigh(vb->netdev, ip_a,
+					      va->netdev->dev_addr), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_gid(va, ip_a));
+	KUNIT_ASSERT_TRUE(test, cm_wait_gid(vb, ip_b));
+
+	cm_run(test, net_b, vb, ip_b, va, ip_a);
+}
+
 static struct kunit_case vroce_cm_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cm_connect),
+	KUNIT_CASE_SLOW(vroce_cm_two_hcas),
 	{}
 };
 

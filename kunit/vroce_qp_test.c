@@ -1369,6 +1369,7 @@ static void vroce_qp_two_hcas(struct kunit *test)
 	struct ib_sge sge, rcv;
 	struct ib_wc wc;
 	struct ib_mr *mr;
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, vb);
 	KUNIT_EXPECT_FALSE(test, ether_addr_equal(va->netdev->dev_addr,
@@ -1418,18 +1419,24 @@ static void vroce_qp_two_hcas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 5000);
 	KUNIT_EXPECT_EQ(test, memcmp(a->buf[1]->va, a->buf[0]->va + 7, 5000),
 			0);
-	/* A's key is not B's: A's own MR key does not reach B's memory. */
+	/*
+	 * A's key is not B's: an MR of A open to remote writes, named as
+	 * the rkey, is looked up in B's table, not found, and B's QP fails.
+	 */
+	mr = qp_reg_mr(test, a, 0, 0, BUF_LEN, QP_ACCESS);
 	KUNIT_ASSERT_EQ(test, qp_post(a->qp[0], IB_WR_RDMA_WRITE, 9, &sge, 1,
-				      mr->iova, a->pd->local_dma_lkey,
-				      IB_SEND_SIGNALED), 0);
+				      mr->iova, mr->rkey, IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, qp_poll(a->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	for (i = 0; i < 100 && qp_state(b->qp[0]) != IB_QPS_ERR; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, qp_state(b->qp[0]), IB_QPS_ERR);
 }
 
 /*
  * A peer no port on the wire has: the request is retried after the ack
  * timeout (code 14, 67 ms) retry_cnt (7) times, then fails with
- * RETRY_EXC_ERR, and not before.
+ * RETRY_EXC_ERR: not before 7 timeouts, and not after many more.
  */
 static void vroce_qp_no_peer(struct kunit *test)
 {
@@ -1450,6 +1457,7 @@ static void vroce_qp_no_peer(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
 	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - start), 7 * 67);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start), 12 * 67 + 200);
 }
 
 static struct kunit_case vroce_qp_cases[] = {

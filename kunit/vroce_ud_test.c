@@ -321,6 +321,7 @@ static void vroce_ud_qkey(struct kunit *test)
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY + 1);
 	struct vroce_emu *emu = vroce_test_emu(test);
 	u32 dropped = vroce_emu_ud_dropped(emu);
+	struct ib_qp_attr attr = {};
 	struct ib_wc wc[2];
 
 	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);
@@ -343,6 +344,16 @@ static void vroce_ud_qkey(struct kunit *test)
 				      UD_QKEY + 1, UD_MSG, IB_WR_SEND), 0);
 	ud_expect_delivered(test, p, wc, UD_MSG);
 	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 1);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
+
+	/* Bit 31 with a sender whose own Q_Key is the receiver's: taken. */
+	attr.qkey = UD_QKEY + 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[0], &attr, IB_QP_QKEY), 0);
+	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 3, UD_BUF), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num,
+				      IB_QP_SET_QKEY, UD_MSG, IB_WR_SEND), 0);
+	ud_expect_delivered(test, p, wc, UD_MSG);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 3);
 	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
 }
 
@@ -368,7 +379,7 @@ static void vroce_ud_dropped(struct kunit *test)
 				      IB_WR_SEND), 0);
 	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	/* A receiver in RESET, its receive posted before. */
+	/* A receiver in RESET (which forgets its receive queue). */
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE), 0);
 	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
 				      UD_MSG, IB_WR_SEND), 0);
@@ -381,13 +392,18 @@ static void vroce_ud_dropped(struct kunit *test)
 
 /*
  * Bad datagrams: RDMA opcodes and a QPN past 24 bits are refused at
- * posting; a message past the MTU fails at the sender; a receive too small
- * for GRH and message fails at the receiver, which goes to ERR.
+ * posting; a message past the MTU fails at the sender; one too big for
+ * the receive posted (GRH and message) is dropped and leaves the
+ * receiver alone: its receive stays for the next datagram that fits, its
+ * QP in RTS (a sender must not be able to fail another's QP by size).
  */
 static void vroce_ud_bad_inputs(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
 	struct ib_wc wc[2];
+	u32 dropped;
 
 	KUNIT_EXPECT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
 				      UD_MSG, IB_WR_RDMA_WRITE), -EINVAL);
@@ -412,29 +428,42 @@ static void vroce_ud_bad_inputs(struct kunit *test)
 	p->qp[1] = ud_qp(test, p, IB_QPT_UD);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->qp[1]);
 	KUNIT_ASSERT_EQ(test, ud_ready(p->qp[1], UD_QKEY), 0);
+	dropped = vroce_emu_ud_dropped(vroce_test_emu(test));
 	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 2, UD_MSG), 0);
 	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
 				      UD_MSG, IB_WR_SEND), 0);
-	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 2), 2);
-	if (wc[0].qp != p->qp[1])
-		swap(wc[0], wc[1]);
-	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_LEN_ERR);
-	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 2);
-	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, p->qp[0]);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, wc), 0);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(vroce_test_emu(test)),
+			dropped + 1);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(p->qp[1], &attr, IB_QP_STATE, &init),
+			0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
+	/* The receive still posted takes a datagram that fits. */
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
+				      UD_MSG - VROCE_GRH_SIZE, IB_WR_SEND), 0);
+	ud_expect_delivered(test, p, wc, UD_MSG - VROCE_GRH_SIZE);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 2);
 }
 
 /*
  * The GSI QP: ib_mad made QP 1 when the device registered, ready to
  * receive; a second GSI QP is refused (the HCA has one), and UD QPs never
- * get number 0 or 1. A UD QP can send to QP 1 with the GSI Q_Key.
+ * get number 0 or 1. A UD QP reaches QP 1 only with the GSI Q_Key.
  */
 static void vroce_ud_gsi(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
 	struct vroce_qp *gsi = xa_load(&p->vdev->qps, VROCE_GSI_QPN);
+	struct vroce_emu *emu = vroce_test_emu(test);
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr attr;
 	struct ib_qp *qp;
+	struct ib_wc wc;
+	u32 dropped;
 
 	KUNIT_ASSERT_NOT_NULL(test, gsi);
 	KUNIT_EXPECT_EQ(test, gsi->ibqp.qp_type, IB_QPT_GSI);
@@ -449,6 +478,28 @@ static void vroce_ud_gsi(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EBUSY);
 	KUNIT_EXPECT_GT(test, p->qp[0]->qp_num, 1);
 	KUNIT_EXPECT_GT(test, p->qp[1]->qp_num, 1);
+
+	/*
+	 * A datagram to QP 1 with the sender's own Q_Key: dropped unless
+	 * that is the GSI Q_Key (then ib_mad takes it, and drops the junk).
+	 */
+	dropped = vroce_emu_ud_dropped(emu);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, VROCE_GSI_QPN, IB_QP1_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 1);
+	attr.qkey = IB_QP1_QKEY;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[0], &attr, IB_QP_QKEY), 0);
+	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, VROCE_GSI_QPN, IB_QP1_QKEY,
+				      UD_MSG, IB_WR_SEND), 0);
+	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 1);
+	/* The GSI QP took it and is still up. */
+	KUNIT_ASSERT_EQ(test, ib_query_qp(&gsi->ibqp, &attr, IB_QP_STATE,
+					  &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
 }
 
 /*

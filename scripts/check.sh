@@ -17,7 +17,8 @@
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
 #   9. rdma-core's tools and perftest through the provider (c/provider/)
 #      on vroce0 and on rxe, side by side, in the C test kernel
-#  10. NVMe over RDMA: nvmet-rdma on vroce0's address, 'nvme connect' from
+#  10. rping and ucmatose between two HCAs on the wire (vroce0, vroce1)
+#  11. NVMe over RDMA: nvmet-rdma on vroce0's address, 'nvme connect' from
 #      Debian's nvme-cli, a pattern written and read back, disconnect;
 #      the same over rxe
 # The last line counts the tests: 'check: N passed, N failed, N skipped'.
@@ -69,6 +70,9 @@ scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
 stamp "user space: ibv_* tools and perftest through libvroce, beside rxe"
 scripts/userspace.sh 2>&1 | tee "$logs/userspace" || rc=1
 
+stamp "rdma_cm programs (rping, ucmatose) between vroce0 and vroce1"
+scripts/rdmacm.sh 2>&1 | tee "$logs/rdmacm" || rc=1
+
 stamp "NVMe over RDMA (nvmet-rdma, nvme-rdma) on vroce0, beside rxe"
 scripts/nvmeof.sh 2>&1 | tee "$logs/nvmeof" || rc=1
 
@@ -80,7 +84,8 @@ total() {
 }
 tp=0 tf=0 ts=0
 for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
-	 kunit-nodebug:vroce host:host userspace:userspace nvmeof:nvmeof; do
+	 kunit-nodebug:vroce host:host userspace:userspace rdmacm:rdmacm \
+	 nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
 	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
 done

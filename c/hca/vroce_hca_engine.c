@@ -102,6 +102,7 @@ struct vroce_emu_op {
 
 static bool vroce_emu_enabled(struct vroce_emu *emu);
 static void vroce_emu_engine_kick(struct vroce_emu *emu);
+static void vroce_emu_timer_arm(struct vroce_emu *emu);
 
 /* ---- rings ---- */
 
@@ -611,6 +612,17 @@ static u8 vroce_emu_recv_check(struct vroce_emu_op *op,
 	return VROCE_CQE_LOC_QP_OP_ERR;
 }
 
+/* Bytes the receive WQE's buffers hold. */
+static u64 vroce_emu_recv_room(const struct vroce_recv_wqe *rwqe)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < min_t(u32, rwqe->num_sge, VROCE_MAX_RECV_SGE); i++)
+		room += le32_to_cpu(rwqe->sge[i].length);
+	return room;
+}
+
 /* Place the message in the receive WQE's buffers: the responder's status. */
 static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 				 const struct vroce_recv_wqe *rwqe)
@@ -618,11 +630,8 @@ static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 	const struct vroce_wqe_sge *sge;
 	u32 left = op->rlen, i, len;
 	u8 *buf = emu->bounce;
-	u64 room = 0;
 
-	for (i = 0; i < rwqe->num_sge; i++)
-		room += le32_to_cpu(rwqe->sge[i].length);
-	if (op->rlen > room) {
+	if (op->rlen > vroce_emu_recv_room(rwqe)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		return VROCE_CQE_LOC_LEN_ERR;
 	}
@@ -756,8 +765,10 @@ static struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
 /*
  * SEND and SEND_IMM on a UD or GSI QP. The sender completes once the
  * message left, whatever happens to it: a datagram that finds no QP, the
- * wrong Q_Key or no receive posted is dropped (ud_dropped counts it); one
- * too big for the receive fails that receive and its QP, as on RC.
+ * wrong Q_Key, no receive posted, or a receive too small for the GRH and
+ * the message is dropped (ud_dropped counts it) and leaves the receiver
+ * alone: its receive stays posted and its QP in its state, so that no
+ * sender can fail another's QP (the GSI QP above all) by its size.
  */
 static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 				 struct vroce_emu_op *op)
@@ -769,12 +780,14 @@ static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 	struct vroce_emu_wq *rq;
 	u8 rstatus;
 
-	if (!vroce_emu_gather(emu, op))
-		return;
-	if (op->len > VROCE_MAX_UD_MSG) {
+	/* One MTU at most, checked before a byte is read. */
+	op->status = vroce_emu_op_len(op);
+	if (!op->status && op->len > VROCE_MAX_UD_MSG)
 		op->status = VROCE_CQE_LOC_LEN_ERR;
+	if (!op->status)
+		op->status = vroce_emu_op_local(emu, op, false);
+	if (op->status)
 		return;
-	}
 	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
 	if (qkey & BIT(31))
 		qkey = op->qp->qkey;
@@ -791,6 +804,11 @@ static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 	if (!vroce_emu_wq_fetch(op->pemu, rq, rq->ci, &rwqe)) {
 		memset(&rwqe, 0, sizeof(rwqe));
 		rwqe.num_sge = U8_MAX;	/* unreadable: fails as malformed */
+	}
+	if (rwqe.num_sge <= VROCE_MAX_RECV_SGE &&
+	    vroce_emu_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
+		op->pemu->ud_dropped++;
+		return;
 	}
 	op->peer = dst;
 	memmove(emu->bounce + VROCE_GRH_SIZE, emu->bounce, op->len);
@@ -958,11 +976,12 @@ static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 static void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 {
 	u32 code = qp->timeout ? min_t(u32, qp->timeout, 31) : 31;
-	unsigned long delay = nsecs_to_jiffies(4096ULL << code);
+	/* Never shorter than the timeout: jiffies round down. */
+	unsigned long delay = nsecs_to_jiffies(4096ULL << code) + 1;
 
 	qp->rnr_wait = true;
 	qp->rnr_peer = U32_MAX;
-	qp->rnr_deadline = jiffies + max(delay, 1UL);
+	qp->rnr_deadline = jiffies + delay;
 	emu->timed = true;
 }
 
@@ -981,6 +1000,7 @@ static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
 	if (op.pemu && op.pemu != emu) {
 		vroce_emu_engine_raise(op.pemu);
 		vroce_emu_engine_kick(op.pemu);
+		vroce_emu_timer_arm(op.pemu);	/* a delayed event there */
 	}
 	if (op.rnr) {
 		vroce_emu_rnr_wait(emu, qp, op.pemu, op.peer);
