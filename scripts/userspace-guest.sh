@@ -86,6 +86,9 @@ for dev in $progdevs; do
 		eval "r_${dev}_devinfo=\$r"
 		r=$(pair $dev pingpong ibv_rc_pingpong -d $dev -g 0 -n 100)
 		eval "r_${dev}_pingpong=\$r"
+		# UD QPs and user address handles (ibv_create_ah, GRH).
+		r=$(pair $dev udpingpong ibv_ud_pingpong -d $dev -g 0 -n 100 -s 1024)
+		eval "r_${dev}_udpingpong=\$r"
 		# The extended verbs; vroce's refusals on vroce only.
 		set -- "$(dirname "$RDMAV_DRIVERS")/vroce_verbs_test" $dev
 		[ $dev = vroce0 ] || set -- "$@" traffic
@@ -123,7 +126,7 @@ fi
 
 if [ -n "$progdevs" ]; then
 	printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
-	for p in devices devinfo pingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+	for p in devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
 		eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
 		printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
 		case $v in

@@ -15,6 +15,11 @@
  *    on this HCA, loopback), moving data only through the translation
  *    engine and a per-HCA bounce buffer; write CQEs. Receive WQEs are
  *    consumed by arriving SEND and WRITE_IMM messages.
+ *  - QPs are visited round robin: a visit executes at most
+ *    VROCE_EMU_QP_BUDGET send WQEs of a QP, a work item at most
+ *    VROCE_EMU_PASS_VISITS visits; what is left requeues the work item,
+ *    so that the command processors and engines of every HCA on the wire
+ *    (whose lock this is) get in between.
  *  - SQ WQEs execute in RTS only and wait in RESET, INIT and RTR. An error
  *    completes (signaled or not) and moves the QP to ERR; the engine then
  *    completes every WQE of both queues with a flush error, in queue
@@ -61,6 +66,8 @@
 
 #define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
 #define VROCE_EMU_RNR_FOREVER		7
+#define VROCE_EMU_QP_BUDGET		16	/* send WQEs per QP visit */
+#define VROCE_EMU_PASS_VISITS		64	/* QP visits per engine work */
 
 static_assert(sizeof(struct vroce_send_wqe) == VROCE_SEND_WQE_SIZE);
 static_assert(sizeof(struct vroce_recv_wqe) == VROCE_RECV_WQE_SIZE);
@@ -1017,8 +1024,13 @@ static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
 	return true;
 }
 
-/* Everything the doorbells and the QP's state allow, in queue order. */
-static void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+/*
+ * What the doorbells and the QP's state allow, in queue order: at most
+ * @budget send WQEs executed (flushes are not counted); a QP with more to
+ * do is kicked again, behind the others.
+ */
+static void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			     u32 budget)
 {
 	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
 	struct vroce_emu_wq *rq = &qp->wq[VROCE_EMU_RQ];
@@ -1028,11 +1040,15 @@ static void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 	vroce_emu_wq_sync(emu, qp, VROCE_EMU_RQ);
 	vroce_emu_wq_sync(emu, qp, VROCE_EMU_SQ);
 	while (sq->ci != sq->pi) {
-		if (qp->state == VROCE_QPS_ERR)
+		if (qp->state == VROCE_QPS_ERR) {
 			vroce_emu_flush_one(emu, qp, VROCE_EMU_SQ);
-		else if (qp->state != VROCE_QPS_RTS || qp->rnr_wait ||
-			 !vroce_emu_sq_exec_one(emu, qp))
+		} else if (!budget--) {
+			vroce_emu_qp_kick(emu, qp);
 			break;
+		} else if (qp->state != VROCE_QPS_RTS || qp->rnr_wait ||
+			   !vroce_emu_sq_exec_one(emu, qp)) {
+			break;
+		}
 		cond_resched();
 	}
 	while (qp->state == VROCE_QPS_ERR && rq->ci != rq->pi) {
@@ -1124,16 +1140,29 @@ static void vroce_emu_timers_expire(struct vroce_emu *emu)
 static void vroce_emu_engine_pass(struct vroce_emu *emu)
 {
 	unsigned long i;
+	u32 visits;
 
 	lockdep_assert_held(emu->lock);
-	for (;;) {
+	for (visits = 0; ; visits++) {
 		vroce_emu_take_doorbells(emu);
-		i = find_first_bit(emu->run_map, VROCE_MAX_QP);
+		/* Round robin from where the last visit left off. */
+		i = find_next_bit(emu->run_map, VROCE_MAX_QP, emu->run_next);
+		if (i >= VROCE_MAX_QP)
+			i = find_first_bit(emu->run_map, VROCE_MAX_QP);
 		if (i >= VROCE_MAX_QP)
 			break;
+		/*
+		 * The wire's lock is every HCA's: let the command processors
+		 * and engines of all of them in before going on.
+		 */
+		if (visits == VROCE_EMU_PASS_VISITS) {
+			queue_work(emu->wq, &emu->engine_work);
+			break;
+		}
 		__clear_bit(i, emu->run_map);
+		emu->run_next = i + 1;
 		if (emu->qps[i].valid)
-			vroce_emu_qp_run(emu, &emu->qps[i]);
+			vroce_emu_qp_run(emu, &emu->qps[i], VROCE_EMU_QP_BUDGET);
 		cond_resched();
 	}
 	vroce_emu_timer_arm(emu);
@@ -1447,7 +1476,7 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 	}
 	vroce_emu_qp_kick(emu, qp);
 	if (state == VROCE_QPS_ERR)
-		vroce_emu_qp_run(emu, qp);
+		vroce_emu_qp_run(emu, qp, 0);
 	vroce_emu_engine_kick(emu);
 	return VROCE_CMD_OK;
 }
@@ -1603,6 +1632,7 @@ void vroce_emu_engine_reset(struct vroce_emu *emu)
 	memset(emu->qps, 0, VROCE_MAX_QP * sizeof(*emu->qps));
 	memset(emu->cqs, 0, VROCE_MAX_CQ * sizeof(*emu->cqs));
 	bitmap_zero(emu->run_map, VROCE_MAX_QP);
+	emu->run_next = 0;
 	emu->eq_raise = false;
 	emu->timed = false;
 

@@ -289,6 +289,7 @@ struct vroce_emu {
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
 	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
 	DECLARE_BITMAP(run_map, VROCE_MAX_QP);	/* QPs the engine must visit */
+	u32 run_next;			/* where the next visit looks first */
 	void *bounce;			/* one message, VROCE_MAX_MSG_SIZE */
 	bool eq_raise;			/* EQEs written since the last interrupt */
 	bool timed;			/* an RNR wait or delayed event may exist */

@@ -369,7 +369,7 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 }
 
 /*
- * ibv_create_qp_ex(): an RC QP with the attributes of ibv_create_qp(),
+ * ibv_create_qp_ex(): an RC or UD QP with the attributes of ibv_create_qp(),
  * which begin struct ibv_qp_init_attr_ex as they begin struct
  * ibv_qp_init_attr (libibverbs passes one as the other itself), and
  * optionally the ibv_wr_*() API for the send operations the HCA has.
@@ -510,6 +510,19 @@ static void vroce_wr_set_sge_list(struct ibv_qp_ex *qp_ex, size_t num_sge,
 	wr->num_sge = num_sge;
 }
 
+/* A UD request's destination: the AH (by its handle), QPN and Q_Key. */
+static void vroce_wr_set_ud_addr(struct ibv_qp_ex *qp_ex, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct ibv_send_wr *wr = vroce_wr_cur(to_vqp_ex(qp_ex));
+
+	if (!wr)
+		return;
+	wr->wr.ud.ah = ah;
+	wr->wr.ud.remote_qpn = remote_qpn;
+	wr->wr.ud.remote_qkey = remote_qkey;
+}
+
 static void vroce_wr_set_sge(struct ibv_qp_ex *qp_ex, uint32_t lkey,
 			     uint64_t addr, uint32_t length)
 {
@@ -592,6 +605,7 @@ static int vroce_qp_ex_init(struct vroce_qp *qp, uint64_t ops,
 	qp_ex->wr_complete = vroce_wr_complete;
 	qp_ex->wr_abort = vroce_wr_abort;
 	qp_ex->wr_set_sge = vroce_wr_set_sge;
+	qp_ex->wr_set_ud_addr = vroce_wr_set_ud_addr;
 	qp_ex->wr_set_sge_list = vroce_wr_set_sge_list;
 	qp_ex->wr_set_inline_data = vroce_wr_set_inline_data;
 	qp_ex->wr_set_inline_data_list = vroce_wr_set_inline_data_list;
@@ -698,6 +712,40 @@ static void vroce_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
+/*
+ * Address handles of UD QPs: the kernel's (create_ah resolves the MAC and
+ * keeps the vector); a UD work request names the AH by its handle, which
+ * ibv_cmd_post_send() passes, and the kernel copies the vector into the
+ * WQE.
+ */
+static struct ibv_ah *vroce_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	struct ib_uverbs_create_ah_resp resp;
+	struct ibv_ah *ah = calloc(1, sizeof(*ah));
+	int ret;
+
+	if (!ah)
+		return NULL;
+	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	return ah;
+}
+
+static int vroce_destroy_ah(struct ibv_ah *ah)
+{
+	int ret = ibv_cmd_destroy_ah(ah);
+
+	if (ret)
+		return ret;
+	free(ah);
+	return 0;
+}
+
 static const struct verbs_context_ops vroce_ctx_ops = {
 	.query_device_ex = vroce_query_device_ex,
 	.query_port = vroce_query_port,
@@ -717,6 +765,8 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.destroy_qp = vroce_destroy_qp,
 	.post_send = ibv_cmd_post_send,
 	.post_recv = ibv_cmd_post_recv,
+	.create_ah = vroce_create_ah,
+	.destroy_ah = vroce_destroy_ah,
 	.free_context = vroce_free_context,
 };
 

@@ -148,7 +148,8 @@ struct verbs_context_ops {
 	void (*bind_mw)(void);
 	void (*close_xrcd)(void);
 	void (*cq_event)(void);
-	void (*create_ah)(void);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
+				    struct ibv_ah_attr *attr);
 	void (*create_counters)(void);
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
@@ -169,7 +170,7 @@ struct verbs_context_ops {
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void (*dealloc_td)(void);
 	int (*dereg_mr)(struct verbs_mr *vmr);
-	void (*destroy_ah)(void);
+	int (*destroy_ah)(struct ibv_ah *ah);
 	void (*destroy_counters)(void);
 	int (*destroy_cq)(struct ibv_cq *cq);
 	void (*destroy_flow)(void);
@@ -326,5 +327,10 @@ int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 #endif /* _VROCE_VERBS_COMPAT_H_ */
