@@ -12,7 +12,9 @@
 #                   (VROCE_MTR_IMPL=rust: in the Rust one)
 #   make bindings   regenerate bindings/vroce_abi_generated.rs (bindgen)
 #   make rust-lint  rustfmt, clippy and the bindings check
-#   make install    install the module (modules_install + depmod)
+#   make install    install vroce.ko for the headers' release (depmod,
+#                   INSTALL_MOD_PATH, signed with VROCE_SIGN_KEY/_CERT
+#                   if given) and the provider (DESTDIR)
 #   make clean      remove everything the build made
 #   make compile_commands.json  a compilation database for clangd
 #   make help       list the targets
@@ -39,6 +41,14 @@ KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
 # What 'make install' deploys: the driver with its emulated HCA, not the
 # demo ULP or the KUnit module.
 DEPLOY_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_VROCE=m CONFIG_VROCE_EMU=y
+# The release the headers are for (not the name of their directory), for
+# modules_install and depmod; INSTALL_MOD_PATH stages the install.
+KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# Signing: with VROCE_SIGN_KEY and VROCE_SIGN_CERT set, the module is
+# signed with them (the kernel's scripts/sign-file); without, it is not,
+# and 'make install' says so. Distribution headers carry no signing key,
+# so the kernel's own CONFIG_MODULE_SIG_ALL signing is always turned off.
+VROCE_SIGN_HASH ?= sha256
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
 	rust-lint help compile_commands.json provider install-provider
@@ -49,9 +59,20 @@ modules install clean: kdir-set
 modules:
 	$(MAKE) $(KBUILD_ARGS) modules
 install: install-provider
+	@test -n "$(KRELEASE)" || \
+	{ echo "vroce: $(KDIR) has no include/config/kernel.release" >&2; exit 1; }
 	$(MAKE) $(DEPLOY_ARGS) modules
-	$(MAKE) $(DEPLOY_ARGS) modules_install
-	depmod -a $(notdir $(patsubst %/build,%,$(realpath $(KDIR))))
+ifneq ($(VROCE_SIGN_KEY),)
+	$(KDIR)/scripts/sign-file $(VROCE_SIGN_HASH) $(VROCE_SIGN_KEY) \
+		$(VROCE_SIGN_CERT) vroce.ko
+	@echo "vroce: vroce.ko signed with $(VROCE_SIGN_KEY)"
+else
+	@echo "vroce: vroce.ko is not signed (set VROCE_SIGN_KEY and VROCE_SIGN_CERT to sign it)"
+endif
+	$(MAKE) $(DEPLOY_ARGS) CONFIG_MODULE_SIG_ALL= \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) KERNELRELEASE=$(KRELEASE) \
+		modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
 	rm -f c/provider/libvroce-rdmav34.so

@@ -4,7 +4,8 @@
 # Everything CI runs ('make check'), from a fresh Debian 12 machine:
 #   1. install what is missing (apt, idempotent)
 #   2. build vroce.ko against Debian's 6.12 headers with gcc, W=1 and
-#      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean
+#      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean;
+#      'make install' into a staging directory, unsigned and signed
 #   3. KUnit in a clang-built UML kernel with the kernel's own ib_core,
 #      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
@@ -38,6 +39,9 @@ stamp "module build (W=1), sparse, checkpatch, kernel-doc, docs"
 scripts/lint.sh
 
 rc=0
+stamp "make install into a staging directory (Debian's headers), modinfo"
+scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
+
 for impl in c rust; do
 	stamp "KUnit in UML (LLVM=1), MTR in $impl"
 	VROCE_MTR_IMPL=$impl scripts/kunit.sh 2>&1 | tee "$logs/kunit-$impl" || rc=1
@@ -83,7 +87,7 @@ total() {
 		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
 }
 tp=0 tf=0 ts=0
-for f in kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
+for f in install:install kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
 	 kunit-nodebug:vroce host:host userspace:userspace rdmacm:rdmacm \
 	 nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
