@@ -51,13 +51,17 @@ KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 VROCE_SIGN_HASH ?= sha256
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
-	rust-lint help compile_commands.json provider install-provider
+	rust-lint help compile_commands.json provider install-provider \
+	deploy-modules dkms dkms-remove
 
 all: modules
 
-modules install clean: kdir-set
+modules install clean deploy-modules: kdir-set
 modules:
 	$(MAKE) $(KBUILD_ARGS) modules
+# What DKMS builds (dkms.conf): vroce.ko alone.
+deploy-modules:
+	$(MAKE) $(DEPLOY_ARGS) modules
 install: install-provider
 	@test -n "$(KRELEASE)" || \
 	{ echo "vroce: $(KDIR) has no include/config/kernel.release" >&2; exit 1; }
@@ -119,6 +123,21 @@ $(PROVIDER_OUT)/libvroce-rdmav34.so: c/provider/vroce_provider.c \
 		c/provider/vroce_verbs_compat.h c/uapi/vroce-abi.h
 	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wl,--no-undefined \
 		-Wl,-soname,libvroce-rdmav34.so -o $@ $< -libverbs
+# DKMS: the tree copied to /usr/src/vroce-<version>, built and installed
+# for the release of KDIR's headers; dkms-remove leaves nothing behind.
+DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+dkms: kdir-set
+	rm -rf /usr/src/vroce-$(DKMS_VERSION)
+	mkdir -p /usr/src/vroce-$(DKMS_VERSION)
+	cp -a Kbuild Kconfig Makefile dkms.conf c bindings rust kunit \
+		/usr/src/vroce-$(DKMS_VERSION)/
+	dkms add vroce/$(DKMS_VERSION)
+	dkms build vroce/$(DKMS_VERSION) -k $(KRELEASE)
+	dkms install vroce/$(DKMS_VERSION) -k $(KRELEASE)
+dkms-remove:
+	dkms remove vroce/$(DKMS_VERSION) --all
+	rm -rf /usr/src/vroce-$(DKMS_VERSION)
+
 install-provider: provider
 	install -D -m 0644 $(PROVIDER_OUT)/libvroce-rdmav34.so \
 		$(DESTDIR)$(IBVERBS_DIR)/libvroce-rdmav34.so
@@ -132,7 +151,11 @@ help:
 	@echo '                   uverbs, nodebug kernel, host harness and fuzzer'
 	@echo '  make             build vroce.ko (and the demo ULP) against $$(KDIR)'
 	@echo '  make modules     the same'
-	@echo '  make install     modules_install + depmod into $$(KDIR)'"'"'s kernel'
+	@echo '  make install     vroce.ko for $$(KDIR)'"'"'s release (depmod; signed with'
+	@echo '                   VROCE_SIGN_KEY/_CERT if given) and the provider'
+	@echo '  make deploy-modules  vroce.ko alone against $$(KDIR) (what DKMS builds)'
+	@echo '  make dkms        add, build and install vroce with DKMS (dkms.conf)'
+	@echo '  make dkms-remove remove it from DKMS, leaving nothing behind'
 	@echo '  make clean       remove what the module build made'
 	@echo '  make kunit       the KUnit suites in the C test kernel'
 	@echo '                   (VROCE_MTR_IMPL=rust: the Rust one)'

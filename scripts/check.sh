@@ -5,7 +5,8 @@
 #   1. install what is missing (apt, idempotent)
 #   2. build vroce.ko against Debian's 6.12 headers with gcc, W=1 and
 #      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean;
-#      'make install' into a staging directory, unsigned and signed
+#      'make install' into a staging directory, unsigned and signed;
+#      'make dkms' and 'make dkms-remove' (nothing left behind)
 #   3. KUnit in a clang-built UML kernel with the kernel's own ib_core,
 #      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
@@ -41,6 +42,9 @@ scripts/lint.sh
 rc=0
 stamp "make install into a staging directory (Debian's headers), modinfo"
 scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
+
+stamp "make dkms and make dkms-remove for Debian's headers"
+scripts/dkms-test.sh 2>&1 | tee "$logs/dkms" || rc=1
 
 for impl in c rust; do
 	stamp "KUnit in UML (LLVM=1), MTR in $impl"
@@ -87,7 +91,7 @@ total() {
 		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
 }
 tp=0 tf=0 ts=0
-for f in install:install kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
+for f in install:install dkms:dkms kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
 	 kunit-nodebug:vroce host:host userspace:userspace rdmacm:rdmacm \
 	 nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")

@@ -22,7 +22,9 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       python3-pyverbs rdmacm-utils
       # NVMe over RDMA as a client of the kernel's own: nvme-cli for
       # 'nvme connect'.
-      nvme-cli)
+      nvme-cli
+      # Deployment: DKMS ('make dkms') and openssl for a test signing key.
+      dkms openssl)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1
