@@ -5,7 +5,9 @@
 # Debian's 6.12 headers: DKMS adds the tree, builds vroce.ko with
 # dkms.conf's MAKE line, signs it with its own key and installs it under
 # updates/dkms; modinfo must show the release, the ib_core dependency and
-# the signer, and modules.dep must list it. Removal must leave nothing:
+# the signer, and modules.dep must list it; scripts/qemu-load-test.sh
+# boots Debian's own kernel of that release with it. Removal must leave
+# nothing:
 # no DKMS entry, no source tree, no module, no modules.dep line.
 # Last line: 'dkms: N passed, N failed'.
 set -euo pipefail
@@ -48,6 +50,14 @@ else
 fi
 grep -q "updates/dkms/vroce.ko" "/lib/modules/$rel/modules.dep" &&
 	ok "depmod listed it" || fail "not in modules.dep"
+
+# The DKMS-built module in Debian's own kernel, under QEMU.
+if [ -n "$ko" ] && "$repo/scripts/qemu-load-test.sh" "$ko" "$rel" >"$work/qemu" 2>&1; then
+	ok "$(grep -m1 'booted under QEMU' "$work/qemu" | sed 's/^qemu: //'): $(tail -n 1 "$work/qemu" | sed 's/^qemu: //')"
+else
+	fail "the module in Debian's kernel under QEMU"
+fi
+sed 's/^/  /' "$work/qemu" 2>/dev/null || true
 
 make -s -C "$work/src" dkms-remove KDIR="$kdir" >"$work/rm.log" 2>&1 ||
 	fail "make dkms-remove"

@@ -23,8 +23,10 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       # NVMe over RDMA as a client of the kernel's own: nvme-cli for
       # 'nvme connect'.
       nvme-cli
-      # Deployment: DKMS ('make dkms') and openssl for a test signing key.
-      dkms openssl)
+      # Deployment: DKMS ('make dkms'), openssl for a test signing key;
+      # Debian's own kernel of the headers' release booted under QEMU
+      # with busybox in its initramfs (scripts/qemu-load-test.sh).
+      dkms openssl qemu-system-x86 busybox-static cpio)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1
@@ -32,6 +34,13 @@ if ls -d /usr/src/linux-source-6.12.tar.xz >/dev/null 2>&1 &&
    ls -d /usr/src/linux-headers-6.12.*-amd64 >/dev/null 2>&1; then
 	need_kernel=0
 fi
+
+# Debian's own kernel of the headers' release, for the QEMU load test.
+for h in /usr/src/linux-headers-6.12.*-amd64; do
+	[ -r "$h/include/config/kernel.release" ] || continue
+	rel=$(cat "$h/include/config/kernel.release")
+	[ -r "/boot/vmlinuz-$rel" ] || pkgs+=("linux-image-$rel")
+done
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -67,7 +76,8 @@ if [ $need_kernel -eq 1 ]; then
 	*) echo "install-deps: no linux-source-6.12 in the APT sources" >&2; exit 1 ;;
 	esac
 	up=${ver%%-*}
-	missing+=("linux-source-6.12=$ver" "linux-headers-$up+deb12-amd64")
+	missing+=("linux-source-6.12=$ver" "linux-headers-$up+deb12-amd64"
+		  "linux-image-$up+deb12-amd64")
 fi
 
 echo "install-deps: installing ${missing[*]}" >&2
