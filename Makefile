@@ -52,7 +52,7 @@ VROCE_SIGN_HASH ?= sha256
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
 	rust-lint help compile_commands.json provider install-provider \
-	deploy-modules dkms dkms-remove
+	deploy-modules dkms dkms-remove deb
 
 all: modules
 
@@ -121,15 +121,17 @@ IBVERBS_DIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || \
 provider: $(PROVIDER_OUT)/libvroce-rdmav34.so
 $(PROVIDER_OUT)/libvroce-rdmav34.so: c/provider/vroce_provider.c \
 		c/provider/vroce_verbs_compat.h c/uapi/vroce-abi.h
-	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wl,--no-undefined \
-		-Wl,-soname,libvroce-rdmav34.so -o $@ $< -libverbs
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -g -fPIC -shared -Wall -Wextra -Werror \
+		$(LDFLAGS) -Wl,--no-undefined -Wl,-soname,libvroce-rdmav34.so \
+		-o $@ $< -libverbs
 # DKMS: the tree copied to /usr/src/vroce-<version>, built and installed
 # for the release of KDIR's headers; dkms-remove leaves nothing behind.
 DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 dkms: kdir-set
 	rm -rf /usr/src/vroce-$(DKMS_VERSION)
 	mkdir -p /usr/src/vroce-$(DKMS_VERSION)
-	cp -a Kbuild Kconfig Makefile dkms.conf c bindings rust kunit \
+	cp -a Kbuild Kconfig Makefile dkms.conf c bindings \
 		/usr/src/vroce-$(DKMS_VERSION)/
 	dkms add vroce/$(DKMS_VERSION)
 	dkms build vroce/$(DKMS_VERSION) -k $(KRELEASE)
@@ -137,6 +139,12 @@ dkms: kdir-set
 dkms-remove:
 	dkms remove vroce/$(DKMS_VERSION) --all
 	rm -rf /usr/src/vroce-$(DKMS_VERSION)
+
+# Debian packages (scripts/debian/): vroce-dkms, libvroce and the source
+# package, into $(DEB_OUT).
+DEB_OUT ?= $(CURDIR)/deb
+deb:
+	VROCE_DEB_OUT=$(DEB_OUT) scripts/deb.sh
 
 install-provider: provider
 	install -D -m 0644 $(PROVIDER_OUT)/libvroce-rdmav34.so \
@@ -156,6 +164,7 @@ help:
 	@echo '  make deploy-modules  vroce.ko alone against $$(KDIR) (what DKMS builds)'
 	@echo '  make dkms        add, build and install vroce with DKMS (dkms.conf)'
 	@echo '  make dkms-remove remove it from DKMS, leaving nothing behind'
+	@echo '  make deb         Debian packages vroce-dkms, libvroce, source (lintian)'
 	@echo '  make clean       remove what the module build made'
 	@echo '  make kunit       the KUnit suites in the C test kernel'
 	@echo '                   (VROCE_MTR_IMPL=rust: the Rust one)'

@@ -6,7 +6,10 @@
 #   2. build vroce.ko against Debian's 6.12 headers with gcc, W=1 and
 #      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean;
 #      'make install' into a staging directory, unsigned and signed;
-#      'make dkms' and 'make dkms-remove' (nothing left behind)
+#      'make dkms' and 'make dkms-remove' (nothing left behind), the
+#      DKMS-built module loaded into Debian's own kernel under QEMU; the
+#      Debian packages (vroce-dkms, libvroce, source) built, lintian
+#      clean, installed and purged
 #   3. KUnit in a clang-built UML kernel with the kernel's own ib_core,
 #      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
@@ -43,8 +46,11 @@ rc=0
 stamp "make install into a staging directory (Debian's headers), modinfo"
 scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
 
-stamp "make dkms and make dkms-remove for Debian's headers"
+stamp "make dkms and make dkms-remove for Debian's headers; the module in Debian's kernel (QEMU)"
 scripts/dkms-test.sh 2>&1 | tee "$logs/dkms" || rc=1
+
+stamp "Debian packages: build, lintian, install, purge"
+scripts/deb.sh install-test 2>&1 | tee "$logs/deb" || rc=1
 
 for impl in c rust; do
 	stamp "KUnit in UML (LLVM=1), MTR in $impl"
@@ -91,7 +97,7 @@ total() {
 		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
 }
 tp=0 tf=0 ts=0
-for f in install:install dkms:dkms kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
+for f in install:install dkms:dkms deb:deb kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
 	 kunit-nodebug:vroce host:host userspace:userspace rdmacm:rdmacm \
 	 nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")

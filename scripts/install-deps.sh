@@ -26,7 +26,9 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev python3 perl
       # Deployment: DKMS ('make dkms'), openssl for a test signing key;
       # Debian's own kernel of the headers' release booted under QEMU
       # with busybox in its initramfs (scripts/qemu-load-test.sh).
-      dkms openssl qemu-system-x86 busybox-static cpio)
+      dkms openssl qemu-system-x86 busybox-static cpio
+      # Debian packages of it ('make deb'): dh-dkms, and lintian over them.
+      debhelper dh-dkms lintian)
 
 # The kernel source and the headers of the same 6.12 release.
 need_kernel=1
