@@ -52,7 +52,7 @@ VROCE_SIGN_HASH ?= sha256
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
 	rust-lint help compile_commands.json provider install-provider \
-	deploy-modules dkms dkms-remove deb
+	deploy-modules dkms-source dkms dkms-remove deb
 
 all: modules
 
@@ -128,11 +128,14 @@ $(PROVIDER_OUT)/libvroce-rdmav34.so: c/provider/vroce_provider.c \
 # DKMS: the tree copied to /usr/src/vroce-<version>, built and installed
 # for the release of KDIR's headers; dkms-remove leaves nothing behind.
 DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-dkms: kdir-set
-	rm -rf /usr/src/vroce-$(DKMS_VERSION)
-	mkdir -p /usr/src/vroce-$(DKMS_VERSION)
-	cp -a Kbuild Kconfig Makefile dkms.conf c bindings \
-		/usr/src/vroce-$(DKMS_VERSION)/
+# What the module build reads: the DKMS source tree, for 'make dkms' and
+# for the vroce-dkms package (scripts/debian/rules).
+DKMS_SRC ?= /usr/src/vroce-$(DKMS_VERSION)
+dkms-source:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -a Kbuild Kconfig Makefile dkms.conf c bindings $(DKMS_SRC)/
+dkms: kdir-set dkms-source
 	dkms add vroce/$(DKMS_VERSION)
 	dkms build vroce/$(DKMS_VERSION) -k $(KRELEASE)
 	dkms install vroce/$(DKMS_VERSION) -k $(KRELEASE)
@@ -162,6 +165,7 @@ help:
 	@echo '  make install     vroce.ko for $$(KDIR)'"'"'s release (depmod; signed with'
 	@echo '                   VROCE_SIGN_KEY/_CERT if given) and the provider'
 	@echo '  make deploy-modules  vroce.ko alone against $$(KDIR) (what DKMS builds)'
+	@echo '  make dkms-source the DKMS source tree in $$(DKMS_SRC) (/usr/src/vroce-<ver>)'
 	@echo '  make dkms        add, build and install vroce with DKMS (dkms.conf)'
 	@echo '  make dkms-remove remove it from DKMS, leaving nothing behind'
 	@echo '  make deb         Debian packages vroce-dkms, libvroce, source (lintian)'

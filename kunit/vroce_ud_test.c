@@ -18,6 +18,7 @@
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <net/checksum.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
@@ -276,17 +277,10 @@ static void vroce_ud_ipv4_grh(struct kunit *test)
 	u8 *rx;
 
 	/* 192.0.2.1 -> 192.0.2.2 (::ffff:c000:201, ::ffff:c000:202). */
-	memset(ah->av.sgid, 0, 16);
-	memset(ah->av.dgid, 0, 16);
-	ah->av.sgid[10] = 0xff;
-	ah->av.sgid[11] = 0xff;
-	memcpy(ah->av.dgid, ah->av.sgid, 12);
-	ah->av.sgid[12] = 192;
-	ah->av.sgid[13] = 0;
-	ah->av.sgid[14] = 2;
-	memcpy(&ah->av.dgid[12], &ah->av.sgid[12], 3);
-	ah->av.sgid[15] = 1;
-	ah->av.dgid[15] = 2;
+	ipv6_addr_set_v4mapped(cpu_to_be32(0xc0000201),
+			       (struct in6_addr *)ah->av.sgid);
+	ipv6_addr_set_v4mapped(cpu_to_be32(0xc0000202),
+			       (struct in6_addr *)ah->av.dgid);
 
 	rx = p->buf[1]->va;
 	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);

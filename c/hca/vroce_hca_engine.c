@@ -582,6 +582,17 @@ static void vroce_emu_rnr(struct vroce_emu_op *op)
 	op->rnr = true;
 }
 
+/* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
+static void vroce_emu_recv_fetch(struct vroce_emu *pemu,
+				 const struct vroce_emu_wq *rq,
+				 struct vroce_recv_wqe *rwqe)
+{
+	if (!vroce_emu_wq_fetch(pemu, rq, rq->ci, rwqe)) {
+		memset(rwqe, 0, sizeof(*rwqe));
+		rwqe->num_sge = U8_MAX;
+	}
+}
+
 /*
  * The peer's next receive WQE, copied into @rwqe; false when there is
  * none (RNR) or the peer failed meanwhile.
@@ -602,10 +613,7 @@ static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
 		vroce_emu_rnr(op);
 		return false;
 	}
-	if (!vroce_emu_wq_fetch(op->pemu, rq, rq->ci, rwqe)) {
-		memset(rwqe, 0, sizeof(*rwqe));
-		rwqe->num_sge = U8_MAX;	/* unreadable: fails as malformed */
-	}
+	vroce_emu_recv_fetch(op->pemu, rq, rwqe);
 	return true;
 }
 
@@ -808,10 +816,7 @@ static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 		return;
 	}
 	rq = &dst->wq[VROCE_EMU_RQ];
-	if (!vroce_emu_wq_fetch(op->pemu, rq, rq->ci, &rwqe)) {
-		memset(&rwqe, 0, sizeof(rwqe));
-		rwqe.num_sge = U8_MAX;	/* unreadable: fails as malformed */
-	}
+	vroce_emu_recv_fetch(op->pemu, rq, &rwqe);
 	if (rwqe.num_sge <= VROCE_MAX_RECV_SGE &&
 	    vroce_emu_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
 		op->pemu->ud_dropped++;
@@ -961,19 +966,30 @@ static void vroce_emu_sq_complete(struct vroce_emu *emu,
 }
 
 /* RNR: wait for the peer's min_rnr_timer, or a receive there. */
+/*
+ * Park the head send WQE of @qp for @delay jiffies (at least one), or
+ * until a receive is rung at QP slot @peer_slot of this HCA.
+ */
+static void vroce_emu_sq_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			      u32 peer_slot, unsigned long delay)
+{
+	qp->rnr_wait = true;
+	qp->rnr_peer = peer_slot;
+	qp->rnr_deadline = jiffies + max(delay, 1UL);
+	emu->timed = true;
+}
+
 static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 			       struct vroce_emu *pemu,
 			       const struct vroce_emu_qp *peer)
 {
 	u32 code = min_t(u32, peer->min_rnr_timer,
 			 ARRAY_SIZE(vroce_emu_rnr_usecs) - 1);
-	unsigned long delay = usecs_to_jiffies(vroce_emu_rnr_usecs[code]);
 
-	qp->rnr_wait = true;
 	/* A receive there wakes a waiter on the same HCA; across, the timer. */
-	qp->rnr_peer = pemu == emu ? vroce_emu_qp_slot(emu, peer) : U32_MAX;
-	qp->rnr_deadline = jiffies + max(delay, 1UL);
-	emu->timed = true;
+	vroce_emu_sq_wait(emu, qp,
+			  pemu == emu ? vroce_emu_qp_slot(emu, peer) : U32_MAX,
+			  usecs_to_jiffies(vroce_emu_rnr_usecs[code]));
 }
 
 /*
@@ -983,13 +999,10 @@ static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 static void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 {
 	u32 code = qp->timeout ? min_t(u32, qp->timeout, 31) : 31;
-	/* Never shorter than the timeout: jiffies round down. */
-	unsigned long delay = nsecs_to_jiffies(4096ULL << code) + 1;
 
-	qp->rnr_wait = true;
-	qp->rnr_peer = U32_MAX;
-	qp->rnr_deadline = jiffies + delay;
-	emu->timed = true;
+	/* Never shorter than the timeout: jiffies round down. */
+	vroce_emu_sq_wait(emu, qp, U32_MAX,
+			  nsecs_to_jiffies(4096ULL << code) + 1);
 }
 
 /* Execute the WQE at the head of the SQ; false when it must wait. */
