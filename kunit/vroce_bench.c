@@ -25,8 +25,6 @@
 
 #include <kunit/test.h>
 #include <linux/dma-mapping.h>
-#include <linux/completion.h>
-#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
@@ -402,93 +400,6 @@ static u64 bench_cmds(struct kunit *test, struct vroce_dev *vdev, int iters)
 	return div_u64(best, iters);
 }
 
-/* One submitter of bench_parallel(): @iters of its operation. */
-struct bench_thread {
-	struct kunit *test;
-	struct vroce_dev *vdev;
-	struct ib_pd *pd;
-	struct vroce_test_kbuf *buf;
-	bool frmr;		/* alloc_mr+map_mr_sg+dereg, else QUERY_DEVICE */
-	int iters;
-	int err;
-	struct completion done;
-};
-
-static int bench_thread_fn(void *data)
-{
-	struct bench_thread *t = data;
-	struct vroce_dev_attr attr;
-	struct scatterlist sg;
-	unsigned int off;
-	struct ib_mr *mr;
-	int i;
-
-	for (i = 0; i < t->iters && !t->err; i++) {
-		if (!t->frmr) {
-			t->err = vroce_cmd_query_device(t->vdev, &attr);
-			continue;
-		}
-		mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, 32);
-		if (IS_ERR(mr)) {
-			t->err = PTR_ERR(mr);
-			break;
-		}
-		sg_init_table(&sg, 1);
-		sg_dma_address(&sg) = t->buf->dma;
-		sg_dma_len(&sg) = 32 * SZ_4K;
-		off = 0;
-		if (ib_map_mr_sg(mr, &sg, 1, &off, SZ_4K) != 1)
-			t->err = -EINVAL;
-		if (ib_dereg_mr(mr))
-			t->err = -EIO;
-	}
-	complete(&t->done);
-	return 0;
-}
-
-/*
- * @threads kernel threads, each doing @per operations at once: the
- * operations per second of them all, best of the rounds.
- */
-static u64 bench_parallel(struct kunit *test, struct vroce_dev *vdev,
-			  struct ib_pd *pd, struct vroce_test_kbuf *b,
-			  bool frmr, int threads, int per)
-{
-	struct bench_thread *t = kunit_kcalloc(test, threads, sizeof(*t),
-					       GFP_KERNEL);
-	struct task_struct *task;
-	u64 best = U64_MAX, t0;
-	int r, i;
-
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		t0 = ktime_get_ns();
-		for (i = 0; i < threads; i++) {
-			t[i] = (struct bench_thread){ .test = test, .vdev = vdev,
-				.pd = pd, .buf = b, .frmr = frmr, .iters = per };
-			init_completion(&t[i].done);
-			task = kthread_run(bench_thread_fn, &t[i],
-					   "vroce-bench/%d", i);
-			KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-		}
-		for (i = 0; i < threads; i++) {
-			wait_for_completion(&t[i].done);
-			KUNIT_EXPECT_EQ(test, t[i].err, 0);
-		}
-		best = min(best, ktime_get_ns() - t0);
-	}
-	return div64_u64((u64)threads * per * NSEC_PER_SEC, best);
-}
-
-static void bench_rate_row(const char *what, u64 one, u64 many)
-{
-	char ratio[16];
-
-	bench_ratio(ratio, sizeof(ratio), many, one);
-	pr_info("vroce-bench: rate %-30s %10llu %10llu %8s\n", what, one, many,
-		ratio);
-}
-
 static void bench_mr_row(const char *what, u64 ns)
 {
 	pr_info("vroce-bench: mr %-30s %10llu %12llu\n", what, ns,
@@ -520,19 +431,6 @@ static void vroce_bench_mr_reg(struct kunit *test)
 		     bench_reg_user(test, pd, uaddr, SZ_2M, 50));
 	bench_mr_row("alloc_mr+map_mr_sg+dereg 32p",
 		     bench_frmr(test, pd, b, 32, 200));
-
-	/*
-	 * The command ring with one submitter and with as many as it has
-	 * slots: what pipelining the 16 slots gives, per second.
-	 */
-	pr_info("vroce-bench: rate %-30s %10s %10s %8s\n", "operation (per second)",
-		"1 thread", "16 threads", "16/1");
-	bench_rate_row("QUERY_DEVICE commands",
-		       bench_parallel(test, vdev, pd, b, false, 1, 400),
-		       bench_parallel(test, vdev, pd, b, false, 16, 25));
-	bench_rate_row("alloc_mr+map_mr_sg+dereg 32p",
-		       bench_parallel(test, vdev, pd, b, true, 1, 160),
-		       bench_parallel(test, vdev, pd, b, true, 16, 10));
 }
 
 static struct kunit_case vroce_bench_cases[] = {

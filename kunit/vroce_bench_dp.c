@@ -157,19 +157,58 @@ static int dp_ipv4_gid(struct ib_device *ibdev)
 	}
 	return found;
 }
-
-static struct ib_device *dp_rxe(struct kunit *test, struct net_device *ndev)
-{
-	struct ib_device *ibdev;
-
-	ibdev = ib_device_get_by_name("rxe_bench", RDMA_DRIVER_RXE);
-	if (ibdev)
-		return ibdev;
-	if (rxe_net_add("rxe_bench", ndev))
-		return NULL;
-	return ib_device_get_by_name("rxe_bench", RDMA_DRIVER_RXE);
-}
 #endif
+
+/**
+ * vroce_bench_rxe() - the rxe device the benchmarks compare vroce with
+ * @test: the test
+ * @lb: its loopback fixture's @ibdev, @dmac and @sgid_index are filled in
+ *	(an IPv4 GID on dummy0)
+ *
+ * Adds rxe_bench on dummy0 the first time. Release with
+ * vroce_bench_rxe_put().
+ *
+ * Return: true when rxe is there (built in, dummy0 up, a GID found).
+ */
+bool vroce_bench_rxe(struct kunit *test, struct vroce_lb *lb)
+{
+#if DP_HAVE_RXE
+	struct net_device *ndev = dp_rxe_netdev(test);
+	struct ib_device *ibdev;
+	int gid;
+
+	if (!ndev)
+		return false;
+	ibdev = ib_device_get_by_name("rxe_bench", RDMA_DRIVER_RXE);
+	if (!ibdev && !rxe_net_add("rxe_bench", ndev))
+		ibdev = ib_device_get_by_name("rxe_bench", RDMA_DRIVER_RXE);
+	gid = ibdev ? dp_ipv4_gid(ibdev) : -ENODEV;
+	if (gid < 0) {
+		if (ibdev)
+			ib_device_put(ibdev);
+		dev_put(ndev);
+		return false;
+	}
+	lb->ibdev = ibdev;
+	lb->sgid_index = gid;
+	/* dummy0 stays registered for as long as the kernel runs. */
+	lb->dmac = ndev->dev_addr;
+	dev_put(ndev);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/**
+ * vroce_bench_rxe_put() - drop what vroce_bench_rxe() took
+ * @lb: the fixture it filled in
+ */
+void vroce_bench_rxe_put(struct vroce_lb *lb)
+{
+	ib_device_put(lb->ibdev);
+	lb->ibdev = NULL;
+}
 
 static void dp_row(const char *what, const struct dp_figure *v,
 		   const struct dp_figure *r)
@@ -203,10 +242,9 @@ static void vroce_bench_dp_loopback(struct kunit *test)
 	};
 	struct dp_figure v[ARRAY_SIZE(cases)] = {}, r[ARRAY_SIZE(cases)] = {};
 	struct vroce_lb vd = { .len = SZ_4K }, rd = { .len = SZ_4K };
-	struct net_device *ndev = NULL;
 	struct vroce_dev *vdev;
 	bool have_rxe = false;
-	int i, gid;
+	int i;
 
 	if (!vroce_bench_enabled)
 		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
@@ -222,24 +260,14 @@ static void vroce_bench_dp_loopback(struct kunit *test)
 	vroce_lb_teardown(&vd);
 	KUNIT_ASSERT_EQ(test, test->status, KUNIT_SUCCESS);
 
-#if DP_HAVE_RXE
-	ndev = dp_rxe_netdev(test);
-	if (ndev)
-		rd.ibdev = dp_rxe(test, ndev);
-	if (rd.ibdev) {
-		gid = dp_ipv4_gid(rd.ibdev);
-		rd.sgid_index = gid;
-		rd.dmac = ndev->dev_addr;
-		have_rxe = gid >= 0 && !vroce_lb_setup(&rd);
+	if (vroce_bench_rxe(test, &rd)) {
+		have_rxe = !vroce_lb_setup(&rd);
 		for (i = 0; have_rxe && i < ARRAY_SIZE(cases); i++)
 			have_rxe = !dp_measure(&rd, cases[i].op, cases[i].len,
 					       &r[i]);
 		vroce_lb_teardown(&rd);
-		ib_device_put(rd.ibdev);
+		vroce_bench_rxe_put(&rd);
 	}
-	if (ndev)
-		dev_put(ndev);
-#endif
 	if (!have_rxe)
 		kunit_info(test, "rxe not available: vroce figures only");
 	pr_info("vroce-bench: data path, loopback RC, %d messages with %d in flight, %d one at a time, signaled\n",

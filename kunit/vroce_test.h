@@ -13,6 +13,7 @@ struct ib_pd;
 struct platform_device;
 struct vroce_dev;
 struct vroce_emu;
+struct vroce_lb;
 struct vroce_mr_info;
 
 /**
@@ -31,6 +32,8 @@ struct vroce_test_kbuf {
 
 /* vroce_kunit.bench=1: run the vroce_bench* suites ('make bench'). */
 extern bool vroce_bench_enabled;
+bool vroce_bench_rxe(struct kunit *test, struct vroce_lb *lb);
+void vroce_bench_rxe_put(struct vroce_lb *lb);
 
 struct vroce_emu *vroce_test_add_emu(struct kunit *test);
 struct platform_device *vroce_test_add_hca(struct kunit *test);

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_bench_reg: registrations and commands per second for
+ * 'make bench', vroce beside the kernel's soft-RoCE provider rxe in the
+ * same kernel, with one registering thread and with sixteen at once:
+ *
+ *   reg_user_mr + dereg_mr of 4 KiB, 2 MiB and 1 GiB of user memory
+ *   alloc_mr + map_mr_sg (32 pages) + a REG_MR work request + dereg_mr
+ *   QUERY_DEVICE commands (vroce's command ring alone)
+ *
+ * Each thread is a kernel thread sharing the test's address space
+ * (kthread_use_mm()); all are started and waiting before the clock starts.
+ * The UML test kernel has 1 GiB of RAM, so the 1 GiB of user memory is a
+ * 16 MiB tmpfs file mapped 64 times over one range: 262,144 pages to pin
+ * and translate, each physical page 64 times (the umem, the MTT and rxe's
+ * page list are full size).
+ *
+ * It asserts nothing about time; it prints lines starting with
+ * "vroce-bench:" and is skipped unless vroce_kunit.bench=1.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
+#include <linux/shmem_fs.h>
+#include <linux/sizes.h>
+#include <rdma/ib_verbs.h>
+
+#include "../c/driver/vroce.h"
+#include "demo/vroce_lb.h"
+#include "vroce_test.h"
+
+#define REG_ROUNDS	5
+#define REG_THREADS	16
+#define REG_FAST_PAGES	32
+#define REG_POLL_NS	(2ULL * NSEC_PER_SEC)
+
+
+enum reg_op { REG_QUERY, REG_USER, REG_FAST };
+
+/* What one thread repeats. */
+struct reg_job {
+	enum reg_op op;
+	struct vroce_dev *vdev;		/* REG_QUERY */
+	struct ib_pd *pd;		/* REG_USER */
+	unsigned long uaddr;
+	u64 len;
+	int access;
+	struct vroce_lb *lb;		/* REG_FAST: its own QP and CQ */
+};
+
+/* A REG_MR work request on @lb's QP 0, waited for. */
+static int reg_fast(struct vroce_lb *lb)
+{
+	struct ib_reg_wr wr = {
+		.wr = { .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
+	};
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	u64 t0;
+	int err, got;
+
+	mr = ib_alloc_mr(lb->pd, IB_MR_TYPE_MEM_REG, REG_FAST_PAGES);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = lb->dma[0];
+	sg_dma_len(&sg) = REG_FAST_PAGES * SZ_4K;
+	err = ib_map_mr_sg(mr, &sg, 1, NULL, SZ_4K) == 1 ? 0 : -EINVAL;
+	wr.mr = mr;
+	wr.key = mr->rkey;
+	if (!err)
+		err = ib_post_send(lb->qp[0], &wr.wr, NULL);
+	for (t0 = ktime_get_ns(); !err;) {
+		got = ib_poll_cq(lb->cq, 1, &wc);
+		if (got == 1) {
+			err = wc.status == IB_WC_SUCCESS ? 0 : -EIO;
+			break;
+		}
+		if (ktime_get_ns() - t0 > REG_POLL_NS)
+			err = -ETIMEDOUT;
+		/*
+		 * Let the device's context run: cond_resched() alone leaves
+		 * it waiting behind fifteen other pollers for a time slice.
+		 */
+		yield();
+	}
+	return ib_dereg_mr(mr) ?: err;
+}
+
+static int reg_once(const struct reg_job *j)
+{
+	struct vroce_dev_attr attr;
+	struct ib_mr *mr;
+
+	switch (j->op) {
+	case REG_QUERY:
+		return vroce_cmd_query_device(j->vdev, &attr);
+	case REG_USER:
+		mr = ib_reg_user_mr(j->pd, j->uaddr, j->len, j->uaddr,
+				    j->access);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		return ib_dereg_mr(mr);
+	case REG_FAST:
+		return reg_fast(j->lb);
+	}
+	return -EINVAL;
+}
+
+struct reg_thread {
+	const struct reg_job *job;
+	struct mm_struct *mm;
+	atomic_t *waiting;
+	struct completion *ready;
+	struct completion *go;
+	int iters;
+	int err;
+	struct completion done;
+};
+
+static int reg_thread_fn(void *data)
+{
+	struct reg_thread *t = data;
+	int i;
+
+	kthread_use_mm(t->mm);
+	if (atomic_dec_and_test(t->waiting))
+		complete(t->ready);
+	wait_for_completion(t->go);
+	for (i = 0; i < t->iters && !t->err; i++)
+		t->err = reg_once(t->job);
+	kthread_unuse_mm(t->mm);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * @threads kernel threads, thread i repeating @jobs[i] @per times, all
+ * started together: operations per second of them all, best of the rounds.
+ */
+static u64 reg_rate(struct kunit *test, const struct reg_job *jobs,
+		    int threads, int per)
+{
+	struct reg_thread *t = kunit_kcalloc(test, threads, sizeof(*t),
+					     GFP_KERNEL);
+	struct completion ready, go;
+	struct task_struct *task;
+	u64 best = U64_MAX, t0;
+	atomic_t waiting;
+	int r, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	/* The test's address space, which holds the user memory. */
+	KUNIT_ASSERT_NOT_NULL(test, current->mm);
+	for (r = 0; r < REG_ROUNDS; r++) {
+		init_completion(&ready);
+		init_completion(&go);
+		atomic_set(&waiting, threads);
+		for (i = 0; i < threads; i++) {
+			t[i] = (struct reg_thread){ .job = &jobs[i],
+				.mm = current->mm, .waiting = &waiting,
+				.ready = &ready, .go = &go, .iters = per };
+			init_completion(&t[i].done);
+			task = kthread_run(reg_thread_fn, &t[i], "vroce-reg/%d",
+					   i);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		}
+		wait_for_completion(&ready);
+		t0 = ktime_get_ns();
+		complete_all(&go);
+		for (i = 0; i < threads; i++)
+			wait_for_completion(&t[i].done);
+		best = min(best, ktime_get_ns() - t0);
+		for (i = 0; i < threads; i++)
+			KUNIT_ASSERT_EQ_MSG(test, t[i].err, 0,
+					    "thread %d, op %d", i, jobs[i].op);
+	}
+	return div64_u64((u64)threads * per * NSEC_PER_SEC, best);
+}
+
+/* Per second with 1 and with REG_THREADS threads, all doing @job. */
+static void reg_pair(struct kunit *test, const struct reg_job *job, int per,
+		     u64 rate[2])
+{
+	struct reg_job *jobs = kunit_kcalloc(test, REG_THREADS, sizeof(*jobs),
+					     GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, jobs);
+	for (i = 0; i < REG_THREADS; i++)
+		jobs[i] = *job;
+	rate[0] = reg_rate(test, jobs, 1, per);
+	rate[1] = reg_rate(test, jobs, REG_THREADS,
+			   max(1, per / REG_THREADS));
+}
+
+/* REG_FAST per second; every thread posts on a loopback pair of its own. */
+static void reg_fast_pair(struct kunit *test, const struct vroce_lb *proto,
+			  int per, u64 rate[2])
+{
+	struct reg_job *jobs = kunit_kcalloc(test, REG_THREADS, sizeof(*jobs),
+					     GFP_KERNEL);
+	struct vroce_lb *lb = kunit_kcalloc(test, REG_THREADS, sizeof(*lb),
+					    GFP_KERNEL);
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, jobs);
+	KUNIT_ASSERT_NOT_NULL(test, lb);
+	for (i = 0; i < REG_THREADS && !err; i++) {
+		lb[i] = (struct vroce_lb){ .ibdev = proto->ibdev,
+			.dmac = proto->dmac, .sgid_index = proto->sgid_index,
+			.len = REG_FAST_PAGES * SZ_4K };
+		err = vroce_lb_setup(&lb[i]);
+		jobs[i] = (struct reg_job){ .op = REG_FAST, .lb = &lb[i] };
+	}
+	if (!err) {
+		rate[0] = reg_rate(test, jobs, 1, per);
+		rate[1] = reg_rate(test, jobs, REG_THREADS,
+				   max(1, per / REG_THREADS));
+	}
+	for (i = 0; i < REG_THREADS; i++)
+		vroce_lb_teardown(&lb[i]);
+	KUNIT_ASSERT_EQ(test, err, 0);
+}
+
+#define REG_BIG_FILE	SZ_16M
+
+static void reg_fput(void *file)
+{
+	fput(file);
+}
+
+/* 1 GiB of user memory over 16 MiB of RAM; see the top of the file. */
+static unsigned long reg_big_mem(struct kunit *test)
+{
+	unsigned long base, addr;
+	struct file *file;
+	u64 off;
+
+	file = shmem_file_setup("vroce-bench", REG_BIG_FILE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, reg_fput, file),
+			0);
+	base = kunit_vm_mmap(test, NULL, 0, SZ_1G, PROT_NONE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(base));
+	for (off = 0; off < SZ_1G; off += REG_BIG_FILE) {
+		addr = kunit_vm_mmap(test, file, base + off, REG_BIG_FILE,
+				     PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_FIXED, 0);
+		KUNIT_ASSERT_EQ(test, addr, base + off);
+	}
+	return base;
+}
+
+static void reg_ratio(char *buf, size_t len, u64 a, u64 b)
+{
+	if (!a || !b) {
+		strscpy(buf, "-", len);
+		return;
+	}
+	snprintf(buf, len, "%llu.%02llux", div64_u64(a, b),
+		 div64_u64(a * 100, b) % 100);
+}
+
+/* One row: per second on vroce and rxe, 1 and 16 threads, with ratios. */
+static void reg_row(const char *what, const u64 v[2], const u64 r[2])
+{
+	char s[4][16];
+
+	reg_ratio(s[0], sizeof(s[0]), v[1], v[0]);
+	reg_ratio(s[1], sizeof(s[1]), r[1], r[0]);
+	reg_ratio(s[2], sizeof(s[2]), v[0], r[0]);
+	reg_ratio(s[3], sizeof(s[3]), v[1], r[1]);
+	pr_info("vroce-bench: reg %-30s %9llu %9llu %7s | %9llu %9llu %7s | %7s %7s\n",
+		what, v[0], v[1], s[0], r[0], r[1], s[1], s[2], s[3]);
+}
+
+static void vroce_bench_reg_rates(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		u64 len;
+		int per;
+		int access;
+	} user[] = {
+		{ "reg_user_mr+dereg 4 KiB", SZ_4K, 4000,
+		  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ },
+		{ "reg_user_mr+dereg 2 MiB", SZ_2M, 800,
+		  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ },
+		{ "reg_user_mr+dereg 1 GiB", SZ_1G, 16,
+		  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ },
+	};
+	u64 v[ARRAY_SIZE(user) + 1][2] = {}, r[ARRAY_SIZE(user) + 1][2] = {};
+	struct vroce_lb vlb = {}, rlb = {};
+	unsigned long small, big;
+	struct vroce_dev *vdev;
+	struct reg_job job;
+	u64 q[2];
+	bool rxe;
+	int i;
+
+	if (!vroce_bench_enabled)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+	vdev = vroce_test_dev(test);
+	small = vroce_test_user_mem(test, SZ_2M, 1);
+	big = reg_big_mem(test);
+	vlb = (struct vroce_lb){ .ibdev = &vdev->ibdev,
+		.dmac = vdev->netdev->dev_addr };
+	rxe = vroce_bench_rxe(test, &rlb);
+	if (!rxe)
+		kunit_info(test, "rxe not available: vroce figures only");
+
+	for (i = 0; i < ARRAY_SIZE(user); i++) {
+		job = (struct reg_job){ .op = REG_USER, .len = user[i].len,
+			.uaddr = user[i].len == SZ_1G ? big : small,
+			.access = user[i].access };
+		job.pd = vroce_test_pd(test, vdev, 0);
+		reg_pair(test, &job, user[i].per, v[i]);
+		if (!rxe)
+			continue;
+		job.pd = ib_alloc_pd(rlb.ibdev, 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(job.pd));
+		reg_pair(test, &job, user[i].per, r[i]);
+		ib_dealloc_pd(job.pd);
+	}
+	reg_fast_pair(test, &vlb, 4000, v[i]);
+	if (rxe)
+		reg_fast_pair(test, &rlb, 4000, r[i]);
+
+	job = (struct reg_job){ .op = REG_QUERY, .vdev = vdev };
+	reg_pair(test, &job, 16000, q);
+	if (rxe)
+		vroce_bench_rxe_put(&rlb);
+
+	pr_info("vroce-bench: registrations per second, best of %d rounds, 1 and %d threads; MR objects in %s\n",
+		REG_ROUNDS, REG_THREADS,
+		IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
+	pr_info("vroce-bench: reg %-30s %9s %9s %7s | %9s %9s %7s | %7s %7s\n",
+		"operation", "vroce 1", "vroce 16", "16/1", "rxe 1", "rxe 16",
+		"16/1", "v/r 1", "v/r 16");
+	for (i = 0; i < ARRAY_SIZE(user); i++)
+		reg_row(user[i].what, v[i], r[i]);
+	reg_row("alloc_mr+map_mr_sg+REG_MR 32p", v[i], r[i]);
+	reg_row("QUERY_DEVICE commands", q, (u64[2]){});
+}
+
+static struct kunit_case vroce_bench_reg_cases[] = {
+	KUNIT_CASE_SLOW(vroce_bench_reg_rates),
+	{}
+};
+
+static struct kunit_suite vroce_bench_reg_suite = {
+	.name = "vroce_bench_reg",
+	.test_cases = vroce_bench_reg_cases,
+};
+
+kunit_test_suite(vroce_bench_reg_suite);
