@@ -21,6 +21,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/dma-mapping.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -29,6 +30,7 @@
 #include <linux/sched/mm.h>
 #include <linux/shmem_fs.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
@@ -38,10 +40,23 @@
 #define REG_ROUNDS	5
 #define REG_THREADS	16
 #define REG_FAST_PAGES	32
-#define REG_POLL_NS	(2ULL * NSEC_PER_SEC)
-
 
 enum reg_op { REG_QUERY, REG_USER, REG_FAST };
+
+/*
+ * A QP connected to itself, its CQ's completions handed to work request
+ * callbacks (IB_POLL_SOFTIRQ), as kernel ULPs post REG_MR: one per thread.
+ */
+struct reg_qp {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	void *buf;
+	u64 dma;
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
 
 /* What one thread repeats. */
 struct reg_job {
@@ -51,49 +66,47 @@ struct reg_job {
 	unsigned long uaddr;
 	u64 len;
 	int access;
-	struct vroce_lb *lb;		/* REG_FAST: its own QP and CQ */
+	struct reg_qp *rq;		/* REG_FAST */
 };
 
-/* A REG_MR work request on @lb's QP 0, waited for. */
-static int reg_fast(struct vroce_lb *lb)
+static void reg_fast_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct reg_qp *rq = container_of(wc->wr_cqe, struct reg_qp, cqe);
+
+	rq->status = wc->status;
+	complete(&rq->done);
+}
+
+/* alloc_mr, map_mr_sg, a REG_MR work request waited for, dereg_mr. */
+static int reg_fast(struct reg_qp *rq)
 {
 	struct ib_reg_wr wr = {
-		.wr = { .opcode = IB_WR_REG_MR,
+		.wr = { .opcode = IB_WR_REG_MR, .wr_cqe = &rq->cqe,
 			.send_flags = IB_SEND_SIGNALED },
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
 	};
 	struct scatterlist sg;
 	struct ib_mr *mr;
-	struct ib_wc wc;
-	u64 t0;
-	int err, got;
+	int err;
 
-	mr = ib_alloc_mr(lb->pd, IB_MR_TYPE_MEM_REG, REG_FAST_PAGES);
+	mr = ib_alloc_mr(rq->pd, IB_MR_TYPE_MEM_REG, REG_FAST_PAGES);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = lb->dma[0];
+	sg_dma_address(&sg) = rq->dma;
 	sg_dma_len(&sg) = REG_FAST_PAGES * SZ_4K;
 	err = ib_map_mr_sg(mr, &sg, 1, NULL, SZ_4K) == 1 ? 0 : -EINVAL;
 	wr.mr = mr;
 	wr.key = mr->rkey;
+	reinit_completion(&rq->done);
 	if (!err)
-		err = ib_post_send(lb->qp[0], &wr.wr, NULL);
-	for (t0 = ktime_get_ns(); !err;) {
-		got = ib_poll_cq(lb->cq, 1, &wc);
-		if (got == 1) {
-			err = wc.status == IB_WC_SUCCESS ? 0 : -EIO;
-			break;
-		}
-		if (ktime_get_ns() - t0 > REG_POLL_NS)
-			err = -ETIMEDOUT;
-		/*
-		 * Let the device's context run: cond_resched() alone leaves
-		 * it waiting behind fifteen other pollers for a time slice.
-		 */
-		yield();
-	}
-	return ib_dereg_mr(mr) ?: err;
+		err = ib_post_send(rq->qp, &wr.wr, NULL);
+	if (!err && !wait_for_completion_timeout(&rq->done, 2 * HZ))
+		err = -ETIMEDOUT;
+	else if (!err && rq->status != IB_WC_SUCCESS)
+		err = -EIO;
+	/* A REG_MR that never completed keeps its MR: the QP may use it. */
+	return err == -ETIMEDOUT ? err : ib_dereg_mr(mr) ?: err;
 }
 
 static int reg_once(const struct reg_job *j)
@@ -111,7 +124,7 @@ static int reg_once(const struct reg_job *j)
 			return PTR_ERR(mr);
 		return ib_dereg_mr(mr);
 	case REG_FAST:
-		return reg_fast(j->lb);
+		return reg_fast(j->rq);
 	}
 	return -EINVAL;
 }
@@ -203,24 +216,72 @@ static void reg_pair(struct kunit *test, const struct reg_job *job, int per,
 			   max(1, per / REG_THREADS));
 }
 
-/* REG_FAST per second; every thread posts on a loopback pair of its own. */
+static void reg_qp_free(struct reg_qp *rq)
+{
+	if (!IS_ERR_OR_NULL(rq->qp))
+		ib_destroy_qp(rq->qp);
+	if (!IS_ERR_OR_NULL(rq->cq))
+		ib_free_cq(rq->cq);
+	if (rq->dma)
+		ib_dma_unmap_single(rq->pd->device, rq->dma,
+				    REG_FAST_PAGES * SZ_4K, DMA_BIDIRECTIONAL);
+	kfree(rq->buf);
+	if (!IS_ERR_OR_NULL(rq->pd))
+		ib_dealloc_pd(rq->pd);
+}
+
+/* @rq's PD, CQ, buffer and QP on @proto's device, the QP connected to itself. */
+static int reg_qp_setup(struct reg_qp *rq, const struct vroce_lb *proto)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_device *ibdev = proto->ibdev;
+
+	rq->cqe.done = reg_fast_done;
+	init_completion(&rq->done);
+	rq->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(rq->pd))
+		return PTR_ERR(rq->pd);
+	rq->cq = ib_alloc_cq(ibdev, NULL, 8, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(rq->cq))
+		return PTR_ERR(rq->cq);
+	rq->buf = kzalloc(REG_FAST_PAGES * SZ_4K, GFP_KERNEL);
+	if (!rq->buf)
+		return -ENOMEM;
+	rq->dma = ib_dma_map_single(ibdev, rq->buf, REG_FAST_PAGES * SZ_4K,
+				    DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, rq->dma)) {
+		rq->dma = 0;
+		return -ENOMEM;
+	}
+	init.send_cq = rq->cq;
+	init.recv_cq = rq->cq;
+	rq->qp = ib_create_qp(rq->pd, &init);
+	if (IS_ERR(rq->qp))
+		return PTR_ERR(rq->qp);
+	return vroce_lb_connect(rq->qp, rq->qp->qp_num, proto->sgid_index,
+				proto->dmac, 0, 0);
+}
+
+/* REG_FAST per second; every thread posts on a QP of its own. */
 static void reg_fast_pair(struct kunit *test, const struct vroce_lb *proto,
 			  int per, u64 rate[2])
 {
 	struct reg_job *jobs = kunit_kcalloc(test, REG_THREADS, sizeof(*jobs),
 					     GFP_KERNEL);
-	struct vroce_lb *lb = kunit_kcalloc(test, REG_THREADS, sizeof(*lb),
-					    GFP_KERNEL);
+	struct reg_qp *rq = kunit_kcalloc(test, REG_THREADS, sizeof(*rq),
+					  GFP_KERNEL);
 	int i, err = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, jobs);
-	KUNIT_ASSERT_NOT_NULL(test, lb);
+	KUNIT_ASSERT_NOT_NULL(test, rq);
 	for (i = 0; i < REG_THREADS && !err; i++) {
-		lb[i] = (struct vroce_lb){ .ibdev = proto->ibdev,
-			.dmac = proto->dmac, .sgid_index = proto->sgid_index,
-			.len = REG_FAST_PAGES * SZ_4K };
-		err = vroce_lb_setup(&lb[i]);
-		jobs[i] = (struct reg_job){ .op = REG_FAST, .lb = &lb[i] };
+		err = reg_qp_setup(&rq[i], proto);
+		jobs[i] = (struct reg_job){ .op = REG_FAST, .rq = &rq[i] };
 	}
 	if (!err) {
 		rate[0] = reg_rate(test, jobs, 1, per);
@@ -228,7 +289,7 @@ static void reg_fast_pair(struct kunit *test, const struct vroce_lb *proto,
 				   max(1, per / REG_THREADS));
 	}
 	for (i = 0; i < REG_THREADS; i++)
-		vroce_lb_teardown(&lb[i]);
+		reg_qp_free(&rq[i]);
 	KUNIT_ASSERT_EQ(test, err, 0);
 }
 
@@ -305,13 +366,19 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	unsigned long small, big;
 	struct vroce_dev *vdev;
 	struct reg_job job;
-	u64 q[2];
+	struct reg_job *qjobs;
+	u64 q[2], rung[2], none[2] = {};
+	u32 pi[2];
 	bool rxe;
 	int i;
 
 	if (!vroce_bench_enabled)
 		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
 	vdev = vroce_test_dev(test);
+	qjobs = kunit_kcalloc(test, REG_THREADS, sizeof(*qjobs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qjobs);
+	for (i = 0; i < REG_THREADS; i++)
+		qjobs[i] = (struct reg_job){ .op = REG_QUERY, .vdev = vdev };
 	small = vroce_test_user_mem(test, SZ_2M, 1);
 	big = reg_big_mem(test);
 	vlb = (struct vroce_lb){ .ibdev = &vdev->ibdev,
@@ -337,8 +404,15 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	if (rxe)
 		reg_fast_pair(test, &rlb, 4000, r[i]);
 
-	job = (struct reg_job){ .op = REG_QUERY, .vdev = vdev };
-	reg_pair(test, &job, 16000, q);
+	/* The command ring alone: rate, and doorbells rung per command. */
+	for (i = 0; i < 2; i++) {
+		pi[i] = vdev->cmdq.pi;
+		rung[i] = vdev->cmdq.doorbells;
+		q[i] = reg_rate(test, qjobs, i ? REG_THREADS : 1,
+				i ? 16000 / REG_THREADS : 16000);
+		pi[i] = vdev->cmdq.pi - pi[i];
+		rung[i] = vdev->cmdq.doorbells - rung[i];
+	}
 	if (rxe)
 		vroce_bench_rxe_put(&rlb);
 
@@ -351,7 +425,10 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(user); i++)
 		reg_row(user[i].what, v[i], r[i]);
 	reg_row("alloc_mr+map_mr_sg+REG_MR 32p", v[i], r[i]);
-	reg_row("QUERY_DEVICE commands", q, (u64[2]){});
+	reg_row("QUERY_DEVICE commands", q, none);
+	pr_info("vroce-bench: ring doorbells per 100 commands: %llu with 1 thread, %llu with %d\n",
+		div64_u64(rung[0] * 100, pi[0] ?: 1),
+		div64_u64(rung[1] * 100, pi[1] ?: 1), REG_THREADS);
 }
 
 static struct kunit_case vroce_bench_reg_cases[] = {

@@ -568,6 +568,77 @@ static void vroce_cmd_handles(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/* One QUERY_DEVICE from a thread of its own. */
+struct cmd_query {
+	struct vroce_dev *vdev;
+	int err;
+	struct completion done;
+};
+
+static int cmd_query_fn(void *data)
+{
+	struct cmd_query *q = data;
+	struct vroce_dev_attr attr;
+
+	q->err = vroce_cmd_query_device(q->vdev, &attr);
+	complete(&q->done);
+	return 0;
+}
+
+#define CMD_BATCH	8	/* fewer than the ring's slots */
+
+/*
+ * The doorbell record: a command that finds the HCA idle rings the
+ * doorbell, or it would never run; commands posted while the HCA is busy
+ * ring none, and still run.
+ */
+static void vroce_cmd_doorbell_record(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct cmdq_counts { u32 pi; u64 rung; } before;
+	struct vroce_dev_attr attr;
+	struct cmd_query *q;
+	struct task_struct *task;
+	u64 rung;
+	int i;
+
+	vroce_test_faults_off(test, emu);
+	/* One at a time: each completes, so none waits on a lost doorbell. */
+	before = (struct cmdq_counts){ vdev->cmdq.pi, vdev->cmdq.doorbells };
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vdev->cmdq.pi - before.pi, 16);
+	rung = vdev->cmdq.doorbells - before.rung;
+	KUNIT_EXPECT_GE(test, rung, 1);
+	KUNIT_EXPECT_LE(test, rung, 16);
+
+	/*
+	 * A slow HCA: while it takes 20 ms over the first command, the
+	 * others are posted and need no doorbell.
+	 */
+	q = kunit_kcalloc(test, CMD_BATCH, sizeof(*q), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	vroce_emu_set_faults(emu, 0, 0, 0, 20);
+	before = (struct cmdq_counts){ vdev->cmdq.pi, vdev->cmdq.doorbells };
+	for (i = 0; i < CMD_BATCH; i++) {
+		q[i].vdev = vdev;
+		init_completion(&q[i].done);
+		task = kthread_run(cmd_query_fn, &q[i], "vroce_cmd_db%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+	for (i = 0; i < CMD_BATCH; i++) {
+		wait_for_completion(&q[i].done);
+		KUNIT_EXPECT_EQ(test, q[i].err, 0);
+	}
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, vdev->cmdq.pi - before.pi, CMD_BATCH);
+	rung = vdev->cmdq.doorbells - before.rung;
+	KUNIT_EXPECT_GE(test, rung, 1);
+	KUNIT_EXPECT_LT_MSG(test, rung, CMD_BATCH / 2,
+			    "%llu doorbells for %d commands", rung, CMD_BATCH);
+}
+
 static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cmd_many_submitters),
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
@@ -576,6 +647,7 @@ static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE(vroce_cmd_handler_issues_verb),
 	KUNIT_CASE(vroce_cmd_stale_event),
 	KUNIT_CASE(vroce_cmd_handles),
+	KUNIT_CASE_SLOW(vroce_cmd_doorbell_record),
 	{}
 };
 

@@ -2,10 +2,12 @@
 /*
  * vroce commands: the command ring, and one function per HCA opcode.
  *
- * A command is copied into the next ring slot, the producer index is rung
- * through the doorbell, and the caller sleeps until the HCA's interrupt
+ * A command is copied into the next ring slot, the producer index goes to
+ * the ring's doorbell record and, when the HCA went idle waiting for it,
+ * to the doorbell register; the caller sleeps until the HCA's interrupt
  * brings the response (matched by token) or the timeout passes. Up to the
- * ring's depth of commands may be outstanding. HCA status becomes an errno
+ * ring's depth of commands may be outstanding: those posted while the HCA
+ * works need no doorbell of their own. HCA status becomes an errno
  * in exactly one place, vroce_cmd_errno().
  */
 
@@ -183,7 +185,8 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	memset(slot, 0, VROCE_CMD_SLOT_SIZE);
 	memcpy(slot, req, req_len);
 	q->pi++;
-	vroce_hw_cmdq_doorbell(&vdev->hw, q->pi);
+	if (vroce_hw_cmdq_doorbell(&vdev->hw, q->dbr, q->pi))
+		q->doorbells++;
 	spin_unlock(&q->lock);
 
 	left = wait_for_completion_timeout(&ctx.done,
@@ -230,11 +233,22 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 						      sizeof(*q->owner)));
 	if (!q->owner)
 		return -ENOMEM;
+	q->dbr = vroce_core_dma_alloc(vdev, sizeof(*q->dbr), &q->dbr_dma);
+	if (!q->dbr) {
+		err = -ENOMEM;
+		goto err_owner;
+	}
 	/* One table level in front of the slots, as the HCA walks it. */
 	err = vroce_ring_create(vdev, &q->ring, VROCE_CMDQ_DEPTH_LOG2,
 				VROCE_CMD_SLOT_SIZE, 1);
 	if (err)
-		vroce_core_free(vdev, q->owner);
+		goto err_dbr;
+	return 0;
+
+err_dbr:
+	vroce_core_dma_free(vdev, sizeof(*q->dbr), q->dbr, q->dbr_dma);
+err_owner:
+	vroce_core_free(vdev, q->owner);
 	return err;
 }
 
@@ -250,7 +264,8 @@ int vroce_cmdq_start(struct vroce_dev *vdev)
 	struct vroce_hw_mtt mtt;
 
 	vroce_ring_mtt(vdev->cmdq.ring.mtr, &mtt);
-	return vroce_hw_cmdq_start(&vdev->hw, &mtt, VROCE_CMDQ_DEPTH_LOG2);
+	return vroce_hw_cmdq_start(&vdev->hw, &mtt, VROCE_CMDQ_DEPTH_LOG2,
+				   vdev->cmdq.dbr_dma);
 }
 
 /**
@@ -263,6 +278,8 @@ int vroce_cmdq_start(struct vroce_dev *vdev)
 void vroce_cmdq_exit(struct vroce_dev *vdev)
 {
 	vroce_ring_destroy(vdev, &vdev->cmdq.ring);
+	vroce_core_dma_free(vdev, sizeof(*vdev->cmdq.dbr), vdev->cmdq.dbr,
+			    vdev->cmdq.dbr_dma);
 	vroce_core_free(vdev, vdev->cmdq.owner);
 }
 

@@ -27,6 +27,8 @@ struct vroce_mtr;
  * @token: the token the response must carry
  * @resp: the response, copied out of the ring
  */
+struct vroce_cmdq_dbr;
+
 struct vroce_cmd_ctx {
 	struct completion done;
 	u32 token;
@@ -46,6 +48,10 @@ struct vroce_cmd_ctx {
  *	NULL once it was delivered or its submitter gave up
  * @space: woken when slots may have been freed
  * @full_waits: submitters that found every slot out and waited
+ * @dbr: the doorbell record (DMA-coherent), where @pi goes
+ * @dbr_dma: its DMA address
+ * @doorbells: CMDQ_PI doorbells rung; @pi less this is the commands that
+ *	found the HCA busy and needed none
  * @timeout_ms: how long a command may take, waiting for a slot included
  *
  * A slot is reused only once @ci has passed it: the HCA has consumed the
@@ -54,13 +60,17 @@ struct vroce_cmd_ctx {
 struct vroce_cmdq {
 	struct vroce_ring ring;
 	u32 depth;
-	spinlock_t lock;	/* protects pi, ci, next_token, owner, full_waits */
+	spinlock_t lock;	/* protects pi, ci, next_token, owner, full_waits,
+				 * the doorbell record and doorbells */
 	u32 pi;
 	u32 ci;
 	u32 next_token;
 	struct vroce_cmd_ctx **owner;
 	wait_queue_head_t space;
 	u64 full_waits;
+	struct vroce_cmdq_dbr *dbr;
+	dma_addr_t dbr_dma;
+	u64 doorbells;
 	unsigned int timeout_ms;
 };
 

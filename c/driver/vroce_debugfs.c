@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce debugfs: vroce/<ibdev>/ is the driver's directory; fail_nth arms
- * the driver's fault injection (vroce_inject()) from user space. The
+ * the driver's fault injection (vroce_inject()) from user space, and cmdq
+ * shows the command ring's counters. The
  * emulated HCA has its own directory, vroce_hca/<platform device>/ (fault
  * knobs, mr_read, reg_frmr), and the demo module (kunit/demo/) its own,
  * vroce_demo/<ibdev>/ (kmr, loopback).
  */
 
 #include <linux/debugfs.h>
+#include <linux/seq_file.h>
 
 #include "vroce.h"
 
@@ -34,6 +36,25 @@ void vroce_debugfs_unregister(void)
 	vroce_debugfs_root = NULL;
 }
 
+/* Commands posted, doorbells rung, waits for a free slot. */
+static int vroce_cmdq_show(struct seq_file *m, void *unused)
+{
+	struct vroce_dev *vdev = m->private;
+	struct vroce_cmdq *q = &vdev->cmdq;
+	u64 rung, waits;
+	u32 posted;
+
+	spin_lock(&q->lock);
+	posted = q->pi;
+	rung = q->doorbells;
+	waits = q->full_waits;
+	spin_unlock(&q->lock);
+	seq_printf(m, "posted %u\ndoorbells %llu\nfull_waits %llu\n", posted,
+		   rung, waits);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vroce_cmdq);
+
 /**
  * vroce_debugfs_init() - add the device's debugfs directory
  * @vdev: a registered device
@@ -50,6 +71,8 @@ void vroce_debugfs_init(struct vroce_dev *vdev)
 	/* Fault injection for user-space tests: see vroce_inject(). */
 	debugfs_create_atomic_t("fail_nth", 0600, vdev->debugfs,
 				&vdev->mem.fail_nth);
+	debugfs_create_file("cmdq", 0400, vdev->debugfs, vdev,
+			    &vroce_cmdq_fops);
 }
 
 /**

@@ -20,6 +20,7 @@
 
 #include "vroce_hw.h"
 #include "../ifc/vroce_bus.h"
+#include "../ifc/vroce_cmds.h"
 #include "../ifc/vroce_regs.h"
 
 static u32 vroce_hw_read32(struct vroce_hw *hw, u32 off)
@@ -102,13 +103,16 @@ void vroce_hw_reset(struct vroce_hw *hw)
  * @hw: the HCA, reset
  * @mtt: the ring's translation
  * @depth_log2: slots = 2^@depth_log2
+ * @dbr_dma: DMA address of the ring's doorbell record (struct
+ *	vroce_cmdq_dbr), zeroed
  *
  * Context: process context, may sleep.
  * Return: 0, or -EIO when the HCA does not report itself ready.
  */
 int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
-			u32 depth_log2)
+			u32 depth_log2, u64 dbr_dma)
 {
+	vroce_hw_write64(hw, VROCE_REG_CMDQ_DBR, dbr_dma);
 	vroce_hw_write64(hw, VROCE_REG_CMDQ_BA, mtt->root_ba);
 	vroce_hw_write32(hw, VROCE_REG_CMDQ_CFG,
 			 vroce_hw_ring_cfg(mtt, depth_log2));
@@ -121,15 +125,28 @@ int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
 /**
  * vroce_hw_cmdq_doorbell() - tell the HCA that commands up to @pi are posted
  * @hw: the HCA
- * @pi: the new producer index (free running)
+ * @dbr: the ring's doorbell record
+ * @pi: the new producer index (free running), one more than the last call's
+ *
+ * The index goes to the doorbell record; the CMDQ_PI register is written
+ * only when the HCA went idle waiting for the command before @pi (see
+ * struct vroce_cmdq_dbr). The caller serialises calls.
  *
  * Context: any context.
+ * Return: whether the doorbell register was written.
  */
-void vroce_hw_cmdq_doorbell(struct vroce_hw *hw, u32 pi)
+bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,
+			    u32 pi)
 {
 	/* The slots must be in memory before the HCA hears of them. */
 	dma_wmb();
+	WRITE_ONCE(dbr->pi, cpu_to_le32(pi));
+	/* pi before event: pairs with the HCA's event before pi. */
+	mb();
+	if (le32_to_cpu(READ_ONCE(dbr->event)) != pi - 1)
+		return false;
 	vroce_hw_write32(hw, VROCE_REG_CMDQ_PI, pi);
+	return true;
 }
 
 /**

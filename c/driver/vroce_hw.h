@@ -52,13 +52,16 @@ enum vroce_hw_cq_arm {
 	VROCE_HW_CQ_ARM_SOLICITED,	/* for the next solicited or error one */
 };
 
+struct vroce_cmdq_dbr;
+
 void vroce_hw_init(struct vroce_hw *hw, const struct vroce_hca_res *res);
 u32 vroce_hw_version(struct vroce_hw *hw);
 bool vroce_hw_version_ok(u32 version);
 void vroce_hw_reset(struct vroce_hw *hw);
 int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
-			u32 depth_log2);
-void vroce_hw_cmdq_doorbell(struct vroce_hw *hw, u32 pi);
+			u32 depth_log2, u64 dbr_dma);
+bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,
+			    u32 pi);
 u32 vroce_hw_cmdq_ci(struct vroce_hw *hw);
 void vroce_hw_eq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
 		       u32 depth_log2);

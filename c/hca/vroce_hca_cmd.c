@@ -2,14 +2,17 @@
 /*
  * vroce emulated HCA: the command processor.
  *
- * When the driver moves CMDQ_PI while the HCA is enabled, the command work
+ * When the driver writes CMDQ_PI while the HCA is enabled, the command work
  * runs in the HCA's ordered workqueue, holding emu->lock: it takes each
- * command from the command ring (reached through its tables, as CMDQ_BA
+ * command up to the producer index (the doorbell record's when CMDQ_DBR
+ * names one, else CMDQ_PI's) from the command ring (reached through its tables, as CMDQ_BA
  * and CMDQ_CFG program it), carries it out, writes the response into the
  * second half of the command's slot, then moves CMDQ_CI and raises
  * VROCE_INTR_CMD_DONE on the command vector, once per completed command.
  * The fault knobs fail_cmds, fail_status, drop_cmds, delay_ms and
- * fault_opcode act here.
+ * fault_opcode act here. Before it stops, it writes the index it stopped at
+ * into the doorbell record's event and reads the producer index once more
+ * (struct vroce_cmdq_dbr).
  *
  * QUERY_DEVICE and the PD commands are carried out here (DESTROY_PD asks
  * both the engine and the MPT whether something still names the PD); the
@@ -165,11 +168,34 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 	return true;
 }
 
+/*
+ * The command doorbell record the driver gave, or NULL when it gave none
+ * (the producer index is then the CMDQ_PI register's). @*bad is set when
+ * it gave one the HCA cannot reach.
+ */
+static struct vroce_cmdq_dbr *vroce_emu_cmdq_dbr(struct vroce_emu *emu,
+						 bool *bad)
+{
+	u64 dbr = (u64)vroce_emu_reg(emu, VROCE_REG_CMDQ_DBR + 4) << 32 |
+		  vroce_emu_reg(emu, VROCE_REG_CMDQ_DBR);
+	struct vroce_cmdq_dbr *rec;
+
+	*bad = false;
+	if (!dbr)
+		return NULL;
+	rec = IS_ALIGNED(dbr, sizeof(u64)) ?
+	      vroce_emu_dma_to_virt(vroce_emu_dev(emu), dbr, sizeof(*rec)) :
+	      NULL;
+	*bad = !rec;
+	return rec;
+}
+
 static void vroce_emu_cmd_work(struct work_struct *work)
 {
 	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
+	struct vroce_cmdq_dbr *dbr;
 	struct vroce_emu_ring ring;
-	bool complete, sane;
+	bool complete, sane, bad;
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
@@ -183,9 +209,26 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 						vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG),
 						VROCE_EMU_MAX_CMDQ_DEPTH_LOG2,
 						VROCE_CMD_SLOT_SIZE, &ring);
+		dbr = vroce_emu_cmdq_dbr(emu, &bad);
 		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		if (!(ctrl & VROCE_CTRL_ENABLE) || pi == ci || !sane ||
-		    pi - ci > BIT(ring.depth_log2))
+		if (!(ctrl & VROCE_CTRL_ENABLE) || !sane || bad)
+			break;
+		if (dbr) {
+			pi = le32_to_cpu(READ_ONCE(dbr->pi));
+			if (pi == ci) {
+				/*
+				 * Going idle: ask for the doorbell of the
+				 * next command, then look once more for one
+				 * posted meanwhile (the driver writes pi,
+				 * then reads event).
+				 */
+				WRITE_ONCE(dbr->event, cpu_to_le32(ci));
+				/* event before pi: pairs with the driver's mb() */
+				smp_mb();
+				pi = le32_to_cpu(READ_ONCE(dbr->pi));
+			}
+		}
+		if (pi == ci || pi - ci > BIT(ring.depth_log2))
 			break;
 		if (!vroce_emu_one_cmd(emu, &ring, ci, &complete))
 			break;

@@ -15,6 +15,27 @@
 #define VROCE_CMD_SLOT_SIZE	128
 #define VROCE_CMD_REQ_SIZE	64
 
+/**
+ * struct vroce_cmdq_dbr - the command ring's doorbell record, in host memory
+ * @pi: the producer index (free running), written by the driver after the
+ *	slots up to it
+ * @event: the consumer index at which the HCA last went idle, written by
+ *	the HCA: only the command at this index needs the CMDQ_PI doorbell
+ *
+ * When VROCE_REG_CMDQ_DBR holds its address (8-byte aligned) the HCA takes
+ * the producer index from @pi, and the CMDQ_PI register only wakes it.
+ * Before it goes idle the HCA writes @event, then reads @pi again; the
+ * driver writes @pi, then reads @event. Each side orders its write before
+ * its read, so either the HCA sees a command posted while it went idle or
+ * the driver sees that the HCA waits for it and rings. Commands posted
+ * while the HCA is busy need no doorbell: submitters that arrive together
+ * ring once (virtio's event index, NVMe's shadow doorbells).
+ */
+struct vroce_cmdq_dbr {
+	__le32 pi;
+	__le32 event;
+};
+
 enum vroce_cmd_opcode {
 	VROCE_CMD_QUERY_DEVICE	= 1,
 	VROCE_CMD_CREATE_PD	= 2,

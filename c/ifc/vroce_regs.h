@@ -30,6 +30,7 @@
 #define VROCE_REG_EQ_BA		0x38	/* RW, 64-bit: event queue root BA */
 #define VROCE_REG_EQ_CFG	0x40	/* RW: VROCE_RING_CFG_*, ENABLE */
 #define VROCE_REG_EQ_CI		0x44	/* RW: event queue consumer index */
+#define VROCE_REG_CMDQ_DBR	0x48	/* RW, 64-bit: command doorbell record, 0: none */
 #define VROCE_BAR_SIZE		0x80
 
 #define VROCE_HW_VERSION	0x00010000
