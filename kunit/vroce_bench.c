@@ -31,6 +31,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
+#include <rdma/ib_umem.h>
 
 #include "../bindings/vroce_abi.h"
 #include "../c/driver/vroce.h"
@@ -349,6 +350,28 @@ static u64 bench_reg_user(struct kunit *test, struct ib_pd *pd,
 	return div_u64(best, iters);
 }
 
+/* Best of the rounds of @iters ib_umem_get() + ib_umem_release(). */
+static u64 bench_pin(struct kunit *test, struct ib_device *ibdev,
+		     unsigned long uaddr, u64 len, int iters)
+{
+	u64 best = U64_MAX, t;
+	struct ib_umem *umem;
+	int r, i;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t = ktime_get_ns();
+		for (i = 0; i < iters; i++) {
+			umem = ib_umem_get(ibdev, uaddr, len,
+					   IB_ACCESS_LOCAL_WRITE |
+					   IB_ACCESS_REMOTE_READ);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(umem));
+			ib_umem_release(umem);
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	return div_u64(best, iters);
+}
+
 /* Best of the rounds of @iters fast-register MRs mapped over @b's pages. */
 static u64 bench_frmr(struct kunit *test, struct ib_pd *pd,
 		      struct vroce_test_kbuf *b, u32 npages, int iters)
@@ -410,8 +433,16 @@ static void vroce_bench_mr_reg(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_pd *pd;
+	static const struct {
+		const char *name;
+		u64 len;
+		int iters;
+	} size[] = { { "4 KiB", SZ_4K, 200 }, { "2 MiB", SZ_2M, 50 } };
+	u64 cmds, cold[ARRAY_SIZE(size)], pin[ARRAY_SIZE(size)];
 	struct vroce_test_kbuf *b;
 	unsigned long uaddr;
+	char what[48];
+	int i;
 
 	if (!vroce_bench_enabled)
 		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
@@ -423,14 +454,36 @@ static void vroce_bench_mr_reg(struct kunit *test)
 		BENCH_ROUNDS, IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
 	pr_info("vroce-bench: mr %-30s %10s %12s\n", "operation", "ns/op",
 		"per second");
-	bench_mr_row("baseline: 2 commands",
-		     bench_cmds(test, vdev, 200));
-	bench_mr_row("reg_user_mr+dereg 4 KiB",
-		     bench_reg_user(test, pd, uaddr, SZ_4K, 200));
-	bench_mr_row("reg_user_mr+dereg 2 MiB",
-		     bench_reg_user(test, pd, uaddr, SZ_2M, 50));
+	cmds = bench_cmds(test, vdev, 200);
+	bench_mr_row("baseline: 2 commands", cmds);
+	for (i = 0; i < ARRAY_SIZE(size); i++) {
+		snprintf(what, sizeof(what), "reg_user_mr+dereg %s",
+			 size[i].name);
+		cold[i] = bench_reg_user(test, pd, uaddr, size[i].len,
+					 size[i].iters);
+		bench_mr_row(what, cold[i]);
+	}
 	bench_mr_row("alloc_mr+map_mr_sg+dereg 32p",
 		     bench_frmr(test, pd, b, 32, 200));
+	/*
+	 * What a registration must do however its tables are found: pin
+	 * the pages, and two commands (one to make the key valid, one to
+	 * revoke it before the pages are let go). An MR cache saves the
+	 * rest at most.
+	 */
+	for (i = 0; i < ARRAY_SIZE(size); i++) {
+		snprintf(what, sizeof(what), "pin+unpin %s", size[i].name);
+		pin[i] = bench_pin(test, &vdev->ibdev, uaddr, size[i].len,
+				   size[i].iters);
+		bench_mr_row(what, pin[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(size); i++)
+		pr_info("vroce-bench: floor %s: pin + 2 commands %llu ns, reg_user_mr+dereg %llu ns: a cache saves at most %llu%% (%llu.%02llux)\n",
+			size[i].name, pin[i] + cmds, cold[i],
+			cold[i] > pin[i] + cmds ?
+			div64_u64((cold[i] - pin[i] - cmds) * 100, cold[i]) : 0,
+			div64_u64(cold[i], pin[i] + cmds),
+			div64_u64(cold[i] * 100, pin[i] + cmds) % 100);
 }
 
 static struct kunit_case vroce_bench_cases[] = {
