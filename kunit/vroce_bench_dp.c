@@ -21,6 +21,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -47,49 +48,70 @@ struct dp_figure {
 };
 
 /*
- * Send @n messages of @len bytes from QP 0 to QP 1 with at most @window in
- * flight, every one signaled; for SEND each has a receive posted first.
+ * On each of the @nd loopback pairs @d, send @n messages of @len bytes from
+ * QP 0 to QP 1 with at most @window in flight, every one signaled; for
+ * SEND each has a receive posted first. The pairs are served in turn.
  */
-static int dp_run(struct vroce_lb *d, enum ib_wr_opcode op, u32 len, int n,
-		  int window, u64 *ns)
+static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
+		  int n, int window, u64 *ns)
 {
-	struct ib_sge ssge = { .addr = d->dma[0], .length = len,
-			       .lkey = d->pd->local_dma_lkey };
-	struct ib_sge rsge = { .addr = d->dma[1], .length = d->len,
-			       .lkey = d->pd->local_dma_lkey };
-	struct ib_rdma_wr wr = {
-		.wr = { .opcode = op, .sg_list = &ssge, .num_sge = 1,
-			.send_flags = IB_SEND_SIGNALED },
-		.remote_addr = d->mr->iova,
-		.rkey = d->mr->rkey,
-	};
-	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
-	int per = op == IB_WR_SEND ? 2 : 1, posted = 0, done = 0, got, i;
+	int per = op == IB_WR_SEND ? 2 : 1, left = nd, got, i, k, err = 0;
+	int *posted = kcalloc(2 * nd, sizeof(*posted), GFP_KERNEL);
 	u64 t0 = ktime_get_ns();
 	struct ib_wc wc[16];
+	int *done = posted + nd;
+	bool progress;
 
-	while (done < n * per) {
-		while (posted < n && posted - done / per < window) {
-			if (op == IB_WR_SEND &&
-			    ib_post_recv(d->qp[1], &rwr, NULL))
-				return -EIO;
-			if (ib_post_send(d->qp[0], &wr.wr, NULL))
-				return -EIO;
-			posted++;
+	if (!posted)
+		return -ENOMEM;
+	while (left && !err) {
+		progress = false;
+		for (k = 0; k < nd && !err; k++) {
+			struct ib_sge ssge = { .addr = d[k].dma[0],
+				.length = len, .lkey = d[k].pd->local_dma_lkey };
+			struct ib_sge rsge = { .addr = d[k].dma[1],
+				.length = d[k].len,
+				.lkey = d[k].pd->local_dma_lkey };
+			struct ib_rdma_wr wr = {
+				.wr = { .opcode = op, .sg_list = &ssge,
+					.num_sge = 1,
+					.send_flags = IB_SEND_SIGNALED },
+				.remote_addr = d[k].mr->iova,
+				.rkey = d[k].mr->rkey,
+			};
+			struct ib_recv_wr rwr = { .sg_list = &rsge,
+						  .num_sge = 1 };
+
+			if (done[k] == n * per)
+				continue;
+			while (posted[k] < n &&
+			       posted[k] - done[k] / per < window && !err) {
+				if (op == IB_WR_SEND &&
+				    ib_post_recv(d[k].qp[1], &rwr, NULL))
+					err = -EIO;
+				else if (ib_post_send(d[k].qp[0], &wr.wr, NULL))
+					err = -EIO;
+				else
+					posted[k]++;
+			}
+			got = ib_poll_cq(d[k].cq, ARRAY_SIZE(wc), wc);
+			for (i = 0; i < got; i++)
+				if (wc[i].status != IB_WC_SUCCESS)
+					err = -EIO;
+			done[k] += max(got, 0);
+			progress |= got > 0;
+			if (done[k] == n * per)
+				left--;
 		}
-		got = ib_poll_cq(d->cq, ARRAY_SIZE(wc), wc);
-		for (i = 0; i < got; i++)
-			if (wc[i].status != IB_WC_SUCCESS)
-				return -EIO;
-		done += got;
-		if (!got) {
+		if (!progress && !err) {
 			if (ktime_get_ns() - t0 > DP_TIMEOUT_NS)
-				return -ETIMEDOUT;
+				err = -ETIMEDOUT;
 			cond_resched();	/* the device's context runs */
 		}
 	}
 	*ns = ktime_get_ns() - t0;
-	return 0;
+	kfree(posted);
+	return err;
 }
 
 static int dp_measure(struct vroce_lb *d, enum ib_wr_opcode op, u32 len,
@@ -98,11 +120,11 @@ static int dp_measure(struct vroce_lb *d, enum ib_wr_opcode op, u32 len,
 	u64 ns;
 	int err;
 
-	err = dp_run(d, op, len, DP_MSGS, DP_WINDOW, &ns);
+	err = dp_run(d, 1, op, len, DP_MSGS, DP_WINDOW, &ns);
 	if (err)
 		return err;
 	f->rate_ns = div_u64(ns, DP_MSGS);
-	err = dp_run(d, op, len, DP_PINGS, 1, &ns);
+	err = dp_run(d, 1, op, len, DP_PINGS, 1, &ns);
 	if (err)
 		return err;
 	f->lat_ns = div_u64(ns, DP_PINGS);
@@ -280,8 +302,111 @@ static void vroce_bench_dp_loopback(struct kunit *test)
 	}
 }
 
+#define DP_QPS		16
+#define DP_QPS_MSGS	(4 * DP_MSGS)
+
+/*
+ * Messages per second over DP_QPS loopback pairs of @proto's device at
+ * once, DP_QPS_MSGS in all, DP_WINDOW in flight on each; 0 when the pairs
+ * cannot be set up.
+ */
+static u64 dp_many(struct kunit *test, const struct vroce_lb *proto,
+		   enum ib_wr_opcode op, u32 len)
+{
+	struct vroce_lb *d = kunit_kcalloc(test, DP_QPS, sizeof(*d),
+					   GFP_KERNEL);
+	int i, err = 0;
+	u64 ns = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	for (i = 0; i < DP_QPS && !err; i++) {
+		d[i] = (struct vroce_lb){ .ibdev = proto->ibdev,
+			.dmac = proto->dmac, .sgid_index = proto->sgid_index,
+			.len = SZ_4K };
+		err = vroce_lb_setup(&d[i]);
+	}
+	if (!err)
+		err = dp_run(d, DP_QPS, op, len, DP_QPS_MSGS / DP_QPS,
+			     DP_WINDOW, &ns);
+	for (i = 0; i < DP_QPS; i++)
+		vroce_lb_teardown(&d[i]);
+	if (err)
+		kunit_info(test, "%s, %d QPs: %d", dev_name(&proto->ibdev->dev),
+			   DP_QPS, err);
+	return err ? 0 : div64_u64((u64)DP_QPS_MSGS * NSEC_PER_SEC, ns ?: 1);
+}
+
+/*
+ * The message rate with one QP pair and with DP_QPS pairs at once: the
+ * engine serves the pairs of one device in turn under one lock.
+ */
+static void vroce_bench_dp_qps(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		enum ib_wr_opcode op;
+		u32 len;
+	} cases[] = {
+		{ "RDMA WRITE 64 B", IB_WR_RDMA_WRITE, 64 },
+		{ "SEND 64 B", IB_WR_SEND, 64 },
+	};
+	u64 v[ARRAY_SIZE(cases)][2] = {}, r[ARRAY_SIZE(cases)][2] = {};
+	struct vroce_lb vd = {}, rd = {};
+	struct vroce_dev *vdev;
+	bool have_rxe;
+	int i, k;
+
+	if (!vroce_bench_enabled)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+	vdev = vroce_test_dev(test);
+	vd.ibdev = &vdev->ibdev;
+	vd.dmac = vdev->netdev->dev_addr;
+	have_rxe = vroce_bench_rxe(test, &rd);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (k = 0; k < 2; k++) {
+			struct dp_figure f = {};
+			struct vroce_lb *p = k ? &rd : &vd;
+			u64 *out = k ? r[i] : v[i];
+			struct vroce_lb one;
+
+			if (k && !have_rxe)
+				continue;
+			one = (struct vroce_lb){ .ibdev = p->ibdev,
+				.dmac = p->dmac, .sgid_index = p->sgid_index,
+				.len = SZ_4K };
+			if (!vroce_lb_setup(&one) &&
+			    !dp_measure(&one, cases[i].op, cases[i].len, &f))
+				out[0] = div64_u64(NSEC_PER_SEC,
+						   f.rate_ns ?: 1);
+			vroce_lb_teardown(&one);
+			out[1] = dp_many(test, p, cases[i].op, cases[i].len);
+			KUNIT_EXPECT_NE(test, out[0], 0);
+			KUNIT_EXPECT_NE(test, out[1], 0);
+		}
+	}
+	if (have_rxe)
+		vroce_bench_rxe_put(&rd);
+	pr_info("vroce-bench: qps messages per second, 1 and %d loopback RC pairs at once, %d in flight on each\n",
+		DP_QPS, DP_WINDOW);
+	pr_info("vroce-bench: qps %-16s %9s %9s %6s | %9s %9s %6s | %7s %7s\n",
+		"operation", "vroce 1", "vroce 16", "16/1", "rxe 1", "rxe 16",
+		"16/1", "v/r 1", "v/r 16");
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		pr_info("vroce-bench: qps %-16s %9llu %9llu %3llu.%02llux | %9llu %9llu %3llu.%02llux | %4llu.%02llux %4llu.%02llux\n",
+			cases[i].what, v[i][0], v[i][1],
+			div64_u64(v[i][1], v[i][0] ?: 1),
+			div64_u64(v[i][1] * 100, v[i][0] ?: 1) % 100,
+			r[i][0], r[i][1], div64_u64(r[i][1], r[i][0] ?: 1),
+			div64_u64(r[i][1] * 100, r[i][0] ?: 1) % 100,
+			div64_u64(v[i][0], r[i][0] ?: 1),
+			div64_u64(v[i][0] * 100, r[i][0] ?: 1) % 100,
+			div64_u64(v[i][1], r[i][1] ?: 1),
+			div64_u64(v[i][1] * 100, r[i][1] ?: 1) % 100);
+}
+
 static struct kunit_case vroce_bench_dp_cases[] = {
 	KUNIT_CASE_SLOW(vroce_bench_dp_loopback),
+	KUNIT_CASE_SLOW(vroce_bench_dp_qps),
 	{}
 };
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# 'make bench': run the vroce_bench KUnit suites (MTR, MR registration,
-# data path beside rxe) in the bench flavour of the UML test kernel: the
+# 'make bench': run the vroce_bench KUnit suites (MTR, MR registration
+# and its floor, registrations per second with 1 and 16 threads beside
+# rxe, the command ring's rate and doorbells per command, the data path
+# with 1 and 16 QP pairs beside rxe) in the bench flavour of the UML test
+# kernel: the
 # same sources and Kconfig as 'make check' without KASAN, lockdep,
 # kmemleak and debugfs (kunit/nodebug.kunitconfig, VROCE_KERNEL=nodebug),
 # once with the C MTR and MR objects and once with the Rust ones, cached
@@ -83,6 +86,13 @@ awk '
 			printf "%-52s %8s %8s %8s\n", k, c[k], r[k], ratio
 		}
 	}' "$out/c" "$out/rust"
+
+# vroce beside rxe in the same kernel, every boot of the C kernel (the MR
+# objects do not change these much; the Rust kernel's are above).
+echo "== vroce beside rxe, C bench kernel, each boot (per second; ratios 16/1 and vroce/rxe)"
+for f in "$out"/c.*; do
+	grep -E '^(registrations|reg |ring |data path|dp |qps |floor )' "$f"
+done
 
 # User space through the provider: perftest on vroce0 beside rxe, both
 # command-mediated (vroce has no mapped rings yet), in the C test kernel.
