@@ -604,7 +604,11 @@ static void vroce_cmd_doorbell_record(struct kunit *test)
 	int i;
 
 	vroce_test_faults_off(test, emu);
-	/* One at a time: each completes, so none waits on a lost doorbell. */
+	/*
+	 * One at a time: each finds the HCA idle or about to be, and each
+	 * completes; a driver that skipped the doorbell the HCA waits for
+	 * would time out here.
+	 */
 	before = (struct cmdq_counts){ vdev->cmdq.pi, vdev->cmdq.doorbells };
 	for (i = 0; i < 16; i++)
 		KUNIT_ASSERT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);

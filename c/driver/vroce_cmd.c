@@ -172,6 +172,9 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 				   clamp(vroce_cmd_left(deadline), 1UL,
 					 msecs_to_jiffies(10)));
 		spin_lock(&q->lock);
+		/* Still full: wake the HCA, should it have missed a doorbell. */
+		if (q->pi - q->ci >= q->depth)
+			vroce_hw_cmdq_kick(&vdev->hw, q->pi);
 	}
 	index = q->pi;
 	WARN_ON_ONCE(q->owner[index & (q->depth - 1)]);
@@ -202,6 +205,8 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		/* The slot stays taken until the HCA moves past it. */
 		if (q->owner[index & (q->depth - 1)] == &ctx)
 			q->owner[index & (q->depth - 1)] = NULL;
+		/* Should the HCA have missed a doorbell, later ones still run. */
+		vroce_hw_cmdq_kick(&vdev->hw, q->pi);
 		err = -ETIMEDOUT;
 	}
 	spin_unlock(&q->lock);

@@ -150,6 +150,21 @@ bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,
 }
 
 /**
+ * vroce_hw_cmdq_kick() - write the doorbell register whatever the record says
+ * @hw: the HCA
+ * @pi: the producer index
+ *
+ * For a submitter that waits too long (a slot, or its response): should
+ * the HCA ever have missed a doorbell, it wakes now rather than never.
+ *
+ * Context: any context.
+ */
+void vroce_hw_cmdq_kick(struct vroce_hw *hw, u32 pi)
+{
+	vroce_hw_write32(hw, VROCE_REG_CMDQ_PI, pi);
+}
+
+/**
  * vroce_hw_cmdq_ci() - how far the HCA has consumed the command ring
  * @hw: the HCA
  *

@@ -121,6 +121,11 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 		return;		/* read-only */
 	if (vroce_emu_doorbell(emu, off, val))
 		return;
+	/* The doorbell record stays where it was while the ring runs. */
+	if ((off == VROCE_REG_CMDQ_DBR || off == VROCE_REG_CMDQ_DBR + 4) &&
+	    (READ_ONCE(emu->regs[VROCE_REG_CTRL / sizeof(u32)]) &
+	     VROCE_CTRL_ENABLE))
+		return;
 
 	if (off == VROCE_REG_CTRL && (val & VROCE_CTRL_RESET)) {
 		/* Finish what is in flight, then forget everything. */

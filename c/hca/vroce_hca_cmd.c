@@ -227,6 +227,8 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 				smp_mb();
 				pi = le32_to_cpu(READ_ONCE(dbr->pi));
 			}
+			/* The slots up to pi, as the driver wrote them. */
+			dma_rmb();
 		}
 		if (pi == ci || pi - ci > BIT(ring.depth_log2))
 			break;
