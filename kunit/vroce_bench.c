@@ -17,10 +17,12 @@
  *
  * And MR registration through ib_core, MR objects of whichever side the
  * kernel was built with: ib_reg_user_mr() + ib_dereg_mr() of 4 KiB and
- * 2 MiB of user memory, and ib_alloc_mr() + ib_map_mr_sg() (32 pages) +
+ * 2 MiB of user memory, cold (MR cache off: an MTR and CREATE_MR each) and
+ * from the MR cache, and ib_alloc_mr() + ib_map_mr_sg() (32 pages) +
  * ib_dereg_mr(), in registrations per second; beside them two
  * QUERY_DEVICE commands and no MR code, the baseline of the kernel
- * itself.
+ * itself, and pinning alone: with two commands, the floor of any
+ * registration.
  */
 
 #include <kunit/test.h>
@@ -438,7 +440,8 @@ static void vroce_bench_mr_reg(struct kunit *test)
 		u64 len;
 		int iters;
 	} size[] = { { "4 KiB", SZ_4K, 200 }, { "2 MiB", SZ_2M, 50 } };
-	u64 cmds, cold[ARRAY_SIZE(size)], pin[ARRAY_SIZE(size)];
+	u64 cmds, cold[ARRAY_SIZE(size)], cached[ARRAY_SIZE(size)];
+	u64 pin[ARRAY_SIZE(size)];
 	struct vroce_test_kbuf *b;
 	unsigned long uaddr;
 	char what[48];
@@ -456,12 +459,20 @@ static void vroce_bench_mr_reg(struct kunit *test)
 		"per second");
 	cmds = bench_cmds(test, vdev, 200);
 	bench_mr_row("baseline: 2 commands", cmds);
+	/* Cold: an MTR and CREATE_MR for each; then from the MR cache. */
 	for (i = 0; i < ARRAY_SIZE(size); i++) {
+		vdev->mr_cache.enabled = false;
 		snprintf(what, sizeof(what), "reg_user_mr+dereg %s",
 			 size[i].name);
 		cold[i] = bench_reg_user(test, pd, uaddr, size[i].len,
 					 size[i].iters);
 		bench_mr_row(what, cold[i]);
+		vdev->mr_cache.enabled = true;
+		snprintf(what, sizeof(what), "cached reg_user_mr+dereg %s",
+			 size[i].name);
+		cached[i] = bench_reg_user(test, pd, uaddr, size[i].len,
+					   size[i].iters);
+		bench_mr_row(what, cached[i]);
 	}
 	bench_mr_row("alloc_mr+map_mr_sg+dereg 32p",
 		     bench_frmr(test, pd, b, 32, 200));
@@ -477,6 +488,11 @@ static void vroce_bench_mr_reg(struct kunit *test)
 				   size[i].iters);
 		bench_mr_row(what, pin[i]);
 	}
+	for (i = 0; i < ARRAY_SIZE(size); i++)
+		pr_info("vroce-bench: cache %s: cold %llu ns, cached %llu ns: %llu.%02llux\n",
+			size[i].name, cold[i], cached[i],
+			div64_u64(cold[i], cached[i] ?: 1),
+			div64_u64(cold[i] * 100, cached[i] ?: 1) % 100);
 	for (i = 0; i < ARRAY_SIZE(size); i++)
 		pr_info("vroce-bench: floor %s: pin + 2 commands %llu ns, reg_user_mr+dereg %llu ns: a cache saves at most %llu%% (%llu.%02llux)\n",
 			size[i].name, pin[i] + cmds, cold[i],

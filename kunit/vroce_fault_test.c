@@ -98,6 +98,8 @@ enum fault_verb {
 	FV_ALLOC_MR,		/* CREATE_MR */
 	FV_REG_USER_MR,		/* CREATE_MR */
 	FV_DEREG_MR,		/* DESTROY_MR */
+	FV_ENABLE_MR,		/* reg_user_mr from the MR cache: ENABLE_MR */
+	FV_REVOKE_MR,		/* dereg_mr of such an MR: REVOKE_MR */
 	FV_CREATE_CQ,		/* CREATE_CQ */
 	FV_DESTROY_CQ,		/* DESTROY_CQ */
 	FV_CREATE_QP,		/* CREATE_QP */
@@ -108,13 +110,15 @@ enum fault_verb {
 
 static const char * const fault_verb_name[FV_NR] = {
 	"alloc_pd", "alloc_pd's DMA MR", "dealloc_pd", "alloc_mr",
-	"reg_user_mr", "dereg_mr", "create_cq", "destroy_cq", "create_qp",
+	"reg_user_mr", "dereg_mr", "cached reg_user_mr", "cached dereg_mr",
+	"create_cq", "destroy_cq", "create_qp",
 	"modify_qp", "destroy_qp",
 };
 
 static const u32 fault_verb_opcode[FV_NR] = {
 	VROCE_CMD_CREATE_PD, VROCE_CMD_CREATE_MR, VROCE_CMD_DESTROY_PD,
 	VROCE_CMD_CREATE_MR, VROCE_CMD_CREATE_MR, VROCE_CMD_DESTROY_MR,
+	VROCE_CMD_ENABLE_MR, VROCE_CMD_REVOKE_MR,
 	VROCE_CMD_CREATE_CQ, VROCE_CMD_DESTROY_CQ, VROCE_CMD_CREATE_QP,
 	VROCE_CMD_MODIFY_QP, VROCE_CMD_DESTROY_QP,
 };
@@ -151,6 +155,8 @@ KUNIT_ARRAY_PARAM(fault_case, fault_case_ids, fault_case_desc);
 /* Allocations made since the last rebase and not freed. */
 static s64 fault_held(struct kunit *test, struct vroce_dev *vdev, s64 frees0)
 {
+	/* Idle MR cache entries and the cache's PD are not held by a verb. */
+	vroce_mr_cache_drain(vdev);
 	return vroce_test_allocs(test, vdev) -
 	       (atomic64_read(&vdev->mem.frees) - frees0);
 }
@@ -191,6 +197,8 @@ static void vroce_fault_cmd(struct kunit *test)
 	s64 frees0;
 	int got = 0;
 
+	if ((v == FV_ENABLE_MR || v == FV_REVOKE_MR) && !vdev->mr_cache.enabled)
+		kunit_skip(test, "the MR cache is off (vroce.mr_cache=0)");
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 100);
 
@@ -199,8 +207,13 @@ static void vroce_fault_cmd(struct kunit *test)
 		pd = ib_alloc_pd(&vdev->ibdev, 0);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
 	}
-	if (v == FV_REG_USER_MR)
+	if (v == FV_REG_USER_MR || v == FV_ENABLE_MR || v == FV_REVOKE_MR)
 		uaddr = vroce_test_user_mem(test, SZ_16K, 3);
+	if (v == FV_REVOKE_MR) {
+		mr = ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr,
+				    IB_ACCESS_LOCAL_WRITE);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	}
 	if (v == FV_DEREG_MR) {
 		mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -235,11 +248,13 @@ static void vroce_fault_cmd(struct kunit *test)
 		got = PTR_ERR_OR_ZERO(mr);
 		break;
 	case FV_REG_USER_MR:
+	case FV_ENABLE_MR:
 		mr = ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr,
 				    IB_ACCESS_LOCAL_WRITE);
 		got = PTR_ERR_OR_ZERO(mr);
 		break;
 	case FV_DEREG_MR:
+	case FV_REVOKE_MR:
 		got = ib_dereg_mr(mr);
 		mr = NULL;
 		break;
@@ -276,11 +291,15 @@ static void vroce_fault_cmd(struct kunit *test)
 	switch (v) {
 	case FV_DEALLOC_PD:
 	case FV_DEREG_MR:
+	case FV_REVOKE_MR:
 	case FV_DESTROY_CQ:
 	case FV_DESTROY_QP:
 		KUNIT_EXPECT_EQ(test, got, 0);
-		/* BAD_HANDLE: the HCA holds no such object, nothing to keep. */
-		parked = status != VROCE_CMD_BAD_HANDLE;
+		/*
+		 * BAD_HANDLE: the HCA holds no such object, nothing to keep.
+		 * A cached MR that was not revoked is destroyed instead.
+		 */
+		parked = status != VROCE_CMD_BAD_HANDLE && v != FV_REVOKE_MR;
 		if (v == FV_DEALLOC_PD)
 			break;
 		/* Kept: nothing freed; gone: freed, the count drops. */
@@ -298,6 +317,10 @@ static void vroce_fault_cmd(struct kunit *test)
 		 * A lost CREATE_MR (with tables), CREATE_CQ or CREATE_QP may
 		 * have given the HCA memory; a lost DMA MR has none, but the
 		 * HCA may hold it in the PD, whose number is then kept.
+		 */
+		/*
+		 * A lost ENABLE_MR is followed by a DESTROY_MR of the entry,
+		 * which works: nothing is kept.
 		 */
 		parked = lost && (v == FV_ALLOC_MR || v == FV_REG_USER_MR ||
 				  v == FV_CREATE_CQ || v == FV_CREATE_QP ||

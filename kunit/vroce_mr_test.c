@@ -588,7 +588,12 @@ static void vroce_mr_knob_failed_destroy(struct kunit *test)
 	key = mr->lkey;
 	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)uaddr, 64), 0);
 
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_BUSY, 0, 0);
+	/*
+	 * From the MR cache, dereg revokes the MR first and destroys it when
+	 * that fails: both fail here.
+	 */
+	vroce_emu_set_faults(emu, vdev->mr_cache.enabled ? 2 : 1,
+			     VROCE_CMD_BUSY, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
 	/* The HCA can still reach the pages: they must still be there. */

@@ -18,7 +18,7 @@
 #      must count the same
 #   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
 #   7. the KUnit suites again in a kernel without the debug options and
-#      without debugfs (VROCE_KERNEL=nodebug)
+#      without debugfs (VROCE_KERNEL=nodebug), with the MR cache off
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
 #   9. rdma-core's tools and perftest through the provider (c/provider/)
 #      on vroce0 and on rxe, side by side, in the C test kernel
@@ -61,7 +61,7 @@ done
 
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
 # suites, which run the MR objects (fault injection is in vroce_fault).
-for suite in vroce_mtr vroce_mr vroce_qp vroce_ud vroce_cm vroce_fault; do
+for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_ud vroce_cm vroce_fault; do
 	in_c=$(grep -o "suite $suite: .*" "$logs/kunit-c" || echo none)
 	in_rust=$(grep -o "suite $suite: .*" "$logs/kunit-rust" || echo none)
 	echo "check: $suite, C ABI:    $in_c"
@@ -75,8 +75,11 @@ done
 stamp "Rust: rustfmt, clippy, bindings"
 scripts/rust-lint.sh || rc=1
 
-stamp "KUnit in UML without debug options or debugfs, MTR in c"
-VROCE_KERNEL=nodebug scripts/kunit.sh 2>&1 | tee "$logs/kunit-nodebug" || rc=1
+# The debug kernels run with the MR cache on (the default), this one with
+# it off: the MR and fault suites pass both ways.
+stamp "KUnit in UML without debug options or debugfs, MTR in c, MR cache off"
+VROCE_KERNEL=nodebug scripts/kunit.sh --kernel_args vroce.mr_cache=0 2>&1 |
+	tee "$logs/kunit-nodebug" || rc=1
 
 stamp "host harness and fuzzer: c/driver/vroce_mtr.c with ASan, UBSan, libFuzzer"
 scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1

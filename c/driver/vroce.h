@@ -108,6 +108,44 @@ struct vroce_eq {
 	u32 ci;
 };
 
+struct vroce_pd_zombie;
+
+/* Rights (VROCE_MR_RIGHT_*) and 2^0..2^12 pages of 4 KiB: the buckets. */
+#define VROCE_MR_CACHE_RIGHTS	16
+#define VROCE_MR_CACHE_ORDERS	13
+/* Idle entries a bucket keeps; more are destroyed. */
+#define VROCE_MR_CACHE_HIGH	16
+
+/**
+ * struct vroce_mr_cache - HCA MR entries kept for re-registration
+ *	(c/driver/vroce_mr_cache.c)
+ * @lock: protects the rest
+ * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
+ * @have_pd: @pdn is the cache's own PD, where idle entries wait
+ * @pdn: its number
+ * @pd_zombie: the record that keeps @pdn if the HCA refuses to free it
+ * @idle: idle entries (struct vroce_mr, linked by @cache), by rights and
+ *	order
+ * @count: entries in each @idle list
+ * @hits: registrations that found an entry
+ * @misses: registrations that made one
+ * @recycled: deregistrations that returned one
+ * @dropped: entries destroyed (bucket full, drained, or not revoked)
+ */
+struct vroce_mr_cache {
+	struct mutex lock;	/* protects everything below */
+	bool enabled;
+	bool have_pd;
+	u32 pdn;
+	struct vroce_pd_zombie *pd_zombie;
+	struct list_head idle[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	u32 count[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	u64 hits;
+	u64 misses;
+	u64 recycled;
+	u64 dropped;
+};
+
 /**
  * struct vroce_dev - one vroce HCA as the RDMA core sees it
  * @ibdev: the RDMA core's device; allocated by ib_alloc_device(), so it
@@ -117,6 +155,7 @@ struct vroce_eq {
  * @mem: allocations made for MR/MTR objects of this device
  * @hw: register access to the HCA
  * @cmdq: the command ring
+ * @mr_cache: idle MR entries for reg_user_mr
  * @attr: the HCA's limits, from QUERY_DEVICE
  * @zombie_lock: protects @zombies, @ring_zombies and @pd_zombies
  * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
@@ -138,6 +177,7 @@ struct vroce_dev {
 	struct vroce_mem_stats mem;
 	struct vroce_hw hw;
 	struct vroce_cmdq cmdq;
+	struct vroce_mr_cache mr_cache;
 	struct vroce_dev_attr attr;
 	struct mutex zombie_lock;	/* protects the three zombie lists */
 	struct list_head zombies;
@@ -269,6 +309,12 @@ struct vroce_pd {
  * @type: VROCE_MR_TYPE_*, copied from the object at registration
  * @mtr: its MTR (NULL for a DMA MR), copied likewise; owned by the object
  * @zombie: entry in &vroce_dev.zombies while the HCA may hold the MR
+ * @umem: the pinned pages of a user MR made from a cache entry, released
+ *	once the HCA revoked the MR
+ * @cache: entry in an idle list of &vroce_dev.mr_cache
+ * @cache_rights: the cache bucket's rights (VROCE_MR_RIGHT_*)
+ * @cache_order: the bucket's order: the entry's table has 2^order pages
+ * @cached: a cache entry, now a user MR (enabled)
  *
  * The copies never change after registration: restrack dumps read them
  * at any time, while the object is the verbs' to serialise (the rest,
@@ -280,6 +326,11 @@ struct vroce_mr {
 	u32 type;
 	const struct vroce_mtr *mtr;
 	struct list_head zombie;
+	struct ib_umem *umem;
+	struct list_head cache;
+	u8 cache_rights;
+	u8 cache_order;
+	bool cached;
 };
 
 static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
@@ -366,6 +417,24 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
+struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
+int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn);
+
+struct dentry;
+
+/* c/driver/vroce_mr_cache.c */
+void vroce_mr_cache_init(struct vroce_dev *vdev);
+bool vroce_mr_cache_fits(struct vroce_dev *vdev,
+			 const struct vroce_mr_user_attr *attr, u32 *rights,
+			 u32 *order);
+struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
+				 const struct vroce_mr_user_attr *attr,
+				 u32 rights, u32 order);
+void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_mr_cache_drain(struct vroce_dev *vdev);
+void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);

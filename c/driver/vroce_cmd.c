@@ -138,6 +138,7 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	u16 opcode = le16_to_cpu(hdr->opcode);
 	bool persist = opcode == VROCE_CMD_DESTROY_PD ||
 		       opcode == VROCE_CMD_DESTROY_MR ||
+		       opcode == VROCE_CMD_REVOKE_MR ||
 		       opcode == VROCE_CMD_DESTROY_CQ ||
 		       opcode == VROCE_CMD_DESTROY_QP;
 	struct vroce_cmd_ctx ctx;
@@ -456,6 +457,68 @@ int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle)
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
+
+/**
+ * vroce_cmd_enable_mr() - ENABLE_MR: an idle fast-register entry becomes a
+ *	user MR
+ * @vdev: the device
+ * @desc: the entry's @handle, and the MR: @pdn, @access, @iova, @length,
+ *	and the page list (@pbl, @npages) the HCA copies into its table
+ * @key: where the MR's new key (lkey and rkey) is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT for an unknown entry or PD, -EINVAL when the entry is
+ * not idle or the HCA refuses the description, another errno from
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted) or
+ * -ETIMEDOUT (the HCA may have enabled it).
+ */
+int vroce_cmd_enable_mr(struct vroce_dev *vdev,
+			const struct vroce_cmd_enable_desc *desc, u32 *key)
+{
+	struct vroce_cmd_enable_mr req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_ENABLE_MR),
+		.handle = cpu_to_le32(desc->handle),
+		.pdn = cpu_to_le32(desc->pdn),
+		.access = cpu_to_le32(desc->access),
+		.npages = cpu_to_le32(desc->npages),
+		.iova = cpu_to_le64(desc->iova),
+		.length = cpu_to_le64(desc->length),
+		.pbl = cpu_to_le64(desc->pbl),
+	};
+	struct vroce_resp_enable_mr resp;
+	int err;
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	if (!err)
+		*key = le32_to_cpu(resp.key);
+	return err;
+}
+
+/**
+ * vroce_cmd_revoke_mr() - REVOKE_MR: an MR ENABLE_MR made stops translating
+ * @vdev: the device
+ * @handle: the entry
+ * @pdn: the PD it waits under, idle
+ *
+ * Only after this succeeds may the MR's pages be let go; its table stays
+ * the HCA's.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT for an unknown entry or PD, -EINVAL when ENABLE_MR did
+ * not make it, another errno from vroce_cmd_errno(), or -ETIMEDOUT (it
+ * waits for a free slot as long as it takes).
+ */
+int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn)
+{
+	struct vroce_cmd_revoke_mr req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_REVOKE_MR),
+		.handle = cpu_to_le32(handle),
+		.pdn = cpu_to_le32(pdn),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+}
 
 /**
  * vroce_cmd_create_cq() - CREATE_CQ: give the HCA a CQE ring

@@ -39,7 +39,8 @@ struct vroce_cmd_ctx {
  * struct vroce_cmdq - the command ring
  * @ring: the slots (VROCE_CMD_SLOT_SIZE bytes: request, then response)
  * @depth: number of slots, a power of two
- * @lock: protects @pi, @ci, @next_token and @owner
+ * @lock: protects @pi, @ci, @next_token, @owner, @full_waits, @doorbells
+ *	and the doorbell record
  * @pi: next slot to post (free-running)
  * @ci: responses collected (free-running); moves only in
  *	vroce_cmdq_collect(), never ahead of what was collected
@@ -60,8 +61,7 @@ struct vroce_cmd_ctx {
 struct vroce_cmdq {
 	struct vroce_ring ring;
 	u32 depth;
-	spinlock_t lock;	/* protects pi, ci, next_token, owner, full_waits,
-				 * the doorbell record and doorbells */
+	spinlock_t lock;	/* protects the counters, owner, dbr */
 	u32 pi;
 	u32 ci;
 	u32 next_token;
@@ -151,6 +151,26 @@ struct vroce_qp_modify_desc {
 };
 
 /**
+ * struct vroce_cmd_enable_desc - what ENABLE_MR tells the HCA
+ * @handle: the idle fast-register entry, from CREATE_MR
+ * @pdn: the MR's protection domain
+ * @access: VROCE_ACC_* rights
+ * @npages: 4 KiB pages in the list
+ * @iova: the MR's first address
+ * @length: bytes
+ * @pbl: DMA address of the page list (little-endian addresses)
+ */
+struct vroce_cmd_enable_desc {
+	u32 handle;
+	u32 pdn;
+	u32 access;
+	u32 npages;
+	u64 iova;
+	u64 length;
+	u64 pbl;
+};
+
+/**
  * vroce_cmd_let_go() - whether a DESTROY left the HCA without the object
  * @err: what the DESTROY command returned
  *
@@ -176,6 +196,9 @@ int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn);
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
 			u32 *key, u32 *handle);
 int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle);
+int vroce_cmd_enable_mr(struct vroce_dev *vdev,
+			const struct vroce_cmd_enable_desc *desc, u32 *key);
+int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn);
 int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
 			u32 *cqn);
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);

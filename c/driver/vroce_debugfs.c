@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce debugfs: vroce/<ibdev>/ is the driver's directory; fail_nth arms
- * the driver's fault injection (vroce_inject()) from user space, and cmdq
- * shows the command ring's counters. The
+ * the driver's fault injection (vroce_inject()) from user space, cmdq
+ * shows the command ring's counters and mr_cache the MR cache's. The
  * emulated HCA has its own directory, vroce_hca/<platform device>/ (fault
  * knobs, mr_read, reg_frmr), and the demo module (kunit/demo/) its own,
  * vroce_demo/<ibdev>/ (kmr, loopback).
@@ -73,6 +73,7 @@ void vroce_debugfs_init(struct vroce_dev *vdev)
 				&vdev->mem.fail_nth);
 	debugfs_create_file("cmdq", 0400, vdev->debugfs, vdev,
 			    &vroce_cmdq_fops);
+	vroce_mr_cache_debugfs(vdev, vdev->debugfs);
 }
 
 /**

@@ -48,6 +48,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	INIT_LIST_HEAD(&vdev->zombies);
 	INIT_LIST_HEAD(&vdev->ring_zombies);
 	INIT_LIST_HEAD(&vdev->pd_zombies);
+	vroce_mr_cache_init(vdev);
 	xa_init(&vdev->cqs);
 	xa_init(&vdev->qps);
 	mutex_init(&vdev->eq.lock);
@@ -203,8 +204,9 @@ err_cmdq_exit:
  * vroce_dev_stop() - unregister the RDMA device and stop the HCA
  * @vdev: a device started by vroce_dev_start()
  *
- * Unregistering destroys every MR; the HCA is then reset, after which the
- * tables of MRs it never let go of can be freed.
+ * Unregistering destroys every MR, and the MR cache's idle entries go;
+ * the HCA is then reset, after which the tables of MRs it never let go of
+ * can be freed.
  *
  * Context: process context, may sleep.
  */
@@ -212,6 +214,8 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 {
 	vroce_debugfs_exit(vdev);
 	ib_unregister_device(&vdev->ibdev);
+	/* Every MR is deregistered: the idle entries go, then the PD. */
+	vroce_mr_cache_drain(vdev);
 	vroce_netdev_exit(vdev);
 	vroce_dev_quiesce(vdev, true);
 	vroce_eq_exit(vdev);

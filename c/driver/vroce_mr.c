@@ -47,24 +47,31 @@ static_assert(VROCE_MR_TYPE_USER == VROCE_MR_KIND_MTT);
 static_assert(VROCE_MR_TYPE_FRMR == VROCE_MR_KIND_FRMR);
 static_assert(VROCE_MR_FRMR_PAGE_SHIFT == VROCE_FRMR_PAGE_SHIFT);
 
-static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
+/* A zeroed MR, or NULL. */
+struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 {
 	struct vroce_mr *mr = vroce_core_zalloc(vdev, sizeof(*mr));
 
-	if (mr)
+	if (mr) {
 		INIT_LIST_HEAD(&mr->zombie);
+		INIT_LIST_HEAD(&mr->cache);
+	}
 	return mr;
 }
 
-/* Free an MR whose object is NEW or GONE (the ABI refuses the others). */
-static void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
+/*
+ * Free an MR whose object is NEW or GONE (the ABI refuses the others), and
+ * the pages a cache entry pinned for it.
+ */
+void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	vroce_mr_obj_destroy(vdev, mr->obj);
+	vroce_core_umem_release(vdev, mr->umem);
 	vroce_core_free(vdev, mr);
 }
 
 /* Keep @mr's memory until the HCA lets go of it (see vroce_mr_reap()). */
-static void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
+void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	mutex_lock(&vdev->zombie_lock);
 	list_add_tail(&mr->zombie, &vdev->zombies);
@@ -72,19 +79,18 @@ static void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 }
 
 /*
- * Enter @mr's object in the HCA under @ibpd and fill in the keys. When
+ * Enter @mr's object in the HCA under PD @pdn and fill in the keys. When
  * CREATE_MR fails the MR is undone: kept as a zombie if the HCA may hold
  * it under a key the driver never learnt (a timeout), freed otherwise.
  */
-static int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr,
-			     struct ib_pd *ibpd)
+int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn)
 {
 	struct vroce_mr_info info;
 	struct vroce_mr_desc desc;
 	u32 key, handle;
 	int err;
 
-	err = vroce_mr_obj_describe(mr->obj, to_vroce_pd(ibpd)->pdn, &desc);
+	err = vroce_mr_obj_describe(mr->obj, pdn, &desc);
 	if (!err)
 		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
 	if (err) {
@@ -141,7 +147,7 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_register(vdev, mr, ibpd);
+	err = vroce_mr_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	if (err)
 		return ERR_PTR(err);
 	if (access & VROCE_ACC_REMOTE)
@@ -180,12 +186,15 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		.max_length = vdev->attr.max_mr_size,
 	};
 	struct vroce_mr *mr;
+	u32 rights, order;
 	int err;
 
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
 
+	if (vroce_mr_cache_fits(vdev, &attr, &rights, &order))
+		return vroce_mr_cache_reg(vdev, ibpd, &attr, rights, order);
 	mr = vroce_mr_alloc(vdev);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -194,7 +203,7 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_register(vdev, mr, ibpd);
+	err = vroce_mr_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -231,7 +240,7 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_register(vdev, mr, ibpd);
+	err = vroce_mr_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -259,7 +268,8 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 {
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
 
-	if (ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT) ||
+	/* A user MR made from a cache entry has a fast-register object. */
+	if (mr->cached || ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT) ||
 	    vroce_mr_obj_pages_reset(mr->obj))
 		return -EINVAL;
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vroce_set_page);
@@ -332,6 +342,10 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vroce_mr_info info;
 	int err;
 
+	if (mr->cached) {
+		vroce_mr_cache_dereg(vdev, mr);
+		return 0;
+	}
 	/* By handle: the consumer may have changed the key's low byte. */
 	vroce_mr_obj_info(mr->obj, &info);
 	err = vroce_cmd_destroy_mr(vdev, info.handle);

@@ -74,8 +74,9 @@ u32 vroce_emu_ud_dropped(struct vroce_emu *emu);
 int vroce_emu_mtt_translate(struct device *dma_dev,
 			    const struct vroce_emu_mtt *mtt, u64 page,
 			    u64 *addr, u64 *table);
-int vroce_emu_mtt_store(struct device *dma_dev,
-			const struct vroce_emu_mtt *mtt, u64 page, u64 addr);
+int vroce_emu_mtt_store_run(struct device *dma_dev,
+			    const struct vroce_emu_mtt *mtt, u64 page,
+			    const __le64 *src, u32 n);
 void *vroce_emu_dma_to_virt(struct device *dma_dev, u64 dma, size_t len);
 
 #if IS_ENABLED(CONFIG_KUNIT)

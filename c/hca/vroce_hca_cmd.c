@@ -82,6 +82,7 @@ static u16 vroce_emu_query_device(struct vroce_emu *emu,
 
 /* Every request and response fits its half of a slot. */
 static_assert(sizeof(struct vroce_cmd_create_mr) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_enable_mr) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_cq) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
@@ -104,6 +105,10 @@ static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 		return vroce_emu_create_mr(emu, req, resp);
 	case VROCE_CMD_DESTROY_MR:
 		return vroce_emu_destroy_mr(emu, req);
+	case VROCE_CMD_ENABLE_MR:
+		return vroce_emu_enable_mr(emu, req, resp);
+	case VROCE_CMD_REVOKE_MR:
+		return vroce_emu_revoke_mr(emu, req);
 	case VROCE_CMD_CREATE_CQ:
 		return vroce_emu_create_cq(emu, req, resp);
 	case VROCE_CMD_DESTROY_CQ:

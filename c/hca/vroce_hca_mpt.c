@@ -87,8 +87,10 @@ void vroce_emu_mpt_reset(struct vroce_emu *emu)
 	lockdep_assert_held(emu->lock);
 	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
 	/* Generations start anywhere: keys do not repeat across resets. */
-	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
+	for (i = 0; i < VROCE_EMU_MAX_MR; i++) {
 		emu->mpt[i].gen = get_random_u8();
+		emu->mpt[i].kgen = emu->mpt[i].gen;
+	}
 	bitmap_zero(emu->pd_map, VROCE_EMU_MAX_PD);
 }
 
@@ -137,7 +139,7 @@ static bool vroce_emu_access_valid(u32 access)
 	       (access & VROCE_ACC_LOCAL_WRITE);
 }
 
-/* The MR in slot @index of generation @gen, or NULL. */
+/* The MR in slot @index created with generation @gen (a handle), or NULL. */
 static struct vroce_emu_mpt *vroce_emu_mpt_get(struct vroce_emu *emu,
 					       u32 index, u32 gen)
 {
@@ -151,8 +153,13 @@ static struct vroce_emu_mpt *vroce_emu_mpt_get(struct vroce_emu *emu,
 /* The MR @key names, whatever its state, or NULL: tag not checked. */
 static struct vroce_emu_mpt *vroce_emu_mpt_slot(struct vroce_emu *emu, u32 key)
 {
-	return vroce_emu_mpt_get(emu, FIELD_GET(VROCE_KEY_INDEX, key),
-				 FIELD_GET(VROCE_KEY_GEN, key));
+	u32 index = FIELD_GET(VROCE_KEY_INDEX, key);
+
+	if (index >= VROCE_EMU_MAX_MR ||
+	    emu->mpt[index].state == VROCE_EMU_MR_FREE ||
+	    emu->mpt[index].kgen != FIELD_GET(VROCE_KEY_GEN, key))
+		return NULL;
+	return &emu->mpt[index];
 }
 
 /* The MR @key is the full key of: index, generation and tag match. */
@@ -324,37 +331,34 @@ int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
 
-/* Page @i of the page list at @pbl, checked for alignment. */
-static int vroce_emu_pbl_entry(struct vroce_emu *emu, u64 pbl, u32 i,
-			       u64 *addr)
-{
-	__le64 *p = vroce_emu_dma_to_virt(vroce_emu_dev(emu),
-					  pbl + (u64)i * sizeof(*p),
-					  sizeof(*p));
-
-	if (!p || !IS_ALIGNED(pbl, sizeof(*p)))
-		return -EFAULT;
-	*addr = le64_to_cpu(READ_ONCE(*p));
-	return IS_ALIGNED(*addr, BIT_ULL(VROCE_FRMR_PAGE_SHIFT)) ? 0 : -EFAULT;
-}
-
 /*
  * Copy the page list into @mr's table, in one pass: @mr is not registered
  * (nothing translates through it), and a later REG_MR rewrites every entry
  * its range can reach, so a list that fails part way leaves nothing
- * reachable behind.
+ * reachable behind. The list is read a host page at a time and written a
+ * bottom table at a time, as a burst.
  */
 static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
 			       u64 pbl, u32 npages)
 {
-	u64 addr;
-	u32 i;
-	int err;
+	const __le64 *src;
+	u32 i, n;
+	int got;
 
-	for (i = 0; i < npages; i++) {
-		err = vroce_emu_pbl_entry(emu, pbl, i, &addr) ?:
-		      vroce_emu_mtt_store(vroce_emu_dev(emu), &mr->mtt, i, addr);
-		if (err)
+	if (!IS_ALIGNED(pbl, sizeof(*src)))
+		return -EFAULT;
+	for (i = 0; i < npages; i += got) {
+		u64 at = pbl + (u64)i * sizeof(*src);
+
+		n = min_t(u64, npages - i,
+			  (PAGE_SIZE - offset_in_page(at)) / sizeof(*src));
+		src = vroce_emu_dma_to_virt(vroce_emu_dev(emu), at,
+					    n * sizeof(*src));
+		if (!src)
+			return -EFAULT;
+		got = vroce_emu_mtt_store_run(vroce_emu_dev(emu), &mr->mtt, i,
+					      src, n);
+		if (got <= 0)
 			return -EFAULT;
 	}
 	return 0;
@@ -459,6 +463,16 @@ int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
 }
 
 /* ---- MR commands ---- */
+
+/* The MR a handle names, or NULL. */
+static struct vroce_emu_mpt *vroce_emu_mpt_of_handle(struct vroce_emu *emu,
+						     u32 handle)
+{
+	if (handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN))
+		return NULL;
+	return vroce_emu_mpt_get(emu, FIELD_GET(VROCE_MR_HANDLE_INDEX, handle),
+				 FIELD_GET(VROCE_MR_HANDLE_GEN, handle));
+}
 
 /* Check an MR's table description and turn it into a translation. */
 static bool vroce_emu_mr_mtt(const struct vroce_cmd_create_mr *cmd,
@@ -568,7 +582,8 @@ u16 vroce_emu_create_mr(struct vroce_emu *emu,
 	 * The generation moves on at every use of the slot, so none of the
 	 * slot's last 255 keys works again, whatever tag a consumer picks.
 	 */
-	entry.gen = slot->gen + 1;
+	entry.gen = slot->kgen + 1;
+	entry.kgen = entry.gen;
 	entry.tag = get_random_u8();
 	entry.pdn = pdn;
 	entry.kind = kind;
@@ -600,13 +615,109 @@ u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
 	struct vroce_emu_mpt *mr;
 	u8 gen;
 
-	mr = vroce_emu_mpt_get(emu, FIELD_GET(VROCE_MR_HANDLE_INDEX, handle),
-			       FIELD_GET(VROCE_MR_HANDLE_GEN, handle));
-	if (!mr || handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN))
+	mr = vroce_emu_mpt_of_handle(emu, handle);
+	if (!mr)
 		return VROCE_CMD_BAD_HANDLE;
-	gen = mr->gen;
+	gen = mr->kgen;
 	memset(mr, 0, sizeof(*mr));
 	mr->gen = gen;
+	mr->kgen = gen;
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_enable_mr() - ENABLE_MR: an idle fast-register entry becomes a
+ *	user MR under a new key
+ * @emu: the HCA
+ * @cmd: the request
+ * @resp: where the key goes
+ *
+ * The page list is copied into the entry's table, as for REG_MR; the key
+ * generation moves on and the tag changes, so no key the entry had before
+ * works again.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (MR or PD), or BAD_PARAM (an entry that
+ * is not an idle fast-register MR, rights, a range beyond the listed pages
+ * or more pages than the table holds, or a list the HCA cannot read).
+ */
+u16 vroce_emu_enable_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_enable_mr *cmd,
+			struct vroce_resp_enable_mr *resp)
+{
+	struct vroce_emu_mpt *mr = vroce_emu_mpt_of_handle(emu,
+						le32_to_cpu(cmd->handle));
+	u32 pdn = le32_to_cpu(cmd->pdn), access = le32_to_cpu(cmd->access);
+	u32 npages = le32_to_cpu(cmd->npages);
+	u64 iova = le64_to_cpu(cmd->iova), length = le64_to_cpu(cmd->length);
+	u64 span, end;
+	u8 tag;
+
+	if (!mr)
+		return VROCE_CMD_BAD_HANDLE;
+	if (!vroce_emu_pd_valid(emu, pdn))
+		return VROCE_CMD_BAD_HANDLE;
+	if (mr->kind != VROCE_MR_KIND_FRMR ||
+	    mr->state != VROCE_EMU_MR_FRMR_INVALID ||
+	    !vroce_emu_access_valid(access) || !length ||
+	    length > VROCE_EMU_MAX_MR_SIZE ||
+	    check_add_overflow(iova, length - 1, &end) ||
+	    !npages || npages > mr->mtt.region[0].count ||
+	    check_add_overflow(iova & (BIT_ULL(VROCE_FRMR_PAGE_SHIFT) - 1),
+			       length, &span) ||
+	    span > (u64)npages << VROCE_FRMR_PAGE_SHIFT ||
+	    vroce_emu_frmr_load(emu, mr, le64_to_cpu(cmd->pbl), npages))
+		return VROCE_CMD_BAD_PARAM;
+
+	mr->kgen++;
+	do {
+		tag = get_random_u8();
+	} while (tag == mr->tag);
+	mr->tag = tag;
+	mr->enabled = true;
+	mr->kind = VROCE_MR_KIND_MTT;
+	mr->pdn = pdn;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->state = VROCE_EMU_MR_VALID;
+	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
+				FIELD_PREP(VROCE_KEY_INDEX, mr - emu->mpt) |
+				FIELD_PREP(VROCE_KEY_TAG, mr->tag));
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_emu_revoke_mr() - REVOKE_MR: an MR ENABLE_MR made stops
+ *	translating and waits, idle, under the driver's PD
+ * @emu: the HCA
+ * @cmd: the request
+ *
+ * Commands and the data path run under @emu->lock: once this returns, no
+ * work request reaches the MR's pages.
+ *
+ * Context: the command processor, @emu->lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (MR or PD) or BAD_PARAM (not an MR
+ * that ENABLE_MR made).
+ */
+u16 vroce_emu_revoke_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_revoke_mr *cmd)
+{
+	struct vroce_emu_mpt *mr = vroce_emu_mpt_of_handle(emu,
+						le32_to_cpu(cmd->handle));
+	u32 pdn = le32_to_cpu(cmd->pdn);
+
+	if (!mr || !vroce_emu_pd_valid(emu, pdn))
+		return VROCE_CMD_BAD_HANDLE;
+	if (!mr->enabled)
+		return VROCE_CMD_BAD_PARAM;
+	mr->enabled = false;
+	mr->kind = VROCE_MR_KIND_FRMR;
+	mr->state = VROCE_EMU_MR_FRMR_INVALID;
+	mr->pdn = pdn;
+	mr->access = 0;
+	mr->iova = 0;
+	mr->length = 0;
 	return VROCE_CMD_OK;
 }
 

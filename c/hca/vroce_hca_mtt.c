@@ -210,25 +210,30 @@ out:
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mtt_translate);
 
 /**
- * vroce_emu_mtt_store() - write one page's bottom entry of a translation
+ * vroce_emu_mtt_store_run() - write the bottom entries of consecutive pages
  * @dma_dev: the HCA's DMA device
  * @mtt: the translation as programmed
- * @page: index of the page among all the translation's pages
- * @addr: the page's DMA address, aligned to the buffer page size
+ * @page: index of the first page among all the translation's pages
+ * @src: their DMA addresses (little-endian), as the HCA read them
+ * @n: how many, at least 1
  *
- * What the HCA does for each page of a REG_MR work request: the tables
- * are walked as for a lookup, and the bottom entry is written. Only
- * regions with tables (hop 1 or more) hold per-page entries.
+ * The tables are walked once, for @page; the entries that follow it in
+ * the same bottom table (and host page) are written with it, as an HCA
+ * writes a burst.
  *
  * Context: any context; does not sleep.
- * Return: 0, or as vroce_emu_mtt_translate(), or -EINVAL when @page is in
- * a direct or hop-0 region or @addr is not aligned.
+ * Return: the entries written (1 to @n), or -EINVAL for a malformed
+ * translation, a page in a direct or hop-0 region, or an address not
+ * aligned to the buffer page size; -ERANGE for a page outside the
+ * translation; -EFAULT when a table leads nowhere.
  */
-int vroce_emu_mtt_store(struct device *dma_dev,
-			const struct vroce_emu_mtt *mtt, u64 page, u64 addr)
+int vroce_emu_mtt_store_run(struct device *dma_dev,
+			    const struct vroce_emu_mtt *mtt, u64 page,
+			    const __le64 *src, u32 n)
 {
+	u32 ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT, k;
 	const struct vroce_emu_region *r;
-	u64 root_index, tbl, e;
+	u64 root_index, tbl, e, addr;
 	__le64 *p;
 	bool direct;
 	int err;
@@ -236,19 +241,27 @@ int vroce_emu_mtt_store(struct device *dma_dev,
 	err = vroce_emu_mtt_region(mtt, page, &r, &root_index, &direct);
 	if (err)
 		return err;
-	if (direct || !r->hopnum ||
-	    !IS_ALIGNED(addr, BIT_ULL(mtt->buf_pg_shift)))
+	if (direct || !r->hopnum)
 		return -EINVAL;
 	err = vroce_emu_mtt_leaf(dma_dev, mtt, r->hopnum, root_index,
 				 page - r->offset, &tbl, &e);
 	if (err)
 		return err;
-	if (e >= BIT_ULL(mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT) ||
-	    !IS_ALIGNED(tbl, BIT_ULL(VROCE_EMU_MIN_SHIFT)))
+	if (e >= BIT_ULL(ushift) || !IS_ALIGNED(tbl, BIT_ULL(VROCE_EMU_MIN_SHIFT)))
 		return -EFAULT;
-	p = vroce_emu_dma_to_virt(dma_dev, tbl + e * sizeof(*p), sizeof(*p));
+	/* This table, this region, this host page. */
+	n = min_t(u64, n, BIT_ULL(ushift) - e);
+	n = min_t(u64, n, r->offset + r->count - page);
+	n = min_t(u64, n, (PAGE_SIZE - offset_in_page(tbl + e * sizeof(*p))) /
+			  sizeof(*p));
+	p = vroce_emu_dma_to_virt(dma_dev, tbl + e * sizeof(*p), n * sizeof(*p));
 	if (!p)
 		return -EFAULT;
-	WRITE_ONCE(*p, cpu_to_le64(addr));
-	return 0;
+	for (k = 0; k < n; k++) {
+		addr = le64_to_cpu(READ_ONCE(src[k]));
+		if (!IS_ALIGNED(addr, BIT_ULL(mtt->buf_pg_shift)))
+			return -EINVAL;
+		WRITE_ONCE(p[k], cpu_to_le64(addr));
+	}
+	return n;
 }

@@ -108,7 +108,9 @@ enum vroce_emu_mr_state {
 struct vroce_emu_mpt {
 	enum vroce_emu_mr_state state;
 	u8 tag;			/* the consumer's key byte */
-	u8 gen;			/* bumped at every CREATE_MR of this slot */
+	u8 gen;			/* CREATE_MR's, in the handle */
+	u8 kgen;		/* in the key: bumped by CREATE_MR and ENABLE_MR */
+	bool enabled;		/* made a user MR by ENABLE_MR */
 	u32 pdn;
 	u32 access;
 	u32 kind;
@@ -355,6 +357,11 @@ bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn);
 u16 vroce_emu_create_mr(struct vroce_emu *emu,
 			const struct vroce_cmd_create_mr *cmd,
 			struct vroce_resp_create_mr *resp);
+u16 vroce_emu_enable_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_enable_mr *cmd,
+			struct vroce_resp_enable_mr *resp);
+u16 vroce_emu_revoke_mr(struct vroce_emu *emu,
+			const struct vroce_cmd_revoke_mr *cmd);
 u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
 			 const struct vroce_cmd_destroy_mr *cmd);
 int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,

@@ -47,6 +47,8 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_CREATE_QP	= 8,
 	VROCE_CMD_MODIFY_QP	= 9,
 	VROCE_CMD_DESTROY_QP	= 10,
+	VROCE_CMD_ENABLE_MR	= 11,
+	VROCE_CMD_REVOKE_MR	= 12,
 };
 
 /* Status the HCA returns in a response. */
@@ -62,13 +64,17 @@ enum vroce_cmd_status {
 
 /*
  * MR keys: the consumer owns the low byte (ib_update_fast_reg_key()); the
- * MPT index and a generation the HCA bumps at every CREATE_MR of the slot
- * make up the rest. A key works only while all three match the entry.
+ * MPT index and a generation the HCA bumps at every CREATE_MR and
+ * ENABLE_MR of the slot make up the rest. A key works only while all
+ * three match the entry.
  */
 #define VROCE_KEY_TAG		GENMASK(7, 0)
 #define VROCE_KEY_INDEX		GENMASK(23, 8)
 #define VROCE_KEY_GEN		GENMASK(31, 24)
-/* An MR's handle: the same index and generation, no consumer byte. */
+/*
+ * An MR's handle: the index and the generation CREATE_MR gave it, no
+ * consumer byte; it stays the same through ENABLE_MR and REVOKE_MR.
+ */
 #define VROCE_MR_HANDLE_INDEX	GENMASK(15, 0)
 #define VROCE_MR_HANDLE_GEN	GENMASK(23, 16)
 
@@ -128,6 +134,35 @@ struct vroce_cmd_destroy_mr {
 };
 
 /* A ring (CQ, SQ, RQ) as the HCA reaches it: an MTR of one region. */
+/*
+ * ENABLE_MR: make an idle fast-register entry (CREATE_MR of kind FRMR,
+ * never registered, or revoked) a user MR: the HCA copies @npages 4 KiB
+ * page addresses from the list at @pbl into the entry's table, gives it
+ * the PD, rights and range, and a new key. The entry translates as an
+ * MTT MR from then on: no work request can register or invalidate it.
+ */
+struct vroce_cmd_enable_mr {
+	struct vroce_cmd_hdr hdr;
+	__le32 handle;
+	__le32 pdn;
+	__le32 access;
+	__le32 npages;
+	__le64 iova;
+	__le64 length;
+	__le64 pbl;
+};
+
+/*
+ * REVOKE_MR: an MR ENABLE_MR made stops translating; once the response is
+ * written no work request reaches its pages. The entry and its table stay,
+ * idle, under the PD @pdn (the driver's own), ready for ENABLE_MR.
+ */
+struct vroce_cmd_revoke_mr {
+	struct vroce_cmd_hdr hdr;
+	__le32 handle;
+	__le32 pdn;
+};
+
 struct vroce_cmd_ring {
 	__le64 root_ba;
 	__le32 cfg;		/* VROCE_MTT_* */
@@ -226,6 +261,11 @@ struct vroce_resp_create_mr {
 	struct vroce_resp_hdr hdr;
 	__le32 key;		/* lkey and rkey: VROCE_KEY_* */
 	__le32 handle;		/* for DESTROY_MR: VROCE_MR_HANDLE_* */
+};
+
+struct vroce_resp_enable_mr {
+	struct vroce_resp_hdr hdr;
+	__le32 key;		/* the MR's new lkey and rkey */
 };
 
 struct vroce_resp_create_cq {

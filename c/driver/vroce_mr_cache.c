@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce MR cache: HCA MR entries kept for re-registration, after mlx5's
+ * mkey cache (drivers/infiniband/hw/mlx5/mr.c).
+ *
+ * An entry is a fast-register MR object of the MR/MTR ABI (a table-only
+ * MTR of 2^order 4 KiB pages and its page list) that CREATE_MR entered in
+ * the HCA under the cache's own PD, in buckets by rights and order.
+ * reg_user_mr of up to max_fast_reg_pages pages whose iova and address
+ * agree below 4 KiB takes an idle entry of its rights and order (or makes
+ * one), pins the pages, writes their addresses into the entry's page list
+ * and has ENABLE_MR copy them into the entry's table and make it the
+ * user's MR under a new key (the key generation moves on and the tag
+ * changes, so no key the entry had works again). No CREATE_MR, no tables
+ * built.
+ *
+ * dereg_mr has REVOKE_MR stop the MR, and only once the HCA confirmed
+ * lets the pages go; the entry goes back to its bucket, or is destroyed
+ * when the bucket holds VROCE_MR_CACHE_HIGH. An MR whose REVOKE_MR fails
+ * may still translate the user's pages: it is destroyed, and if DESTROY_MR
+ * fails too it is parked with its pages (vroce_mr_reap()).
+ *
+ * The module parameter mr_cache (default on) turns it off: reg_user_mr
+ * then builds an MTR for every MR, as it does for those the cache does not
+ * fit. debugfs vroce/<ibdev>/mr_cache shows hits, misses and buckets.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/debugfs.h>
+#include <linux/log2.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "vroce.h"
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
+
+static bool vroce_mr_cache_on = true;
+module_param_named(mr_cache, vroce_mr_cache_on, bool, 0444);
+MODULE_PARM_DESC(mr_cache,
+		 "keep HCA MR entries for reg_user_mr to reuse (default on)");
+
+#define VROCE_MR_CACHE_PAGE	SZ_4K
+
+/**
+ * vroce_mr_cache_init() - an empty cache, on or off as the module parameter
+ * @vdev: a new device
+ *
+ * Context: process context.
+ */
+void vroce_mr_cache_init(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	u32 r, o;
+
+	mutex_init(&c->lock);
+	c->enabled = vroce_mr_cache_on;
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
+			INIT_LIST_HEAD(&c->idle[r][o]);
+}
+
+/**
+ * vroce_mr_cache_fits() - whether reg_user_mr takes a cache entry
+ * @vdev: the device
+ * @attr: the registration
+ * @rights: where its rights go
+ * @order: where its bucket's order goes
+ *
+ * Not for bad input: the cold path reports it, with its own errno.
+ *
+ * Context: any context.
+ * Return: true when the cache is on, @attr is valid, its iova and address
+ * agree below 4 KiB and its pages fit a fast-register table.
+ */
+bool vroce_mr_cache_fits(struct vroce_dev *vdev,
+			 const struct vroce_mr_user_attr *attr, u32 *rights,
+			 u32 *order)
+{
+	u64 end, npages;
+
+	if (!READ_ONCE(vdev->mr_cache.enabled) || !attr->length ||
+	    attr->length > attr->max_length ||
+	    check_add_overflow(attr->iova, attr->length - 1, &end) ||
+	    check_add_overflow(attr->start, attr->length - 1, &end) ||
+	    (attr->iova ^ attr->start) & (VROCE_MR_CACHE_PAGE - 1) ||
+	    vroce_mr_rights(attr->access, rights))
+		return false;
+	npages = DIV_ROUND_UP((attr->iova & (VROCE_MR_CACHE_PAGE - 1)) +
+			      attr->length, VROCE_MR_CACHE_PAGE);
+	if (npages > vdev->attr.max_fast_reg_pages ||
+	    npages > BIT(VROCE_MR_CACHE_ORDERS - 1))
+		return false;
+	*order = order_base_2(npages);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_fits);
+
+/*
+ * Destroy @mr's entry, or keep it and its pages if the HCA may still use
+ * them (DESTROY_MR failed). @mr's object is LIVE.
+ */
+static void vroce_mr_cache_discard(struct vroce_dev *vdev,
+				   struct vroce_mr *mr)
+{
+	struct vroce_mr_info info;
+	int err;
+
+	vroce_mr_obj_info(mr->obj, &info);
+	err = vroce_cmd_destroy_mr(vdev, info.handle);
+	mutex_lock(&vdev->mr_cache.lock);
+	vdev->mr_cache.dropped++;
+	mutex_unlock(&vdev->mr_cache.lock);
+	if (!vroce_cmd_let_go(err)) {
+		ibdev_warn_ratelimited(&vdev->ibdev,
+				       "DESTROY_MR %#x failed (%d): keeping its tables and pages until the HCA lets go\n",
+				       info.handle, err);
+		vroce_mr_obj_parked(mr->obj);
+		vroce_mr_park(vdev, mr);
+		return;
+	}
+	vroce_mr_obj_released(mr->obj, false);
+	vroce_mr_free(vdev, mr);
+}
+
+/* Back into its bucket, idle (revoked, no pages), or destroyed. */
+static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	u32 r = mr->cache_rights, o = mr->cache_order;
+
+	mutex_lock(&c->lock);
+	if (c->enabled && c->have_pd && c->count[r][o] < VROCE_MR_CACHE_HIGH) {
+		list_add(&mr->cache, &c->idle[r][o]);
+		c->count[r][o]++;
+		c->recycled++;
+		mutex_unlock(&c->lock);
+		return;
+	}
+	mutex_unlock(&c->lock);
+	vroce_mr_cache_discard(vdev, mr);
+}
+
+/* An idle entry of the bucket, or NULL (a miss); @pdn is the cache PD. */
+static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
+					    u32 o, u32 *pdn)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_mr *mr;
+	int err = 0;
+
+	mutex_lock(&c->lock);
+	mr = list_first_entry_or_null(&c->idle[r][o], struct vroce_mr, cache);
+	if (mr) {
+		list_del_init(&mr->cache);
+		c->count[r][o]--;
+		c->hits++;
+	} else {
+		c->misses++;
+	}
+	/* Misses make entries under the cache's PD: made once. */
+	if (!mr && !c->have_pd) {
+		c->pd_zombie = vroce_core_zalloc(vdev, sizeof(*c->pd_zombie));
+		err = c->pd_zombie ? vroce_cmd_create_pd(vdev, &c->pdn) :
+				     -ENOMEM;
+		if (err)
+			vroce_core_free(vdev, c->pd_zombie);
+		else
+			c->have_pd = true;
+	}
+	*pdn = c->pdn;
+	mutex_unlock(&c->lock);
+	return err ? ERR_PTR(err) : mr;
+}
+
+/* A new entry of 2^@o pages under the cache's PD @pdn. */
+static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
+					   u32 o, u32 pdn)
+{
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_frmr(vdev, BIT(o),
+				       vdev->attr.max_fast_reg_pages,
+				       &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	/* On failure the MR is freed, or parked if the HCA may hold it. */
+	err = vroce_mr_register(vdev, mr, pdn);
+	if (err)
+		return ERR_PTR(err);
+	mr->cache_rights = r;
+	mr->cache_order = o;
+	return mr;
+}
+
+/* @umem's 4 KiB pages into @mr's page list; returns how many. */
+static int vroce_mr_cache_pages(struct vroce_mr *mr, struct ib_umem *umem)
+{
+	struct ib_block_iter biter;
+	int n = 0, err;
+
+	err = vroce_mr_obj_pages_reset(mr->obj);
+	rdma_umem_for_each_dma_block(umem, &biter, VROCE_MR_CACHE_PAGE) {
+		err = err ?: vroce_mr_obj_page_add(mr->obj,
+				rdma_block_iter_dma_address(&biter));
+		n++;
+	}
+	return err ?: n;
+}
+
+/**
+ * vroce_mr_cache_reg() - reg_user_mr from a cache entry
+ * @vdev: the device
+ * @ibpd: the MR's protection domain
+ * @attr: the registration, vroce_mr_cache_fits() said it fits
+ * @rights: its rights, from vroce_mr_cache_fits()
+ * @order: its bucket, likewise
+ *
+ * Context: process context of the memory's owner, may sleep.
+ * Return: the MR, or ERR_PTR() of an error of ib_umem_get() (unchanged),
+ * -ENOMEM, or an HCA error of CREATE_PD or CREATE_MR (a miss) or of
+ * ENABLE_MR; after -ETIMEDOUT of ENABLE_MR the entry and the pages are
+ * kept until the HCA lets go.
+ */
+struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
+				 const struct vroce_mr_user_attr *attr,
+				 u32 rights, u32 order)
+{
+	struct vroce_cmd_enable_desc desc = {
+		.pdn = to_vroce_pd(ibpd)->pdn,
+		.access = rights,
+		.iova = attr->iova,
+		.length = attr->length,
+	};
+	struct vroce_mr_info info;
+	struct ib_umem *umem;
+	struct vroce_mr *mr;
+	u32 key, pdn;
+	int n, err;
+
+	umem = vroce_core_umem_get(vdev, attr->start, attr->length,
+				   attr->access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = vroce_mr_cache_take(vdev, rights, order, &pdn);
+	if (!mr)
+		mr = vroce_mr_cache_new(vdev, rights, order, pdn);
+	if (IS_ERR(mr)) {
+		vroce_core_umem_release(vdev, umem);
+		return ERR_CAST(mr);
+	}
+
+	n = vroce_mr_cache_pages(mr, umem);
+	vroce_mr_obj_info(mr->obj, &info);
+	desc.handle = info.handle;
+	desc.npages = n;
+	desc.pbl = info.pbl_dma;
+	/* The table fits by the bucket; a list it does not fit is a bug. */
+	err = WARN_ON_ONCE(n < 0) ? n : vroce_cmd_enable_mr(vdev, &desc, &key);
+	if (err == -ETIMEDOUT) {
+		/* The HCA may have made it the user's MR: keep the pages. */
+		mr->umem = umem;
+		vroce_mr_cache_discard(vdev, mr);
+		return ERR_PTR(err);
+	}
+	if (err) {
+		/* Still idle, under the cache's PD. */
+		vroce_core_umem_release(vdev, umem);
+		vroce_mr_cache_put(vdev, mr);
+		return ERR_PTR(err);
+	}
+
+	memset(&mr->ibmr, 0, sizeof(mr->ibmr));
+	mr->umem = umem;
+	mr->cached = true;
+	mr->type = VROCE_MR_TYPE_USER;
+	mr->mtr = info.mtr;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->ibmr.iova = attr->iova;
+	mr->ibmr.length = attr->length;
+	return &mr->ibmr;
+}
+
+/**
+ * vroce_mr_cache_dereg() - dereg_mr of an MR made from a cache entry
+ * @vdev: the device
+ * @mr: the MR
+ *
+ * The pages go only once REVOKE_MR succeeded: the entry then goes back to
+ * its bucket. Otherwise it is destroyed, or parked with its pages.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_mr_info info;
+	u32 pdn;
+	int err;
+
+	mutex_lock(&c->lock);
+	pdn = c->pdn;
+	err = c->have_pd ? 0 : -ENOENT;
+	mutex_unlock(&c->lock);
+	vroce_mr_obj_info(mr->obj, &info);
+	if (!err)
+		err = vroce_cmd_revoke_mr(vdev, info.handle, pdn);
+	mr->cached = false;
+	if (err) {
+		ibdev_warn_ratelimited(&vdev->ibdev,
+				       "REVOKE_MR %#x failed (%d): destroying it\n",
+				       info.handle, err);
+		vroce_mr_cache_discard(vdev, mr);
+		return;
+	}
+	vroce_core_umem_release(vdev, mr->umem);
+	mr->umem = NULL;
+	vroce_mr_cache_put(vdev, mr);
+}
+
+/**
+ * vroce_mr_cache_drain() - destroy every idle entry, and the cache's PD
+ * @vdev: the device
+ *
+ * Entries the HCA does not let go of are parked, and the PD's number with
+ * them; MRs in use come back later and are destroyed then (the cache has
+ * no PD to keep them under). Before the device is stopped, and for tests
+ * that count what the device holds.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mr_cache_drain(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_pd_zombie *pz = NULL;
+	struct vroce_mr *mr, *tmp;
+	LIST_HEAD(all);
+	bool have_pd;
+	u32 r, o, pdn;
+	int err;
+
+	mutex_lock(&c->lock);
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
+			list_splice_init(&c->idle[r][o], &all);
+			c->count[r][o] = 0;
+		}
+	}
+	have_pd = c->have_pd;
+	pdn = c->pdn;
+	pz = c->pd_zombie;
+	c->have_pd = false;
+	c->pd_zombie = NULL;
+	mutex_unlock(&c->lock);
+
+	list_for_each_entry_safe(mr, tmp, &all, cache) {
+		list_del_init(&mr->cache);
+		vroce_mr_cache_discard(vdev, mr);
+	}
+	if (!have_pd)
+		return;
+	err = vroce_cmd_destroy_pd(vdev, pdn);
+	if (vroce_cmd_let_go(err)) {
+		vroce_core_free(vdev, pz);
+		return;
+	}
+	/* A parked entry still names it: retried when zombies are reaped. */
+	pz->pdn = pdn;
+	mutex_lock(&vdev->zombie_lock);
+	list_add_tail(&pz->list, &vdev->pd_zombies);
+	mutex_unlock(&vdev->zombie_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
+
+/* What debugfs shows: the switch, the counters and the buckets in use. */
+static int vroce_mr_cache_show(struct seq_file *m, void *unused)
+{
+	struct vroce_dev *vdev = m->private;
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	u32 r, o;
+
+	mutex_lock(&c->lock);
+	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\n",
+		   c->enabled, c->hits, c->misses, c->recycled, c->dropped);
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
+			if (c->count[r][o])
+				seq_printf(m, "rights %#x pages %lu: %u idle\n",
+					   r, BIT(o), c->count[r][o]);
+	mutex_unlock(&c->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vroce_mr_cache);
+
+/**
+ * vroce_mr_cache_debugfs() - add the cache's file to the device's directory
+ * @vdev: the device
+ * @dir: its debugfs directory
+ *
+ * Context: process context.
+ */
+void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir)
+{
+	debugfs_create_file("mr_cache", 0400, dir, vdev, &vroce_mr_cache_fops);
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_mr_cache: reg_user_mr from cached HCA MR entries
+ * (c/driver/vroce_mr_cache.c): an entry is reused under a new key while
+ * no old key works, the pages go only once the HCA revoked the MR, the
+ * buckets keep what they may, and what the cache does not fit, or a cache
+ * turned off, takes the cold path. The MR suites run with the cache on
+ * (the default) in the debug kernels and off in the nodebug kernel.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitfield.h>
+#include <linux/mman.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_verbs.h>
+
+#include "../bindings/vroce_abi.h"
+#include "../c/driver/vroce.h"
+#include "../c/hca/vroce_emu.h"
+#include "../c/ifc/vroce_cmds.h"
+#include "vroce_test.h"
+
+#define CACHE_ACC	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ)
+
+static struct vroce_dev *cache_dev(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+
+	/* The module parameter may have turned it off for the kernel. */
+	vdev->mr_cache.enabled = true;
+	return vdev;
+}
+
+/* The HCA reads @len bytes through @key at @iova; 0 or its error. */
+static int cache_read(struct kunit *test, u32 key, u32 pdn, u64 iova,
+		      u8 *buf, u32 len)
+{
+	return vroce_emu_mr_access(vroce_test_emu(test), key, pdn, iova, buf,
+				   len, 0, false);
+}
+
+/*
+ * Deregistered, the entry comes back under a new key over new pages: the
+ * HCA reads the new pages, no old key works, and the MR is a user MR (no
+ * work request invalidates or registers it).
+ */
+static void vroce_mr_cache_reuse(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn;
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 1);
+	unsigned long b = vroce_test_user_mem(test, SZ_16K, 2);
+	u8 *want = kunit_kzalloc(test, SZ_16K, GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, SZ_16K, GFP_KERNEL);
+	struct vroce_mr_info info;
+	u32 keys[3], handle;
+	struct ib_mr *mr;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.misses, 1);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 0);
+	vroce_test_mr_info(mr, &info);
+	/* A fast-register entry of 4 pages under the user's new key. */
+	KUNIT_EXPECT_EQ(test, info.type, VROCE_MR_TYPE_FRMR);
+	KUNIT_EXPECT_EQ(test, info.max_pages, 4);
+	handle = info.handle;
+	keys[0] = mr->lkey;
+	KUNIT_EXPECT_NE(test, keys[0], info.key);
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)a, SZ_16K),
+			0);
+	KUNIT_ASSERT_EQ(test, cache_read(test, mr->rkey, pdn, a, got, SZ_16K),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, SZ_16K);
+	/* A user MR: the data path can neither invalidate nor register it. */
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey),
+			-VROCE_EMU_EKEY);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_EQ(test, cache_read(test, keys[0], pdn, a, got, 8),
+			-VROCE_EMU_EKEY);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 1);
+	/*
+	 * Idle, it waits under the cache's own PD, where no QP is: a REG_MR
+	 * work request from the user's PD cannot register it.
+	 */
+	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, keys[0], pdn, a,
+						      SZ_4K, VROCE_ACC_LOCAL_WRITE,
+						      info.pbl_dma, 1),
+			-VROCE_EMU_EPD);
+
+	for (i = 1; i < 3; i++) {
+		mr = ib_reg_user_mr(pd, b, SZ_16K, b + SZ_16K * i, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+		KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, i);
+		vroce_test_mr_info(mr, &info);
+		/* The same HCA entry, a key none before had. */
+		KUNIT_EXPECT_EQ(test, info.handle, handle);
+		keys[i] = mr->lkey;
+		KUNIT_EXPECT_NE(test, FIELD_GET(VROCE_KEY_TAG, keys[i]),
+				FIELD_GET(VROCE_KEY_TAG, keys[i - 1]));
+		KUNIT_EXPECT_NE(test, FIELD_GET(VROCE_KEY_GEN, keys[i]),
+				FIELD_GET(VROCE_KEY_GEN, keys[i - 1]));
+		KUNIT_EXPECT_EQ(test, cache_read(test, keys[i - 1], pdn,
+						 b + SZ_16K * i, got, 8),
+				-VROCE_EMU_EKEY);
+		/* The table now leads to b's pages, at the new iova. */
+		KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)b,
+						     SZ_16K), 0);
+		KUNIT_ASSERT_EQ(test, cache_read(test, keys[i], pdn,
+						 b + SZ_16K * i, got, SZ_16K),
+				0);
+		KUNIT_EXPECT_MEMEQ(test, got, want, SZ_16K);
+		KUNIT_EXPECT_EQ(test, cache_read(test, keys[i], pdn,
+						 b + SZ_16K * i - 1, got, 1),
+				-VROCE_EMU_EBOUNDS);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	}
+	KUNIT_EXPECT_EQ(test, cache_read(test, keys[2], pdn, b + 2 * SZ_16K,
+					 got, 8), -VROCE_EMU_EKEY);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * REVOKE_MR fails, and so does the DESTROY_MR that follows: the MR may
+ * still translate, so its pages stay pinned and reachable until the HCA
+ * lets go. A lost REVOKE_MR is followed by a DESTROY_MR that works.
+ */
+static void vroce_mr_cache_revoke_fails(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn;
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 3);
+	u8 want[64], got[64];
+	struct ib_mr *mr;
+	u32 key;
+
+	vroce_test_faults_off(test, emu);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	key = mr->lkey;
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)a, 64), 0);
+
+	vroce_emu_set_faults(emu, 2, VROCE_CMD_BUSY, 0, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_ASSERT_FALSE(test, list_empty(&vdev->zombies));
+	/* Its pages are still pinned, and the HCA still reaches them. */
+	KUNIT_EXPECT_NOT_NULL(test, list_first_entry(&vdev->zombies,
+						     struct vroce_mr,
+						     zombie)->umem);
+	KUNIT_EXPECT_EQ(test, cache_read(test, key, pdn, a, got, 64), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, 64);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 0);
+	vroce_mr_reap(vdev, false);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_EQ(test, cache_read(test, key, pdn, a, got, 8),
+			-VROCE_EMU_EKEY);
+	vroce_test_expect_no_memory_held(test, vdev);
+
+	/* Lost: the HCA revoked it but said nothing; destroyed after. */
+	vroce_test_cmd_timeout(test, vdev, 100);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	key = mr->lkey;
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_REVOKE_MR);
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_EQ(test, cache_read(test, key, pdn, a, got, 8),
+			-VROCE_EMU_EKEY);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * Buckets by rights and 2^order pages, each keeping VROCE_MR_CACHE_HIGH
+ * idle entries; the user's PD is free to go once its MRs are.
+ */
+static void vroce_mr_cache_buckets(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct ib_pd *pd = ib_alloc_pd(&vdev->ibdev, 0);
+	unsigned long a = vroce_test_user_mem(test, 8 * SZ_4K, 4);
+	u32 r = VROCE_MR_RIGHT_LOCAL_WRITE | VROCE_MR_RIGHT_REMOTE_READ;
+	struct ib_mr *mr[VROCE_MR_CACHE_HIGH + 4], *x;
+	u32 pdn;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	pdn = to_vroce_pd(pd)->pdn;
+	for (i = 0; i < ARRAY_SIZE(mr); i++) {
+		mr[i] = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+	}
+	/* Five pages take the eight-page bucket; other rights, another. */
+	x = ib_reg_user_mr(pd, a + 100, 4 * SZ_4K + 1, a + 100, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, x);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(x), 0);
+	x = ib_reg_user_mr(pd, a, SZ_4K, a, IB_ACCESS_REMOTE_READ);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, x);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(x), 0);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[r][3], 1);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[VROCE_MR_RIGHT_REMOTE_READ][0],
+			1);
+	for (i = 0; i < ARRAY_SIZE(mr); i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[r][0], VROCE_MR_CACHE_HIGH);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.dropped,
+			ARRAY_SIZE(mr) - VROCE_MR_CACHE_HIGH);
+
+	/* Idle entries wait under the cache's PD, not the user's. */
+	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->pd_zombies));
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -ENOENT);
+	vroce_test_expect_no_memory_held(test, vdev);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[r][0], 0);
+}
+
+/* Off, or an MR the cache does not fit: an MTR built for it, as before. */
+static void vroce_mr_cache_cold(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 5), big;
+	struct vroce_mr_info info;
+	struct ib_mr *mr;
+	int i;
+
+	big = kunit_vm_mmap(test, NULL, 0, SZ_16M + SZ_4K,
+			    PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE,
+			    0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(big));
+	for (i = 0; i < 2; i++) {
+		vdev->mr_cache.enabled = i;
+		/* Off; then on, more pages than a fast-register table has. */
+		mr = i ? ib_reg_user_mr(pd, big, SZ_16M + SZ_4K, big,
+					CACHE_ACC) :
+			 ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+		vroce_test_mr_info(mr, &info);
+		KUNIT_EXPECT_EQ(test, info.type, VROCE_MR_TYPE_USER);
+		KUNIT_EXPECT_EQ(test, mr->lkey, info.key);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	}
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits + vdev->mr_cache.misses, 0);
+	/* Bad input gets the cold path's errno, cache or not. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_4K, a,
+						     IB_ACCESS_REMOTE_WRITE)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, 0, SZ_4K, 0,
+						     CACHE_ACC)),
+			-EFAULT);
+	/* An iova that disagrees with the address below 4 KiB maps nowhere. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_4K, a + 8,
+						     CACHE_ACC)),
+			-EINVAL);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * ENABLE_MR refused: the error goes to the caller, the pages are let go,
+ * the entry stays idle for the next registration.
+ */
+static void vroce_mr_cache_enable_fails(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 6);
+	struct ib_mr *mr;
+
+	vroce_test_faults_off(test, emu);
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_ENABLE_MR);
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_16K, a,
+						     CACHE_ACC)),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 1);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 1);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+static struct kunit_case vroce_mr_cache_cases[] = {
+	KUNIT_CASE(vroce_mr_cache_reuse),
+	KUNIT_CASE(vroce_mr_cache_revoke_fails),
+	KUNIT_CASE(vroce_mr_cache_buckets),
+	KUNIT_CASE(vroce_mr_cache_cold),
+	KUNIT_CASE(vroce_mr_cache_enable_fails),
+	{}
+};
+
+static struct kunit_suite vroce_mr_cache_suite = {
+	.name = "vroce_mr_cache",
+	.test_cases = vroce_mr_cache_cases,
+};
+
+kunit_test_suite(vroce_mr_cache_suite);
