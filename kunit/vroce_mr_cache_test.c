@@ -290,12 +290,88 @@ static void vroce_mr_cache_enable_fails(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/* What the HCA refuses of ENABLE_MR and REVOKE_MR, entry left usable. */
+static void vroce_mr_cache_hca_checks(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 7);
+	struct vroce_cmd_enable_desc d, good;
+	struct vroce_mr_info info, cold;
+	struct ib_mr *mr, *user;
+	u32 key, cpdn;
+
+	/* One entry of 4 pages, idle, and a cold user MR beside it. */
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	vroce_test_mr_info(mr, &info);
+	/* In use: not idle, so not enabled twice. */
+	good = (struct vroce_cmd_enable_desc){ .handle = info.handle,
+		.pdn = to_vroce_pd(pd)->pdn, .access = VROCE_ACC_LOCAL_WRITE,
+		.npages = 4, .iova = a, .length = SZ_16K, .pbl = info.pbl_dma };
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &good, &key), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	cpdn = vdev->mr_cache.pdn;
+	/* Idle: nothing to revoke. */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_revoke_mr(vdev, info.handle, cpdn),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_revoke_mr(vdev, info.handle ^ 0x10000,
+						  cpdn), -ENOENT);
+
+	d = good;
+	d.handle ^= 0x10000;			/* another generation */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -ENOENT);
+	d = good;
+	d.pdn = vdev->attr.max_pd - 1;		/* no such PD */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -ENOENT);
+	d = good;
+	d.npages = 0;
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	d.npages = 5;				/* more than the table has */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	d = good;
+	d.length = 0;
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	d.length = SZ_16K + 1;			/* beyond the listed pages */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	d = good;
+	d.iova = U64_MAX - 100;			/* wraps */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	d = good;
+	d.access = VROCE_ACC_REMOTE_WRITE;	/* without local write */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	d = good;
+	d.pbl = good.pbl + 4;			/* misaligned */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+
+	/* A cold user MR is neither enabled nor revoked. */
+	vdev->mr_cache.enabled = false;
+	user = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, user);
+	vdev->mr_cache.enabled = true;
+	vroce_test_mr_info(user, &cold);
+	d = good;
+	d.handle = cold.handle;
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &d, &key), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_revoke_mr(vdev, cold.handle, cpdn),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(user), 0);
+
+	/* The entry took none of it: the next registration reuses it. */
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 1);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
 	KUNIT_CASE(vroce_mr_cache_buckets),
 	KUNIT_CASE(vroce_mr_cache_cold),
 	KUNIT_CASE(vroce_mr_cache_enable_fails),
+	KUNIT_CASE(vroce_mr_cache_hca_checks),
 	{}
 };
 
