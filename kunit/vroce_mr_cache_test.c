@@ -265,8 +265,9 @@ static void vroce_mr_cache_cold(struct kunit *test)
 }
 
 /*
- * ENABLE_MR refused: the error goes to the caller, the pages are let go,
- * the entry stays idle for the next registration.
+ * ENABLE_MR refused: the error goes to the caller and the pages are let
+ * go; the entry stays idle for the next registration after NO_RESOURCE,
+ * and is destroyed after BAD_PARAM (the HCA does not take it as idle).
  */
 static void vroce_mr_cache_enable_fails(struct kunit *test)
 {
@@ -287,6 +288,17 @@ static void vroce_mr_cache_enable_fails(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 1);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	/* Refused as not idle, or unknown: the entry is not kept. */
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_BAD_PARAM, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_16K, a,
+						     CACHE_ACC)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 2);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.dropped, 1);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[VROCE_MR_RIGHT_LOCAL_WRITE |
+						VROCE_MR_RIGHT_REMOTE_READ][2],
+			0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -365,6 +377,106 @@ static void vroce_mr_cache_hca_checks(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+static void cache_max_mr(void *emu)
+{
+	vroce_emu_set_max_mr(emu, U32_MAX);
+}
+
+#define CACHE_CYCLES	300
+#define CACHE_DISTINCT	200
+
+/*
+ * An entry serves VROCE_MR_CACHE_USES registrations, then goes; with one
+ * MPT slot left for it, the keys of 300 registrations stay apart: none
+ * equals any of the 200 before it.
+ */
+static void vroce_mr_cache_key_cycles(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_4K, 8);
+	u32 *keys = kunit_kcalloc(test, CACHE_CYCLES, sizeof(*keys),
+				  GFP_KERNEL);
+	struct vroce_mr_info info;
+	struct ib_mr *mr;
+	u32 handle = 0;
+	int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	/* The PD's DMA MR and one more: every entry takes the same slot. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cache_max_mr,
+							emu), 0);
+	vroce_emu_set_max_mr(emu, 2);
+	for (i = 0; i < CACHE_CYCLES; i++) {
+		mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+		keys[i] = mr->lkey;
+		vroce_test_mr_info(mr, &info);
+		/* A new entry every VROCE_MR_CACHE_USES registrations. */
+		if (i % VROCE_MR_CACHE_USES)
+			KUNIT_EXPECT_EQ(test, info.handle, handle);
+		else
+			KUNIT_EXPECT_NE(test, info.handle, handle);
+		handle = info.handle;
+		KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr), 0);
+		for (j = max(0, i - CACHE_DISTINCT); j < i; j++)
+			KUNIT_ASSERT_NE_MSG(test, keys[i], keys[j],
+					    "registration %d has the key of %d",
+					    i, j);
+	}
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.misses,
+			DIV_ROUND_UP(CACHE_CYCLES, VROCE_MR_CACHE_USES));
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * 600 pages: a table of two levels; bytes read across its first bottom
+ * table's end, and the page list's first page's, are the user's.
+ */
+static void vroce_mr_cache_large(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn;
+	u64 len = 600 * SZ_4K, off = 511 * SZ_4K + 100;
+	u8 *want = kunit_kzalloc(test, 2 * SZ_4K, GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, 2 * SZ_4K, GFP_KERNEL);
+	struct vroce_mr_info info;
+	unsigned long a;
+	struct ib_mr *mr;
+	u64 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	a = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
+	for (i = 0; i < len; i += SZ_4K) {
+		vroce_test_fill(want, SZ_4K, (u8)(i >> 12));
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(a + i), want,
+						   SZ_4K), 0);
+	}
+	mr = ib_reg_user_mr(pd, a, len, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	vroce_test_mr_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.max_pages, 1024);
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)(a + off),
+					     2 * SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, cache_read(test, mr->rkey, pdn, a + off, got,
+					 2 * SZ_4K), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, 2 * SZ_4K);
+	KUNIT_ASSERT_EQ(test, cache_read(test, mr->rkey, pdn, a + len - 64,
+					 got, 64), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)(a + len - 64),
+					     64), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, 64);
+	KUNIT_EXPECT_EQ(test, cache_read(test, mr->rkey, pdn, a + len - 64,
+					 got, 65), -VROCE_EMU_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -372,6 +484,8 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_cold),
 	KUNIT_CASE(vroce_mr_cache_enable_fails),
 	KUNIT_CASE(vroce_mr_cache_hca_checks),
+	KUNIT_CASE(vroce_mr_cache_key_cycles),
+	KUNIT_CASE(vroce_mr_cache_large),
 	{}
 };
 

@@ -115,6 +115,11 @@ struct vroce_pd_zombie;
 #define VROCE_MR_CACHE_ORDERS	13
 /* Idle entries a bucket keeps; more are destroyed. */
 #define VROCE_MR_CACHE_HIGH	16
+/*
+ * Registrations an entry serves before it is destroyed: each moves its
+ * slot's 8-bit key generation on, and a new entry takes a random slot.
+ */
+#define VROCE_MR_CACHE_USES	16
 
 /**
  * struct vroce_mr_cache - HCA MR entries kept for re-registration
@@ -314,6 +319,7 @@ struct vroce_pd {
  * @cache: entry in an idle list of &vroce_dev.mr_cache
  * @cache_rights: the cache bucket's rights (VROCE_MR_RIGHT_*)
  * @cache_order: the bucket's order: the entry's table has 2^order pages
+ * @cache_uses: registrations the entry served (VROCE_MR_CACHE_USES at most)
  * @cached: a cache entry, now a user MR (enabled)
  *
  * The copies never change after registration: restrack dumps read them
@@ -330,6 +336,7 @@ struct vroce_mr {
 	struct list_head cache;
 	u8 cache_rights;
 	u8 cache_order;
+	u8 cache_uses;
 	bool cached;
 };
 

@@ -179,6 +179,8 @@ int vroce_dev_start(struct vroce_dev *vdev)
 	return 0;
 
 err_netdev_exit:
+	/* Clients that came and went during registration left entries. */
+	vroce_mr_cache_drain(vdev);
 	vroce_netdev_exit(vdev);
 err_quiesce:
 	/* The HCA must be quiet before the event queue goes. */

@@ -11,14 +11,19 @@
  * one), pins the pages, writes their addresses into the entry's page list
  * and has ENABLE_MR copy them into the entry's table and make it the
  * user's MR under a new key (the key generation moves on and the tag
- * changes, so no key the entry had works again). No CREATE_MR, no tables
- * built.
+ * changes, so none of the slot's last 255 keys works again). No
+ * CREATE_MR, no tables built.
  *
  * dereg_mr has REVOKE_MR stop the MR, and only once the HCA confirmed
  * lets the pages go; the entry goes back to its bucket, or is destroyed
- * when the bucket holds VROCE_MR_CACHE_HIGH. An MR whose REVOKE_MR fails
- * may still translate the user's pages: it is destroyed, and if DESTROY_MR
- * fails too it is parked with its pages (vroce_mr_reap()).
+ * when the bucket holds VROCE_MR_CACHE_HIGH or the entry served
+ * VROCE_MR_CACHE_USES registrations (each moves its slot's 8-bit key
+ * generation on, as a CREATE_MR does; a new entry takes a random MPT slot,
+ * so over many registrations a slot's keys come round about as often as
+ * without the cache, not every 256 registrations of one user). An MR
+ * whose REVOKE_MR fails may still translate the user's pages: it is
+ * destroyed, and if DESTROY_MR fails too it is parked with its pages
+ * (vroce_mr_reap()).
  *
  * The module parameter mr_cache (default on) turns it off: reg_user_mr
  * then builds an MTR for every MR, as it does for those the cache does not
@@ -90,8 +95,8 @@ bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 		return false;
 	npages = DIV_ROUND_UP((attr->iova & (VROCE_MR_CACHE_PAGE - 1)) +
 			      attr->length, VROCE_MR_CACHE_PAGE);
-	if (npages > vdev->attr.max_fast_reg_pages ||
-	    npages > BIT(VROCE_MR_CACHE_ORDERS - 1))
+	if (npages > BIT(VROCE_MR_CACHE_ORDERS - 1) ||
+	    BIT(order_base_2(npages)) > vdev->attr.max_fast_reg_pages)
 		return false;
 	*order = order_base_2(npages);
 	return true;
@@ -125,14 +130,18 @@ static void vroce_mr_cache_discard(struct vroce_dev *vdev,
 	vroce_mr_free(vdev, mr);
 }
 
-/* Back into its bucket, idle (revoked, no pages), or destroyed. */
+/*
+ * Back into its bucket, idle (revoked, no pages), or destroyed: when the
+ * bucket is full, or the entry served VROCE_MR_CACHE_USES registrations.
+ */
 static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	u32 r = mr->cache_rights, o = mr->cache_order;
 
 	mutex_lock(&c->lock);
-	if (c->enabled && c->have_pd && c->count[r][o] < VROCE_MR_CACHE_HIGH) {
+	if (c->enabled && c->have_pd && c->count[r][o] < VROCE_MR_CACHE_HIGH &&
+	    mr->cache_uses < VROCE_MR_CACHE_USES) {
 		list_add(&mr->cache, &c->idle[r][o]);
 		c->count[r][o]++;
 		c->recycled++;
@@ -165,10 +174,12 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 		c->pd_zombie = vroce_core_zalloc(vdev, sizeof(*c->pd_zombie));
 		err = c->pd_zombie ? vroce_cmd_create_pd(vdev, &c->pdn) :
 				     -ENOMEM;
-		if (err)
+		if (err) {
 			vroce_core_free(vdev, c->pd_zombie);
-		else
+			c->pd_zombie = NULL;
+		} else {
 			c->have_pd = true;
+		}
 	}
 	*pdn = c->pdn;
 	mutex_unlock(&c->lock);
@@ -271,15 +282,19 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		return ERR_PTR(err);
 	}
 	if (err) {
-		/* Still idle, under the cache's PD. */
+		/* Not enabled: the pages go; the entry too, unless it is fine. */
 		vroce_core_umem_release(vdev, umem);
-		vroce_mr_cache_put(vdev, mr);
+		if (err == -EAGAIN || err == -ENOMEM || err == -EBUSY)
+			vroce_mr_cache_put(vdev, mr);
+		else
+			vroce_mr_cache_discard(vdev, mr);
 		return ERR_PTR(err);
 	}
 
 	memset(&mr->ibmr, 0, sizeof(mr->ibmr));
 	mr->umem = umem;
 	mr->cached = true;
+	mr->cache_uses++;
 	mr->type = VROCE_MR_TYPE_USER;
 	mr->mtr = info.mtr;
 	mr->ibmr.lkey = key;
@@ -332,8 +347,10 @@ void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
  *
  * Entries the HCA does not let go of are parked, and the PD's number with
  * them; MRs in use come back later and are destroyed then (the cache has
- * no PD to keep them under). Before the device is stopped, and for tests
- * that count what the device holds.
+ * no PD to keep them under). Before the device is stopped, once it is
+ * unregistered, and for tests that count what the device holds: not while
+ * a deregistration may be between reading the cache's PD and REVOKE_MR
+ * (the number could go to a user's PD meanwhile).
  *
  * Context: process context, may sleep.
  */

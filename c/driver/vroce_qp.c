@@ -513,10 +513,11 @@ static int vroce_wqe_reg_mr(struct vroce_dev *vdev, struct vroce_send_wqe *wqe,
 	if (err)
 		return -EINVAL;
 	/*
-	 * Only our own fast-register MRs carry a page list, and only under a
-	 * key of the MR itself: the consumer chooses the key's low byte only.
+	 * Only our own fast-register MRs carry a page list (not a user MR
+	 * made from an MR cache entry), and only under a key of the MR
+	 * itself: the consumer chooses the key's low byte only.
 	 */
-	if (reg->mr->device != &vdev->ibdev)
+	if (reg->mr->device != &vdev->ibdev || mr->cached)
 		return -EINVAL;
 	vroce_mr_obj_info(mr->obj, &info);
 	if (info.type != VROCE_MR_TYPE_FRMR || !info.npages ||
