@@ -424,9 +424,11 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+
+/* c/driver/vroce_mr_entry.c */
+struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
-struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
 int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn);
 
 struct dentry;

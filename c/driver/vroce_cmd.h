@@ -20,6 +20,8 @@ struct vroce_mtr;
 
 #define VROCE_CMDQ_DEPTH_LOG2	4	/* 16 slots */
 
+struct vroce_cmdq_dbr;
+
 /**
  * struct vroce_cmd_ctx - one posted command waiting for its response; on
  *	the submitter's stack
@@ -27,8 +29,6 @@ struct vroce_mtr;
  * @token: the token the response must carry
  * @resp: the response, copied out of the ring
  */
-struct vroce_cmdq_dbr;
-
 struct vroce_cmd_ctx {
 	struct completion done;
 	u32 token;

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce MR entries: an MR's driver record, its HCA entry made from its MR
+ * object (CREATE_MR), parked while the HCA may hold it, and freed. Shared
+ * by the MR verbs (c/driver/vroce_mr.c) and the MR cache
+ * (c/driver/vroce_mr_cache.c), which call it and not each other's.
+ */
+
+#include "vroce.h"
+#include "../../bindings/vroce_abi.h"
+#include "../../bindings/vroce_core.h"
+
+/* A zeroed MR, or NULL. */
+struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
+{
+	struct vroce_mr *mr = vroce_core_zalloc(vdev, sizeof(*mr));
+
+	if (mr) {
+		INIT_LIST_HEAD(&mr->zombie);
+		INIT_LIST_HEAD(&mr->cache);
+	}
+	return mr;
+}
+
+/*
+ * Free an MR whose object is NEW or GONE (the ABI refuses the others), and
+ * the pages a cache entry pinned for it.
+ */
+void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
+{
+	vroce_mr_obj_destroy(vdev, mr->obj);
+	vroce_core_umem_release(vdev, mr->umem);
+	vroce_core_free(vdev, mr);
+}
+
+/* Keep @mr's memory until the HCA lets go of it (see vroce_mr_reap()). */
+void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
+{
+	mutex_lock(&vdev->zombie_lock);
+	list_add_tail(&mr->zombie, &vdev->zombies);
+	mutex_unlock(&vdev->zombie_lock);
+}
+
+/*
+ * Enter @mr's object in the HCA under PD @pdn and fill in the keys. When
+ * CREATE_MR fails the MR is undone: kept as a zombie if the HCA may hold
+ * it under a key the driver never learnt (a timeout), freed otherwise.
+ */
+int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn)
+{
+	struct vroce_mr_info info;
+	struct vroce_mr_desc desc;
+	u32 key, handle;
+	int err;
+
+	err = vroce_mr_obj_describe(mr->obj, pdn, &desc);
+	if (!err)
+		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
+	if (err) {
+		if (vroce_mr_obj_create_failed(mr->obj, err))
+			vroce_mr_park(vdev, mr);
+		else
+			vroce_mr_free(vdev, mr);
+		return err;
+	}
+	/* NEW, as describe() just found it: the caller serialises. */
+	err = vroce_mr_obj_registered(mr->obj, key, handle);
+	if (WARN_ON_ONCE(err)) {
+		/* The HCA holds it: take it back, or keep it for good. */
+		if (!vroce_cmd_let_go(vroce_cmd_destroy_mr(vdev, handle)))
+			ibdev_err(&vdev->ibdev, "MR %#x stays in the HCA\n",
+				  handle);
+		return err;
+	}
+	vroce_mr_obj_info(mr->obj, &info);
+	mr->type = info.type;
+	mr->mtr = info.mtr;
+	mr->ibmr.lkey = info.key;
+	mr->ibmr.rkey = info.key;
+	mr->ibmr.iova = info.iova;
+	mr->ibmr.length = info.length;
+	return 0;
+}
