@@ -25,5 +25,7 @@ gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_verbs_test" \
 # UML's /proc/cpuinfo has no clock rate, which perftest converts TSC
 # cycles with: the guest script shows it the host's.
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
-"$repo/scripts/uml-run.sh" \
+# The tools, perftest and pyverbs on two devices take 4-5 minutes under
+# UML: more than uml-run.sh's default of 300 s allows.
+VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} "$repo/scripts/uml-run.sh" \
 	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"
