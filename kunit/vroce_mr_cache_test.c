@@ -19,6 +19,7 @@
 #include "../c/driver/vroce.h"
 #include "../c/hca/vroce_emu.h"
 #include "../c/ifc/vroce_cmds.h"
+#include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
 #define CACHE_ACC	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ)
@@ -477,6 +478,67 @@ static void vroce_mr_cache_large(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * A user MR from the cache is no fast-register MR to the consumer: a
+ * REG_MR work request naming it is refused when posted, and the QP lives.
+ */
+static void vroce_mr_cache_no_reg_wr(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_lb lb = { .ibdev = &vdev->ibdev,
+			       .dmac = vdev->netdev->dev_addr, .len = SZ_4K };
+	unsigned long a = vroce_test_user_mem(test, SZ_4K, 9);
+	struct ib_reg_wr wr = {
+		.wr = { .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.access = IB_ACCESS_LOCAL_WRITE,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct ib_qp_attr attr;
+	struct ib_qp_init_attr init;
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_EQ(test, vroce_lb_setup(&lb), 0);
+	mr = ib_reg_user_mr(lb.pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_OR_NULL(mr));
+	if (!IS_ERR_OR_NULL(mr)) {
+		KUNIT_EXPECT_EQ(test, vdev->mr_cache.misses, 1);
+		wr.mr = mr;
+		wr.key = mr->rkey;
+		KUNIT_EXPECT_EQ(test, ib_post_send(lb.qp[0], &wr.wr, &bad),
+				-EINVAL);
+		KUNIT_EXPECT_PTR_EQ(test, bad, &wr.wr);
+		KUNIT_EXPECT_EQ(test, ib_query_qp(lb.qp[0], &attr,
+						  IB_QP_STATE, &init), 0);
+		KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	}
+	vroce_lb_teardown(&lb);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* A fast-register limit that is no power of two: the bucket must fit it. */
+static void vroce_mr_cache_odd_limit(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, 3 * SZ_4K, 10);
+	u32 limit = vdev->attr.max_fast_reg_pages;
+	struct vroce_mr_info info;
+	struct ib_mr *mr;
+
+	/* Three pages: the four-page bucket is beyond a limit of three. */
+	vdev->attr.max_fast_reg_pages = 3;
+	mr = ib_reg_user_mr(pd, a, 3 * SZ_4K, a, CACHE_ACC);
+	vdev->attr.max_fast_reg_pages = limit;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	vroce_test_mr_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.type, VROCE_MR_TYPE_USER);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.misses, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -486,6 +548,8 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_hca_checks),
 	KUNIT_CASE(vroce_mr_cache_key_cycles),
 	KUNIT_CASE(vroce_mr_cache_large),
+	KUNIT_CASE(vroce_mr_cache_no_reg_wr),
+	KUNIT_CASE(vroce_mr_cache_odd_limit),
 	{}
 };
 
