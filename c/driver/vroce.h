@@ -430,6 +430,7 @@ struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
 int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn);
+bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr);
 
 struct dentry;
 

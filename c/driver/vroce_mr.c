@@ -267,26 +267,10 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vdev(ibmr->device);
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
-	struct vroce_mr_info info;
-	int err;
 
-	if (mr->cached) {
+	if (mr->cached)
 		vroce_mr_cache_dereg(vdev, mr);
-		return 0;
-	}
-	/* By handle: the consumer may have changed the key's low byte. */
-	vroce_mr_obj_info(mr->obj, &info);
-	err = vroce_cmd_destroy_mr(vdev, info.handle);
-	if (!vroce_cmd_let_go(err)) {
-		ibdev_warn_ratelimited(&vdev->ibdev,
-				       "DESTROY_MR %#x failed (%d): keeping its tables until the HCA lets go\n",
-				       info.handle, err);
-		vroce_mr_obj_parked(mr->obj);
-		vroce_mr_park(vdev, mr);
-		return 0;
-	}
-	vroce_mr_obj_released(mr->obj, false);
-	vroce_mr_free(vdev, mr);
-	vroce_mr_reap(vdev, false);
+	else if (vroce_mr_destroy(vdev, mr))
+		vroce_mr_reap(vdev, false);
 	return 0;
 }

@@ -110,24 +110,10 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_fits);
 static void vroce_mr_cache_discard(struct vroce_dev *vdev,
 				   struct vroce_mr *mr)
 {
-	struct vroce_mr_info info;
-	int err;
-
-	vroce_mr_obj_info(mr->obj, &info);
-	err = vroce_cmd_destroy_mr(vdev, info.handle);
 	mutex_lock(&vdev->mr_cache.lock);
 	vdev->mr_cache.dropped++;
 	mutex_unlock(&vdev->mr_cache.lock);
-	if (!vroce_cmd_let_go(err)) {
-		ibdev_warn_ratelimited(&vdev->ibdev,
-				       "DESTROY_MR %#x failed (%d): keeping its tables and pages until the HCA lets go\n",
-				       info.handle, err);
-		vroce_mr_obj_parked(mr->obj);
-		vroce_mr_park(vdev, mr);
-		return;
-	}
-	vroce_mr_obj_released(mr->obj, false);
-	vroce_mr_free(vdev, mr);
+	vroce_mr_destroy(vdev, mr);
 }
 
 /*

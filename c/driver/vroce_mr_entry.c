@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce MR entries: an MR's driver record, its HCA entry made from its MR
- * object (CREATE_MR), parked while the HCA may hold it, and freed. Shared
+ * object (CREATE_MR), destroyed (DESTROY_MR) or parked while the HCA may
+ * hold it, and freed. Shared
  * by the MR verbs (c/driver/vroce_mr.c) and the MR cache
  * (c/driver/vroce_mr_cache.c), which call it and not each other's.
  */
@@ -80,4 +81,30 @@ int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn)
 	mr->ibmr.iova = info.iova;
 	mr->ibmr.length = info.length;
 	return 0;
+}
+
+/*
+ * Take @mr (its object LIVE) out of the HCA and free it, tables and pages;
+ * when DESTROY_MR fails or times out, keep them all until the HCA lets go
+ * (see vroce_mr_reap()). Returns whether it was freed.
+ */
+bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr)
+{
+	struct vroce_mr_info info;
+	int err;
+
+	/* By handle: the consumer may have changed the key's low byte. */
+	vroce_mr_obj_info(mr->obj, &info);
+	err = vroce_cmd_destroy_mr(vdev, info.handle);
+	if (!vroce_cmd_let_go(err)) {
+		ibdev_warn_ratelimited(&vdev->ibdev,
+				       "DESTROY_MR %#x failed (%d): keeping its tables and pages until the HCA lets go\n",
+				       info.handle, err);
+		vroce_mr_obj_parked(mr->obj);
+		vroce_mr_park(vdev, mr);
+		return false;
+	}
+	vroce_mr_obj_released(mr->obj, false);
+	vroce_mr_free(vdev, mr);
+	return true;
 }
