@@ -239,11 +239,21 @@ static void bench_fmt(char *buf, size_t len, u64 ns, u64 n)
 }
 
 /* a / b, with two decimals; "-" when b is 0. */
-static void bench_ratio(char *buf, size_t len, u64 a, u64 b)
+/**
+ * vroce_bench_ratio() - @a over @b as "1.23x", for the benchmarks' tables
+ * @buf: where the text goes
+ * @len: its room
+ * @a: the figure on top
+ * @b: the figure below
+ *
+ * A zero figure is one not measured (or below the clock's resolution):
+ * the ratio is then "-".
+ */
+void vroce_bench_ratio(char *buf, size_t len, u64 a, u64 b)
 {
 	u64 centi;
 
-	if (!b) {
+	if (!a || !b) {
 		strscpy(buf, "-", len);
 		return;
 	}
@@ -257,9 +267,9 @@ static void bench_row(const char *what, u64 ns, u64 n, u64 limit,
 	char v[24], l[24], x[24], p[24];
 
 	bench_fmt(v, sizeof(v), ns, n);
-	bench_ratio(l, sizeof(l), ns, limit);
-	bench_ratio(x, sizeof(x), xarray, ns);
-	bench_ratio(p, sizeof(p), pdir, ns);
+	vroce_bench_ratio(l, sizeof(l), ns, limit);
+	vroce_bench_ratio(x, sizeof(x), xarray, ns);
+	vroce_bench_ratio(p, sizeof(p), pdir, ns);
 	pr_info("vroce-bench: %-22s %10s %10s %12s %12s\n", what, v, l, x, p);
 }
 

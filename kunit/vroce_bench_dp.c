@@ -235,6 +235,7 @@ void vroce_bench_rxe_put(struct vroce_lb *lb)
 static void dp_row(const char *what, const struct dp_figure *v,
 		   const struct dp_figure *r)
 {
+	char rate[16], lat[16];
 	u64 vr = div64_u64(NSEC_PER_SEC, v->rate_ns ?: 1);
 
 	if (!r) {
@@ -242,12 +243,11 @@ static void dp_row(const char *what, const struct dp_figure *v,
 			what, vr, v->rate_ns, v->lat_ns);
 		return;
 	}
-	pr_info("vroce-bench: dp %-16s vroce %8llu msg/s %7llu ns latency | rxe %8llu msg/s %7llu ns latency | rate vroce/rxe %llu.%02llux latency rxe/vroce %llu.%02llux\n",
+	vroce_bench_ratio(rate, sizeof(rate), r->rate_ns, v->rate_ns);
+	vroce_bench_ratio(lat, sizeof(lat), r->lat_ns, v->lat_ns);
+	pr_info("vroce-bench: dp %-16s vroce %8llu msg/s %7llu ns latency | rxe %8llu msg/s %7llu ns latency | rate vroce/rxe %s latency rxe/vroce %s\n",
 		what, vr, v->lat_ns, div64_u64(NSEC_PER_SEC, r->rate_ns ?: 1),
-		r->lat_ns, r->rate_ns / (v->rate_ns ?: 1),
-		div64_u64(r->rate_ns * 100, v->rate_ns ?: 1) % 100,
-		r->lat_ns / (v->lat_ns ?: 1),
-		div64_u64(r->lat_ns * 100, v->lat_ns ?: 1) % 100);
+		r->lat_ns, rate, lat);
 }
 
 static void vroce_bench_dp_loopback(struct kunit *test)
@@ -352,6 +352,7 @@ static void vroce_bench_dp_qps(struct kunit *test)
 	};
 	u64 v[ARRAY_SIZE(cases)][2] = {}, r[ARRAY_SIZE(cases)][2] = {};
 	struct vroce_lb vd = {}, rd = {};
+	char x[4][16];
 	struct vroce_dev *vdev;
 	bool have_rxe;
 	int i, k;
@@ -391,17 +392,15 @@ static void vroce_bench_dp_qps(struct kunit *test)
 	pr_info("vroce-bench: qps %-16s %9s %9s %6s | %9s %9s %6s | %7s %7s\n",
 		"operation", "vroce 1", "vroce 16", "16/1", "rxe 1", "rxe 16",
 		"16/1", "v/r 1", "v/r 16");
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		pr_info("vroce-bench: qps %-16s %9llu %9llu %3llu.%02llux | %9llu %9llu %3llu.%02llux | %4llu.%02llux %4llu.%02llux\n",
-			cases[i].what, v[i][0], v[i][1],
-			div64_u64(v[i][1], v[i][0] ?: 1),
-			div64_u64(v[i][1] * 100, v[i][0] ?: 1) % 100,
-			r[i][0], r[i][1], div64_u64(r[i][1], r[i][0] ?: 1),
-			div64_u64(r[i][1] * 100, r[i][0] ?: 1) % 100,
-			div64_u64(v[i][0], r[i][0] ?: 1),
-			div64_u64(v[i][0] * 100, r[i][0] ?: 1) % 100,
-			div64_u64(v[i][1], r[i][1] ?: 1),
-			div64_u64(v[i][1] * 100, r[i][1] ?: 1) % 100);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		vroce_bench_ratio(x[0], sizeof(x[0]), v[i][1], v[i][0]);
+		vroce_bench_ratio(x[1], sizeof(x[1]), r[i][1], r[i][0]);
+		vroce_bench_ratio(x[2], sizeof(x[2]), v[i][0], r[i][0]);
+		vroce_bench_ratio(x[3], sizeof(x[3]), v[i][1], r[i][1]);
+		pr_info("vroce-bench: qps %-16s %9llu %9llu %6s | %9llu %9llu %6s | %7s %7s\n",
+			cases[i].what, v[i][0], v[i][1], x[0], r[i][0], r[i][1],
+			x[1], x[2], x[3]);
+	}
 }
 
 static struct kunit_case vroce_bench_dp_cases[] = {

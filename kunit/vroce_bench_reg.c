@@ -363,25 +363,15 @@ static void reg_rxe_put(void *lb)
 
 KUNIT_DEFINE_ACTION_WRAPPER(reg_dealloc_pd, ib_dealloc_pd, struct ib_pd *);
 
-static void reg_ratio(char *buf, size_t len, u64 a, u64 b)
-{
-	if (!a || !b) {
-		strscpy(buf, "-", len);
-		return;
-	}
-	snprintf(buf, len, "%llu.%02llux", div64_u64(a, b),
-		 div64_u64(a * 100, b) % 100);
-}
-
 /* One row: per second on vroce and rxe, 1 and 16 threads, with ratios. */
 static void reg_row(const char *what, const u64 v[2], const u64 r[2])
 {
 	char s[4][16];
 
-	reg_ratio(s[0], sizeof(s[0]), v[1], v[0]);
-	reg_ratio(s[1], sizeof(s[1]), r[1], r[0]);
-	reg_ratio(s[2], sizeof(s[2]), v[0], r[0]);
-	reg_ratio(s[3], sizeof(s[3]), v[1], r[1]);
+	vroce_bench_ratio(s[0], sizeof(s[0]), v[1], v[0]);
+	vroce_bench_ratio(s[1], sizeof(s[1]), r[1], r[0]);
+	vroce_bench_ratio(s[2], sizeof(s[2]), v[0], r[0]);
+	vroce_bench_ratio(s[3], sizeof(s[3]), v[1], r[1]);
 	pr_info("vroce-bench: reg %-30s %9llu %9llu %7s | %9llu %9llu %7s | %7s %7s\n",
 		what, v[0], v[1], s[0], r[0], r[1], s[1], s[2], s[3]);
 }

@@ -34,6 +34,7 @@ struct vroce_test_kbuf {
 extern bool vroce_bench_enabled;
 bool vroce_bench_rxe(struct kunit *test, struct vroce_lb *lb);
 void vroce_bench_rxe_put(struct vroce_lb *lb);
+void vroce_bench_ratio(char *buf, size_t len, u64 a, u64 b);
 
 struct vroce_emu *vroce_test_add_emu(struct kunit *test);
 struct platform_device *vroce_test_add_hca(struct kunit *test);
