@@ -1460,6 +1460,135 @@ static void vroce_qp_no_peer(struct kunit *test)
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start), 12 * 67 + 200);
 }
 
+static void qp_release_hold(void *data)
+{
+	vroce_emu_hold_qp(data, 0);
+}
+
+/*
+ * Each QP has an engine of its own: while one QP's is held before its next
+ * send WQE, the other QP of the pair sends, and its message is received by
+ * the held QP, whose receive queue is not held.
+ */
+static void vroce_qp_engines_apart(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_sge r0 = qp_sge(p, 0, 0, 256), r1 = qp_sge(p, 1, 0, 256);
+	struct ib_sge s0 = qp_sge(p, 0, 4096, 64), s1 = qp_sge(p, 1, 4096, 64);
+	struct ib_wc wc[2];
+	int i;
+
+	qp_fill(p, 0, 5);
+	qp_fill(p, 1, 6);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[0], 10, &r0, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 11, &r1, 1), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_release_hold,
+							emu), 0);
+	vroce_emu_hold_qp(emu, p->qp[0]->qp_num);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 20, &s0, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[1], IB_WR_SEND, 21, &s1, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+
+	/* qp[1]'s send and qp[0]'s receive of it; qp[0]'s send waits. */
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 10 || wc[i].wr_id == 21);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(p->buf[0]->va, p->buf[1]->va + 4096, 64),
+			0);
+	qp_expect_quiet(test, p->cq);
+
+	vroce_emu_hold_qp(emu, 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 11 || wc[i].wr_id == 20);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(p->buf[1]->va, p->buf[0]->va + 4096, 64),
+			0);
+}
+
+#define QP_MANY		8	/* pairs */
+#define QP_MANY_MSGS	32	/* SENDs each way */
+
+/*
+ * Eight pairs send at once, both ways: the engines of sixteen QPs take
+ * each other's receive queues and write their pair's one CQ side by side.
+ * Every message lands whole, once, in order.
+ */
+static void vroce_qp_many_engines(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_wc *wc = kunit_kcalloc(test, 64, sizeof(*wc), GFP_KERNEL);
+	u32 want = QP_MANY * 2 * QP_MANY_MSGS * 2, got = 0, recvs = 0;
+	struct qp_pair *p[QP_MANY];
+	u32 next[QP_MANY][2] = {};
+	unsigned long deadline;
+	struct ib_sge sge;
+	int i, j, k, side, n;
+	u8 *dst, *src;
+
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	for (i = 0; i < QP_MANY; i++) {
+		p[i] = qp_pair_on(test, vdev, 2 * QP_MANY_MSGS, 1024, 7);
+		qp_fill(p[i], 0, 2 * i);
+		qp_fill(p[i], 1, 2 * i + 1);
+	}
+	/* Receives: message k into slot k of 64 bytes, at offset 8 KiB. */
+	for (k = 0; k < QP_MANY_MSGS; k++)
+		for (i = 0; i < QP_MANY; i++)
+			for (side = 0; side < 2; side++) {
+				sge = qp_sge(p[i], side, 8192 + k * 64, 64);
+				KUNIT_ASSERT_EQ(test,
+						qp_post_recv(p[i]->qp[side],
+							     k, &sge, 1), 0);
+			}
+	/* Sends: message k is 64 bytes from offset k * 64. */
+	for (k = 0; k < QP_MANY_MSGS; k++)
+		for (i = 0; i < QP_MANY; i++)
+			for (side = 0; side < 2; side++) {
+				sge = qp_sge(p[i], side, k * 64, 64);
+				KUNIT_ASSERT_EQ(test,
+						qp_post(p[i]->qp[side],
+							IB_WR_SEND, 1000 + k,
+							&sge, 1, 0, 0,
+							IB_SEND_SIGNALED), 0);
+			}
+
+	deadline = jiffies + msecs_to_jiffies(10 * POLL_MS);
+	while (got < want && time_before(jiffies, deadline)) {
+		for (i = 0; i < QP_MANY; i++) {
+			n = ib_poll_cq(p[i]->cq, 64, wc);
+			KUNIT_ASSERT_GE(test, n, 0);
+			for (j = 0; j < n; j++) {
+				KUNIT_EXPECT_EQ(test, wc[j].status,
+						IB_WC_SUCCESS);
+				if (wc[j].opcode != IB_WC_RECV)
+					continue;
+				recvs++;
+				side = wc[j].qp == p[i]->qp[1];
+				/* Each QP's receives complete in order. */
+				KUNIT_EXPECT_EQ(test, wc[j].wr_id,
+						next[i][side]++);
+			}
+			got += n;
+		}
+		usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ(test, got, want);
+	KUNIT_EXPECT_EQ(test, recvs, want / 2);
+	for (i = 0; i < QP_MANY; i++)
+		for (side = 0; side < 2; side++) {
+			dst = p[i]->buf[side]->va + 8192;
+			src = p[i]->buf[!side]->va;
+			KUNIT_EXPECT_EQ(test, memcmp(dst, src,
+						     QP_MANY_MSGS * 64), 0);
+		}
+}
+
 static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_two_hcas),
 	KUNIT_CASE_SLOW(vroce_qp_no_peer),
@@ -1485,6 +1614,8 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_cq_overflow),
 	KUNIT_CASE(vroce_qp_drain),
 	KUNIT_CASE(vroce_qp_events),
+	KUNIT_CASE(vroce_qp_engines_apart),
+	KUNIT_CASE(vroce_qp_many_engines),
 	{}
 };
 

@@ -70,6 +70,7 @@ void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 				u32 event_delay_ms);
 u32 vroce_emu_ud_dropped(struct vroce_emu *emu);
+void vroce_emu_hold_qp(struct vroce_emu *emu, u32 qpn);
 
 int vroce_emu_mtt_translate(struct device *dma_dev,
 			    const struct vroce_emu_mtt *mtt, u64 page,

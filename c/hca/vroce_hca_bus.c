@@ -7,9 +7,10 @@
  * vroce_hca_res). It sees only what silicon would: register writes, a
  * command ring in host memory that it reads by walking the ring's MTR, and
  * the tables of the MRs, rings and event queue it is told about, by DMA
- * address. It answers in its own context (an ordered workqueue: commands,
- * the data path engine and its timer never run at the same time) and
- * signals completions through the interrupt vectors the driver connected,
+ * address. It answers in its own context (commands and the timer on an
+ * ordered workqueue, each QP's engine on an unbound one; no command runs
+ * beside an engine, QPs' engines run side by side) and signals
+ * completions through the interrupt vectors the driver connected,
  * whose handlers run on their own workqueue, holding none of the locks of
  * the HCA's state. Nothing the driver writes is trusted.
  * c/hca/vroce_hca_priv.h lists the HCA's files by role, and its locks.
@@ -30,7 +31,7 @@
  *                entries, signalled by VROCE_INTR_EQ. Setting
  *                VROCE_EQ_CFG_ENABLE starts it afresh at entry 0.
  *   INTR_CAUSE   cleared by reading it.
- *   CTRL RESET   finishes the command and engine pass in flight, then
+ *   CTRL RESET   finishes the command and QP visits in flight, then
  *                forgets MPT, PDs, CQs, QPs, doorbells, EQ and registers.
  *
  * Fault knobs, in debugfs under vroce_hca/<device>/ (netdevsim style):
@@ -63,6 +64,7 @@
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -97,10 +99,10 @@ static void vroce_emu_reset(struct vroce_emu *emu)
 {
 	unsigned long flags;
 
-	mutex_lock(emu->lock);
+	down_write(emu->lock);
 	vroce_emu_mpt_reset(emu);
 	vroce_emu_engine_reset(emu);
-	mutex_unlock(emu->lock);
+	up_write(emu->lock);
 
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	memset(emu->regs, 0, sizeof(emu->regs));

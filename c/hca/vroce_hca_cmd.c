@@ -3,7 +3,8 @@
  * vroce emulated HCA: the command processor.
  *
  * When the driver writes CMDQ_PI while the HCA is enabled, the command work
- * runs in the HCA's ordered workqueue, holding emu->lock: it takes each
+ * runs in the HCA's ordered workqueue, holding emu->lock for writing (no
+ * engine runs meanwhile): it takes each
  * command up to the producer index (the doorbell record's when CMDQ_DBR
  * names one, else CMDQ_PI's) from the command ring (reached through its tables, as CMDQ_BA
  * and CMDQ_CFG program it), carries it out, writes the response into the
@@ -27,7 +28,7 @@
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
 #include <linux/delay.h>
-#include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -144,9 +145,9 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
 	memset(resp, 0, sizeof(resp));
 
 	if (delay) {
-		mutex_unlock(emu->lock);
+		up_write(emu->lock);
 		msleep(delay);
-		mutex_lock(emu->lock);
+		down_write(emu->lock);
 	}
 
 	/* The knobs apply to every command, or to one opcode only. */
@@ -204,7 +205,7 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
-	mutex_lock(emu->lock);
+	down_write(emu->lock);
 	for (;;) {
 		spin_lock_irqsave(&emu->reg_lock, flags);
 		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
@@ -256,7 +257,7 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 
 	/* Events a command wrote (MODIFY_QP to ERR flushes). */
 	vroce_emu_engine_raise(emu);
-	mutex_unlock(emu->lock);
+	up_write(emu->lock);
 }
 
 /**
@@ -285,12 +286,12 @@ void vroce_emu_cmd_init(struct vroce_emu *emu)
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms)
 {
-	mutex_lock(emu->lock);
+	down_write(emu->lock);
 	emu->fail_cmds = fail_cmds;
 	emu->fail_status = fail_status;
 	emu->drop_cmds = drop_cmds;
 	WRITE_ONCE(emu->delay_ms, delay_ms);
-	mutex_unlock(emu->lock);
+	up_write(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
 
@@ -304,8 +305,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
  */
 void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode)
 {
-	mutex_lock(emu->lock);
+	down_write(emu->lock);
 	emu->fault_opcode = opcode;
-	mutex_unlock(emu->lock);
+	up_write(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_fault_opcode);

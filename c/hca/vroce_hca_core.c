@@ -20,7 +20,7 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/math.h>
-#include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -36,15 +36,15 @@
  * into another HCA exactly as into its own: the wire carries one message
  * at a time, in order, whole.
  */
-static DEFINE_MUTEX(vroce_wire_lock);
+static DECLARE_RWSEM(vroce_wire_lock);
 static LIST_HEAD(vroce_wire_hcas);
 
 /**
  * vroce_emu_wire_lock() - the lock of the wire and of every HCA on it
  *
- * Return: the mutex, which each HCA keeps in &vroce_emu.lock.
+ * Return: the rw_semaphore, which each HCA keeps in &vroce_emu.lock.
  */
-struct mutex *vroce_emu_wire_lock(void)
+struct rw_semaphore *vroce_emu_wire_lock(void)
 {
 	return &vroce_wire_lock;
 }
@@ -57,9 +57,9 @@ struct mutex *vroce_emu_wire_lock(void)
  */
 void vroce_emu_wire_join(struct vroce_emu *emu)
 {
-	mutex_lock(&vroce_wire_lock);
+	down_write(&vroce_wire_lock);
 	list_add_tail(&emu->wire_node, &vroce_wire_hcas);
-	mutex_unlock(&vroce_wire_lock);
+	up_write(&vroce_wire_lock);
 }
 
 /**
@@ -70,9 +70,9 @@ void vroce_emu_wire_join(struct vroce_emu *emu)
  */
 void vroce_emu_wire_leave(struct vroce_emu *emu)
 {
-	mutex_lock(&vroce_wire_lock);
+	down_write(&vroce_wire_lock);
 	list_del_init(&emu->wire_node);
-	mutex_unlock(&vroce_wire_lock);
+	up_write(&vroce_wire_lock);
 }
 
 /**

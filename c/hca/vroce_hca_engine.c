@@ -4,22 +4,22 @@
  *
  * A doorbell (decoded here, called from the bus's register write) only
  * records a producer index, a CQ consumer index or an arm request, under
- * reg_lock, and queues the engine: no allocation, no sleeping, any
- * context. The engine runs in the HCA's ordered workqueue holding
- * emu->lock, so it never runs beside the command processor, and does what
- * silicon would:
+ * reg_lock, and queues the QP's work item: no allocation, no sleeping, any
+ * context. Each QP has a work item of its own on the HCA's unbound qp_wq,
+ * so QPs run side by side (on as many CPUs as there are) and each QP's
+ * work requests in order. A work item holds the wire's lock for reading,
+ * so it never runs beside a command, and does what silicon would:
  *
- *  - For each QP rung or kicked: take the recorded SQ and RQ producer
- *    indexes; copy each new send WQE through the SQ ring's MTT into a local
- *    struct, check every field and execute it against the peer (dest_qpn
- *    on this HCA, loopback), moving data only through the translation
- *    engine and a per-HCA bounce buffer; write CQEs. Receive WQEs are
- *    consumed by arriving SEND and WRITE_IMM messages.
- *  - QPs are visited round robin: a visit executes at most
- *    VROCE_EMU_QP_BUDGET send WQEs of a QP, a work item at most
- *    VROCE_EMU_PASS_VISITS visits; what is left requeues the work item,
- *    so that the command processors and engines of every HCA on the wire
- *    (whose lock this is) get in between.
+ *  - Take the recorded SQ and RQ producer indexes; copy each new send WQE
+ *    through the SQ ring's MTT into a local struct, check every field and
+ *    execute it against the peer (dest_qpn on this HCA, loopback, or on
+ *    another across the wire), moving data only through the translation
+ *    engine and one of VROCE_EMU_BOUNCES bounce buffers; write CQEs.
+ *    Receive WQEs are consumed by arriving SEND and WRITE_IMM messages,
+ *    under the receiving QP's RQ lock.
+ *  - A visit executes at most VROCE_EMU_QP_BUDGET send WQEs; a QP with
+ *    more queues its work again, behind the other QPs' (and the commands,
+ *    which wait for every visit to end).
  *  - SQ WQEs execute in RTS only and wait in RESET, INIT and RTR. An error
  *    completes (signaled or not) and moves the QP to ERR; the engine then
  *    completes every WQE of both queues with a flush error, in queue
@@ -32,7 +32,8 @@
  *    reported once per CQ (VROCE_EQE_CQ_ERR) and the QP goes to ERR. An
  *    armed CQ disarms and writes a COMP EQE, which the drop_events and
  *    event_delay_ms knobs lose or delay. The interrupt (VROCE_INTR_EQ) is
- *    raised once per pass, with emu->lock held, like command completions.
+ *    raised once per visit that wrote events, with emu->lock held, like
+ *    command completions.
  *
  * Also here: the CQ and QP commands (the command processor calls them with
  * emu->lock held), the event knobs drop_events and event_delay_ms, and the
@@ -44,6 +45,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/build_bug.h>
@@ -57,9 +59,13 @@
 #include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/semaphore.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "vroce_hca_priv.h"
@@ -99,6 +105,7 @@ struct vroce_emu_op {
 	struct vroce_emu_qp *peer;
 	struct vroce_emu *pemu;		/* the peer's HCA: this one, or across the wire */
 	struct vroce_send_wqe wqe;	/* the HCA's own copy */
+	u8 *buf;			/* the message: a bounce buffer */
 	u32 idx;			/* its SQ count */
 	u32 len;			/* message length */
 	u32 rlen;			/* bytes placed at the receiver */
@@ -108,7 +115,6 @@ struct vroce_emu_op {
 };
 
 static bool vroce_emu_enabled(struct vroce_emu *emu);
-static void vroce_emu_engine_kick(struct vroce_emu *emu);
 static void vroce_emu_timer_arm(struct vroce_emu *emu);
 
 /* ---- rings ---- */
@@ -212,62 +218,79 @@ static void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num)
 	unsigned long flags;
 	u32 pi;
 
+	/* Engines of several QPs post at once: one event at a time. */
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	pi = emu->eq_pi;
 	if (vroce_emu_eq_ring(emu, &ring) &&
 	    pi - vroce_emu_reg(emu, VROCE_REG_EQ_CI) < BIT(ring.depth_log2))
 		e = vroce_emu_ring_entry(emu, &ring, pi);
-	if (e)
+	if (e) {
 		emu->eq_pi = pi + 1;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-
-	if (!e) {
+		e->num = cpu_to_le32(num);
+		e->type = type;
+		memset(e->rsvd, 0, sizeof(e->rsvd));
+		dma_wmb();
+		WRITE_ONCE(e->owner, ((pi >> ring.depth_log2) & 1) ^ 1);
+	} else {
 		emu->eq_lost++;
-		return;
 	}
-	e->num = cpu_to_le32(num);
-	e->type = type;
-	memset(e->rsvd, 0, sizeof(e->rsvd));
-	dma_wmb();
-	WRITE_ONCE(e->owner, ((pi >> ring.depth_log2) & 1) ^ 1);
-	emu->eq_raise = true;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	if (e)
+		atomic_set(&emu->eq_raise, 1);
 }
 
 /**
  * vroce_emu_engine_raise() - interrupt for the events written so far
  * @emu: the HCA
  *
- * Raises VROCE_INTR_EQ on the event vector. Once per engine pass or
- * command batch.
+ * Raises VROCE_INTR_EQ on the event vector, when events were written since
+ * the last time. Once per QP visit or command batch.
  *
  * Context: process context, @emu->lock held.
  */
 void vroce_emu_engine_raise(struct vroce_emu *emu)
 {
 	lockdep_assert_held(emu->lock);
-	if (!emu->eq_raise)
-		return;
-	emu->eq_raise = false;
-	vroce_emu_raise_irq(emu, VROCE_IRQ_EQ, VROCE_INTR_EQ);
+	if (atomic_xchg(&emu->eq_raise, 0))
+		vroce_emu_raise_irq(emu, VROCE_IRQ_EQ, VROCE_INTR_EQ);
 }
 
 /* ---- QP state ---- */
 
-/* Have the engine look at @qp in this or the next pass. */
+/* Have @qp's work visit it (again, if it runs now). */
 static void vroce_emu_qp_kick(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 {
-	__set_bit(vroce_emu_qp_slot(emu, qp), emu->run_map);
+	queue_work(emu->qp_wq, &emu->qpx[vroce_emu_qp_slot(emu, qp)].work);
 }
 
-/* Move @qp to the error state; the engine flushes both its queues. */
+/* The receive queue lock of @qp. */
+static struct mutex *vroce_emu_rq_lock(struct vroce_emu *emu,
+				       const struct vroce_emu_qp *qp)
+{
+	return &emu->qpx[vroce_emu_qp_slot(emu, qp)].lock;
+}
+
+static void vroce_emu_rq_enter(struct vroce_emu *emu,
+			       const struct vroce_emu_qp *qp)
+{
+	mutex_lock(vroce_emu_rq_lock(emu, qp));
+}
+
+static void vroce_emu_rq_leave(struct vroce_emu *emu,
+			       const struct vroce_emu_qp *qp)
+{
+	mutex_unlock(vroce_emu_rq_lock(emu, qp));
+}
+
+/*
+ * Move @qp to the error state; its work flushes both its queues. Any
+ * engine may fail any QP (a responder error fails the requester), so the
+ * state moves by exchange; commands change it only with every engine out.
+ */
 static void vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 {
-	if (qp->state == VROCE_QPS_ERR)
-		return;
-	qp->state = VROCE_QPS_ERR;
-	qp->rnr_active = false;
-	qp->rnr_wait = false;
-	vroce_emu_qp_kick(emu, qp);
+	if (xchg(&qp->state, VROCE_QPS_ERR) != VROCE_QPS_ERR)
+		vroce_emu_qp_kick(emu, qp);
 }
 
 /* An error not tied to a completion: the QP fails and an event says so. */
@@ -283,15 +306,17 @@ static void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot)
 	struct vroce_emu_qp *qp;
 	u32 i;
 
-	if (!emu->timed)
+	if (!READ_ONCE(emu->timed))
 		return;
+	spin_lock(&emu->timer_lock);
 	for (i = 0; i < VROCE_MAX_QP; i++) {
 		qp = &emu->qps[i];
 		if (qp->valid && qp->rnr_wait && qp->rnr_peer == slot) {
-			qp->rnr_wait = false;
+			WRITE_ONCE(qp->rnr_wait, false);
 			vroce_emu_qp_kick(emu, qp);
 		}
 	}
+	spin_unlock(&emu->timer_lock);
 }
 
 /*
@@ -307,7 +332,9 @@ static bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	unsigned long flags;
 	u16 rung;
 
-	if (qp->state == VROCE_QPS_RESET)
+	if (q == VROCE_EMU_RQ)
+		lockdep_assert_held(vroce_emu_rq_lock(emu, qp));
+	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
 		return false;
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	rung = emu->qp_db[slot].pi[q];
@@ -319,7 +346,7 @@ static bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
-		if (qp->state != VROCE_QPS_ERR)
+		if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 			vroce_emu_qp_fatal(emu, qp);
 		return false;
 	}
@@ -331,13 +358,16 @@ static bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 
 /* ---- completion queues ---- */
 
-/* An armed CQ got @cqe: disarm it and send (or lose, or delay) the event. */
+/*
+ * An armed CQ got @cqe: disarm it and send (or lose, or delay) the event.
+ * Context: the CQ's lock held.
+ */
 static void vroce_emu_cq_event(struct vroce_emu *emu, u32 cqn,
 			       const struct vroce_cqe *cqe)
 {
 	struct vroce_emu_cq *cq = &emu->cqs[cqn];
 	unsigned long flags;
-	bool fire;
+	bool fire, drop = false;
 	u32 delay;
 	u8 arm;
 
@@ -349,23 +379,28 @@ static void vroce_emu_cq_event(struct vroce_emu *emu, u32 cqn,
 		 cqe->status != VROCE_CQE_OK));
 	if (fire)
 		emu->cq_db[cqn].arm = 0;
+	/* The knob counts events of every CQ. */
+	if (fire && emu->drop_events) {
+		emu->drop_events--;
+		drop = true;
+	}
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
 
-	if (!fire)
+	if (!fire || drop)
 		return;
-	if (emu->drop_events) {
-		emu->drop_events--;
-		return;
-	}
 	delay = READ_ONCE(emu->event_delay_ms);
 	if (!delay) {
 		vroce_emu_eq_post(emu, VROCE_EQE_COMP, cqn);
-	} else if (!cq->event_pending) {
-		/* The timer work writes it; one pending event per CQ. */
-		cq->event_pending = true;
-		cq->event_due = jiffies + msecs_to_jiffies(delay);
-		emu->timed = true;
+		return;
 	}
+	/* The timer work writes it; one pending event per CQ. */
+	spin_lock(&emu->timer_lock);
+	if (!cq->event_pending) {
+		cq->event_due = jiffies + msecs_to_jiffies(delay);
+		WRITE_ONCE(cq->event_pending, true);
+		WRITE_ONCE(emu->timed, true);
+	}
+	spin_unlock(&emu->timer_lock);
 }
 
 /*
@@ -381,6 +416,8 @@ static void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	unsigned long flags;
 	u16 ci;
 
+	/* QPs of any engine complete to a CQ: one CQE at a time. */
+	spin_lock(&emu->cq_lock[cqn]);
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	ci = emu->cq_db[cqn].ci;
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
@@ -393,7 +430,7 @@ static void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 			vroce_emu_eq_post(emu, VROCE_EQE_CQ_ERR, cqn);
 		}
 		vroce_emu_qp_error(emu, qp);
-		return;
+		goto out;
 	}
 	cqe->owner = 0;
 	memcpy(slot, cqe, offsetof(struct vroce_cqe, owner));
@@ -401,6 +438,8 @@ static void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
 	cq->pi++;
 	vroce_emu_cq_event(emu, cqn, cqe);
+out:
+	spin_unlock(&emu->cq_lock[cqn]);
 }
 
 /* Complete the WQE at the head of queue @q of @qp with a flush error. */
@@ -461,7 +500,7 @@ static u8 vroce_emu_op_local(struct vroce_emu *emu, struct vroce_emu_op *op,
 			     bool write)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
-	u8 *buf = emu->bounce;
+	u8 *buf = op->buf;
 	u32 i, len;
 
 	if (wqe->flags & VROCE_WQE_F_INLINE) {
@@ -529,7 +568,8 @@ static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
 	if (peer && peer->type == VROCE_QPT_RC &&
 	    ether_addr_equal(peer->dmac, emu->mac) &&
 	    peer->dest_qpn == op->qp->qpn &&
-	    (peer->state == VROCE_QPS_RTR || peer->state == VROCE_QPS_RTS)) {
+	    (READ_ONCE(peer->state) == VROCE_QPS_RTR ||
+	     READ_ONCE(peer->state) == VROCE_QPS_RTS)) {
 		op->peer = peer;
 		op->pemu = pemu;
 		return true;
@@ -557,15 +597,23 @@ static bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
 	    !vroce_emu_mr_access_locked(op->pemu, le32_to_cpu(op->wqe.rkey),
 					op->peer->pdn,
 					le64_to_cpu(op->wqe.remote_addr),
-					emu->bounce, op->len, right, write))
+					op->buf, op->len, right, write))
 		return true;
 	op->status = VROCE_CQE_REM_ACCESS_ERR;
 	vroce_emu_qp_fatal(op->pemu, op->peer);
 	return false;
 }
 
-/* No receive at the peer: retry later, or give up when out of retries. */
-static void vroce_emu_rnr(struct vroce_emu_op *op)
+static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			       struct vroce_emu *pemu,
+			       const struct vroce_emu_qp *peer);
+
+/*
+ * No receive at the peer: retry later, or give up when out of retries.
+ * The wait starts under the peer's RQ lock, so that a receive rung there
+ * from now on ends it.
+ */
+static void vroce_emu_rnr(struct vroce_emu *emu, struct vroce_emu_op *op)
 {
 	struct vroce_emu_qp *qp = op->qp;
 
@@ -580,6 +628,7 @@ static void vroce_emu_rnr(struct vroce_emu_op *op)
 	if (qp->rnr_left != VROCE_EMU_RNR_FOREVER)
 		qp->rnr_left--;
 	op->rnr = true;
+	vroce_emu_rnr_wait(emu, qp, op->pemu, op->peer);
 }
 
 /* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
@@ -595,22 +644,25 @@ static void vroce_emu_recv_fetch(struct vroce_emu *pemu,
 
 /*
  * The peer's next receive WQE, copied into @rwqe; false when there is
- * none (RNR) or the peer failed meanwhile.
+ * none (RNR) or the peer failed meanwhile. The caller holds the peer's RQ
+ * lock until the receive completes.
  */
 static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
 				struct vroce_recv_wqe *rwqe)
 {
 	struct vroce_emu_qp *peer = op->peer;
 	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+	u32 state;
 
 	/* Receives rung since the peer was last looked at count too. */
 	vroce_emu_wq_sync(op->pemu, peer, VROCE_EMU_RQ);
-	if (peer->state != VROCE_QPS_RTR && peer->state != VROCE_QPS_RTS) {
+	state = READ_ONCE(peer->state);
+	if (state != VROCE_QPS_RTR && state != VROCE_QPS_RTS) {
 		op->status = VROCE_CQE_RETRY_EXC_ERR;
 		return false;
 	}
 	if (rq->ci == rq->pi) {
-		vroce_emu_rnr(op);
+		vroce_emu_rnr(emu, op);
 		return false;
 	}
 	vroce_emu_recv_fetch(op->pemu, rq, rwqe);
@@ -644,7 +696,7 @@ static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 {
 	const struct vroce_wqe_sge *sge;
 	u32 left = op->rlen, i, len;
-	u8 *buf = emu->bounce;
+	u8 *buf = op->buf;
 
 	if (op->rlen > vroce_emu_recv_room(rwqe)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
@@ -772,7 +824,8 @@ static struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
 		return NULL;
 	dst = vroce_emu_qp_of(op->pemu, le32_to_cpu(av->dest_qpn));
 	if (!dst || dst->type == VROCE_QPT_RC ||
-	    (dst->state != VROCE_QPS_RTR && dst->state != VROCE_QPS_RTS))
+	    (READ_ONCE(dst->state) != VROCE_QPS_RTR &&
+	     READ_ONCE(dst->state) != VROCE_QPS_RTS))
 		return NULL;
 	return dst;
 }
@@ -785,15 +838,55 @@ static struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
  * alone: its receive stays posted and its QP in its state, so that no
  * sender can fail another's QP (the GSI QP above all) by its size.
  */
+/* A datagram lost at @emu's port. */
+static void vroce_emu_ud_drop(struct vroce_emu *emu)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	emu->ud_dropped++;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+}
+
+/* Place a datagram at @dst, whose RQ lock is held. */
+static void vroce_emu_ud_deliver(struct vroce_emu *emu,
+				 struct vroce_emu_op *op,
+				 struct vroce_emu_qp *dst, u32 qkey)
+{
+	const struct vroce_wqe_av *av = &op->wqe.av;
+	struct vroce_emu_wq *rq = &dst->wq[VROCE_EMU_RQ];
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	vroce_emu_wq_sync(op->pemu, dst, VROCE_EMU_RQ);
+	if (dst->qkey != qkey || READ_ONCE(dst->state) == VROCE_QPS_ERR ||
+	    rq->ci == rq->pi) {
+		vroce_emu_ud_drop(op->pemu);
+		return;
+	}
+	vroce_emu_recv_fetch(op->pemu, rq, &rwqe);
+	if (rwqe.num_sge <= VROCE_MAX_RECV_SGE &&
+	    vroce_emu_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
+		vroce_emu_ud_drop(op->pemu);
+		return;
+	}
+	op->peer = dst;
+	memmove(op->buf + VROCE_GRH_SIZE, op->buf, op->len);
+	vroce_emu_grh(op->buf, av, op->len);
+	op->rlen = op->len + VROCE_GRH_SIZE;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus)
+		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+	/* No ack: what the receiver met stays there. */
+	op->status = VROCE_CQE_OK;
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
+
 static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 				 struct vroce_emu_op *op)
 {
-	const struct vroce_wqe_av *av = &op->wqe.av;
-	u32 qkey = le32_to_cpu(av->qkey);
-	struct vroce_recv_wqe rwqe;
+	u32 qkey = le32_to_cpu(op->wqe.av.qkey);
 	struct vroce_emu_qp *dst;
-	struct vroce_emu_wq *rq;
-	u8 rstatus;
 
 	/* One MTU at most, checked before a byte is read. */
 	op->status = vroce_emu_op_len(op);
@@ -806,42 +899,25 @@ static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
 	if (qkey & BIT(31))
 		qkey = op->qp->qkey;
-	dst = vroce_emu_ud_dest(emu, op, av);
-	if (dst)
-		vroce_emu_wq_sync(op->pemu, dst, VROCE_EMU_RQ);
-	if (!dst || dst->qkey != qkey || dst->state == VROCE_QPS_ERR ||
-	    dst->wq[VROCE_EMU_RQ].ci == dst->wq[VROCE_EMU_RQ].pi) {
+	dst = vroce_emu_ud_dest(emu, op, &op->wqe.av);
+	if (!dst) {
 		/* Counted where it was lost: at the receiver, if any. */
-		(dst ? op->pemu : emu)->ud_dropped++;
+		vroce_emu_ud_drop(emu);
 		return;
 	}
-	rq = &dst->wq[VROCE_EMU_RQ];
-	vroce_emu_recv_fetch(op->pemu, rq, &rwqe);
-	if (rwqe.num_sge <= VROCE_MAX_RECV_SGE &&
-	    vroce_emu_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
-		op->pemu->ud_dropped++;
-		return;
-	}
-	op->peer = dst;
-	memmove(emu->bounce + VROCE_GRH_SIZE, emu->bounce, op->len);
-	vroce_emu_grh(emu->bounce, av, op->len);
-	op->rlen = op->len + VROCE_GRH_SIZE;
-	rstatus = vroce_emu_recv_check(op, &rwqe);
-	if (!rstatus)
-		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
-	/* No ack: what the receiver met stays there. */
-	op->status = VROCE_CQE_OK;
-	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+	vroce_emu_rq_enter(op->pemu, dst);
+	vroce_emu_ud_deliver(emu, op, dst, qkey);
+	vroce_emu_rq_leave(op->pemu, dst);
 }
 
-/* SEND, SEND_IMM, SEND_INV. */
-static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
+/* SEND, SEND_IMM, SEND_INV at the peer, whose RQ lock is held. */
+static void vroce_emu_send_deliver(struct vroce_emu *emu,
+				   struct vroce_emu_op *op)
 {
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 
-	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op) ||
-	    !vroce_emu_recv_take(emu, op, &rwqe))
+	if (!vroce_emu_recv_take(emu, op, &rwqe))
 		return;
 	rstatus = vroce_emu_recv_check(op, &rwqe);
 	if (!rstatus)
@@ -856,26 +932,44 @@ static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
 	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
 }
 
+static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op))
+		return;
+	vroce_emu_rq_enter(op->pemu, op->peer);
+	vroce_emu_send_deliver(emu, op);
+	vroce_emu_rq_leave(op->pemu, op->peer);
+}
+
+/* WRITE_IMM at the peer, whose RQ lock is held. */
+static void vroce_emu_write_imm_deliver(struct vroce_emu *emu,
+					struct vroce_emu_op *op)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	/* With immediate data a receive must be there before any byte moves. */
+	if (!vroce_emu_recv_take(emu, op, &rwqe))
+		return;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus && !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true))
+		return;
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
+
 /* WRITE, WRITE_IMM (which also consumes a receive). */
 static void vroce_emu_do_write(struct vroce_emu *emu, struct vroce_emu_op *op)
 {
-	bool imm = op->wqe.opcode == VROCE_WQE_WRITE_IMM;
-	struct vroce_recv_wqe rwqe;
-	u8 rstatus = VROCE_CQE_OK;
-
 	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op) ||
 	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_WRITE))
 		return;
-	/* With immediate data a receive must be there before any byte moves. */
-	if (imm) {
-		if (!vroce_emu_recv_take(emu, op, &rwqe))
-			return;
-		rstatus = vroce_emu_recv_check(op, &rwqe);
-	}
-	if (!rstatus && !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true))
+	if (op->wqe.opcode != VROCE_WQE_WRITE_IMM) {
+		vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true);
 		return;
-	if (imm)
-		vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+	}
+	vroce_emu_rq_enter(op->pemu, op->peer);
+	vroce_emu_write_imm_deliver(emu, op);
+	vroce_emu_rq_leave(op->pemu, op->peer);
 }
 
 /* READ: the peer's memory into the WQE's own buffers. */
@@ -973,10 +1067,12 @@ static void vroce_emu_sq_complete(struct vroce_emu *emu,
 static void vroce_emu_sq_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 			      u32 peer_slot, unsigned long delay)
 {
-	qp->rnr_wait = true;
+	spin_lock(&emu->timer_lock);
 	qp->rnr_peer = peer_slot;
 	qp->rnr_deadline = jiffies + max(delay, 1UL);
-	emu->timed = true;
+	WRITE_ONCE(qp->rnr_wait, true);
+	WRITE_ONCE(emu->timed, true);
+	spin_unlock(&emu->timer_lock);
 }
 
 static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
@@ -1005,27 +1101,49 @@ static void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 			  nsecs_to_jiffies(4096ULL << code) + 1);
 }
 
+/* A bounce buffer of @emu's, waiting for one when all are in use. */
+static u32 vroce_emu_bounce_get(struct vroce_emu *emu)
+{
+	u32 i = 0;
+
+	down(&emu->bounce_sem);
+	while (test_and_set_bit_lock(i, &emu->bounce_busy))
+		i = (i + 1) % VROCE_EMU_BOUNCES;
+	return i;
+}
+
+static void vroce_emu_bounce_put(struct vroce_emu *emu, u32 i)
+{
+	clear_bit_unlock(i, &emu->bounce_busy);
+	up(&emu->bounce_sem);
+}
+
 /* Execute the WQE at the head of the SQ; false when it must wait. */
 static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
 				  struct vroce_emu_qp *qp)
 {
 	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
 	struct vroce_emu_op op = { .qp = qp, .idx = sq->ci };
+	u32 b;
 
+	/* The hold knob: this QP's engine stops here, the others go on. */
+	wait_event(emu->hold_wq, READ_ONCE(emu->hold_qpn) != qp->qpn);
+	b = vroce_emu_bounce_get(emu);
+
+	op.buf = emu->bounce[b];
 	if (vroce_emu_wq_fetch(emu, sq, op.idx, &op.wqe))
 		vroce_emu_exec(emu, &op);
 	else
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
+	vroce_emu_bounce_put(emu, b);
 	/* The peer's HCA learns of what was delivered there at once. */
 	if (op.pemu && op.pemu != emu) {
 		vroce_emu_engine_raise(op.pemu);
-		vroce_emu_engine_kick(op.pemu);
 		vroce_emu_timer_arm(op.pemu);	/* a delayed event there */
 	}
-	if (op.rnr) {
-		vroce_emu_rnr_wait(emu, qp, op.pemu, op.peer);
+	/* The wait began where the peer's receive queue was found empty. */
+	if (op.rnr)
 		return false;
-	}
 	if (op.lost) {
 		vroce_emu_retry_wait(emu, qp);
 		return false;
@@ -1047,27 +1165,36 @@ static void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 {
 	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
 	struct vroce_emu_wq *rq = &qp->wq[VROCE_EMU_RQ];
+	u32 state;
 
-	if (qp->state == VROCE_QPS_RESET)
+	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
 		return;
+	vroce_emu_rq_enter(emu, qp);
 	vroce_emu_wq_sync(emu, qp, VROCE_EMU_RQ);
+	vroce_emu_rq_leave(emu, qp);
 	vroce_emu_wq_sync(emu, qp, VROCE_EMU_SQ);
 	while (sq->ci != sq->pi) {
-		if (qp->state == VROCE_QPS_ERR) {
+		/* Another engine may fail this QP at any time. */
+		state = READ_ONCE(qp->state);
+		if (state == VROCE_QPS_ERR) {
 			vroce_emu_flush_one(emu, qp, VROCE_EMU_SQ);
 		} else if (!budget--) {
 			vroce_emu_qp_kick(emu, qp);
 			break;
-		} else if (qp->state != VROCE_QPS_RTS || qp->rnr_wait ||
+		} else if (state != VROCE_QPS_RTS || READ_ONCE(qp->rnr_wait) ||
 			   !vroce_emu_sq_exec_one(emu, qp)) {
 			break;
 		}
 		cond_resched();
 	}
-	while (qp->state == VROCE_QPS_ERR && rq->ci != rq->pi) {
+	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
+		return;
+	vroce_emu_rq_enter(emu, qp);
+	while (rq->ci != rq->pi) {
 		vroce_emu_flush_one(emu, qp, VROCE_EMU_RQ);
 		cond_resched();
 	}
+	vroce_emu_rq_leave(emu, qp);
 }
 
 /* ---- the engine's work items ---- */
@@ -1083,17 +1210,6 @@ static bool vroce_emu_enabled(struct vroce_emu *emu)
 	return on;
 }
 
-/* Add the QPs rung since the last look to those to visit. */
-static void vroce_emu_take_doorbells(struct vroce_emu *emu)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	bitmap_or(emu->run_map, emu->run_map, emu->db_pending, VROCE_MAX_QP);
-	bitmap_zero(emu->db_pending, VROCE_MAX_QP);
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-}
-
 static void vroce_emu_earliest(unsigned long *next, bool *any,
 			       unsigned long when)
 {
@@ -1102,15 +1218,20 @@ static void vroce_emu_earliest(unsigned long *next, bool *any,
 	*any = true;
 }
 
-/* Run the timer work when the next RNR retry or delayed event is due. */
+/*
+ * Run the timer work when the next RNR retry or delayed event is due.
+ * Whoever starts a wait sets @timed under timer_lock and calls this after,
+ * so a scan that missed the new wait is followed by one that sees it.
+ */
 static void vroce_emu_timer_arm(struct vroce_emu *emu)
 {
 	unsigned long next = 0, now = jiffies;
 	bool any = false;
 	u32 i;
 
-	if (!emu->timed)
+	if (!READ_ONCE(emu->timed))
 		return;
+	spin_lock(&emu->timer_lock);
 	for (i = 0; i < VROCE_MAX_QP; i++)
 		if (emu->qps[i].valid && emu->qps[i].rnr_wait)
 			vroce_emu_earliest(&next, &any, emu->qps[i].rnr_deadline);
@@ -1120,7 +1241,9 @@ static void vroce_emu_timer_arm(struct vroce_emu *emu)
 	if (any)
 		mod_delayed_work(emu->wq, &emu->timer_work,
 				 time_after(next, now) ? next - now : 0);
-	emu->timed = any;	/* the scans can stop until one is set again */
+	/* The scans can stop until one is set again. */
+	WRITE_ONCE(emu->timed, any);
+	spin_unlock(&emu->timer_lock);
 }
 
 /* RNR retries and delayed events whose time has come. */
@@ -1131,11 +1254,12 @@ static void vroce_emu_timers_expire(struct vroce_emu *emu)
 	struct vroce_emu_cq *cq;
 	u32 i;
 
+	spin_lock(&emu->timer_lock);
 	for (i = 0; i < VROCE_MAX_QP; i++) {
 		qp = &emu->qps[i];
 		if (qp->valid && qp->rnr_wait &&
 		    time_after_eq(now, qp->rnr_deadline)) {
-			qp->rnr_wait = false;
+			WRITE_ONCE(qp->rnr_wait, false);
 			vroce_emu_qp_kick(emu, qp);
 		}
 	}
@@ -1143,54 +1267,31 @@ static void vroce_emu_timers_expire(struct vroce_emu *emu)
 		cq = &emu->cqs[i];
 		if (cq->valid && cq->event_pending &&
 		    time_after_eq(now, cq->event_due)) {
-			cq->event_pending = false;
+			WRITE_ONCE(cq->event_pending, false);
 			vroce_emu_eq_post(emu, VROCE_EQE_COMP, i);
 		}
 	}
+	spin_unlock(&emu->timer_lock);
 }
 
-/* One engine pass: every QP rung or kicked, until none is left. */
-static void vroce_emu_engine_pass(struct vroce_emu *emu)
+/*
+ * One visit of a QP, by its own work item on the unbound qp_wq: QPs run
+ * side by side, each in order. Commands hold the wire's lock for writing,
+ * so no command runs beside a visit.
+ */
+static void vroce_emu_qp_work(struct work_struct *work)
 {
-	unsigned long i;
-	u32 visits;
+	struct vroce_emu_qp_exec *x = container_of(work, struct vroce_emu_qp_exec,
+						   work);
+	struct vroce_emu *emu = x->emu;
+	struct vroce_emu_qp *qp = &emu->qps[x - emu->qpx];
 
-	lockdep_assert_held(emu->lock);
-	for (visits = 0; ; visits++) {
-		vroce_emu_take_doorbells(emu);
-		/* Round robin from where the last visit left off. */
-		i = find_next_bit(emu->run_map, VROCE_MAX_QP, emu->run_next);
-		if (i >= VROCE_MAX_QP)
-			i = find_first_bit(emu->run_map, VROCE_MAX_QP);
-		if (i >= VROCE_MAX_QP)
-			break;
-		/*
-		 * The wire's lock is every HCA's: let the command processors
-		 * and engines of all of them in before going on.
-		 */
-		if (visits == VROCE_EMU_PASS_VISITS) {
-			queue_work(emu->wq, &emu->engine_work);
-			break;
-		}
-		__clear_bit(i, emu->run_map);
-		emu->run_next = i + 1;
-		if (emu->qps[i].valid)
-			vroce_emu_qp_run(emu, &emu->qps[i], VROCE_EMU_QP_BUDGET);
-		cond_resched();
-	}
+	down_read(emu->lock);
+	if (vroce_emu_enabled(emu) && qp->valid)
+		vroce_emu_qp_run(emu, qp, VROCE_EMU_QP_BUDGET);
 	vroce_emu_timer_arm(emu);
 	vroce_emu_engine_raise(emu);
-}
-
-static void vroce_emu_engine_work(struct work_struct *work)
-{
-	struct vroce_emu *emu = container_of(work, struct vroce_emu,
-					     engine_work);
-
-	mutex_lock(emu->lock);
-	if (vroce_emu_enabled(emu))
-		vroce_emu_engine_pass(emu);
-	mutex_unlock(emu->lock);
+	up_read(emu->lock);
 }
 
 static void vroce_emu_timer_work(struct work_struct *work)
@@ -1198,33 +1299,30 @@ static void vroce_emu_timer_work(struct work_struct *work)
 	struct vroce_emu *emu = container_of(to_delayed_work(work),
 					     struct vroce_emu, timer_work);
 
-	mutex_lock(emu->lock);
+	down_read(emu->lock);
 	if (vroce_emu_enabled(emu)) {
 		vroce_emu_timers_expire(emu);
-		vroce_emu_engine_pass(emu);
+		WRITE_ONCE(emu->timed, true);	/* what is left: arm again */
+		vroce_emu_timer_arm(emu);
+		vroce_emu_engine_raise(emu);
 	}
-	mutex_unlock(emu->lock);
-}
-
-/* Let the engine visit the QPs kicked outside it (commands). */
-static void vroce_emu_engine_kick(struct vroce_emu *emu)
-{
-	if (!bitmap_empty(emu->run_map, VROCE_MAX_QP))
-		queue_work(emu->wq, &emu->engine_work);
+	up_read(emu->lock);
 }
 
 /* ---- doorbells ---- */
 
-/* DB_SQ or DB_RQ: note the producer index; true when the QPN is sane. */
-static bool vroce_emu_db_qp(struct vroce_emu *emu, int q, u32 val)
+/*
+ * DB_SQ or DB_RQ: note the producer index and queue the QP's work (under
+ * reg_lock: a reset that disabled the HCA flushes what this queued).
+ */
+static void vroce_emu_db_qp(struct vroce_emu *emu, int q, u32 val)
 {
 	u32 qpn = FIELD_GET(VROCE_DB_QPN, val), slot = qpn - VROCE_QPN_BASE;
 
 	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP)
-		return false;
+		return;
 	emu->qp_db[slot].pi[q] = FIELD_GET(VROCE_DB_PI, val);
-	__set_bit(slot, emu->db_pending);
-	return true;
+	queue_work(emu->qp_wq, &emu->qpx[slot].work);
 }
 
 /* DB_CQ: the consumer index, and an arm request; NEXT covers SOL. */
@@ -1270,10 +1368,9 @@ bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val)
 	on = vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
 	if (on && off == VROCE_REG_DB_CQ)
 		vroce_emu_db_cq(emu, val);
-	else if (on && vroce_emu_db_qp(emu, off == VROCE_REG_DB_SQ ?
-				       VROCE_EMU_SQ : VROCE_EMU_RQ, val))
-		/* Under the lock: a reset that disabled us flushes this. */
-		queue_work(emu->wq, &emu->engine_work);
+	else if (on)
+		vroce_emu_db_qp(emu, off == VROCE_REG_DB_SQ ?
+				VROCE_EMU_SQ : VROCE_EMU_RQ, val);
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
 	return true;
 }
@@ -1365,9 +1462,7 @@ static void vroce_emu_qp_db_clear(struct vroce_emu *emu, u32 slot)
 
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	memset(&emu->qp_db[slot], 0, sizeof(emu->qp_db[slot]));
-	__clear_bit(slot, emu->db_pending);
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
-	__clear_bit(slot, emu->run_map);
 }
 
 /**
@@ -1490,7 +1585,6 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 	vroce_emu_qp_kick(emu, qp);
 	if (state == VROCE_QPS_ERR)
 		vroce_emu_qp_run(emu, qp, 0);
-	vroce_emu_engine_kick(emu);
 	return VROCE_CMD_OK;
 }
 
@@ -1519,7 +1613,6 @@ u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 	memset(qp, 0, sizeof(*qp));
 	vroce_emu_qp_db_clear(emu, slot);
 	vroce_emu_rnr_wake(emu, slot);
-	vroce_emu_engine_kick(emu);
 	return VROCE_CMD_OK;
 }
 
@@ -1535,9 +1628,11 @@ u32 vroce_emu_ud_dropped(struct vroce_emu *emu)
 {
 	u32 n;
 
-	mutex_lock(emu->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
 	n = emu->ud_dropped;
-	mutex_unlock(emu->lock);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
@@ -1558,12 +1653,34 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 				u32 event_delay_ms)
 {
-	mutex_lock(emu->lock);
+	unsigned long flags;
+
+	down_write(emu->lock);
+	spin_lock_irqsave(&emu->reg_lock, flags);
 	emu->drop_events = drop_events;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
 	WRITE_ONCE(emu->event_delay_ms, event_delay_ms);
-	mutex_unlock(emu->lock);
+	up_write(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
+
+/**
+ * vroce_emu_hold_qp() - hold one QP's engine (a test knob)
+ * @emu: the HCA
+ * @qpn: the QP whose next send WQE waits, before it is read, until this is
+ *	called again with another QPN (0 lets it go)
+ *
+ * The held engine keeps the wire's lock read-held: no command completes
+ * until it is let go. Other QPs' engines run on.
+ *
+ * Context: process context.
+ */
+void vroce_emu_hold_qp(struct vroce_emu *emu, u32 qpn)
+{
+	WRITE_ONCE(emu->hold_qpn, qpn);
+	wake_up_all(&emu->hold_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_hold_qp);
 
 /* ---- life cycle ---- */
 
@@ -1576,19 +1693,44 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
  */
 int vroce_emu_engine_alloc(struct vroce_emu *emu)
 {
-	INIT_WORK(&emu->engine_work, vroce_emu_engine_work);
+	u32 i;
+
 	INIT_DELAYED_WORK(&emu->timer_work, vroce_emu_timer_work);
+	spin_lock_init(&emu->timer_lock);
+	init_waitqueue_head(&emu->hold_wq);
+	sema_init(&emu->bounce_sem, VROCE_EMU_BOUNCES);
 	emu->qps = vroce_emu_inject() ? NULL :
 		   kvcalloc(VROCE_MAX_QP, sizeof(*emu->qps), GFP_KERNEL);
 	emu->cqs = vroce_emu_inject() ? NULL :
 		   kvcalloc(VROCE_MAX_CQ, sizeof(*emu->cqs), GFP_KERNEL);
-	emu->bounce = vroce_emu_inject() ? NULL :
-		      kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
-	if (!emu->qps || !emu->cqs || !emu->bounce) {
-		vroce_emu_engine_free(emu);
-		return -ENOMEM;
+	emu->qpx = vroce_emu_inject() ? NULL :
+		   kvcalloc(VROCE_MAX_QP, sizeof(*emu->qpx), GFP_KERNEL);
+	emu->cq_lock = vroce_emu_inject() ? NULL :
+		       kvcalloc(VROCE_MAX_CQ, sizeof(*emu->cq_lock),
+				GFP_KERNEL);
+	for (i = 0; i < VROCE_EMU_BOUNCES; i++)
+		emu->bounce[i] = vroce_emu_inject() ? NULL :
+				 kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
+	emu->qp_wq = vroce_emu_inject() ? NULL :
+		     alloc_workqueue("vroce_emu_qp", WQ_UNBOUND, 0);
+	if (!emu->qps || !emu->cqs || !emu->qpx || !emu->cq_lock ||
+	    !emu->qp_wq)
+		goto err;
+	for (i = 0; i < VROCE_EMU_BOUNCES; i++)
+		if (!emu->bounce[i])
+			goto err;
+	for (i = 0; i < VROCE_MAX_QP; i++) {
+		emu->qpx[i].emu = emu;
+		INIT_WORK(&emu->qpx[i].work, vroce_emu_qp_work);
+		mutex_init(&emu->qpx[i].lock);
 	}
+	for (i = 0; i < VROCE_MAX_CQ; i++)
+		spin_lock_init(&emu->cq_lock[i]);
 	return 0;
+
+err:
+	vroce_emu_engine_free(emu);
+	return -ENOMEM;
 }
 
 /**
@@ -1597,10 +1739,21 @@ int vroce_emu_engine_alloc(struct vroce_emu *emu)
  */
 void vroce_emu_engine_free(struct vroce_emu *emu)
 {
-	kvfree(emu->bounce);
+	u32 i;
+
+	if (emu->qp_wq)
+		destroy_workqueue(emu->qp_wq);
+	for (i = 0; i < VROCE_EMU_BOUNCES; i++) {
+		kvfree(emu->bounce[i]);
+		emu->bounce[i] = NULL;
+	}
+	kvfree(emu->cq_lock);
+	kvfree(emu->qpx);	/* its mutexes were never taken, or are idle */
 	kvfree(emu->cqs);
 	kvfree(emu->qps);
-	emu->bounce = NULL;
+	emu->qp_wq = NULL;
+	emu->cq_lock = NULL;
+	emu->qpx = NULL;
 	emu->cqs = NULL;
 	emu->qps = NULL;
 }
@@ -1609,13 +1762,15 @@ void vroce_emu_engine_free(struct vroce_emu *emu)
  * vroce_emu_engine_quiesce() - wait for the engine to go idle
  * @emu: the HCA, already disabled (doorbells no longer queue work)
  *
- * Finishes a pass in flight and cancels the RNR and event timer.
+ * Finishes the QP visits in flight and cancels the RNR and event timer.
+ * A visit queued after this (another HCA's engine failing a QP here) finds
+ * the HCA disabled, or, after the reset, a QP that is gone or in RESET.
  *
  * Context: process context, may sleep; not with @emu->lock held.
  */
 void vroce_emu_engine_quiesce(struct vroce_emu *emu)
 {
-	flush_work(&emu->engine_work);
+	flush_workqueue(emu->qp_wq);
 	cancel_delayed_work_sync(&emu->timer_work);
 }
 
@@ -1627,8 +1782,14 @@ void vroce_emu_engine_quiesce(struct vroce_emu *emu)
  */
 void vroce_emu_engine_stop(struct vroce_emu *emu)
 {
-	disable_work_sync(&emu->engine_work);
+	u32 i;
+
+	/* A visit may kick another QP or arm the timer: those go last. */
+	for (i = 0; i < VROCE_MAX_QP; i++)
+		disable_work_sync(&emu->qpx[i].work);
 	disable_delayed_work_sync(&emu->timer_work);
+	for (i = 0; i < VROCE_MAX_QP; i++)
+		mutex_destroy(&emu->qpx[i].lock);
 }
 
 /**
@@ -1644,15 +1805,12 @@ void vroce_emu_engine_reset(struct vroce_emu *emu)
 	lockdep_assert_held(emu->lock);
 	memset(emu->qps, 0, VROCE_MAX_QP * sizeof(*emu->qps));
 	memset(emu->cqs, 0, VROCE_MAX_CQ * sizeof(*emu->cqs));
-	bitmap_zero(emu->run_map, VROCE_MAX_QP);
-	emu->run_next = 0;
-	emu->eq_raise = false;
+	atomic_set(&emu->eq_raise, 0);
 	emu->timed = false;
 
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	memset(emu->qp_db, 0, sizeof(emu->qp_db));
 	memset(emu->cq_db, 0, sizeof(emu->cq_db));
-	bitmap_zero(emu->db_pending, VROCE_MAX_QP);
 	emu->eq_pi = 0;
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
 }

@@ -7,10 +7,11 @@
  * commands; the translation engine, which moves bytes through an MR after
  * checking key, PD, bounds and rights (vroce_emu_mr_access()); and fast
  * registration: REG_MR loads a page list into an MR's table, LOCAL_INV and
- * SEND_WITH_INV invalidate it. The command processor and the data path
- * engine call in here with emu->lock held (the *_locked() functions); the
- * KUnit suites and debugfs (mr_read, reg_frmr) through the functions that
- * take it.
+ * SEND_WITH_INV invalidate it. The command processor (emu->lock held for
+ * writing) and the data path engines (held for reading, several at once)
+ * call in here (the *_locked() functions; an engine's take the lock of
+ * the MPT entry they use); the KUnit suites and debugfs (mr_read,
+ * reg_frmr) through the functions that read-lock it.
  *
  * Calls: c/hca/vroce_hca_core.c (fault injection), c/hca/vroce_hca_mtt.c
  * (the table walker).
@@ -50,6 +51,10 @@
  */
 int vroce_emu_mpt_alloc(struct vroce_emu *emu)
 {
+	u32 i;
+
+	for (i = 0; i < VROCE_EMU_MPT_LOCKS; i++)
+		mutex_init(&emu->mpt_lock[i]);
 	emu->mpt = vroce_emu_inject() ? NULL :
 		   kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
 	if (!emu->mpt)
@@ -70,8 +75,12 @@ int vroce_emu_mpt_alloc(struct vroce_emu *emu)
  */
 void vroce_emu_mpt_free(struct vroce_emu *emu)
 {
+	u32 i;
+
 	bitmap_free(emu->pd_map);
 	kvfree(emu->mpt);
+	for (i = 0; i < VROCE_EMU_MPT_LOCKS; i++)
+		mutex_destroy(&emu->mpt_lock[i]);
 }
 
 /**
@@ -137,6 +146,21 @@ static bool vroce_emu_access_valid(u32 access)
 		return false;
 	return !(access & (VROCE_ACC_REMOTE_WRITE | VROCE_ACC_REMOTE_ATOMIC)) ||
 	       (access & VROCE_ACC_LOCAL_WRITE);
+}
+
+/*
+ * The lock of the MPT entry @key names. The engines of several QPs use
+ * the MPT at once: each takes the lock of the one entry it uses, checks
+ * and uses it, and lets go; commands change entries with every engine out
+ * (the wire's lock held for writing). NULL when @key names no entry.
+ */
+static struct mutex *vroce_emu_mpt_lock(struct vroce_emu *emu, u32 key)
+{
+	u32 index = FIELD_GET(VROCE_KEY_INDEX, key);
+
+	if (index >= VROCE_EMU_MAX_MR)
+		return NULL;
+	return &emu->mpt_lock[index % VROCE_EMU_MPT_LOCKS];
 }
 
 /* The MR in slot @index created with generation @gen (a handle), or NULL. */
@@ -236,18 +260,23 @@ static int vroce_emu_mr_copy(struct vroce_emu *emu,
  * @access: VROCE_ACC_* rights the operation needs; a local read needs none
  * @write: store into the MR rather than load from it
  *
- * Context: @emu->lock held (the data path engine).
+ * Context: @emu->lock held (the data path engine: for reading); takes the
+ * entry's lock.
  * Return: as vroce_emu_mr_access().
  */
 int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write)
 {
+	struct mutex *lock = vroce_emu_mpt_lock(emu, key);
 	struct vroce_emu_mpt *mr;
 	u64 end;
 	int err;
 
 	lockdep_assert_held(emu->lock);
+	if (!lock)
+		return -VROCE_EMU_EKEY;
+	mutex_lock(lock);
 	mr = vroce_emu_mpt_of(emu, key);
 	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
 		err = -VROCE_EMU_EKEY;
@@ -261,6 +290,7 @@ int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 	} else {
 		err = vroce_emu_mr_copy(emu, mr, iova, buf, len, write);
 	}
+	mutex_unlock(lock);
 	return err;
 }
 
@@ -284,10 +314,10 @@ int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 {
 	int err;
 
-	mutex_lock(emu->lock);
+	down_read(emu->lock);
 	err = vroce_emu_mr_access_locked(emu, key, pdn, iova, buf, len, access,
 					 write);
-	mutex_unlock(emu->lock);
+	up_read(emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
@@ -323,10 +353,10 @@ int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
 {
 	int err;
 
-	mutex_lock(emu->lock);
+	down_read(emu->lock);
 	err = vroce_emu_frmr_register_locked(emu, key, pdn, iova, length,
 					     access, pbl, npages);
-	mutex_unlock(emu->lock);
+	up_read(emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
@@ -376,18 +406,23 @@ static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
  * @pbl: DMA address of the page list
  * @npages: pages in the list
  *
- * Context: @emu->lock held (the data path engine).
+ * Context: @emu->lock held (the data path engine: for reading); takes the
+ * entry's lock.
  * Return: as vroce_emu_frmr_register().
  */
 int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 				   u64 iova, u64 length, u32 access, u64 pbl,
 				   u32 npages)
 {
+	struct mutex *lock = vroce_emu_mpt_lock(emu, key);
 	struct vroce_emu_mpt *mr;
 	u64 span;
 	int err = 0;
 
 	lockdep_assert_held(emu->lock);
+	if (!lock)
+		return -VROCE_EMU_EKEY;
+	mutex_lock(lock);
 	/* The consumer picks the tag; index and generation must match. */
 	mr = vroce_emu_mpt_slot(emu, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
@@ -411,6 +446,7 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 		mr->access = access;
 		mr->state = VROCE_EMU_MR_VALID;
 	}
+	mutex_unlock(lock);
 	return err;
 }
 
@@ -429,9 +465,9 @@ int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key)
 {
 	int err;
 
-	mutex_lock(emu->lock);
+	down_read(emu->lock);
 	err = vroce_emu_frmr_invalidate_locked(emu, key, VROCE_EMU_ANY_PD);
-	mutex_unlock(emu->lock);
+	up_read(emu->lock);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
@@ -443,23 +479,31 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
  * @key: the registered fast-register MR's key
  * @pdn: the PD of the queue pair invalidating, or VROCE_EMU_ANY_PD
  *
- * Context: @emu->lock held (the data path engine).
+ * Context: @emu->lock held (the data path engine: for reading); takes the
+ * entry's lock.
  * Return: 0, -VROCE_EMU_EKEY when @key is not a registered fast-register
  * MR, or -VROCE_EMU_EPD when it belongs to another PD.
  */
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
 {
+	struct mutex *lock = vroce_emu_mpt_lock(emu, key);
 	struct vroce_emu_mpt *mr;
+	int err = 0;
 
 	lockdep_assert_held(emu->lock);
+	if (!lock)
+		return -VROCE_EMU_EKEY;
+	mutex_lock(lock);
 	mr = vroce_emu_mpt_of(emu, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
 	    mr->state != VROCE_EMU_MR_VALID)
-		return -VROCE_EMU_EKEY;
-	if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn)
-		return -VROCE_EMU_EPD;
-	mr->state = VROCE_EMU_MR_FRMR_INVALID;
-	return 0;
+		err = -VROCE_EMU_EKEY;
+	else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn)
+		err = -VROCE_EMU_EPD;
+	else
+		mr->state = VROCE_EMU_MR_FRMR_INVALID;
+	mutex_unlock(lock);
+	return err;
 }
 
 /* ---- MR commands ---- */
@@ -733,9 +777,9 @@ u16 vroce_emu_revoke_mr(struct vroce_emu *emu,
  */
 void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr)
 {
-	mutex_lock(emu->lock);
+	down_write(emu->lock);
 	emu->max_mr = clamp_t(u32, max_mr, 1, VROCE_EMU_MAX_MR);
-	mutex_unlock(emu->lock);
+	up_write(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
 

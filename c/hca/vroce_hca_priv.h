@@ -28,31 +28,48 @@
  * -------
  * @reg_lock, a spinlock taken irqsave (doorbells and register reads may
  *   come from any context), protects the register file regs[], the
- *   doorbell records qp_db[], cq_db[] and db_pending, and the event
- *   queue's producer count eq_pi. vroce_emu_reg() asserts it. It is the
- *   innermost lock: under it the HCA takes only the workqueue's own (a
- *   doorbell queues the engine under it, so that the CTRL reset that
- *   disabled the HCA flushes that work).
+ *   doorbell records qp_db[] and cq_db[], the event queue's producer count
+ *   eq_pi and the events it writes, and the counters and knobs any engine
+ *   changes: eq_lost, ud_dropped, drop_events. vroce_emu_reg() asserts it.
+ *   It is the innermost lock: under it the HCA takes only the workqueue's
+ *   own (a doorbell queues its QP's work under it, so that the CTRL reset
+ *   that disabled the HCA flushes that work).
  *
- * @lock, a mutex, protects the rest of the state that changes: the MPT,
- *   max_mr and the PD table, the fault and event knobs, and the data path
- *   (QP and CQ contexts, run_map, the bounce buffer, eq_raise, timed,
- *   eq_lost). The command processor, the engine and its timer hold it for
- *   as long as they run; the *_locked() functions and the command
- *   handlers expect it held; vroce_emu_mr_access(), vroce_emu_frmr_*(),
- *   the vroce_emu_set_*() knobs and a reset take it. It nests outside
- *   @reg_lock. Two exceptions: the command processor drops it while it
- *   sleeps delay_ms before a command (the knobs, mr_access and frmr calls
- *   may run then; the engine may not, see @wq), and the debugfs knob
- *   files read and write their u32 without it, a plain store racing the
- *   HCA's own updates (hence READ_ONCE() of delay_ms and event_delay_ms).
+ * @lock, a rw_semaphore (the wire's: every HCA on it shares it), splits
+ *   the HCA in two. Held for writing: the command processor, the knobs
+ *   (vroce_emu_set_*()) and a reset, which change the MPT, max_mr, the PD
+ *   table, and the QP and CQ contexts (their valid slots and attributes);
+ *   they run with no engine in. Held for reading: the data path, which
+ *   runs a QP at a time on each CPU, one work item per QP, and reads those
+ *   as fixed while it holds it (its own changes take the locks below);
+ *   vroce_emu_mr_access() and the vroce_emu_frmr_*() calls read-lock too.
+ *   The command processor drops it while it sleeps delay_ms before a
+ *   command (engines run then), and the debugfs knob files read and write
+ *   their u32 without it, a plain store racing the HCA's own updates
+ *   (hence READ_ONCE() of delay_ms and event_delay_ms).
  *
- * @wq, an ordered workqueue, runs cmd_work, engine_work and timer_work one
- *   at a time. It is a serialisation point of its own: it keeps the
- *   engine and the timer out while the command processor sleeps without
- *   @lock. Its work takes @lock, so it is flushed, cancelled or disabled
- *   only without @lock held (CTRL reset, vroce_emu_engine_quiesce() and
- *   _stop(), vroce_emu_del()).
+ * Under @lock read-held, the data path's own locks, never two of a kind:
+ * - qpx[].lock, a mutex per QP slot, protects the QP's receive queue (pi,
+ *   ci, and a receive WQE from the moment it is looked at until its CQE
+ *   is written). A requester takes its peer's, never its own beside it.
+ *   A QP's send queue, RNR and retry counts belong to its work item, which
+ *   never runs beside itself. Its state moves to ERR by xchg() from any
+ *   engine; to anything else only by command.
+ * - mpt_lock[], mutexes shared by MPT entries @VROCE_EMU_MPT_LOCKS apart,
+ *   protect an entry from the check of a key to the end of the copy, the
+ *   REG_MR table load or the invalidation (c/hca/vroce_hca_mpt.c).
+ * - cq_lock[], a spinlock per CQ slot, protects its producer count, ring
+ *   and overflow flag.
+ * - @timer_lock, a spinlock, protects the RNR waits (a QP's rnr_wait,
+ *   rnr_peer, rnr_deadline), the delayed events (a CQ's event_pending,
+ *   event_due) and @timed.
+ * Nesting: qpx[].lock -> mpt_lock[] -> cq_lock[] -> @timer_lock ->
+ * @reg_lock; each may be skipped.
+ *
+ * @wq, an ordered workqueue, runs cmd_work and timer_work one at a time;
+ *   @qp_wq, unbound, runs the QPs' work items. Both are flushed, cancelled
+ *   or disabled only without @lock held (CTRL reset,
+ *   vroce_emu_engine_quiesce() and _stop(), vroce_emu_del()).
  *
  * Interrupts: vroce_emu_raise_irq() sets the cause under @reg_lock and
  *   queues the vector's work on @irq_wq; it never waits, so the command
@@ -80,7 +97,10 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/rwsem.h>
+#include <linux/semaphore.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "vroce_emu.h"
@@ -97,6 +117,11 @@ struct dentry;
 #define VROCE_EMU_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
 #define VROCE_EMU_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
 #define VROCE_EMU_MAX_FRMR_PAGES	4096
+
+/* Send WQEs of different QPs in execution at once, each with its buffer. */
+#define VROCE_EMU_BOUNCES		4
+/* MPT entry locks, shared by entries a multiple of this apart. */
+#define VROCE_EMU_MPT_LOCKS		64
 
 enum vroce_emu_mr_state {
 	VROCE_EMU_MR_FREE = 0,		/* slot unused */
@@ -258,6 +283,20 @@ struct vroce_emu_irq {
 	struct work_struct work;
 };
 
+/**
+ * struct vroce_emu_qp_exec - what runs a QP, kept across its contexts
+ * @emu: the HCA
+ * @work: visits the QP (vroce_hca_engine.c), on &vroce_emu.qp_wq; a work
+ *	item never runs beside itself, so a QP's WQEs execute in order
+ * @lock: protects the QP's receive queue: its pi and ci, and a receive
+ *	WQE from the moment it is looked at until it completes
+ */
+struct vroce_emu_qp_exec {
+	struct vroce_emu *emu;
+	struct work_struct work;
+	struct mutex lock;	/* protects the RQ */
+};
+
 struct vroce_emu {
 	struct platform_device *pdev;
 	u8 mac[ETH_ALEN];		/* the port's, random, set at plug-in */
@@ -266,7 +305,6 @@ struct vroce_emu {
 	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
 	struct vroce_emu_qp_db qp_db[VROCE_MAX_QP];
 	struct vroce_emu_cq_db cq_db[VROCE_MAX_CQ];
-	DECLARE_BITMAP(db_pending, VROCE_MAX_QP);	/* rung since last look */
 	u32 eq_pi;			/* event queue producer count */
 
 	/*
@@ -274,10 +312,11 @@ struct vroce_emu {
 	 * the wire: it protects mpt to ud_dropped of all of them, so that
 	 * an engine may deliver into another HCA's QPs, MRs and CQs.
 	 */
-	struct mutex *lock;
+	struct rw_semaphore *lock;
 	struct list_head wire_node;	/* on the wire's list, under lock */
 	/* MPT and PDs (c/hca/vroce_hca_mpt.c; PDs made by vroce_hca_cmd.c). */
 	struct vroce_emu_mpt *mpt;
+	struct mutex mpt_lock[VROCE_EMU_MPT_LOCKS];	/* entry i: [i % n] */
 	u32 max_mr;			/* MPT entries in use, VROCE_EMU_MAX_MR at most */
 	unsigned long *pd_map;
 	/* Command knobs (c/hca/vroce_hca_cmd.c), also set by debugfs. */
@@ -290,22 +329,27 @@ struct vroce_emu {
 	/* Data path (c/hca/vroce_hca_engine.c). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
 	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
-	DECLARE_BITMAP(run_map, VROCE_MAX_QP);	/* QPs the engine must visit */
-	u32 run_next;			/* where the next visit looks first */
-	void *bounce;			/* one message, VROCE_MAX_MSG_SIZE */
-	bool eq_raise;			/* EQEs written since the last interrupt */
+	struct vroce_emu_qp_exec *qpx;	/* VROCE_MAX_QP: work and RQ lock */
+	spinlock_t *cq_lock;		/* VROCE_MAX_CQ: protects a CQ's ring */
+	spinlock_t timer_lock;		/* protects the waits and timed */
+	struct semaphore bounce_sem;	/* bounce buffers free */
+	unsigned long bounce_busy;	/* bit per bounce buffer taken */
+	void *bounce[VROCE_EMU_BOUNCES];	/* a message each, VROCE_MAX_MSG_SIZE */
+	atomic_t eq_raise;		/* EQEs written since the last interrupt */
 	bool timed;			/* an RNR wait or delayed event may exist */
 	u32 drop_events;		/* event knobs, also set by debugfs */
 	u32 event_delay_ms;
 	u32 eq_lost;			/* events the EQ could not take */
+	u32 hold_qpn;			/* knob: this QP's engine waits */
+	wait_queue_head_t hold_wq;	/* ... here, until it changes */
 	u32 ud_dropped;			/* UD messages no QP took */
 
 	/* Set up by vroce_emu_add(), unchanged until vroce_emu_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
 	struct workqueue_struct *irq_wq;	/* interrupt delivery */
 	struct vroce_emu_irq irq[VROCE_NUM_IRQS];
+	struct workqueue_struct *qp_wq;	/* unbound: each QP's work */
 	struct work_struct cmd_work;
-	struct work_struct engine_work;
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
 	struct dentry *debugfs;
 };
@@ -373,7 +417,7 @@ int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
 int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
 
 /* c/hca/vroce_hca_core.c */
-struct mutex *vroce_emu_wire_lock(void);
+struct rw_semaphore *vroce_emu_wire_lock(void);
 void vroce_emu_wire_join(struct vroce_emu *emu);
 void vroce_emu_wire_leave(struct vroce_emu *emu);
 struct vroce_emu *vroce_emu_wire_find(struct vroce_emu *emu, const u8 *mac);
