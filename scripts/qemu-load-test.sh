@@ -7,9 +7,9 @@
 # ib_core and ib_uverbs, the given vroce.ko, busybox, and rdma-core's
 # rdma, ibv_devinfo and ibv_rc_pingpong with the provider built here. In
 # the guest: load the three modules, check the taint (only out-of-tree and
-# unsigned-module bits), 'rdma dev' and ibv_devinfo list vroce0, an
-# ibv_rc_pingpong pair registers MRs through uverbs and moves data, the
-# modules unload, and dmesg has no warning.
+# unsigned-module bits), 'rdma dev' and ibv_devinfo list vroce0, two
+# ibv_rc_pingpong pairs at once (two CPUs) register MRs through uverbs and
+# move data, the modules unload, and dmesg has no warning.
 #
 # Usage: scripts/qemu-load-test.sh <vroce.ko[.xz]> <kernel release>
 # Last line: 'qemu: N passed, N failed'.
@@ -78,13 +78,23 @@ grep -q "vroce0" /tmp/rdma && ok "rdma dev: $(grep vroce0 /tmp/rdma)" || bad "rd
 ibv_devinfo -d vroce0 >/tmp/devinfo 2>&1
 grep -q "hca_id:.*vroce0" /tmp/devinfo && grep -q PORT_ACTIVE /tmp/devinfo &&
 	ok "ibv_devinfo: vroce0, port active" || bad "ibv_devinfo: $(cat /tmp/devinfo)"
+# Two pairs at once, on two CPUs: four QPs' engines side by side.
 ibv_rc_pingpong -d vroce0 -g 0 -n 50 >/tmp/srv 2>&1 &
 srv=$!
+ibv_rc_pingpong -d vroce0 -g 0 -n 500 -p 18517 >/tmp/srv2 2>&1 &
+srv2=$!
 sleep 2
+ibv_rc_pingpong -d vroce0 -g 0 -n 500 -p 18517 127.0.0.1 >/tmp/cli2 2>&1 &
+cli2=$!
 if ibv_rc_pingpong -d vroce0 -g 0 -n 50 127.0.0.1 >/tmp/cli 2>&1 && wait $srv; then
 	ok "ibv_rc_pingpong: $(grep -m1 'bytes in' /tmp/cli)"
 else
 	bad "ibv_rc_pingpong: $(cat /tmp/cli /tmp/srv)"
+fi
+if wait $cli2 && wait $srv2; then
+	ok "ibv_rc_pingpong, second pair beside it: $(grep -m1 'bytes in' /tmp/cli2)"
+else
+	bad "ibv_rc_pingpong, second pair: $(cat /tmp/cli2 /tmp/srv2)"
 fi
 for m in vroce ib_uverbs ib_core; do
 	rmmod $m || bad "rmmod $m"
@@ -103,7 +113,7 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd"
 
 t0=$(date +%s)
-timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -m 1024 -smp 1 \
+timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -m 1024 -smp 2 \
 	-nographic -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
 	</dev/null >"$work/console" 2>&1 || true
