@@ -32,9 +32,10 @@
 /*
  * One Ethernet segment joins every emulated HCA, as netdevsim links its
  * devices: a frame goes to the port whose MAC it names. Its lock is every
- * HCA's state lock (&vroce_emu.lock), so an engine holding it delivers
- * into another HCA exactly as into its own: the wire carries one message
- * at a time, in order, whole.
+ * HCA's state lock (&vroce_emu.lock, a rw_semaphore), so an engine holding
+ * it for reading delivers into another HCA exactly as into its own, under
+ * that HCA's object locks: messages of different QPs cross side by side,
+ * each whole, and those of one QP in order.
  */
 static DECLARE_RWSEM(vroce_wire_lock);
 static LIST_HEAD(vroce_wire_hcas);

@@ -73,7 +73,6 @@
 #define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
 #define VROCE_EMU_RNR_FOREVER		7
 #define VROCE_EMU_QP_BUDGET		16	/* send WQEs per QP visit */
-#define VROCE_EMU_PASS_VISITS		64	/* QP visits per engine work */
 
 static_assert(sizeof(struct vroce_send_wqe) == VROCE_SEND_WQE_SIZE);
 static_assert(sizeof(struct vroce_recv_wqe) == VROCE_RECV_WQE_SIZE);
@@ -283,21 +282,31 @@ static void vroce_emu_rq_leave(struct vroce_emu *emu,
 }
 
 /*
- * Move @qp to the error state; its work flushes both its queues. Any
- * engine may fail any QP (a responder error fails the requester), so the
- * state moves by exchange; commands change it only with every engine out.
+ * Move @qp to the error state; its work flushes both its queues, and an
+ * RNR or retry wait ends. Any engine may fail any QP (a responder error
+ * fails the requester), so the state moves by exchange (a full barrier:
+ * see vroce_emu_db_qp()); commands change it only with every engine out.
+ * True when this call moved it.
  */
-static void vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+static bool vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 {
-	if (xchg(&qp->state, VROCE_QPS_ERR) != VROCE_QPS_ERR)
-		vroce_emu_qp_kick(emu, qp);
+	if (xchg(&qp->state, VROCE_QPS_ERR) == VROCE_QPS_ERR)
+		return false;
+	spin_lock(&emu->timer_lock);
+	WRITE_ONCE(qp->rnr_wait, false);
+	spin_unlock(&emu->timer_lock);
+	vroce_emu_qp_kick(emu, qp);
+	return true;
 }
 
-/* An error not tied to a completion: the QP fails and an event says so. */
+/*
+ * An error not tied to a completion: the QP fails and an event says so,
+ * once, and only when it did not fail before for another reason.
+ */
 static void vroce_emu_qp_fatal(struct vroce_emu *emu, struct vroce_emu_qp *qp)
 {
-	vroce_emu_qp_error(emu, qp);
-	vroce_emu_eq_post(emu, VROCE_EQE_QP_FATAL, qp->qpn);
+	if (vroce_emu_qp_error(emu, qp))
+		vroce_emu_eq_post(emu, VROCE_EQE_QP_FATAL, qp->qpn);
 }
 
 /* Requesters waiting for a receive at QP slot @slot try again now. */
@@ -346,8 +355,7 @@ static bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
-		if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
-			vroce_emu_qp_fatal(emu, qp);
+		vroce_emu_qp_fatal(emu, qp);
 		return false;
 	}
 	wq->pi = pi;
@@ -629,6 +637,13 @@ static void vroce_emu_rnr(struct vroce_emu *emu, struct vroce_emu_op *op)
 		qp->rnr_left--;
 	op->rnr = true;
 	vroce_emu_rnr_wait(emu, qp, op->pemu, op->peer);
+	/*
+	 * A receive doorbell queues the peer's work only while a wait may
+	 * exist (vroce_emu_db_qp()): one rung between the look and the wait
+	 * is found here, and ends the wait at once.
+	 */
+	smp_mb();	/* timed before the doorbell: pairs with db_qp's */
+	vroce_emu_wq_sync(op->pemu, op->peer, VROCE_EMU_RQ);
 }
 
 /* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
@@ -1124,11 +1139,7 @@ static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
 {
 	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
 	struct vroce_emu_op op = { .qp = qp, .idx = sq->ci };
-	u32 b;
-
-	/* The hold knob: this QP's engine stops here, the others go on. */
-	wait_event(emu->hold_wq, READ_ONCE(emu->hold_qpn) != qp->qpn);
-	b = vroce_emu_bounce_get(emu);
+	u32 b = vroce_emu_bounce_get(emu);
 
 	op.buf = emu->bounce[b];
 	if (vroce_emu_wq_fetch(emu, sq, op.idx, &op.wqe))
@@ -1239,7 +1250,7 @@ static void vroce_emu_timer_arm(struct vroce_emu *emu)
 		if (emu->cqs[i].valid && emu->cqs[i].event_pending)
 			vroce_emu_earliest(&next, &any, emu->cqs[i].event_due);
 	if (any)
-		mod_delayed_work(emu->wq, &emu->timer_work,
+		mod_delayed_work(emu->qp_wq, &emu->timer_work,
 				 time_after(next, now) ? next - now : 0);
 	/* The scans can stop until one is set again. */
 	WRITE_ONCE(emu->timed, any);
@@ -1284,8 +1295,12 @@ static void vroce_emu_qp_work(struct work_struct *work)
 	struct vroce_emu_qp_exec *x = container_of(work, struct vroce_emu_qp_exec,
 						   work);
 	struct vroce_emu *emu = x->emu;
-	struct vroce_emu_qp *qp = &emu->qps[x - emu->qpx];
+	u32 slot = x - emu->qpx;
+	struct vroce_emu_qp *qp = &emu->qps[slot];
 
+	/* The hold knob: this QP's engine stops here, without the lock. */
+	wait_event(emu->hold_wq,
+		   READ_ONCE(emu->hold_qpn) != VROCE_QPN_BASE + slot);
 	down_read(emu->lock);
 	if (vroce_emu_enabled(emu) && qp->valid)
 		vroce_emu_qp_run(emu, qp, VROCE_EMU_QP_BUDGET);
@@ -1314,6 +1329,14 @@ static void vroce_emu_timer_work(struct work_struct *work)
 /*
  * DB_SQ or DB_RQ: note the producer index and queue the QP's work (under
  * reg_lock: a reset that disabled the HCA flushes what this queued).
+ *
+ * Receives wait for a message, whose engine takes them; the QP's own work
+ * has nothing to do for them but flush them in ERR and wake requesters
+ * waiting in RNR, so an RQ doorbell queues it only then. Each side writes,
+ * then a full barrier, then reads the other's: the doorbell its index, then
+ * the state and @timed; an engine the state (xchg() in
+ * vroce_emu_qp_error(), smp_mb() in MODIFY_QP) or a wait (vroce_emu_rnr()),
+ * then the index. One of the two sees the other.
  */
 static void vroce_emu_db_qp(struct vroce_emu *emu, int q, u32 val)
 {
@@ -1322,6 +1345,12 @@ static void vroce_emu_db_qp(struct vroce_emu *emu, int q, u32 val)
 	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP)
 		return;
 	emu->qp_db[slot].pi[q] = FIELD_GET(VROCE_DB_PI, val);
+	if (q == VROCE_EMU_RQ) {
+		smp_mb();	/* the index before the state and waits */
+		if (!READ_ONCE(emu->timed) &&
+		    READ_ONCE(emu->qps[slot].state) != VROCE_QPS_ERR)
+			return;
+	}
 	queue_work(emu->qp_wq, &emu->qpx[slot].work);
 }
 
@@ -1573,7 +1602,8 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	qp->rnr_wait = false;
-	qp->state = state;
+	WRITE_ONCE(qp->state, state);
+	smp_mb();	/* the state before the RQ index: see vroce_emu_db_qp() */
 	if (state == VROCE_QPS_RESET) {
 		for (q = VROCE_EMU_SQ; q <= VROCE_EMU_RQ; q++) {
 			qp->wq[q].pi = 0;
@@ -1667,11 +1697,11 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
 /**
  * vroce_emu_hold_qp() - hold one QP's engine (a test knob)
  * @emu: the HCA
- * @qpn: the QP whose next send WQE waits, before it is read, until this is
- *	called again with another QPN (0 lets it go)
+ * @qpn: the QP whose next visit by its own work item waits, before it
+ *	starts, until this is called again with another QPN (0 lets it go)
  *
- * The held engine keeps the wire's lock read-held: no command completes
- * until it is let go. Other QPs' engines run on.
+ * Other QPs' engines run on, and still take the held QP's receives;
+ * commands too (MODIFY_QP to ERR flushes without the QP's work).
  *
  * Context: process context.
  */
@@ -1763,8 +1793,10 @@ void vroce_emu_engine_free(struct vroce_emu *emu)
  * @emu: the HCA, already disabled (doorbells no longer queue work)
  *
  * Finishes the QP visits in flight and cancels the RNR and event timer.
- * A visit queued after this (another HCA's engine failing a QP here) finds
- * the HCA disabled, or, after the reset, a QP that is gone or in RESET.
+ * A visit queued meanwhile (a visit that used up its budget, another HCA's
+ * engine failing a QP here) may still run, and arm the timer again: it
+ * finds the HCA disabled, or, after the reset, a QP that is gone or in
+ * RESET, and a timer that finds nothing to do.
  *
  * Context: process context, may sleep; not with @emu->lock held.
  */
