@@ -34,6 +34,7 @@
 #define DP_MSGS		4000
 #define DP_PINGS	1000
 #define DP_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
+#define DP_ROUNDS	3	/* each figure is the best of these */
 
 #if IS_BUILTIN(CONFIG_RDMA_RXE) && IS_BUILTIN(CONFIG_VROCE_KUNIT_TEST)
 #define DP_HAVE_RXE 1
@@ -114,17 +115,38 @@ static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
 	return err;
 }
 
+/*
+ * @nd pairs, @n messages each with @window in flight, DP_ROUNDS times:
+ * the shortest round's time into @ns. One round can lose a scheduling
+ * tick or two on a busy host; the best is what the code can do.
+ */
+static int dp_best(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
+		   int n, int window, u64 *ns)
+{
+	u64 t;
+	int r, err;
+
+	*ns = U64_MAX;
+	for (r = 0; r < DP_ROUNDS; r++) {
+		err = dp_run(d, nd, op, len, n, window, &t);
+		if (err)
+			return err;
+		*ns = min(*ns, t);
+	}
+	return 0;
+}
+
 static int dp_measure(struct vroce_lb *d, enum ib_wr_opcode op, u32 len,
 		      struct dp_figure *f)
 {
 	u64 ns;
 	int err;
 
-	err = dp_run(d, 1, op, len, DP_MSGS, DP_WINDOW, &ns);
+	err = dp_best(d, 1, op, len, DP_MSGS, DP_WINDOW, &ns);
 	if (err)
 		return err;
 	f->rate_ns = div_u64(ns, DP_MSGS);
-	err = dp_run(d, 1, op, len, DP_PINGS, 1, &ns);
+	err = dp_best(d, 1, op, len, DP_PINGS, 1, &ns);
 	if (err)
 		return err;
 	f->lat_ns = div_u64(ns, DP_PINGS);
@@ -292,8 +314,8 @@ static void vroce_bench_dp_loopback(struct kunit *test)
 	}
 	if (!have_rxe)
 		kunit_info(test, "rxe not available: vroce figures only");
-	pr_info("vroce-bench: data path, loopback RC, %d messages with %d in flight, %d one at a time, signaled\n",
-		DP_MSGS, DP_WINDOW, DP_PINGS);
+	pr_info("vroce-bench: data path, loopback RC, %d messages with %d in flight, %d one at a time, signaled, best of %d rounds\n",
+		DP_MSGS, DP_WINDOW, DP_PINGS, DP_ROUNDS);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (have_rxe)
 			dp_row(cases[i].what, &v[i], &r[i]);
@@ -326,8 +348,8 @@ static u64 dp_many(struct kunit *test, const struct vroce_lb *proto,
 		err = vroce_lb_setup(&d[i]);
 	}
 	if (!err)
-		err = dp_run(d, DP_QPS, op, len, DP_QPS_MSGS / DP_QPS,
-			     DP_WINDOW, &ns);
+		err = dp_best(d, DP_QPS, op, len, DP_QPS_MSGS / DP_QPS,
+			      DP_WINDOW, &ns);
 	for (i = 0; i < DP_QPS; i++)
 		vroce_lb_teardown(&d[i]);
 	if (err)
@@ -337,8 +359,9 @@ static u64 dp_many(struct kunit *test, const struct vroce_lb *proto,
 }
 
 /*
- * The message rate with one QP pair and with DP_QPS pairs at once: the
- * engine serves the pairs of one device in turn under one lock.
+ * The message rate with one QP pair and with DP_QPS pairs at once: each
+ * QP has an engine of its own (a work item), which UML's one CPU runs in
+ * turn; on more CPUs they run side by side.
  */
 static void vroce_bench_dp_qps(struct kunit *test)
 {
@@ -387,8 +410,8 @@ static void vroce_bench_dp_qps(struct kunit *test)
 	}
 	if (have_rxe)
 		vroce_bench_rxe_put(&rd);
-	pr_info("vroce-bench: qps messages per second, 1 and %d loopback RC pairs at once, %d in flight on each\n",
-		DP_QPS, DP_WINDOW);
+	pr_info("vroce-bench: qps messages per second, 1 and %d loopback RC pairs at once, %d in flight on each, best of %d rounds\n",
+		DP_QPS, DP_WINDOW, DP_ROUNDS);
 	pr_info("vroce-bench: qps %-16s %9s %9s %6s | %9s %9s %6s | %7s %7s\n",
 		"operation", "vroce 1", "vroce 16", "16/1", "rxe 1", "rxe 16",
 		"16/1", "v/r 1", "v/r 16");
