@@ -45,8 +45,21 @@ rust)
 esac
 # VROCE_KERNEL=nodebug: the same sources without the debug options and
 # without debugfs (kunit/nodebug.kunitconfig), with the C or the Rust MTR.
+# VROCE_KERNEL=smp: the nodebug options in an x86_64 kernel that QEMU runs
+# on two CPUs (TCG), for the figures one CPU cannot give
+# (kunit/smp.kunitconfig, C MTR).
+arch=um
+qemu_args=()
 case "$kernel" in
 debug) ;;
+smp)
+	fragments=("$repo/kunit/smp.kunitconfig")
+	flavour=x86_64-llvm-smp
+	arch=x86_64
+	# TCG, one host thread per CPU (MTTCG): KVM is not on every machine,
+	# and where it is nested it can hang the guest at boot.
+	qemu_args=(--qemu_args "-smp 2 -accel tcg,thread=multi")
+	;;
 nodebug)
 	fragments=("$repo/kunit/nodebug.kunitconfig")
 	flavour=um-llvm-nodebug
@@ -56,7 +69,7 @@ nodebug)
 	fi
 	;;
 *)
-	echo "VROCE_KERNEL must be debug or nodebug, not '$kernel'" >&2
+	echo "VROCE_KERNEL must be debug, nodebug or smp, not '$kernel'" >&2
 	exit 2
 	;;
 esac
@@ -64,7 +77,7 @@ key=$(cat "${fragments[@]}" | sha256sum | cut -c1-12)
 build=$cache/build/$flavour-$kver-$key
 mkdir -p "$build"
 
-kunit_opts=(--arch=um --build_dir="$build")
+kunit_opts=(--arch="$arch" --build_dir="$build")
 for f in "${fragments[@]}"; do
 	kunit_opts+=(--kunitconfig="$f")
 done
@@ -72,4 +85,4 @@ for m in "${make_opts[@]}"; do
 	kunit_opts+=(--make_options "$m")
 done
 kunit=(python3 "$tree/tools/testing/kunit/kunit.py" run --jobs="$(nproc)"
-       "${kunit_opts[@]}")
+       "${kunit_opts[@]}" "${qemu_args[@]}")
