@@ -7,9 +7,9 @@
  * vroce_hca_res). It sees only what silicon would: register writes, a
  * command ring in host memory that it reads by walking the ring's MTR, and
  * the tables of the MRs, rings and event queue it is told about, by DMA
- * address. It answers in its own context (commands and the timer on an
- * ordered workqueue, each QP's engine on an unbound one; no command runs
- * beside an engine, QPs' engines run side by side) and signals
+ * address. It answers in its own context (commands on an ordered
+ * workqueue, each QP's engine and the timer on an unbound one; no command
+ * runs beside an engine, QPs' engines run side by side) and signals
  * completions through the interrupt vectors the driver connected,
  * whose handlers run on their own workqueue, holding none of the locks of
  * the HCA's state. Nothing the driver writes is trusted.
@@ -341,6 +341,8 @@ void vroce_emu_del(struct vroce_emu *emu)
 	platform_device_unregister(emu->pdev);
 	/* Off the wire: no other HCA's engine delivers here from now on. */
 	vroce_emu_wire_leave(emu);
+	/* A QP a test left held must not keep the engine from stopping. */
+	vroce_emu_hold_qp(emu, 0);
 	/* No RNR retry or delayed event may fire into a freed HCA. */
 	vroce_emu_engine_stop(emu);
 	destroy_workqueue(emu->wq);

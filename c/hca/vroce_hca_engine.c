@@ -4,11 +4,13 @@
  *
  * A doorbell (decoded here, called from the bus's register write) only
  * records a producer index, a CQ consumer index or an arm request, under
- * reg_lock, and queues the QP's work item: no allocation, no sleeping, any
- * context. Each QP has a work item of its own on the HCA's unbound qp_wq,
- * so QPs run side by side (on as many CPUs as there are) and each QP's
- * work requests in order. A work item holds the wire's lock for reading,
- * so it never runs beside a command, and does what silicon would:
+ * reg_lock, and queues the QP's work item (for a receive doorbell, only
+ * when there is something for it to do: vroce_emu_db_qp()): no
+ * allocation, no sleeping, any context. Each QP has a work item of its
+ * own on the HCA's unbound qp_wq, so QPs run side by side (on as many
+ * CPUs as there are) and each QP's work requests in order. A work item
+ * holds the wire's lock for reading, so it never runs beside a command,
+ * and does what silicon would:
  *
  *  - Take the recorded SQ and RQ producer indexes; copy each new send WQE
  *    through the SQ ring's MTT into a local struct, check every field and
@@ -25,8 +27,9 @@
  *    completes every WQE of both queues with a flush error, in queue
  *    order. Responder errors do the same to the peer.
  *  - A SEND or WRITE_IMM that finds no receive stays at the head of the SQ
- *    (RNR) until the peer's RQ is rung or the timer work retries it after
- *    the peer's min_rnr_timer; rnr_retry 7 retries forever.
+ *    (RNR) until the peer's RQ is rung (a peer on this HCA) or the timer
+ *    work retries it after the peer's min_rnr_timer; rnr_retry 7 retries
+ *    forever.
  *  - CQEs: body, dma_wmb(), owner byte. A CQ whose producer count would
  *    pass the last CI doorbell by its depth loses the CQE; that is
  *    reported once per CQ (VROCE_EQE_CQ_ERR) and the QP goes to ERR. An
@@ -1083,6 +1086,15 @@ static void vroce_emu_sq_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 			      u32 peer_slot, unsigned long delay)
 {
 	spin_lock(&emu->timer_lock);
+	/*
+	 * Failed meanwhile by another engine: its work flushes, no wait.
+	 * vroce_emu_qp_error() moves the state before it takes timer_lock
+	 * to end waits, so one of the two sees the other.
+	 */
+	if (READ_ONCE(qp->state) == VROCE_QPS_ERR) {
+		spin_unlock(&emu->timer_lock);
+		return;
+	}
 	qp->rnr_peer = peer_slot;
 	qp->rnr_deadline = jiffies + max(delay, 1UL);
 	WRITE_ONCE(qp->rnr_wait, true);

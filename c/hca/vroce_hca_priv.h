@@ -66,8 +66,8 @@
  * Nesting: qpx[].lock -> mpt_lock[] -> cq_lock[] -> @timer_lock ->
  * @reg_lock; each may be skipped.
  *
- * @wq, an ordered workqueue, runs cmd_work and timer_work one at a time;
- *   @qp_wq, unbound, runs the QPs' work items. Both are flushed, cancelled
+ * @wq, an ordered workqueue, runs cmd_work; @qp_wq, unbound, runs the
+ *   QPs' work items and timer_work. Both are flushed, cancelled
  *   or disabled only without @lock held (CTRL reset,
  *   vroce_emu_engine_quiesce() and _stop(), vroce_emu_del()).
  *
