@@ -10,7 +10,9 @@
 
 #include <kunit/test.h>
 #include <linux/bitfield.h>
+#include <linux/device.h>
 #include <linux/mman.h>
+#include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
@@ -539,6 +541,48 @@ static void vroce_mr_cache_odd_limit(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * An HCA whose QUERY_DEVICE does not offer ENABLE_MR (firmware from before
+ * it) refuses the command; the driver, bound to it, never sends it:
+ * registrations take the cold path and succeed.
+ */
+static void vroce_mr_cache_no_cap(struct kunit *test)
+{
+	struct vroce_cmd_enable_desc desc = { .npages = 1 };
+	struct platform_device *pdev;
+	struct vroce_mr_info info;
+	struct vroce_dev *vdev;
+	struct vroce_emu *emu;
+	struct ib_mr *mr;
+	struct ib_pd *pd;
+	unsigned long a;
+	u32 key;
+
+	cache_dev(test);
+	emu = vroce_test_emu(test);
+	pdev = vroce_emu_pdev(emu);
+	a = vroce_test_user_mem(test, SZ_4K, 11);
+	device_release_driver(&pdev->dev);
+	vroce_emu_set_caps(emu, 0);
+	KUNIT_ASSERT_EQ(test, device_attach(&pdev->dev), 1);
+	vdev = platform_get_drvdata(pdev);
+	KUNIT_ASSERT_NOT_NULL(test, vdev);
+	vroce_test_rebase(test, vdev);
+	vdev->mr_cache.enabled = true;
+	KUNIT_EXPECT_EQ(test, vdev->attr.caps & VROCE_CAP_MR_ENABLE, 0);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_enable_mr(vdev, &desc, &key),
+			-EOPNOTSUPP);
+
+	pd = vroce_test_pd(test, vdev, 0);
+	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	vroce_test_mr_info(mr, &info);
+	KUNIT_EXPECT_EQ(test, info.type, VROCE_MR_TYPE_USER);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits + vdev->mr_cache.misses, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -550,6 +594,7 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_large),
 	KUNIT_CASE(vroce_mr_cache_no_reg_wr),
 	KUNIT_CASE(vroce_mr_cache_odd_limit),
+	KUNIT_CASE(vroce_mr_cache_no_cap),
 	{}
 };
 

@@ -341,6 +341,7 @@ int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
 	attr->max_cq = le32_to_cpu(resp.max_cq);
 	attr->max_wq_depth_log2 = le32_to_cpu(resp.max_wq_depth_log2);
 	attr->max_cq_depth_log2 = le32_to_cpu(resp.max_cq_depth_log2);
+	attr->caps = resp.caps;
 	memcpy(attr->mac, resp.mac, ETH_ALEN);
 	return 0;
 }

@@ -87,6 +87,7 @@ struct vroce_cmdq {
  * @max_wq_depth_log2: log2 of the most WQEs a send or receive queue holds
  * @max_cq_depth_log2: log2 of the most CQEs a CQ holds
  * @hw_ver: the HCA's version register (read at probe, not by QUERY_DEVICE)
+ * @caps: VROCE_CAP_* the HCA offers
  * @mac: the port's Ethernet address
  */
 struct vroce_dev_attr {
@@ -101,6 +102,7 @@ struct vroce_dev_attr {
 	u32 max_wq_depth_log2;
 	u32 max_cq_depth_log2;
 	u32 hw_ver;
+	u32 caps;
 	u8 mac[ETH_ALEN];
 };
 

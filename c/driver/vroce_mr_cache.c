@@ -27,7 +27,8 @@
  *
  * The module parameter mr_cache (default on) turns it off: reg_user_mr
  * then builds an MTR for every MR, as it does for those the cache does not
- * fit. debugfs vroce/<ibdev>/mr_cache shows hits, misses and buckets.
+ * fit, and for every MR of an HCA whose QUERY_DEVICE does not offer
+ * VROCE_CAP_MR_ENABLE. debugfs vroce/<ibdev>/mr_cache shows hits, misses and buckets.
  */
 
 #include <kunit/visibility.h>
@@ -77,8 +78,9 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
  * Not for bad input: the cold path reports it, with its own errno.
  *
  * Context: any context.
- * Return: true when the cache is on, @attr is valid, its iova and address
- * agree below 4 KiB and its pages fit a fast-register table.
+ * Return: true when the cache is on, the HCA offers ENABLE_MR
+ * (VROCE_CAP_MR_ENABLE), @attr is valid, its iova and address agree below
+ * 4 KiB and its pages fit a fast-register table.
  */
 bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 			 const struct vroce_mr_user_attr *attr, u32 *rights,
@@ -86,7 +88,9 @@ bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 {
 	u64 end, npages;
 
-	if (!READ_ONCE(vdev->mr_cache.enabled) || !attr->length ||
+	/* An HCA without ENABLE_MR gets no cached MR: every one would fail. */
+	if (!READ_ONCE(vdev->mr_cache.enabled) ||
+	    !(vdev->attr.caps & VROCE_CAP_MR_ENABLE) || !attr->length ||
 	    attr->length > attr->max_length ||
 	    check_add_overflow(attr->iova, attr->length - 1, &end) ||
 	    check_add_overflow(attr->start, attr->length - 1, &end) ||

@@ -269,6 +269,7 @@ struct vroce_emu *vroce_emu_add(int id)
 	INIT_LIST_HEAD(&emu->wire_node);
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
 	eth_random_addr(emu->mac);
+	emu->caps = VROCE_CAP_MR_ENABLE;
 	vroce_emu_cmd_init(emu);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		emu->irq[i].emu = emu;

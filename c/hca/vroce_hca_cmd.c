@@ -78,6 +78,7 @@ static u16 vroce_emu_query_device(struct vroce_emu *emu,
 	resp->max_wq_depth_log2 = cpu_to_le32(VROCE_MAX_WQ_DEPTH_LOG2);
 	resp->max_cq_depth_log2 = cpu_to_le32(VROCE_MAX_CQ_DEPTH_LOG2);
 	memcpy(resp->mac, emu->mac, ETH_ALEN);
+	resp->caps = emu->caps;
 	return VROCE_CMD_OK;
 }
 
@@ -107,8 +108,12 @@ static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 	case VROCE_CMD_DESTROY_MR:
 		return vroce_emu_destroy_mr(emu, req);
 	case VROCE_CMD_ENABLE_MR:
+		if (!(emu->caps & VROCE_CAP_MR_ENABLE))
+			return VROCE_CMD_BAD_OPCODE;
 		return vroce_emu_enable_mr(emu, req, resp);
 	case VROCE_CMD_REVOKE_MR:
+		if (!(emu->caps & VROCE_CAP_MR_ENABLE))
+			return VROCE_CMD_BAD_OPCODE;
 		return vroce_emu_revoke_mr(emu, req);
 	case VROCE_CMD_CREATE_CQ:
 		return vroce_emu_create_cq(emu, req, resp);
@@ -294,6 +299,25 @@ void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 	up_write(emu->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
+
+/**
+ * vroce_emu_set_caps() - what QUERY_DEVICE offers, as another firmware would
+ * @emu: the HCA
+ * @caps: VROCE_CAP_* (plugging in sets VROCE_CAP_MR_ENABLE); a command of
+ *	a capability not offered fails with BAD_OPCODE
+ *
+ * For tests of a driver meeting an HCA that lacks a capability; the driver
+ * reads it at probe.
+ *
+ * Context: process context.
+ */
+void vroce_emu_set_caps(struct vroce_emu *emu, u32 caps)
+{
+	down_write(emu->lock);
+	emu->caps = caps;
+	up_write(emu->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_caps);
 
 /**
  * vroce_emu_set_fault_opcode() - aim the command knobs at one opcode

@@ -325,6 +325,7 @@ struct vroce_emu {
 	u32 drop_cmds;
 	u32 delay_ms;
 	u32 fault_opcode;		/* fail/drop only this opcode; 0: any */
+	u32 caps;			/* VROCE_CAP_* QUERY_DEVICE offers */
 
 	/* Data path (c/hca/vroce_hca_engine.c). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */

@@ -249,8 +249,12 @@ struct vroce_resp_query_device {
 	__le32 max_wq_depth_log2;
 	__le32 max_cq_depth_log2;
 	u8 mac[6];		/* the port's Ethernet address */
-	u8 rsvd[2];
+	u8 caps;		/* VROCE_CAP_*: 0 from an HCA before them */
+	u8 rsvd;
 };
+
+/* What QUERY_DEVICE's caps say the HCA does beyond the base commands. */
+#define VROCE_CAP_MR_ENABLE	BIT(0)	/* ENABLE_MR and REVOKE_MR */
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;
