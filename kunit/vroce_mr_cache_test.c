@@ -10,6 +10,8 @@
 
 #include <kunit/test.h>
 #include <linux/bitfield.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/device.h>
 #include <linux/mman.h>
 #include <linux/platform_device.h>
@@ -583,6 +585,59 @@ static void vroce_mr_cache_no_cap(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/* Idle entries of every bucket. */
+static u32 cache_idle(struct vroce_mr_cache *c)
+{
+	u32 r, o, n = 0;
+
+	mutex_lock(&c->lock);
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
+			n += c->count[r][o];
+	mutex_unlock(&c->lock);
+	return n;
+}
+
+/*
+ * Trimmed when idle: an entry whose bucket a registration used since the
+ * last trim stays; one whose bucket nobody used for a whole period goes,
+ * and the next registration makes a new one. The trim work does it by
+ * itself a period after an entry went idle.
+ */
+static void vroce_mr_cache_trim_idle(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_4K, 12), deadline;
+	struct ib_mr *mr;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		/* A long period first: only the calls below trim. */
+		cancel_delayed_work_sync(&c->trim_work);
+		c->idle_ms = round ? 20 : 60000;
+		mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+		KUNIT_EXPECT_EQ(test, c->misses, round + 1);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+		KUNIT_EXPECT_EQ(test, cache_idle(c), 1);
+		if (!round) {
+			vroce_mr_cache_trim(vdev);	/* used: kept */
+			KUNIT_EXPECT_EQ(test, cache_idle(c), 1);
+			vroce_mr_cache_trim(vdev);	/* a period unused */
+		} else {
+			deadline = jiffies + msecs_to_jiffies(3000);
+			while (cache_idle(c) && time_before(jiffies, deadline))
+				msleep(20);
+		}
+		KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+		KUNIT_EXPECT_EQ(test, c->trimmed, round + 1);
+	}
+	KUNIT_EXPECT_EQ(test, c->hits, 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -595,6 +650,7 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_no_reg_wr),
 	KUNIT_CASE(vroce_mr_cache_odd_limit),
 	KUNIT_CASE(vroce_mr_cache_no_cap),
+	KUNIT_CASE(vroce_mr_cache_trim_idle),
 	{}
 };
 

@@ -132,23 +132,33 @@ struct vroce_pd_zombie;
  * @idle: idle entries (struct vroce_mr, linked by @cache), by rights and
  *	order
  * @count: entries in each @idle list
+ * @used: buckets a registration took from or missed since the last trim
+ * @idle_ms: the trim's period (module parameter mr_cache_idle_ms)
+ * @trim_work: destroys the idle entries of buckets no registration used
+ *	for a whole period; queued while entries are idle
  * @hits: registrations that found an entry
  * @misses: registrations that made one
  * @recycled: deregistrations that returned one
- * @dropped: entries destroyed (bucket full, drained, or not revoked)
+ * @dropped: entries destroyed (bucket full, drained, trimmed, or not
+ *	revoked)
+ * @trimmed: of those, entries the trim destroyed
  */
 struct vroce_mr_cache {
-	struct mutex lock;	/* protects everything below */
+	struct mutex lock;	/* protects everything below but trim_work */
 	bool enabled;
 	bool have_pd;
 	u32 pdn;
 	struct vroce_pd_zombie *pd_zombie;
 	struct list_head idle[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	u32 count[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	bool used[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	u32 idle_ms;
+	struct delayed_work trim_work;
 	u64 hits;
 	u64 misses;
 	u64 recycled;
 	u64 dropped;
+	u64 trimmed;
 };
 
 /**
@@ -444,6 +454,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 				 u32 rights, u32 order);
 void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
+void vroce_mr_cache_trim(struct vroce_dev *vdev);
 void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

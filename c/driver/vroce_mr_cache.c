@@ -25,6 +25,10 @@
  * destroyed, and if DESTROY_MR fails too it is parked with its pages
  * (vroce_mr_reap()).
  *
+ * Idle entries go when their bucket went unused for a whole period
+ * (module parameter mr_cache_idle_ms): vroce_mr_cache_trim(), from a
+ * delayed work queued while entries are idle.
+ *
  * The module parameter mr_cache (default on) turns it off: reg_user_mr
  * then builds an MTR for every MR, as it does for those the cache does not
  * fit, and for every MR of an HCA whose QUERY_DEVICE does not offer
@@ -33,9 +37,12 @@
 
 #include <kunit/visibility.h>
 #include <linux/debugfs.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 
@@ -48,7 +55,21 @@ module_param_named(mr_cache, vroce_mr_cache_on, bool, 0444);
 MODULE_PARM_DESC(mr_cache,
 		 "keep HCA MR entries for reg_user_mr to reuse (default on)");
 
+static unsigned int vroce_mr_cache_idle_ms = 30000;
+module_param_named(mr_cache_idle_ms, vroce_mr_cache_idle_ms, uint, 0444);
+MODULE_PARM_DESC(mr_cache_idle_ms,
+		 "destroy the idle MR cache entries of a size and rights no registration used for this long (ms, default 30000)");
+
 #define VROCE_MR_CACHE_PAGE	SZ_4K
+
+static void vroce_mr_cache_trim_work(struct work_struct *work)
+{
+	struct vroce_mr_cache *c = container_of(to_delayed_work(work),
+						struct vroce_mr_cache,
+						trim_work);
+
+	vroce_mr_cache_trim(container_of(c, struct vroce_dev, mr_cache));
+}
 
 /**
  * vroce_mr_cache_init() - an empty cache, on or off as the module parameter
@@ -62,6 +83,8 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
 	u32 r, o;
 
 	mutex_init(&c->lock);
+	INIT_DELAYED_WORK(&c->trim_work, vroce_mr_cache_trim_work);
+	c->idle_ms = max(vroce_mr_cache_idle_ms, 1U);
 	c->enabled = vroce_mr_cache_on;
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
@@ -135,6 +158,9 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 		list_add(&mr->cache, &c->idle[r][o]);
 		c->count[r][o]++;
 		c->recycled++;
+		/* Entries wait: the trim looks at them a period from now. */
+		queue_delayed_work(system_unbound_wq, &c->trim_work,
+				   msecs_to_jiffies(c->idle_ms));
 		mutex_unlock(&c->lock);
 		return;
 	}
@@ -151,6 +177,7 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 	int err = 0;
 
 	mutex_lock(&c->lock);
+	c->used[r][o] = true;
 	mr = list_first_entry_or_null(&c->idle[r][o], struct vroce_mr, cache);
 	if (mr) {
 		list_del_init(&mr->cache);
@@ -354,6 +381,8 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	u32 r, o, pdn;
 	int err;
 
+	/* A trim under way destroys entries under the PD: let it end. */
+	cancel_delayed_work_sync(&c->trim_work);
 	mutex_lock(&c->lock);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
@@ -367,6 +396,8 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	c->have_pd = false;
 	c->pd_zombie = NULL;
 	mutex_unlock(&c->lock);
+	/* One queued meanwhile; with no PD none is queued from now on. */
+	cancel_delayed_work_sync(&c->trim_work);
 
 	list_for_each_entry_safe(mr, tmp, &all, cache) {
 		list_del_init(&mr->cache);
@@ -387,6 +418,49 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
 
+/**
+ * vroce_mr_cache_trim() - destroy the idle entries of buckets no
+ *	registration used since the last trim
+ * @vdev: the device
+ *
+ * What the trim work does every idle period while entries are idle, after
+ * mlx5's cache shrinking: an entry goes between one and two periods after
+ * its bucket was last used. Also for tests, which do not wait.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mr_cache_trim(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_mr *mr, *tmp;
+	bool left = false;
+	LIST_HEAD(old);
+	u32 r, o;
+
+	mutex_lock(&c->lock);
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
+			if (!c->used[r][o]) {
+				list_splice_init(&c->idle[r][o], &old);
+				c->trimmed += c->count[r][o];
+				c->count[r][o] = 0;
+			}
+			c->used[r][o] = false;
+			left |= c->count[r][o] > 0;
+		}
+	}
+	if (left)
+		queue_delayed_work(system_unbound_wq, &c->trim_work,
+				   msecs_to_jiffies(c->idle_ms));
+	mutex_unlock(&c->lock);
+
+	list_for_each_entry_safe(mr, tmp, &old, cache) {
+		list_del_init(&mr->cache);
+		vroce_mr_cache_discard(vdev, mr);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_trim);
+
 /* What debugfs shows: the switch, the counters and the buckets in use. */
 static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 {
@@ -395,8 +469,9 @@ static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 	u32 r, o;
 
 	mutex_lock(&c->lock);
-	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\n",
-		   c->enabled, c->hits, c->misses, c->recycled, c->dropped);
+	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\ntrimmed %llu\nidle_ms %u\n",
+		   c->enabled, c->hits, c->misses, c->recycled, c->dropped,
+		   c->trimmed, c->idle_ms);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
 			if (c->count[r][o])
