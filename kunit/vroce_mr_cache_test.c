@@ -11,12 +11,13 @@
 #include <kunit/test.h>
 #include <linux/bitfield.h>
 #include <linux/delay.h>
-#include <linux/jiffies.h>
 #include <linux/device.h>
+#include <linux/jiffies.h>
 #include <linux/mman.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "../bindings/vroce_abi.h"
@@ -602,7 +603,8 @@ static u32 cache_idle(struct vroce_mr_cache *c)
  * Trimmed when idle: an entry whose bucket a registration used since the
  * last trim stays; one whose bucket nobody used for a whole period goes,
  * and the next registration makes a new one. The trim work does it by
- * itself a period after an entry went idle.
+ * itself a period after an entry went idle. An MR held across a trim and
+ * then deregistered is used, not old.
  */
 static void vroce_mr_cache_trim_idle(struct kunit *test)
 {
@@ -614,9 +616,9 @@ static void vroce_mr_cache_trim_idle(struct kunit *test)
 	int round;
 
 	for (round = 0; round < 2; round++) {
-		/* A long period first: only the calls below trim. */
+		/* A long period while the entry goes idle: nothing trims yet. */
 		cancel_delayed_work_sync(&c->trim_work);
-		c->idle_ms = round ? 20 : 60000;
+		c->idle_ms = 60000;
 		mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 		KUNIT_EXPECT_EQ(test, c->misses, round + 1);
@@ -627,6 +629,9 @@ static void vroce_mr_cache_trim_idle(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, cache_idle(c), 1);
 			vroce_mr_cache_trim(vdev);	/* a period unused */
 		} else {
+			/* The work, now and every 20 ms: gone at the second. */
+			c->idle_ms = 20;
+			mod_delayed_work(system_unbound_wq, &c->trim_work, 0);
 			deadline = jiffies + msecs_to_jiffies(3000);
 			while (cache_idle(c) && time_before(jiffies, deadline))
 				msleep(20);
@@ -634,6 +639,16 @@ static void vroce_mr_cache_trim_idle(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
 		KUNIT_EXPECT_EQ(test, c->trimmed, round + 1);
 	}
+	/* Held across a trim, then returned: that is use, it is kept. */
+	cancel_delayed_work_sync(&c->trim_work);
+	c->idle_ms = 60000;
+	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	vroce_mr_cache_trim(vdev);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_mr_cache_trim(vdev);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 1);
+	KUNIT_EXPECT_EQ(test, c->trimmed, 2);
 	KUNIT_EXPECT_EQ(test, c->hits, 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }

@@ -132,7 +132,8 @@ struct vroce_pd_zombie;
  * @idle: idle entries (struct vroce_mr, linked by @cache), by rights and
  *	order
  * @count: entries in each @idle list
- * @used: buckets a registration took from or missed since the last trim
+ * @used: buckets a registration took from or missed, or a deregistration
+ *	returned to, since the last trim
  * @idle_ms: the trim's period (module parameter mr_cache_idle_ms)
  * @trim_work: destroys the idle entries of buckets no registration used
  *	for a whole period; queued while entries are idle

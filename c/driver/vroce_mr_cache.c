@@ -158,6 +158,8 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 		list_add(&mr->cache, &c->idle[r][o]);
 		c->count[r][o]++;
 		c->recycled++;
+		/* Coming back is use too: a long-held MR's entry is not old. */
+		c->used[r][o] = true;
 		/* Entries wait: the trim looks at them a period from now. */
 		queue_delayed_work(system_unbound_wq, &c->trim_work,
 				   msecs_to_jiffies(c->idle_ms));
@@ -420,7 +422,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
 
 /**
  * vroce_mr_cache_trim() - destroy the idle entries of buckets no
- *	registration used since the last trim
+ *	registration or deregistration used since the last trim
  * @vdev: the device
  *
  * What the trim work does every idle period while entries are idle, after

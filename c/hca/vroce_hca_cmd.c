@@ -30,6 +30,7 @@
 #include <linux/delay.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
@@ -90,6 +91,10 @@ static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_resp_query_device) <=
 	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
+/* caps took the byte after the MAC that was reserved (zero) before it. */
+static_assert(offsetof(struct vroce_resp_query_device, caps) ==
+	      offsetof(struct vroce_resp_query_device, mac) + 6);
+static_assert(sizeof(struct vroce_resp_query_device) == 64);
 
 static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
 			     void *resp)
