@@ -285,6 +285,17 @@ static void vroce_emu_rq_leave(struct vroce_emu *emu,
 }
 
 /*
+ * Whether @qp takes messages (RTR or RTS), from one look at its state:
+ * another engine may fail it at any time.
+ */
+static bool vroce_emu_qp_receives(const struct vroce_emu_qp *qp)
+{
+	u32 state = READ_ONCE(qp->state);
+
+	return state == VROCE_QPS_RTR || state == VROCE_QPS_RTS;
+}
+
+/*
  * Move @qp to the error state; its work flushes both its queues, and an
  * RNR or retry wait ends. Any engine may fail any QP (a responder error
  * fails the requester), so the state moves by exchange (a full barrier:
@@ -578,9 +589,7 @@ static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
 		peer = vroce_emu_qp_of(pemu, op->qp->dest_qpn);
 	if (peer && peer->type == VROCE_QPT_RC &&
 	    ether_addr_equal(peer->dmac, emu->mac) &&
-	    peer->dest_qpn == op->qp->qpn &&
-	    (READ_ONCE(peer->state) == VROCE_QPS_RTR ||
-	     READ_ONCE(peer->state) == VROCE_QPS_RTS)) {
+	    peer->dest_qpn == op->qp->qpn && vroce_emu_qp_receives(peer)) {
 		op->peer = peer;
 		op->pemu = pemu;
 		return true;
@@ -670,12 +679,10 @@ static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
 {
 	struct vroce_emu_qp *peer = op->peer;
 	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
-	u32 state;
 
 	/* Receives rung since the peer was last looked at count too. */
 	vroce_emu_wq_sync(op->pemu, peer, VROCE_EMU_RQ);
-	state = READ_ONCE(peer->state);
-	if (state != VROCE_QPS_RTR && state != VROCE_QPS_RTS) {
+	if (!vroce_emu_qp_receives(peer)) {
 		op->status = VROCE_CQE_RETRY_EXC_ERR;
 		return false;
 	}
@@ -841,21 +848,11 @@ static struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
 	if (!op->pemu || !vroce_emu_enabled(op->pemu))
 		return NULL;
 	dst = vroce_emu_qp_of(op->pemu, le32_to_cpu(av->dest_qpn));
-	if (!dst || dst->type == VROCE_QPT_RC ||
-	    (READ_ONCE(dst->state) != VROCE_QPS_RTR &&
-	     READ_ONCE(dst->state) != VROCE_QPS_RTS))
+	if (!dst || dst->type == VROCE_QPT_RC || !vroce_emu_qp_receives(dst))
 		return NULL;
 	return dst;
 }
 
-/*
- * SEND and SEND_IMM on a UD or GSI QP. The sender completes once the
- * message left, whatever happens to it: a datagram that finds no QP, the
- * wrong Q_Key, no receive posted, or a receive too small for the GRH and
- * the message is dropped (ud_dropped counts it) and leaves the receiver
- * alone: its receive stays posted and its QP in its state, so that no
- * sender can fail another's QP (the GSI QP above all) by its size.
- */
 /* A datagram lost at @emu's port. */
 static void vroce_emu_ud_drop(struct vroce_emu *emu)
 {
@@ -900,6 +897,14 @@ static void vroce_emu_ud_deliver(struct vroce_emu *emu,
 	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
 }
 
+/*
+ * SEND and SEND_IMM on a UD or GSI QP. The sender completes once the
+ * message left, whatever happens to it: a datagram that finds no QP, the
+ * wrong Q_Key, no receive posted, or a receive too small for the GRH and
+ * the message is dropped (ud_dropped counts it) and leaves the receiver
+ * alone: its receive stays posted and its QP in its state, so that no
+ * sender can fail another's QP (the GSI QP above all) by its size.
+ */
 static void vroce_emu_do_ud_send(struct vroce_emu *emu,
 				 struct vroce_emu_op *op)
 {
@@ -1329,8 +1334,7 @@ static void vroce_emu_timer_work(struct work_struct *work)
 	down_read(emu->lock);
 	if (vroce_emu_enabled(emu)) {
 		vroce_emu_timers_expire(emu);
-		WRITE_ONCE(emu->timed, true);	/* what is left: arm again */
-		vroce_emu_timer_arm(emu);
+		vroce_emu_timer_arm(emu);	/* what is left */
 		vroce_emu_engine_raise(emu);
 	}
 	up_read(emu->lock);
