@@ -177,6 +177,19 @@ static void qp_expect_quiet(struct kunit *test, struct ib_cq *cq)
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 0);
 }
 
+/* Expect two successful completions within POLL_MS: @a and @b, any order. */
+static void qp_expect_two(struct kunit *test, struct ib_cq *cq, u64 a, u64 b)
+{
+	struct ib_wc wc[2];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, qp_poll(cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == a || wc[i].wr_id == b);
+	}
+}
+
 static struct ib_sge qp_sge(struct qp_pair *p, int side, u32 off, u32 len)
 {
 	return (struct ib_sge){ .addr = p->buf[side]->dma + off,
@@ -705,7 +718,6 @@ static void vroce_qp_reset_and_reuse(struct kunit *test)
 	struct qp_pair *p = qp_pair(test, 16, 64, 7);
 	struct ib_sge src = qp_sge(p, 0, 0, 64);
 	struct ib_sge dst = qp_sge(p, 1, 0, 64);
-	struct ib_wc wc[4];
 	struct ib_qp *old, *qp;
 	u32 qpn;
 	int i;
@@ -722,11 +734,7 @@ static void vroce_qp_reset_and_reuse(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 7, &dst, 1), 0);
 	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 8, &src, 1, 0, 0,
 				      IB_SEND_SIGNALED), 0);
-	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 7 || wc[i].wr_id == 8);
-	}
+	qp_expect_two(test, p->cq, 7, 8);
 
 	/* Destroyed with flushed receives unpolled; its number comes back. */
 	old = ib_create_qp(p->pd, &(struct ib_qp_init_attr){
@@ -1476,8 +1484,6 @@ static void vroce_qp_engines_apart(struct kunit *test)
 	struct vroce_emu *emu = vroce_test_emu(test);
 	struct ib_sge r0 = qp_sge(p, 0, 0, 256), r1 = qp_sge(p, 1, 0, 256);
 	struct ib_sge s0 = qp_sge(p, 0, 4096, 64), s1 = qp_sge(p, 1, 4096, 64);
-	struct ib_wc wc[2];
-	int i;
 
 	qp_fill(p, 0, 5);
 	qp_fill(p, 1, 6);
@@ -1492,21 +1498,13 @@ static void vroce_qp_engines_apart(struct kunit *test)
 				      IB_SEND_SIGNALED), 0);
 
 	/* qp[1]'s send and qp[0]'s receive of it; qp[0]'s send waits. */
-	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 10 || wc[i].wr_id == 21);
-	}
+	qp_expect_two(test, p->cq, 10, 21);
 	KUNIT_EXPECT_EQ(test, memcmp(p->buf[0]->va, p->buf[1]->va + 4096, 64),
 			0);
 	qp_expect_quiet(test, p->cq);
 
 	vroce_emu_hold_qp(emu, 0);
-	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 11 || wc[i].wr_id == 20);
-	}
+	qp_expect_two(test, p->cq, 11, 20);
 	KUNIT_EXPECT_EQ(test, memcmp(p->buf[1]->va, p->buf[0]->va + 4096, 64),
 			0);
 }
