@@ -23,22 +23,28 @@ trap 'rm -rf "$out"' EXIT
 
 boots=${VROCE_BENCH_BOOTS:-2}
 
-run() {
-	local impl=$1 boot=$2
+# The 'vroce-bench:' lines of the suites matching $3 in the kernel that
+# VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2 pick; fails when the suite did not run.
+suites() {
 	(
-		export VROCE_MTR_IMPL=$impl VROCE_KERNEL=nodebug
+		export VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2
 		. "$repo/scripts/kunit-env.sh"
 		rm -f "$build/test.log"
 		rc=0
-		"${kunit[@]}" --kernel_args vroce_kunit.bench=1 'vroce_bench*' \
+		"${kunit[@]}" --kernel_args vroce_kunit.bench=1 "$3" \
 			>"$build/bench.out" 2>&1 || rc=$?
 		if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
 			cat "$build/bench.out" >&2
-			echo "bench: the vroce_bench suite did not run in the $impl kernel (exit $rc)" >&2
+			echo "bench: $3 did not run in the $1 $2 kernel (exit $rc)" >&2
 			exit 1
 		fi
 		grep -o 'vroce-bench:.*' "$build/test.log" | sed 's/^vroce-bench: //'
-	) >"$out/$impl.$boot"
+	)
+}
+
+run() {
+	local impl=$1 boot=$2
+	suites nodebug "$impl" 'vroce_bench*' >"$out/$impl.$boot"
 	echo "== MTR in ${impl^}, bench kernel (no KASAN, lockdep, kmemleak, debugfs), boot $boot of $boots"
 	cat "$out/$impl.$boot"
 }
@@ -100,21 +106,8 @@ done
 # host thread each: slower than UML, so compare its ratios, not its rates).
 echo "== data path on two CPUs: x86_64 bench kernel under QEMU -smp 2 (TCG), each boot"
 for boot in $(seq "$boots"); do
-	(
-		export VROCE_KERNEL=smp
-		. "$repo/scripts/kunit-env.sh"
-		rm -f "$build/test.log"
-		rc=0
-		"${kunit[@]}" --kernel_args vroce_kunit.bench=1 'vroce_bench_dp*' \
-			>"$build/bench.out" 2>&1 || rc=$?
-		if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
-			cat "$build/bench.out" >&2
-			echo "bench: the vroce_bench_dp suite did not run in the x86_64 kernel (exit $rc)" >&2
-			exit 1
-		fi
-		grep -o 'vroce-bench:.*' "$build/test.log" | sed 's/^vroce-bench: //' |
-			grep -E '^(data path|dp |qps )'
-	)
+	suites smp c 'vroce_bench_dp*' >"$out/smp.$boot"
+	grep -E '^(data path|dp |qps )' "$out/smp.$boot"
 done
 
 # User space through the provider: perftest on vroce0 beside rxe, both
