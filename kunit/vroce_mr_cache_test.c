@@ -653,6 +653,60 @@ static void vroce_mr_cache_trim_idle(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * Idle entries hold MPT slots no user has: when the MPT is full, a
+ * registration gets them back (the idle entries are destroyed) instead of
+ * failing with -ENOMEM. A full MPT of MRs in use still fails it.
+ */
+static void vroce_mr_cache_mpt_full(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 13);
+	struct ib_mr *mr[3];
+	struct ib_pd *pd;
+	int round, i;
+
+	/* Three slots: the PD's DMA MR and two more. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cache_max_mr,
+							emu), 0);
+	vroce_emu_set_max_mr(emu, 3);
+	pd = vroce_test_pd(test, vdev, 0);
+	for (round = 0; round < 2; round++) {
+		/* Two idle entries, of 1 and of 2 pages: the MPT is full. */
+		for (i = 0; i < 2; i++) {
+			mr[i] = ib_reg_user_mr(pd, a, SZ_4K << i, a,
+					       CACHE_ACC);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+		}
+		for (i = 0; i < 2; i++)
+			KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+		KUNIT_ASSERT_EQ(test, cache_idle(&vdev->mr_cache), 2);
+		/* A cold MR, then a cache miss of 4 pages. */
+		if (!round)
+			mr[2] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+		else
+			mr[2] = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[2]);
+		KUNIT_EXPECT_EQ(test, cache_idle(&vdev->mr_cache), 0);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[2]), 0);
+		vroce_mr_cache_drain(vdev);
+	}
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.reclaimed, 4);
+	/* Two MRs in use and no idle entry: the third finds no slot. */
+	for (i = 0; i < 2; i++) {
+		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+	}
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_4K, a,
+						     CACHE_ACC)), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4)),
+			-ENOMEM);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -666,6 +720,7 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_odd_limit),
 	KUNIT_CASE(vroce_mr_cache_no_cap),
 	KUNIT_CASE(vroce_mr_cache_trim_idle),
+	KUNIT_CASE(vroce_mr_cache_mpt_full),
 	{}
 };
 

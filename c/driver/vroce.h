@@ -143,6 +143,8 @@ struct vroce_pd_zombie;
  * @dropped: entries destroyed (bucket full, drained, trimmed, or not
  *	revoked)
  * @trimmed: of those, entries the trim destroyed
+ * @reclaimed: of those, entries destroyed for their MPT slots
+ *	(vroce_mr_cache_shrink())
  */
 struct vroce_mr_cache {
 	struct mutex lock;	/* protects everything below but trim_work */
@@ -160,6 +162,7 @@ struct vroce_mr_cache {
 	u64 recycled;
 	u64 dropped;
 	u64 trimmed;
+	u64 reclaimed;
 };
 
 /**
@@ -440,7 +443,8 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
 struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
-int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn);
+int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
+		      bool reclaim);
 bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr);
 
 struct dentry;
@@ -456,6 +460,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
+bool vroce_mr_cache_shrink(struct vroce_dev *vdev);
 void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

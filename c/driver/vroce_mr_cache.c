@@ -143,6 +143,29 @@ static void vroce_mr_cache_discard(struct vroce_dev *vdev,
 	vroce_mr_destroy(vdev, mr);
 }
 
+/* Bucket @r, @o's idle entries onto @list; c->lock held. Returns how many. */
+static u32 vroce_mr_cache_splice(struct vroce_mr_cache *c, u32 r, u32 o,
+				 struct list_head *list)
+{
+	u32 n = c->count[r][o];
+
+	list_splice_init(&c->idle[r][o], list);
+	c->count[r][o] = 0;
+	return n;
+}
+
+/* Destroy (or park) the idle entries on @list. */
+static void vroce_mr_cache_discard_all(struct vroce_dev *vdev,
+				       struct list_head *list)
+{
+	struct vroce_mr *mr, *tmp;
+
+	list_for_each_entry_safe(mr, tmp, list, cache) {
+		list_del_init(&mr->cache);
+		vroce_mr_cache_discard(vdev, mr);
+	}
+}
+
 /*
  * Back into its bucket, idle (revoked, no pages), or destroyed: when the
  * bucket is full, or the entry served VROCE_MR_CACHE_USES registrations.
@@ -222,7 +245,7 @@ static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
 		return ERR_PTR(err);
 	}
 	/* On failure the MR is freed, or parked if the HCA may hold it. */
-	err = vroce_mr_register(vdev, mr, pdn);
+	err = vroce_mr_register(vdev, mr, pdn, true);
 	if (err)
 		return ERR_PTR(err);
 	mr->cache_rights = r;
@@ -377,7 +400,6 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	struct vroce_pd_zombie *pz = NULL;
-	struct vroce_mr *mr, *tmp;
 	LIST_HEAD(all);
 	bool have_pd;
 	u32 r, o, pdn;
@@ -386,12 +408,9 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	/* A trim under way destroys entries under the PD: let it end. */
 	cancel_delayed_work_sync(&c->trim_work);
 	mutex_lock(&c->lock);
-	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
-		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
-			list_splice_init(&c->idle[r][o], &all);
-			c->count[r][o] = 0;
-		}
-	}
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
+			vroce_mr_cache_splice(c, r, o, &all);
 	have_pd = c->have_pd;
 	pdn = c->pdn;
 	pz = c->pd_zombie;
@@ -401,10 +420,7 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	/* One queued meanwhile; with no PD none is queued from now on. */
 	cancel_delayed_work_sync(&c->trim_work);
 
-	list_for_each_entry_safe(mr, tmp, &all, cache) {
-		list_del_init(&mr->cache);
-		vroce_mr_cache_discard(vdev, mr);
-	}
+	vroce_mr_cache_discard_all(vdev, &all);
 	if (!have_pd)
 		return;
 	err = vroce_cmd_destroy_pd(vdev, pdn);
@@ -434,7 +450,6 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
 void vroce_mr_cache_trim(struct vroce_dev *vdev)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
-	struct vroce_mr *mr, *tmp;
 	bool left = false;
 	LIST_HEAD(old);
 	u32 r, o;
@@ -442,11 +457,9 @@ void vroce_mr_cache_trim(struct vroce_dev *vdev)
 	mutex_lock(&c->lock);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
-			if (!c->used[r][o]) {
-				list_splice_init(&c->idle[r][o], &old);
-				c->trimmed += c->count[r][o];
-				c->count[r][o] = 0;
-			}
+			if (!c->used[r][o])
+				c->trimmed += vroce_mr_cache_splice(c, r, o,
+								    &old);
 			c->used[r][o] = false;
 			left |= c->count[r][o] > 0;
 		}
@@ -455,13 +468,36 @@ void vroce_mr_cache_trim(struct vroce_dev *vdev)
 		queue_delayed_work(system_unbound_wq, &c->trim_work,
 				   msecs_to_jiffies(c->idle_ms));
 	mutex_unlock(&c->lock);
-
-	list_for_each_entry_safe(mr, tmp, &old, cache) {
-		list_del_init(&mr->cache);
-		vroce_mr_cache_discard(vdev, mr);
-	}
+	vroce_mr_cache_discard_all(vdev, &old);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_trim);
+
+/**
+ * vroce_mr_cache_shrink() - destroy every idle entry, for their MPT slots
+ * @vdev: the device
+ *
+ * For a CREATE_MR the HCA refused for want of an MPT entry: idle entries
+ * hold slots no user has, and are given back before the registration
+ * fails. The cache's PD stays.
+ *
+ * Context: process context, may sleep; not under the cache's lock.
+ * Return: whether there was an idle entry.
+ */
+bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	LIST_HEAD(all);
+	u32 r, o, n = 0;
+
+	mutex_lock(&c->lock);
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
+			n += vroce_mr_cache_splice(c, r, o, &all);
+	c->reclaimed += n;
+	mutex_unlock(&c->lock);
+	vroce_mr_cache_discard_all(vdev, &all);
+	return n;
+}
 
 /* What debugfs shows: the switch, the counters and the buckets in use. */
 static int vroce_mr_cache_show(struct seq_file *m, void *unused)
@@ -471,9 +507,9 @@ static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 	u32 r, o;
 
 	mutex_lock(&c->lock);
-	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\ntrimmed %llu\nidle_ms %u\n",
+	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\ntrimmed %llu\nreclaimed %llu\nidle_ms %u\n",
 		   c->enabled, c->hits, c->misses, c->recycled, c->dropped,
-		   c->trimmed, c->idle_ms);
+		   c->trimmed, c->reclaimed, c->idle_ms);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
 			if (c->count[r][o])

@@ -44,10 +44,13 @@ void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 
 /*
  * Enter @mr's object in the HCA under PD @pdn and fill in the keys. When
- * CREATE_MR fails the MR is undone: kept as a zombie if the HCA may hold
- * it under a key the driver never learnt (a timeout), freed otherwise.
+ * the MPT is full and @reclaim, the MR cache's idle entries give their
+ * slots back and CREATE_MR is tried once more. When it fails the MR is
+ * undone: kept as a zombie if the HCA may hold it under a key the driver
+ * never learnt (a timeout), freed otherwise.
  */
-int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn)
+int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
+		      bool reclaim)
 {
 	struct vroce_mr_info info;
 	struct vroce_mr_desc desc;
@@ -56,6 +59,9 @@ int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn)
 
 	err = vroce_mr_obj_describe(mr->obj, pdn, &desc);
 	if (!err)
+		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
+	/* -ENOMEM is the HCA's NO_RESOURCE: no entry was made. */
+	if (err == -ENOMEM && reclaim && vroce_mr_cache_shrink(vdev))
 		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
 	if (err) {
 		if (vroce_mr_obj_create_failed(mr->obj, err))
