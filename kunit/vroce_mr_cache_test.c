@@ -707,6 +707,169 @@ static void vroce_mr_cache_mpt_full(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/* Idle entries of CACHE_ACC and 2^@order pages. */
+static u32 cache_bucket(struct kunit *test, struct vroce_mr_cache *c,
+			u32 order)
+{
+	u32 rights, n;
+
+	KUNIT_ASSERT_EQ(test, vroce_mr_rights(CACHE_ACC, &rights), 0);
+	mutex_lock(&c->lock);
+	n = c->count[rights][order];
+	mutex_unlock(&c->lock);
+	return n;
+}
+
+#define CACHE_LOW	4
+
+/*
+ * Prefill: a registration that leaves its bucket below the low water mark
+ * has the refill work make entries up to it, so the next CACHE_LOW
+ * registrations, held all at once, find entries, each reading its own
+ * pages. Only warm buckets are refilled, and a trimmed bucket is cold.
+ */
+static void vroce_mr_cache_prefill(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn;
+	unsigned long a = vroce_test_user_mem(test, SZ_4K * (CACHE_LOW + 1),
+					      14);
+	u8 *want = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	struct ib_mr *mr[CACHE_LOW + 1];
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	c->low = CACHE_LOW;
+	mr[0] = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
+	flush_work(&c->refill_work);
+	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 0), CACHE_LOW);
+	KUNIT_EXPECT_EQ(test, c->refilled, CACHE_LOW);
+	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 1), 0);
+	for (i = 1; i <= CACHE_LOW; i++) {
+		mr[i] = ib_reg_user_mr(pd, a + SZ_4K * i, SZ_4K, a + SZ_4K * i,
+				       CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+	}
+	KUNIT_EXPECT_EQ(test, c->misses, 1);
+	KUNIT_EXPECT_EQ(test, c->hits, CACHE_LOW);
+	for (i = 0; i <= CACHE_LOW; i++) {
+		void __user *u = (void __user *)(a + SZ_4K * i);
+
+		KUNIT_ASSERT_EQ(test, copy_from_user(want, u, SZ_4K), 0);
+		KUNIT_ASSERT_EQ(test, cache_read(test, mr[i]->rkey, pdn,
+						 a + SZ_4K * i, got, SZ_4K), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, want, SZ_4K);
+	}
+	/* Refilled again while they are held. */
+	flush_work(&c->refill_work);
+	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 0), CACHE_LOW);
+	KUNIT_EXPECT_EQ(test, c->refilled, 2 * CACHE_LOW);
+	for (i = 0; i <= CACHE_LOW; i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 0), 2 * CACHE_LOW + 1);
+
+	/* Unused for a period: trimmed, and cold. */
+	cancel_delayed_work_sync(&c->trim_work);
+	vroce_mr_cache_trim(vdev);
+	vroce_mr_cache_trim(vdev);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+	vroce_mr_cache_refill(vdev);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+	/* Two pages warm that bucket alone. */
+	mr[0] = ib_reg_user_mr(pd, a, SZ_8K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
+	flush_work(&c->refill_work);
+	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 1), CACHE_LOW);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), CACHE_LOW);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[0]), 0);
+	KUNIT_EXPECT_EQ(test, c->refill_failed, 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * The refill's CREATE_MR fails: it stops and counts it, holding nothing.
+ * With the MPT full it fails too, and does not destroy idle entries for
+ * slots (a registration would: vroce_mr_cache_mpt_full).
+ */
+static void vroce_mr_cache_refill_fails(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_emu *emu = vroce_test_emu(test);
+	unsigned long a = vroce_test_user_mem(test, SZ_4K, 15);
+	struct ib_mr *mr;
+	struct ib_pd *pd;
+
+	vroce_test_faults_off(test, emu);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cache_max_mr,
+							emu), 0);
+	/* The PD's DMA MR, the user's and two more. */
+	vroce_emu_set_max_mr(emu, 4);
+	pd = vroce_test_pd(test, vdev, 0);
+	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+
+	c->low = CACHE_LOW;
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_CREATE_MR);
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_INTERNAL, 0, 0);
+	vroce_mr_cache_refill(vdev);
+	KUNIT_EXPECT_EQ(test, c->refill_failed, 1);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+	/* Two slots left: two entries, then NO_RESOURCE. */
+	vroce_mr_cache_refill(vdev);
+	KUNIT_EXPECT_EQ(test, c->refill_failed, 2);
+	KUNIT_EXPECT_EQ(test, c->refilled, 2);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 2);
+	KUNIT_EXPECT_EQ(test, c->reclaimed, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 3);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * A drain while the refill's CREATE_MR is under way (every command
+ * 50 ms) and no entry is idle waits for the refill: it destroys what it
+ * made, and only then the cache's PD goes (the HCA refuses DESTROY_PD
+ * while an MR names the PD: the PD would be parked).
+ */
+static void vroce_mr_cache_refill_drain(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_4K, 16);
+	struct ib_mr *mr;
+
+	vroce_test_faults_off(test, emu);
+	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+	c->low = 1;
+	vroce_emu_set_faults(emu, 0, 0, 0, 50);
+	queue_work(system_unbound_wq, &c->refill_work);
+	usleep_range(10000, 11000);
+	KUNIT_EXPECT_TRUE(test, work_busy(&c->refill_work));
+	vroce_mr_cache_drain(vdev);
+	KUNIT_EXPECT_FALSE(test, work_busy(&c->refill_work));
+	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
+	KUNIT_EXPECT_FALSE(test, c->have_pd);
+	mutex_lock(&vdev->zombie_lock);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->pd_zombies));
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	mutex_unlock(&vdev->zombie_lock);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	/* With no cache PD, the MR is destroyed, not revoked. */
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -721,6 +884,9 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_no_cap),
 	KUNIT_CASE(vroce_mr_cache_trim_idle),
 	KUNIT_CASE(vroce_mr_cache_mpt_full),
+	KUNIT_CASE(vroce_mr_cache_prefill),
+	KUNIT_CASE(vroce_mr_cache_refill_fails),
+	KUNIT_CASE(vroce_mr_cache_refill_drain),
 	{}
 };
 

@@ -59,6 +59,7 @@ struct platform_device *vroce_test_add_hca(struct kunit *test)
  *
  * Its allocation counters are remembered, for vroce_test_allocs() and
  * vroce_test_expect_no_memory_held(); vroce_test_emu() returns its HCA.
+ * Its MR cache makes no entries in the background (mr_cache.low is 0).
  *
  * Return: the driver's device, started and registered.
  */
@@ -73,6 +74,11 @@ struct vroce_dev *vroce_test_dev(struct kunit *test)
 	vdev = platform_get_drvdata(vroce_emu_pdev(ctx->emu));
 	KUNIT_ASSERT_NOT_NULL(test, vdev);
 	test->priv = ctx;
+	/*
+	 * No MR cache prefill: a background CREATE_MR would take a fault
+	 * armed for the test's own, and change counts tests expect.
+	 */
+	vdev->mr_cache.low = 0;
 	vroce_test_rebase(test, vdev);
 	return vdev;
 }

@@ -114,7 +114,7 @@ struct vroce_pd_zombie;
 #define VROCE_MR_CACHE_RIGHTS	16
 #define VROCE_MR_CACHE_ORDERS	13
 /* Idle entries a bucket keeps; more are destroyed. */
-#define VROCE_MR_CACHE_HIGH	16
+#define VROCE_MR_CACHE_HIGH	16U
 /*
  * Registrations an entry serves before it is destroyed: each moves its
  * slot's 8-bit key generation on, and a new entry takes a random slot.
@@ -134,9 +134,14 @@ struct vroce_pd_zombie;
  * @count: entries in each @idle list
  * @used: buckets a registration took from or missed, or a deregistration
  *	returned to, since the last trim
+ * @warm: buckets a registration took from or missed since they were last
+ *	emptied: the refill keeps @low entries in them
+ * @low: the low water mark (module parameter mr_cache_low)
  * @idle_ms: the trim's period (module parameter mr_cache_idle_ms)
  * @trim_work: destroys the idle entries of buckets no registration used
  *	for a whole period; queued while entries are idle
+ * @refill_work: makes entries for warm buckets below @low; queued by a
+ *	registration that leaves one so
  * @hits: registrations that found an entry
  * @misses: registrations that made one
  * @recycled: deregistrations that returned one
@@ -145,9 +150,11 @@ struct vroce_pd_zombie;
  * @trimmed: of those, entries the trim destroyed
  * @reclaimed: of those, entries destroyed for their MPT slots
  *	(vroce_mr_cache_shrink())
+ * @refilled: entries the refill made
+ * @refill_failed: refills that stopped at a failed CREATE_MR
  */
 struct vroce_mr_cache {
-	struct mutex lock;	/* protects everything below but trim_work */
+	struct mutex lock;	/* protects everything below but the works */
 	bool enabled;
 	bool have_pd;
 	u32 pdn;
@@ -155,14 +162,19 @@ struct vroce_mr_cache {
 	struct list_head idle[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	u32 count[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	bool used[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	bool warm[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	u32 low;
 	u32 idle_ms;
 	struct delayed_work trim_work;
+	struct work_struct refill_work;
 	u64 hits;
 	u64 misses;
 	u64 recycled;
 	u64 dropped;
 	u64 trimmed;
 	u64 reclaimed;
+	u64 refilled;
+	u64 refill_failed;
 };
 
 /**
@@ -444,7 +456,7 @@ struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
 int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
-		      bool reclaim);
+		      bool keep_if_full);
 bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr);
 
 struct dentry;
@@ -461,6 +473,9 @@ void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
 bool vroce_mr_cache_shrink(struct vroce_dev *vdev);
+int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
+			    u32 pdn);
+void vroce_mr_cache_refill(struct vroce_dev *vdev);
 void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -75,7 +75,7 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_register(vdev, mr, to_vroce_pd(ibpd)->pdn, true);
+	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	if (err)
 		return ERR_PTR(err);
 	if (access & VROCE_ACC_REMOTE)
@@ -131,7 +131,7 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_register(vdev, mr, to_vroce_pd(ibpd)->pdn, true);
+	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -168,7 +168,7 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_register(vdev, mr, to_vroce_pd(ibpd)->pdn, true);
+	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 

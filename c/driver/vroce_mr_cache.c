@@ -25,9 +25,17 @@
  * destroyed, and if DESTROY_MR fails too it is parked with its pages
  * (vroce_mr_reap()).
  *
+ * A bucket a registration took from or missed in is warm: a work keeps
+ * at least mr_cache_low idle entries in it (module parameter, default 8;
+ * 0 turns the prefill off), made with CREATE_MR in the background after
+ * the registration that left fewer, as mlx5 refills below its low water
+ * mark. So a burst of registrations after the first finds entries.
+ *
  * Idle entries go when their bucket went unused for a whole period
  * (module parameter mr_cache_idle_ms): vroce_mr_cache_trim(), from a
- * delayed work queued while entries are idle.
+ * delayed work queued while entries are idle; the bucket is then cold.
+ * When CREATE_MR finds the MPT full, every idle entry is destroyed for
+ * its slot (vroce_mr_cache_shrink()) and every bucket is cold.
  *
  * The module parameter mr_cache (default on) turns it off: reg_user_mr
  * then builds an MTR for every MR, as it does for those the cache does not
@@ -55,6 +63,11 @@ module_param_named(mr_cache, vroce_mr_cache_on, bool, 0444);
 MODULE_PARM_DESC(mr_cache,
 		 "keep HCA MR entries for reg_user_mr to reuse (default on)");
 
+static unsigned int vroce_mr_cache_low = 8;
+module_param_named(mr_cache_low, vroce_mr_cache_low, uint, 0444);
+MODULE_PARM_DESC(mr_cache_low,
+		 "idle MR cache entries kept ready for each size and rights in use, made in the background (default 8, at most 16; 0: none)");
+
 static unsigned int vroce_mr_cache_idle_ms = 30000;
 module_param_named(mr_cache_idle_ms, vroce_mr_cache_idle_ms, uint, 0444);
 MODULE_PARM_DESC(mr_cache_idle_ms,
@@ -71,6 +84,14 @@ static void vroce_mr_cache_trim_work(struct work_struct *work)
 	vroce_mr_cache_trim(container_of(c, struct vroce_dev, mr_cache));
 }
 
+static void vroce_mr_cache_refill_work(struct work_struct *work)
+{
+	struct vroce_mr_cache *c = container_of(work, struct vroce_mr_cache,
+						refill_work);
+
+	vroce_mr_cache_refill(container_of(c, struct vroce_dev, mr_cache));
+}
+
 /**
  * vroce_mr_cache_init() - an empty cache, on or off as the module parameter
  * @vdev: a new device
@@ -84,7 +105,9 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
 
 	mutex_init(&c->lock);
 	INIT_DELAYED_WORK(&c->trim_work, vroce_mr_cache_trim_work);
+	INIT_WORK(&c->refill_work, vroce_mr_cache_refill_work);
 	c->idle_ms = max(vroce_mr_cache_idle_ms, 1U);
+	c->low = min(vroce_mr_cache_low, VROCE_MR_CACHE_HIGH);
 	c->enabled = vroce_mr_cache_on;
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
@@ -143,7 +166,10 @@ static void vroce_mr_cache_discard(struct vroce_dev *vdev,
 	vroce_mr_destroy(vdev, mr);
 }
 
-/* Bucket @r, @o's idle entries onto @list; c->lock held. Returns how many. */
+/*
+ * Bucket @r, @o's idle entries onto @list, and the bucket cold; c->lock
+ * held. Returns how many.
+ */
 static u32 vroce_mr_cache_splice(struct vroce_mr_cache *c, u32 r, u32 o,
 				 struct list_head *list)
 {
@@ -151,6 +177,7 @@ static u32 vroce_mr_cache_splice(struct vroce_mr_cache *c, u32 r, u32 o,
 
 	list_splice_init(&c->idle[r][o], list);
 	c->count[r][o] = 0;
+	c->warm[r][o] = false;
 	return n;
 }
 
@@ -167,30 +194,44 @@ static void vroce_mr_cache_discard_all(struct vroce_dev *vdev,
 }
 
 /*
- * Back into its bucket, idle (revoked, no pages), or destroyed: when the
- * bucket is full, or the entry served VROCE_MR_CACHE_USES registrations.
+ * Into its bucket, idle (revoked, no pages), unless the cache is off or
+ * has no PD, or the bucket is full; c->lock held. Returns whether it is.
+ */
+static bool vroce_mr_cache_add(struct vroce_mr_cache *c, struct vroce_mr *mr)
+{
+	u32 r = mr->cache_rights, o = mr->cache_order;
+
+	if (!c->enabled || !c->have_pd ||
+	    c->count[r][o] >= VROCE_MR_CACHE_HIGH)
+		return false;
+	list_add(&mr->cache, &c->idle[r][o]);
+	c->count[r][o]++;
+	/* Entries wait: the trim looks at them a period from now. */
+	queue_delayed_work(system_unbound_wq, &c->trim_work,
+			   msecs_to_jiffies(c->idle_ms));
+	return true;
+}
+
+/*
+ * Back into its bucket, or destroyed: when it does not fit there, or the
+ * entry served VROCE_MR_CACHE_USES registrations.
  */
 static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
-	u32 r = mr->cache_rights, o = mr->cache_order;
+	bool kept;
 
 	mutex_lock(&c->lock);
-	if (c->enabled && c->have_pd && c->count[r][o] < VROCE_MR_CACHE_HIGH &&
-	    mr->cache_uses < VROCE_MR_CACHE_USES) {
-		list_add(&mr->cache, &c->idle[r][o]);
-		c->count[r][o]++;
+	kept = mr->cache_uses < VROCE_MR_CACHE_USES &&
+	       vroce_mr_cache_add(c, mr);
+	if (kept) {
 		c->recycled++;
 		/* Coming back is use too: a long-held MR's entry is not old. */
-		c->used[r][o] = true;
-		/* Entries wait: the trim looks at them a period from now. */
-		queue_delayed_work(system_unbound_wq, &c->trim_work,
-				   msecs_to_jiffies(c->idle_ms));
-		mutex_unlock(&c->lock);
-		return;
+		c->used[mr->cache_rights][mr->cache_order] = true;
 	}
 	mutex_unlock(&c->lock);
-	vroce_mr_cache_discard(vdev, mr);
+	if (!kept)
+		vroce_mr_cache_discard(vdev, mr);
 }
 
 /* An idle entry of the bucket, or NULL (a miss); @pdn is the cache PD. */
@@ -203,6 +244,7 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 
 	mutex_lock(&c->lock);
 	c->used[r][o] = true;
+	c->warm[r][o] = true;
 	mr = list_first_entry_or_null(&c->idle[r][o], struct vroce_mr, cache);
 	if (mr) {
 		list_del_init(&mr->cache);
@@ -223,14 +265,20 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 			c->have_pd = true;
 		}
 	}
+	/* Fewer than the low water mark left: more are made meanwhile. */
+	if (c->have_pd && c->count[r][o] < c->low)
+		queue_work(system_unbound_wq, &c->refill_work);
 	*pdn = c->pdn;
 	mutex_unlock(&c->lock);
 	return err ? ERR_PTR(err) : mr;
 }
 
-/* A new entry of 2^@o pages under the cache's PD @pdn. */
+/*
+ * A new entry of 2^@o pages under the cache's PD @pdn; with @reclaim,
+ * made even if idle entries must give their MPT slots for it.
+ */
 static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
-					   u32 o, u32 pdn)
+					   u32 o, u32 pdn, bool reclaim)
 {
 	struct vroce_mr *mr = vroce_mr_alloc(vdev);
 	int err;
@@ -245,7 +293,8 @@ static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
 		return ERR_PTR(err);
 	}
 	/* On failure the MR is freed, or parked if the HCA may hold it. */
-	err = vroce_mr_register(vdev, mr, pdn, true);
+	err = reclaim ? vroce_mr_cache_register(vdev, mr, pdn) :
+			vroce_mr_register(vdev, mr, pdn, false);
 	if (err)
 		return ERR_PTR(err);
 	mr->cache_rights = r;
@@ -304,7 +353,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		return ERR_CAST(umem);
 	mr = vroce_mr_cache_take(vdev, rights, order, &pdn);
 	if (!mr)
-		mr = vroce_mr_cache_new(vdev, rights, order, pdn);
+		mr = vroce_mr_cache_new(vdev, rights, order, pdn, true);
 	if (IS_ERR(mr)) {
 		vroce_core_umem_release(vdev, umem);
 		return ERR_CAST(mr);
@@ -417,8 +466,13 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	c->have_pd = false;
 	c->pd_zombie = NULL;
 	mutex_unlock(&c->lock);
-	/* One queued meanwhile; with no PD none is queued from now on. */
+	/*
+	 * One queued meanwhile; with no PD none is queued from now on. A
+	 * refill under way finishes with the PD still there, and destroys
+	 * what it made.
+	 */
 	cancel_delayed_work_sync(&c->trim_work);
+	cancel_work_sync(&c->refill_work);
 
 	vroce_mr_cache_discard_all(vdev, &all);
 	if (!have_pd)
@@ -435,6 +489,67 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	mutex_unlock(&vdev->zombie_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
+
+/* A warm bucket below the low water mark, and the cache's PD. */
+static bool vroce_mr_cache_needy(struct vroce_mr_cache *c, u32 *r, u32 *o,
+				 u32 *pdn)
+{
+	bool found = false;
+	u32 i, j;
+
+	mutex_lock(&c->lock);
+	for (i = 0; i < VROCE_MR_CACHE_RIGHTS && !found; i++) {
+		for (j = 0; j < VROCE_MR_CACHE_ORDERS && !found; j++) {
+			found = c->warm[i][j] && c->count[i][j] < c->low;
+			*r = i;
+			*o = j;
+		}
+	}
+	found = found && c->enabled && c->have_pd;
+	*pdn = c->pdn;
+	mutex_unlock(&c->lock);
+	return found;
+}
+
+/**
+ * vroce_mr_cache_refill() - bring warm buckets up to the low water mark
+ * @vdev: the device
+ *
+ * What the refill work does after a registration left a warm bucket with
+ * fewer than mr_cache_low idle entries: CREATE_MR makes entries under the
+ * cache's PD until every warm bucket has that many. It stops at the first
+ * failure (counted as refill_failed) and never takes MPT slots from idle
+ * entries. Also for tests, which do not wait.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mr_cache_refill(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_mr *mr;
+	u32 r, o, pdn;
+	bool kept;
+
+	while (vroce_mr_cache_needy(c, &r, &o, &pdn)) {
+		mr = vroce_mr_cache_new(vdev, r, o, pdn, false);
+		mutex_lock(&c->lock);
+		if (IS_ERR(mr)) {
+			c->refill_failed++;
+			mutex_unlock(&c->lock);
+			return;
+		}
+		/* A drain meanwhile took the PD: the entry goes. */
+		kept = pdn == c->pdn && vroce_mr_cache_add(c, mr);
+		if (kept)
+			c->refilled++;
+		mutex_unlock(&c->lock);
+		if (!kept) {
+			vroce_mr_cache_discard(vdev, mr);
+			return;
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_refill);
 
 /**
  * vroce_mr_cache_trim() - destroy the idle entries of buckets no
@@ -499,6 +614,33 @@ bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
 	return n;
 }
 
+/**
+ * vroce_mr_cache_register() - vroce_mr_register(), with the MPT slots of
+ *	idle entries when the MPT is full
+ * @vdev: the device
+ * @mr: an MR whose object is NEW
+ * @pdn: its PD
+ *
+ * When CREATE_MR finds the MPT full, every idle entry is destroyed
+ * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more. For every
+ * MR the driver enters in the HCA but the refill's.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
+ */
+int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
+			    u32 pdn)
+{
+	int err = vroce_mr_register(vdev, mr, pdn, true);
+
+	if (err != -ENOMEM)
+		return err;
+	if (vroce_mr_cache_shrink(vdev))
+		return vroce_mr_register(vdev, mr, pdn, false);
+	vroce_mr_free(vdev, mr);
+	return err;
+}
+
 /* What debugfs shows: the switch, the counters and the buckets in use. */
 static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 {
@@ -507,9 +649,10 @@ static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 	u32 r, o;
 
 	mutex_lock(&c->lock);
-	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\ntrimmed %llu\nreclaimed %llu\nidle_ms %u\n",
+	seq_printf(m, "enabled %d\nhits %llu\nmisses %llu\nrecycled %llu\ndropped %llu\ntrimmed %llu\nreclaimed %llu\nrefilled %llu\nrefill_failed %llu\nlow %u\nidle_ms %u\n",
 		   c->enabled, c->hits, c->misses, c->recycled, c->dropped,
-		   c->trimmed, c->reclaimed, c->idle_ms);
+		   c->trimmed, c->reclaimed, c->refilled, c->refill_failed,
+		   c->low, c->idle_ms);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
 			if (c->count[r][o])

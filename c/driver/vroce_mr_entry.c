@@ -44,13 +44,13 @@ void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 
 /*
  * Enter @mr's object in the HCA under PD @pdn and fill in the keys. When
- * the MPT is full and @reclaim, the MR cache's idle entries give their
- * slots back and CREATE_MR is tried once more. When it fails the MR is
- * undone: kept as a zombie if the HCA may hold it under a key the driver
- * never learnt (a timeout), freed otherwise.
+ * CREATE_MR fails the MR is undone: kept as a zombie if the HCA may hold
+ * it under a key the driver never learnt (a timeout), freed otherwise;
+ * but with @keep_if_full, a CREATE_MR refused for want of an MPT entry
+ * (-ENOMEM) leaves @mr as it was, for the caller to try again or free.
  */
 int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
-		      bool reclaim)
+		      bool keep_if_full)
 {
 	struct vroce_mr_info info;
 	struct vroce_mr_desc desc;
@@ -61,8 +61,8 @@ int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
 	if (!err)
 		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
 	/* -ENOMEM is the HCA's NO_RESOURCE: no entry was made. */
-	if (err == -ENOMEM && reclaim && vroce_mr_cache_shrink(vdev))
-		err = vroce_cmd_create_mr(vdev, &desc, &key, &handle);
+	if (err == -ENOMEM && keep_if_full)
+		return err;
 	if (err) {
 		if (vroce_mr_obj_create_failed(mr->obj, err))
 			vroce_mr_park(vdev, mr);
