@@ -18,7 +18,9 @@
  * And MR registration through ib_core, MR objects of whichever side the
  * kernel was built with: ib_reg_user_mr() + ib_dereg_mr() of 4 KiB and
  * 2 MiB of user memory, cold (MR cache off: an MTR and CREATE_MR each) and
- * from the MR cache, and ib_alloc_mr() + ib_map_mr_sg() (32 pages) +
+ * from the MR cache; the first burst of 8 registrations of 4 KiB held at
+ * once after one registration of that size, cold, from the cache, and
+ * from the cache prefilled to 8 by its refill work; ib_alloc_mr() + ib_map_mr_sg() (32 pages) +
  * ib_dereg_mr(), in registrations per second; beside them two
  * QUERY_DEVICE commands and no MR code, the baseline of the kernel
  * itself, and pinning alone: with two commands, the floor of any
@@ -32,6 +34,7 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 
@@ -362,6 +365,51 @@ static u64 bench_reg_user(struct kunit *test, struct ib_pd *pd,
 	return div_u64(best, iters);
 }
 
+/* MRs of a burst, and the MR cache's low water mark (mr_cache_low's default) */
+#define BENCH_BURST	8
+
+/*
+ * The first burst after one registration of a size: BENCH_BURST MRs of
+ * 4 KiB registered and held, then deregistered, the cache drained before
+ * each round and prefilled to @low (0: not) after the one registration.
+ * Best of the rounds, ns per registration; @hits gets the last burst's.
+ */
+static u64 bench_burst(struct kunit *test, struct vroce_dev *vdev,
+		       struct ib_pd *pd, unsigned long uaddr, u32 low,
+		       u64 *hits)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct ib_mr *mr[BENCH_BURST];
+	u64 best = U64_MAX, t, h = 0;
+	int r, i;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		vroce_mr_cache_drain(vdev);
+		c->low = low;
+		mr[0] = ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
+				       IB_ACCESS_LOCAL_WRITE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(mr[0]));
+		KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr[0]), 0);
+		flush_work(&c->refill_work);
+		h = c->hits;
+		t = ktime_get_ns();
+		for (i = 0; i < BENCH_BURST; i++) {
+			mr[i] = ib_reg_user_mr(pd, uaddr + i * SZ_4K, SZ_4K,
+					       uaddr + i * SZ_4K,
+					       IB_ACCESS_LOCAL_WRITE);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(mr[i]));
+		}
+		best = min(best, ktime_get_ns() - t);
+		h = c->hits - h;
+		for (i = 0; i < BENCH_BURST; i++)
+			KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	}
+	flush_work(&c->refill_work);
+	c->low = 0;
+	*hits = h;
+	return div_u64(best, BENCH_BURST);
+}
+
 /* Best of the rounds of @iters ib_umem_get() + ib_umem_release(). */
 static u64 bench_pin(struct kunit *test, struct ib_device *ibdev,
 		     unsigned long uaddr, u64 len, int iters)
@@ -451,7 +499,7 @@ static void vroce_bench_mr_reg(struct kunit *test)
 		int iters;
 	} size[] = { { "4 KiB", SZ_4K, 200 }, { "2 MiB", SZ_2M, 50 } };
 	u64 cmds, cold[ARRAY_SIZE(size)], cached[ARRAY_SIZE(size)];
-	u64 pin[ARRAY_SIZE(size)];
+	u64 pin[ARRAY_SIZE(size)], burst[3], hits[3];
 	struct vroce_test_kbuf *b;
 	unsigned long uaddr;
 	char what[48];
@@ -484,6 +532,15 @@ static void vroce_bench_mr_reg(struct kunit *test)
 					   size[i].iters);
 		bench_mr_row(what, cached[i]);
 	}
+	/* A burst: cache off, on without the prefill, on with it. */
+	vdev->mr_cache.enabled = false;
+	burst[0] = bench_burst(test, vdev, pd, uaddr, 0, &hits[0]);
+	vdev->mr_cache.enabled = true;
+	burst[1] = bench_burst(test, vdev, pd, uaddr, 0, &hits[1]);
+	burst[2] = bench_burst(test, vdev, pd, uaddr, BENCH_BURST, &hits[2]);
+	bench_mr_row("burst of 8 4 KiB, cold", burst[0]);
+	bench_mr_row("burst of 8 4 KiB, cache", burst[1]);
+	bench_mr_row("burst of 8 4 KiB, prefilled", burst[2]);
 	bench_mr_row("alloc_mr+map_mr_sg+dereg 32p",
 		     bench_frmr(test, pd, b, 32, 200));
 	/*
@@ -503,6 +560,12 @@ static void vroce_bench_mr_reg(struct kunit *test)
 			size[i].name, cold[i], cached[i],
 			div64_u64(cold[i], cached[i] ?: 1),
 			div64_u64(cold[i] * 100, cached[i] ?: 1) % 100);
+	pr_info("vroce-bench: burst of %d: cold %llu ns, cache %llu ns (%llu hits), prefilled to %d %llu ns (%llu hits): %llu.%02llux and %llu.%02llux cold\n",
+		BENCH_BURST, burst[0], burst[1], hits[1], BENCH_BURST,
+		burst[2], hits[2], div64_u64(burst[0], burst[1] ?: 1),
+		div64_u64(burst[0] * 100, burst[1] ?: 1) % 100,
+		div64_u64(burst[0], burst[2] ?: 1),
+		div64_u64(burst[0] * 100, burst[2] ?: 1) % 100);
 	for (i = 0; i < ARRAY_SIZE(size); i++)
 		pr_info("vroce-bench: floor %s: pin + 2 commands %llu ns, reg_user_mr+dereg %llu ns: a cache saves at most %llu%% (%llu.%02llux)\n",
 			size[i].name, pin[i] + cmds, cold[i],
