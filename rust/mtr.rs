@@ -540,6 +540,20 @@ impl Mtr {
     /// and table reads use `get`, so a broken invariant reads 0, never out
     /// of bounds.
     fn lookup(&self, idx: u64) -> (u64, u64) {
+        let ushift = unit_shift(self.ba_pg_shift);
+        let entry = |bt: &DmaBuf, i: u64| bt.read_entry(i as usize).map_or(0, u64::from_le);
+        // The first region's bottom tables (hop 2 or 3, offset 0): no
+        // region to look for, the common case.
+        let [first, ..] = &self.regions;
+        if first.hopnum >= 2 && idx < first.count {
+            if let Some(bt) = first
+                .btm
+                .as_ref()
+                .and_then(|b| b.get(idx.wrapping_shr(ushift) as usize))
+            {
+                return (entry(bt, idx & ((1u64 << ushift) - 1)), bt.dma());
+            }
+        }
         let shift = self.buf_pg_shift;
         if self.is_direct {
             return (
@@ -552,9 +566,7 @@ impl Mtr {
         };
         let rgn = self.region_of(idx);
         let l = idx.wrapping_sub(rgn.offset);
-        let ushift = unit_shift(self.ba_pg_shift);
         // The HCA writes fast-register tables: each entry is read once.
-        let entry = |bt: &DmaBuf, i: u64| bt.read_entry(i as usize).map_or(0, u64::from_le);
         match rgn.hopnum {
             0 => {
                 let base = entry(root, rgn.root_index);
@@ -656,15 +668,21 @@ impl Mtr {
         if idx >= self.mapped {
             return Err(ENOENT);
         }
-        let max = (addrs.len() as u64).min(self.mapped - idx) as usize;
-        if let [one, ..] = addrs {
-            if max == 1 {
-                // One page: the plain lookup, no run bookkeeping.
-                let (addr, table) = self.lookup(idx);
-                *one = addr;
-                return Ok((1, table));
-            }
+        if let [one] = addrs {
+            // One page: the plain lookup, no run bookkeeping.
+            let (addr, table) = self.lookup(idx);
+            *one = addr;
+            return Ok((1, table));
         }
+        self.find_runs(idx, addrs)
+    }
+
+    /// [`Mtr::find`] of more than one page from page `idx`, below the
+    /// mapped count: runs of entries, one table at a time. Out of line, so
+    /// that the one-page lookup needs no stack frame.
+    #[inline(never)]
+    fn find_runs(&self, idx: u64, addrs: &mut [u64]) -> Result<(usize, u64)> {
+        let max = (addrs.len() as u64).min(self.mapped.wrapping_sub(idx)) as usize;
         let Some(addrs) = addrs.get_mut(..max) else {
             return Err(EINVAL);
         };

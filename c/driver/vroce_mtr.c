@@ -80,6 +80,16 @@ struct vroce_mtr {
 	struct vroce_bt root;
 	u32 region_count;
 	struct vroce_mtr_rgn region[VROCE_MTR_MAX_REGIONS];
+	/*
+	 * The first region's bottom tables when it has them (hop 2 or 3),
+	 * for find's one-page path: page i's entry is
+	 * leaf[i >> leaf_shift].va[i & leaf_mask] for i below leaf_pages
+	 * (0 when there is no such region).
+	 */
+	const struct vroce_bt *leaf;
+	u64 leaf_pages;
+	u64 leaf_mask;
+	u32 leaf_shift;
 };
 
 /* Called once per table page or chunk; never on the first, see map(). */
@@ -288,6 +298,8 @@ static void vroce_mtr_free_tables(struct vroce_mtr *mtr)
 		rgn->mid = NULL;
 		rgn->btm = NULL;
 	}
+	mtr->leaf = NULL;
+	mtr->leaf_pages = 0;
 	vroce_core_dma_free(mtr->dev, BIT(mtr->ba_pg_shift), mtr->root.va,
 			    mtr->root.dma);
 	mtr->root.va = NULL;
@@ -347,6 +359,12 @@ static int vroce_mtr_alloc_tables(struct vroce_mtr *mtr)
 		if (!rgn->btm)
 			goto err_free_tables;
 
+		if (!i) {
+			mtr->leaf = rgn->btm;
+			mtr->leaf_pages = rgn->count;
+			mtr->leaf_shift = ushift;
+			mtr->leaf_mask = unit - 1;
+		}
 		if (rgn->hopnum == 2) {
 			vroce_bt_link(mtr->root.va, rgn->root_index, rgn->btm,
 				      rgn->nr_btm);
@@ -724,18 +742,16 @@ static u32 vroce_mtr_run(const struct vroce_mtr *mtr, u64 idx, u32 max,
 	return max;
 }
 
-int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
-		   u64 offset, u64 *addrs, u32 max, u64 *base_addr)
+/*
+ * find() from page @idx on, below the mapped count: runs of entries, one
+ * table at a time. Out of line, so that find's one-page path needs no
+ * stack frame.
+ */
+static noinline int vroce_mtr_find_runs(const struct vroce_mtr *mtr, u64 idx,
+					u64 *addrs, u32 max, u64 *base_addr)
 {
-	u64 idx, table, first_table = 0;
+	u64 table, first_table = 0;
 	u32 n;
-
-	if (!mtr || !addrs || max < 1)
-		return -EINVAL;
-
-	idx = offset >> mtr->buf_pg_shift;
-	if (idx >= mtr->mapped)
-		return -ENOENT;
 
 	max = min_t(u64, max, mtr->mapped - idx);
 	n = vroce_mtr_run(mtr, idx, max, addrs, &first_table);
@@ -744,6 +760,29 @@ int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
 	if (base_addr)
 		*base_addr = first_table;
 	return n;
+}
+
+int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
+		   u64 offset, u64 *addrs, u32 max, u64 *base_addr)
+{
+	const struct vroce_bt *bt;
+	u64 idx;
+
+	if (!mtr || !addrs || max < 1)
+		return -EINVAL;
+
+	idx = offset >> mtr->buf_pg_shift;
+	if (idx >= mtr->mapped)
+		return -ENOENT;
+	if (max > 1 || idx >= mtr->leaf_pages)
+		return vroce_mtr_find_runs(mtr, idx, addrs, max, base_addr);
+
+	/* One page of the first region's bottom tables: two loads. */
+	bt = &mtr->leaf[idx >> mtr->leaf_shift];
+	addrs[0] = le64_to_cpu(bt->va[idx & mtr->leaf_mask]);
+	if (base_addr)
+		*base_addr = bt->dma;
+	return 1;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_find);
 
