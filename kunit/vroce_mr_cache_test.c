@@ -13,6 +13,7 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
@@ -834,9 +835,9 @@ static void vroce_mr_cache_refill_fails(struct kunit *test)
 
 /*
  * A drain while the refill's CREATE_MR is under way (every command
- * 50 ms) and no entry is idle waits for the refill: it destroys what it
- * made, and only then the cache's PD goes (the HCA refuses DESTROY_PD
- * while an MR names the PD: the PD would be parked).
+ * 200 ms) and no entry is idle waits for the refill: the refill destroys
+ * what it made, and only then the cache's PD goes (the HCA refuses
+ * DESTROY_PD while an MR names the PD: the PD would be parked).
  */
 static void vroce_mr_cache_refill_drain(struct kunit *test)
 {
@@ -844,20 +845,29 @@ static void vroce_mr_cache_refill_drain(struct kunit *test)
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	struct vroce_emu *emu = vroce_test_emu(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
-	unsigned long a = vroce_test_user_mem(test, SZ_4K, 16);
+	unsigned long a = vroce_test_user_mem(test, SZ_4K, 16), deadline;
 	struct ib_mr *mr;
+	u64 dropped;
 
 	vroce_test_faults_off(test, emu);
 	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
 	c->low = 1;
-	vroce_emu_set_faults(emu, 0, 0, 0, 50);
+	vroce_emu_set_faults(emu, 0, 0, 0, 200);
+	dropped = c->dropped;
 	queue_work(system_unbound_wq, &c->refill_work);
+	/* Running, it posts its CREATE_MR at once. */
+	deadline = jiffies + msecs_to_jiffies(2000);
+	while (!(work_busy(&c->refill_work) & WORK_BUSY_RUNNING) &&
+	       time_before(jiffies, deadline))
+		usleep_range(500, 1000);
 	usleep_range(10000, 11000);
-	KUNIT_EXPECT_TRUE(test, work_busy(&c->refill_work));
 	vroce_mr_cache_drain(vdev);
 	KUNIT_EXPECT_FALSE(test, work_busy(&c->refill_work));
+	/* The refill made an entry and destroyed it; none was idle. */
+	KUNIT_EXPECT_EQ(test, c->refilled, 0);
+	KUNIT_EXPECT_EQ(test, c->dropped, dropped + 1);
 	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
 	KUNIT_EXPECT_FALSE(test, c->have_pd);
 	mutex_lock(&vdev->zombie_lock);
@@ -867,6 +877,78 @@ static void vroce_mr_cache_refill_drain(struct kunit *test)
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 	/* With no cache PD, the MR is destroyed, not revoked. */
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * Once the cache starts destroying idle entries for their slots, does
+ * what another thread's registration of a page would do to the cache:
+ * warm its bucket and queue the refill (without the registration's own
+ * CREATE_MR, which competes for the slot as any user may).
+ */
+static int cache_kick_refill(void *data)
+{
+	struct vroce_mr_cache *c = data;
+	bool kicked = false;
+	u32 rights;
+
+	if (vroce_mr_rights(CACHE_ACC, &rights))
+		return -EINVAL;
+	while (!kthread_should_stop()) {
+		if (!kicked && READ_ONCE(c->reclaimed)) {
+			mutex_lock(&c->lock);
+			c->warm[rights][0] = true;
+			mutex_unlock(&c->lock);
+			queue_work(system_unbound_wq, &c->refill_work);
+			kicked = true;
+		}
+		usleep_range(500, 1000);
+	}
+	return 0;
+}
+
+/*
+ * A refill that starts while a registration on a full MPT destroys idle
+ * entries for their slots does not take the slot freed for the
+ * registration (every command 50 ms, so the refill's CREATE_MR would come
+ * between the DESTROY_MR and the registration's second CREATE_MR).
+ */
+static void vroce_mr_cache_reclaim_refill(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_emu *emu = vroce_test_emu(test);
+	unsigned long a = vroce_test_user_mem(test, SZ_8K, 17);
+	struct task_struct *kick;
+	struct ib_mr *mr, *user;
+	struct ib_pd *pd;
+
+	vroce_test_faults_off(test, emu);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cache_max_mr,
+							emu), 0);
+	/* The PD's DMA MR, the user's MR and an idle entry of 2 pages. */
+	vroce_emu_set_max_mr(emu, 3);
+	pd = vroce_test_pd(test, vdev, 0);
+	user = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, user);
+	mr = ib_reg_user_mr(pd, a, SZ_8K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_ASSERT_EQ(test, cache_idle(c), 1);
+
+	c->low = 1;
+	vroce_emu_set_faults(emu, 0, 0, 0, 50);
+	kick = kthread_run(cache_kick_refill, c, "vroce-kick");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kick));
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	kthread_stop(kick);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	flush_work(&c->refill_work);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, c->reclaimed, 1);
+	if (!IS_ERR(mr))
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(user), 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -887,6 +969,7 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_prefill),
 	KUNIT_CASE(vroce_mr_cache_refill_fails),
 	KUNIT_CASE(vroce_mr_cache_refill_drain),
+	KUNIT_CASE(vroce_mr_cache_reclaim_refill),
 	{}
 };
 

@@ -137,6 +137,8 @@ struct vroce_pd_zombie;
  * @warm: buckets a registration took from or missed since they were last
  *	emptied: the refill keeps @low entries in them
  * @low: the low water mark (module parameter mr_cache_low)
+ * @reclaiming: registrations destroying idle entries for MPT slots; the
+ *	refill makes no entry meanwhile
  * @idle_ms: the trim's period (module parameter mr_cache_idle_ms)
  * @trim_work: destroys the idle entries of buckets no registration used
  *	for a whole period; queued while entries are idle
@@ -164,6 +166,7 @@ struct vroce_mr_cache {
 	bool used[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	bool warm[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	u32 low;
+	u32 reclaiming;
 	u32 idle_ms;
 	struct delayed_work trim_work;
 	struct work_struct refill_work;

@@ -505,7 +505,8 @@ static bool vroce_mr_cache_needy(struct vroce_mr_cache *c, u32 *r, u32 *o,
 			*o = j;
 		}
 	}
-	found = found && c->enabled && c->have_pd;
+	/* Not while a registration waits for the slots it freed. */
+	found = found && c->enabled && c->have_pd && !c->reclaiming;
 	*pdn = c->pdn;
 	mutex_unlock(&c->lock);
 	return found;
@@ -538,8 +539,12 @@ void vroce_mr_cache_refill(struct vroce_dev *vdev)
 			mutex_unlock(&c->lock);
 			return;
 		}
-		/* A drain meanwhile took the PD: the entry goes. */
-		kept = pdn == c->pdn && vroce_mr_cache_add(c, mr);
+		/*
+		 * A drain meanwhile took the PD, a trim or a shrink made the
+		 * bucket cold, or a registration is reclaiming: the entry goes.
+		 */
+		kept = pdn == c->pdn && c->warm[r][o] && !c->reclaiming &&
+		       vroce_mr_cache_add(c, mr);
 		if (kept)
 			c->refilled++;
 		mutex_unlock(&c->lock);
@@ -622,8 +627,10 @@ bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
  * @pdn: its PD
  *
  * When CREATE_MR finds the MPT full, every idle entry is destroyed
- * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more. For every
- * MR the driver enters in the HCA but the refill's.
+ * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more; meanwhile
+ * the refill makes no entry (it would take the slots back), and one under
+ * way is waited for first, so that its entry goes too. For every MR the
+ * driver enters in the HCA but the refill's.
  *
  * Context: process context, may sleep.
  * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
@@ -631,13 +638,22 @@ bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
 int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 			    u32 pdn)
 {
+	struct vroce_mr_cache *c = &vdev->mr_cache;
 	int err = vroce_mr_register(vdev, mr, pdn, true);
 
 	if (err != -ENOMEM)
 		return err;
+	mutex_lock(&c->lock);
+	c->reclaiming++;
+	mutex_unlock(&c->lock);
+	cancel_work_sync(&c->refill_work);
 	if (vroce_mr_cache_shrink(vdev))
-		return vroce_mr_register(vdev, mr, pdn, false);
-	vroce_mr_free(vdev, mr);
+		err = vroce_mr_register(vdev, mr, pdn, false);
+	else
+		vroce_mr_free(vdev, mr);
+	mutex_lock(&c->lock);
+	c->reclaiming--;
+	mutex_unlock(&c->lock);
 	return err;
 }
 
