@@ -952,6 +952,71 @@ static void vroce_mr_cache_reclaim_refill(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+struct cache_alloc {
+	struct ib_pd *pd;
+	struct ib_mr *mr;
+	struct completion done;
+};
+
+static int cache_alloc_fn(void *data)
+{
+	struct cache_alloc *x = data;
+
+	x->mr = ib_alloc_mr(x->pd, IB_MR_TYPE_MEM_REG, 4);
+	complete(&x->done);
+	return 0;
+}
+
+/*
+ * Two registrations find the MPT full at once (every command 50 ms): the
+ * first destroys both idle entries, the second finds none left to destroy
+ * but tries again all the same, and both get a slot.
+ */
+static void vroce_mr_cache_reclaim_twice(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	unsigned long a = vroce_test_user_mem(test, SZ_8K, 18);
+	struct cache_alloc *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct ib_mr *mr[2], *y;
+	struct ib_pd *pd;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	vroce_test_faults_off(test, emu);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cache_max_mr,
+							emu), 0);
+	/* The PD's DMA MR and two idle entries, of 1 and of 2 pages. */
+	vroce_emu_set_max_mr(emu, 3);
+	pd = vroce_test_pd(test, vdev, 0);
+	for (i = 0; i < 2; i++) {
+		mr[i] = ib_reg_user_mr(pd, a, SZ_4K << i, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	KUNIT_ASSERT_EQ(test, cache_idle(&vdev->mr_cache), 2);
+
+	vroce_emu_set_faults(emu, 0, 0, 0, 50);
+	x->pd = pd;
+	init_completion(&x->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cache_alloc_fn, x,
+						    "vroce-alloc")));
+	/* Its CREATE_MR first: posted, and 50 ms to run. */
+	usleep_range(10000, 11000);
+	y = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	wait_for_completion(&x->done);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, x->mr);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, y);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.reclaimed, 2);
+	if (!IS_ERR(x->mr))
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(x->mr), 0);
+	if (!IS_ERR(y))
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(y), 0);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
@@ -970,6 +1035,7 @@ static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_refill_fails),
 	KUNIT_CASE(vroce_mr_cache_refill_drain),
 	KUNIT_CASE(vroce_mr_cache_reclaim_refill),
+	KUNIT_CASE(vroce_mr_cache_reclaim_twice),
 	{}
 };
 

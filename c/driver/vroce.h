@@ -475,7 +475,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
-bool vroce_mr_cache_shrink(struct vroce_dev *vdev);
+void vroce_mr_cache_shrink(struct vroce_dev *vdev);
 int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 			    u32 pdn);
 void vroce_mr_cache_refill(struct vroce_dev *vdev);

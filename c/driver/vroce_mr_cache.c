@@ -601,9 +601,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_trim);
  * fails. The cache's PD stays.
  *
  * Context: process context, may sleep; not under the cache's lock.
- * Return: whether there was an idle entry.
  */
-bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
+void vroce_mr_cache_shrink(struct vroce_dev *vdev)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	LIST_HEAD(all);
@@ -616,7 +615,6 @@ bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
 	c->reclaimed += n;
 	mutex_unlock(&c->lock);
 	vroce_mr_cache_discard_all(vdev, &all);
-	return n;
 }
 
 /**
@@ -629,8 +627,10 @@ bool vroce_mr_cache_shrink(struct vroce_dev *vdev)
  * When CREATE_MR finds the MPT full, every idle entry is destroyed
  * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more; meanwhile
  * the refill makes no entry (it would take the slots back), and one under
- * way is waited for first, so that its entry goes too. For every MR the
- * driver enters in the HCA but the refill's.
+ * way is waited for first, so that its entry goes too. It is tried again
+ * even when no entry was idle: the refill's entry, or another
+ * registration's reclaim, may have freed slots. For every MR the driver
+ * enters in the HCA but the refill's.
  *
  * Context: process context, may sleep.
  * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
@@ -647,10 +647,8 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	c->reclaiming++;
 	mutex_unlock(&c->lock);
 	cancel_work_sync(&c->refill_work);
-	if (vroce_mr_cache_shrink(vdev))
-		err = vroce_mr_register(vdev, mr, pdn, false);
-	else
-		vroce_mr_free(vdev, mr);
+	vroce_mr_cache_shrink(vdev);
+	err = vroce_mr_register(vdev, mr, pdn, false);
 	mutex_lock(&c->lock);
 	c->reclaiming--;
 	mutex_unlock(&c->lock);
