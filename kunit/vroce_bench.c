@@ -429,7 +429,7 @@ static u64 bench_burst(struct kunit *test, struct vroce_dev *vdev,
 				       IB_ACCESS_LOCAL_WRITE);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(mr[0]));
 		KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr[0]), 0);
-		flush_work(&c->refill_work);
+		flush_delayed_work(&c->refill_work);
 		h = c->hits;
 		t = ktime_get_ns();
 		for (i = 0; i < BENCH_BURST; i++) {
@@ -443,7 +443,7 @@ static u64 bench_burst(struct kunit *test, struct vroce_dev *vdev,
 		for (i = 0; i < BENCH_BURST; i++)
 			KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr[i]), 0);
 	}
-	flush_work(&c->refill_work);
+	flush_delayed_work(&c->refill_work);
 	c->low = 0;
 	*hits = h;
 	return div_u64(best, BENCH_BURST);

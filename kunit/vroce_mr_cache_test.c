@@ -747,7 +747,7 @@ static void vroce_mr_cache_prefill(struct kunit *test)
 	c->low = CACHE_LOW;
 	mr[0] = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
-	flush_work(&c->refill_work);
+	flush_delayed_work(&c->refill_work);
 	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 0), CACHE_LOW);
 	KUNIT_EXPECT_EQ(test, c->refilled, CACHE_LOW);
 	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 1), 0);
@@ -767,7 +767,7 @@ static void vroce_mr_cache_prefill(struct kunit *test)
 		KUNIT_EXPECT_MEMEQ(test, got, want, SZ_4K);
 	}
 	/* Refilled again while they are held. */
-	flush_work(&c->refill_work);
+	flush_delayed_work(&c->refill_work);
 	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 0), CACHE_LOW);
 	KUNIT_EXPECT_EQ(test, c->refilled, 2 * CACHE_LOW);
 	for (i = 0; i <= CACHE_LOW; i++)
@@ -784,7 +784,7 @@ static void vroce_mr_cache_prefill(struct kunit *test)
 	/* Two pages warm that bucket alone. */
 	mr[0] = ib_reg_user_mr(pd, a, SZ_8K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
-	flush_work(&c->refill_work);
+	flush_delayed_work(&c->refill_work);
 	KUNIT_EXPECT_EQ(test, cache_bucket(test, c, 1), CACHE_LOW);
 	KUNIT_EXPECT_EQ(test, cache_idle(c), CACHE_LOW);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[0]), 0);
@@ -856,15 +856,15 @@ static void vroce_mr_cache_refill_drain(struct kunit *test)
 	c->low = 1;
 	vroce_emu_set_faults(emu, 0, 0, 0, 200);
 	dropped = c->dropped;
-	queue_work(system_unbound_wq, &c->refill_work);
+	mod_delayed_work(system_unbound_wq, &c->refill_work, 0);
 	/* Running, it posts its CREATE_MR at once. */
 	deadline = jiffies + msecs_to_jiffies(2000);
-	while (!(work_busy(&c->refill_work) & WORK_BUSY_RUNNING) &&
+	while (!(work_busy(&c->refill_work.work) & WORK_BUSY_RUNNING) &&
 	       time_before(jiffies, deadline))
 		usleep_range(500, 1000);
 	usleep_range(10000, 11000);
 	vroce_mr_cache_drain(vdev);
-	KUNIT_EXPECT_FALSE(test, work_busy(&c->refill_work));
+	KUNIT_EXPECT_FALSE(test, work_busy(&c->refill_work.work));
 	/* The refill made an entry and destroyed it; none was idle. */
 	KUNIT_EXPECT_EQ(test, c->refilled, 0);
 	KUNIT_EXPECT_EQ(test, c->dropped, dropped + 1);
@@ -899,7 +899,8 @@ static int cache_kick_refill(void *data)
 			mutex_lock(&c->lock);
 			c->warm[rights][0] = true;
 			mutex_unlock(&c->lock);
-			queue_work(system_unbound_wq, &c->refill_work);
+			mod_delayed_work(system_unbound_wq, &c->refill_work,
+					 0);
 			kicked = true;
 		}
 		usleep_range(500, 1000);
@@ -943,7 +944,7 @@ static void vroce_mr_cache_reclaim_refill(struct kunit *test)
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 	kthread_stop(kick);
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	flush_work(&c->refill_work);
+	flush_delayed_work(&c->refill_work);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, c->reclaimed, 1);
 	if (!IS_ERR(mr))

@@ -142,8 +142,8 @@ struct vroce_pd_zombie;
  * @idle_ms: the trim's period (module parameter mr_cache_idle_ms)
  * @trim_work: destroys the idle entries of buckets no registration used
  *	for a whole period; queued while entries are idle
- * @refill_work: makes entries for warm buckets below @low; queued by a
- *	registration that leaves one so
+ * @refill_work: makes entries for warm buckets below @low; queued, to run
+ *	a jiffy later, by a registration that leaves one so
  * @hits: registrations that found an entry
  * @misses: registrations that made one
  * @recycled: deregistrations that returned one
@@ -169,7 +169,7 @@ struct vroce_mr_cache {
 	u32 reclaiming;
 	u32 idle_ms;
 	struct delayed_work trim_work;
-	struct work_struct refill_work;
+	struct delayed_work refill_work;
 	u64 hits;
 	u64 misses;
 	u64 recycled;

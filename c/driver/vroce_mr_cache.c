@@ -74,6 +74,8 @@ MODULE_PARM_DESC(mr_cache_idle_ms,
 		 "destroy the idle MR cache entries of a size and rights no registration used for this long (ms, default 30000)");
 
 #define VROCE_MR_CACHE_PAGE	SZ_4K
+/* The refill starts this long after the registration that asked for it. */
+#define VROCE_MR_CACHE_REFILL_DELAY	1	/* jiffies */
 
 static void vroce_mr_cache_trim_work(struct work_struct *work)
 {
@@ -86,7 +88,8 @@ static void vroce_mr_cache_trim_work(struct work_struct *work)
 
 static void vroce_mr_cache_refill_work(struct work_struct *work)
 {
-	struct vroce_mr_cache *c = container_of(work, struct vroce_mr_cache,
+	struct vroce_mr_cache *c = container_of(to_delayed_work(work),
+						struct vroce_mr_cache,
 						refill_work);
 
 	vroce_mr_cache_refill(container_of(c, struct vroce_dev, mr_cache));
@@ -105,7 +108,7 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
 
 	mutex_init(&c->lock);
 	INIT_DELAYED_WORK(&c->trim_work, vroce_mr_cache_trim_work);
-	INIT_WORK(&c->refill_work, vroce_mr_cache_refill_work);
+	INIT_DELAYED_WORK(&c->refill_work, vroce_mr_cache_refill_work);
 	c->idle_ms = max(vroce_mr_cache_idle_ms, 1U);
 	c->low = min(vroce_mr_cache_low, VROCE_MR_CACHE_HIGH);
 	c->enabled = vroce_mr_cache_on;
@@ -265,9 +268,14 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 			c->have_pd = true;
 		}
 	}
-	/* Fewer than the low water mark left: more are made meanwhile. */
+	/*
+	 * Fewer than the low water mark left: more are made once the
+	 * registrations pause (a burst's go first; mlx5 refills from a
+	 * delayed work too).
+	 */
 	if (c->have_pd && c->count[r][o] < c->low)
-		queue_work(system_unbound_wq, &c->refill_work);
+		queue_delayed_work(system_unbound_wq, &c->refill_work,
+				   VROCE_MR_CACHE_REFILL_DELAY);
 	*pdn = c->pdn;
 	mutex_unlock(&c->lock);
 	return err ? ERR_PTR(err) : mr;
@@ -472,7 +480,7 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	 * what it made.
 	 */
 	cancel_delayed_work_sync(&c->trim_work);
-	cancel_work_sync(&c->refill_work);
+	cancel_delayed_work_sync(&c->refill_work);
 
 	vroce_mr_cache_discard_all(vdev, &all);
 	if (!have_pd)
@@ -646,7 +654,7 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	mutex_lock(&c->lock);
 	c->reclaiming++;
 	mutex_unlock(&c->lock);
-	cancel_work_sync(&c->refill_work);
+	cancel_delayed_work_sync(&c->refill_work);
 	vroce_mr_cache_shrink(vdev);
 	err = vroce_mr_register(vdev, mr, pdn, false);
 	mutex_lock(&c->lock);
