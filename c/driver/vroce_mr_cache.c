@@ -636,9 +636,10 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
  * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more; meanwhile
  * the refill makes no entry (it would take the slots back), and one under
  * way is waited for first, so that its entry goes too. It is tried again
- * even when no entry was idle: the refill's entry, or another
- * registration's reclaim, may have freed slots. For every MR the driver
- * enters in the HCA but the refill's.
+ * whenever the cache destroyed an entry since the first try, even when
+ * none was idle here: the refill's entry, or another registration's
+ * reclaim, freed slots. For every MR the driver enters in the HCA but the
+ * refill's.
  *
  * Context: process context, may sleep.
  * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
@@ -647,8 +648,14 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 			    u32 pdn)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
-	int err = vroce_mr_register(vdev, mr, pdn, true);
+	u64 dropped;
+	bool again;
+	int err;
 
+	mutex_lock(&c->lock);
+	dropped = c->dropped;
+	mutex_unlock(&c->lock);
+	err = vroce_mr_register(vdev, mr, pdn, true);
 	if (err != -ENOMEM)
 		return err;
 	mutex_lock(&c->lock);
@@ -656,7 +663,14 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	mutex_unlock(&c->lock);
 	cancel_delayed_work_sync(&c->refill_work);
 	vroce_mr_cache_shrink(vdev);
-	err = vroce_mr_register(vdev, mr, pdn, false);
+	mutex_lock(&c->lock);
+	/* Entries destroyed since the first try gave slots back. */
+	again = c->dropped != dropped;
+	mutex_unlock(&c->lock);
+	if (again)
+		err = vroce_mr_register(vdev, mr, pdn, false);
+	else
+		vroce_mr_free(vdev, mr);
 	mutex_lock(&c->lock);
 	c->reclaiming--;
 	mutex_unlock(&c->lock);
