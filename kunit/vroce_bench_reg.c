@@ -363,6 +363,61 @@ static void reg_rxe_put(void *lb)
 
 KUNIT_DEFINE_ACTION_WRAPPER(reg_dealloc_pd, ib_dealloc_pd, struct ib_pd *);
 
+/* Submitters of the deep ring figure, and that ring's slots. */
+#define REG_DEEP_THREADS	64
+#define REG_DEEP_SLOTS		64
+
+static void reg_depth_restore(void *depth)
+{
+	vroce_cmdq_depth = (uintptr_t)depth;
+}
+
+/*
+ * QUERY_DEVICE from REG_DEEP_THREADS threads at once on @vdev: per second
+ * in @rate, doorbells per 100 commands in @rung.
+ */
+static void reg_deep(struct kunit *test, struct vroce_dev *vdev, u64 *rate,
+		     u64 *rung)
+{
+	struct reg_job *jobs = kunit_kcalloc(test, REG_DEEP_THREADS,
+					     sizeof(*jobs), GFP_KERNEL);
+	u64 pi = vdev->cmdq.pi, db = vdev->cmdq.doorbells;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, jobs);
+	for (i = 0; i < REG_DEEP_THREADS; i++)
+		jobs[i] = (struct reg_job){ .op = REG_QUERY, .vdev = vdev };
+	KUNIT_EXPECT_EQ(test, reg_rate(test, jobs, REG_DEEP_THREADS,
+				       16000 / REG_DEEP_THREADS, rate), 0);
+	*rung = div64_u64((vdev->cmdq.doorbells - db) * 100,
+			  (u32)(vdev->cmdq.pi - pi) ?: 1);
+}
+
+/*
+ * More submitters than slots: the default ring against one of
+ * REG_DEEP_SLOTS (module parameter cmdq_depth, on a second HCA).
+ */
+static void reg_deep_rows(struct kunit *test, struct vroce_dev *vdev)
+{
+	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
+	u64 rate[2], rung[2];
+	struct vroce_dev *deep;
+	char ratio[16];
+
+	reg_deep(test, vdev, &rate[0], &rung[0]);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							reg_depth_restore,
+							old), 0);
+	vroce_cmdq_depth = REG_DEEP_SLOTS;
+	deep = vroce_test_dev(test);
+	KUNIT_ASSERT_EQ(test, deep->cmdq.depth, REG_DEEP_SLOTS);
+	reg_deep(test, deep, &rate[1], &rung[1]);
+	vroce_bench_ratio(ratio, sizeof(ratio), rate[1], rate[0]);
+	pr_info("vroce-bench: ring QUERY_DEVICE from %d threads: %u slots %llu/s (%llu doorbells per 100), %d slots %llu/s (%llu per 100): %s\n",
+		REG_DEEP_THREADS, vdev->cmdq.depth, rate[0], rung[0],
+		REG_DEEP_SLOTS, rate[1], rung[1], ratio);
+}
+
 /* One row: per second on vroce and rxe, 1 and 16 threads, with ratios. */
 static void reg_row(const char *what, const u64 v[2], const u64 r[2])
 {
@@ -467,6 +522,7 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	pr_info("vroce-bench: ring doorbells per 100 commands: %llu with 1 thread, %llu with %d\n",
 		div64_u64(rung[0] * 100, pi[0] ?: 1),
 		div64_u64(rung[1] * 100, pi[1] ?: 1), REG_THREADS);
+	reg_deep_rows(test, vdev);
 }
 
 static struct kunit_case vroce_bench_reg_cases[] = {

@@ -196,9 +196,8 @@ static void vroce_cmd_deadline(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
-	struct cmd_busy *b = kunit_kcalloc(test, BIT(VROCE_CMDQ_DEPTH_LOG2),
-					   sizeof(*b), GFP_KERNEL);
-	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
+	u32 depth = vdev->cmdq.depth;
+	struct cmd_busy *b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
 	struct vroce_dev_attr attr;
 	unsigned long start;
 	unsigned int ms;
@@ -232,24 +231,23 @@ static void vroce_cmd_deadline(struct kunit *test)
 }
 
 /*
- * A command that finds no free slot by its deadline is not posted at all:
- * -EAGAIN, and the ring's producer index has not moved.
+ * With every slot of @vdev's ring taken by a command that takes @delay_ms
+ * (more than 70), a command that finds no free slot by its 50 ms deadline
+ * is not posted at all: -EAGAIN, and the ring's producer index has not
+ * moved.
  */
-static void vroce_cmd_no_slot(struct kunit *test)
+static void cmd_expect_no_slot(struct kunit *test, struct vroce_dev *vdev,
+			       u32 delay_ms)
 {
-	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
-	struct cmd_busy *b = kunit_kcalloc(test, BIT(VROCE_CMDQ_DEPTH_LOG2),
-					   sizeof(*b), GFP_KERNEL);
-	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2), pi;
+	u32 depth = vdev->cmdq.depth, pi, i;
+	struct cmd_busy *b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
 	struct vroce_dev_attr attr;
-	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 50);
-	/* The first of 16 commands completes after 200 ms, well past 50. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 200);
+	vroce_emu_set_faults(emu, 0, 0, 0, delay_ms);
 	for (i = 0; i < depth; i++) {
 		b[i].vdev = vdev;
 		init_completion(&b[i].done);
@@ -269,6 +267,43 @@ static void vroce_cmd_no_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
 
+/* 16 slots, the first command done after 200 ms. */
+static void vroce_cmd_no_slot(struct kunit *test)
+{
+	cmd_expect_no_slot(test, vroce_test_dev(test), 200);
+}
+
+static void cmd_depth_restore(void *depth)
+{
+	vroce_cmdq_depth = (uintptr_t)depth;
+}
+
+/*
+ * Module parameter cmdq_depth, read at probe: rounded up to a power of
+ * two from 4 to 256 (0: 1, so 4). A ring of 32 holds 32 commands in
+ * the HCA at once, and the 33rd waits for a slot.
+ */
+static void vroce_cmd_depth(struct kunit *test)
+{
+	static const struct { u32 want, got; } v[] = {
+		{ 0, 4 }, { 3, 4 }, { 17, 32 }, { 1000, 256 }, { 32, 32 },
+	};
+	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
+	struct vroce_dev *vdev = NULL;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							cmd_depth_restore,
+							old), 0);
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		vroce_cmdq_depth = v[i].want;
+		vdev = vroce_test_dev(test);
+		KUNIT_EXPECT_EQ_MSG(test, vdev->cmdq.depth, v[i].got,
+				    "cmdq_depth %u", v[i].want);
+	}
+	cmd_expect_no_slot(test, vdev, 120);
+}
+
 /*
  * Commands the HCA carries out without completing raise no interrupt; a
  * full ring of them must not stop the next caller for good.
@@ -277,7 +312,7 @@ static void vroce_cmd_dropped_fill_ring(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
-	u32 depth = BIT(VROCE_CMDQ_DEPTH_LOG2), i;
+	u32 depth = vdev->cmdq.depth, i;
 	struct vroce_dev_attr attr;
 
 	vroce_test_faults_off(test, emu);
@@ -647,6 +682,7 @@ static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cmd_many_submitters),
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
 	KUNIT_CASE(vroce_cmd_no_slot),
+	KUNIT_CASE_SLOW(vroce_cmd_depth),
 	KUNIT_CASE(vroce_cmd_dropped_fill_ring),
 	KUNIT_CASE(vroce_cmd_handler_issues_verb),
 	KUNIT_CASE(vroce_cmd_stale_event),

@@ -24,6 +24,17 @@ static unsigned int cmd_timeout_ms = 2000;
 module_param(cmd_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(cmd_timeout_ms, "how long an HCA command may take (ms)");
 
+/*
+ * Slots of the command ring of an HCA probed from now on. A deeper ring
+ * lets more submitters post at once (more commands per doorbell); each
+ * command may then wait behind more others within its timeout.
+ */
+VISIBLE_IF_KUNIT unsigned int vroce_cmdq_depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmdq_depth);
+module_param_named(cmdq_depth, vroce_cmdq_depth, uint, 0444);
+MODULE_PARM_DESC(cmdq_depth,
+		 "command ring slots, rounded up to a power of two from 4 to 256 (default 16)");
+
 /* The one mapping from HCA status to errno. */
 static int vroce_cmd_errno(u16 status)
 {
@@ -227,9 +238,16 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 int vroce_cmdq_init(struct vroce_dev *vdev)
 {
 	struct vroce_cmdq *q = &vdev->cmdq;
+	unsigned int want = READ_ONCE(vroce_cmdq_depth);
 	int err;
 
-	q->depth = BIT(VROCE_CMDQ_DEPTH_LOG2);
+	q->depth_log2 = clamp_t(u32, order_base_2(want ?: 1),
+				VROCE_CMDQ_MIN_DEPTH_LOG2,
+				VROCE_CMDQ_MAX_DEPTH_LOG2);
+	q->depth = BIT(q->depth_log2);
+	if (q->depth != want)
+		dev_warn(vdev->dma_dev, "cmdq_depth %u: %u command slots\n",
+			 want, q->depth);
 	q->timeout_ms = cmd_timeout_ms;
 	q->next_token = 1;
 	spin_lock_init(&q->lock);
@@ -245,7 +263,7 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 		goto err_owner;
 	}
 	/* One table level in front of the slots, as the HCA walks it. */
-	err = vroce_ring_create(vdev, &q->ring, VROCE_CMDQ_DEPTH_LOG2,
+	err = vroce_ring_create(vdev, &q->ring, q->depth_log2,
 				VROCE_CMD_SLOT_SIZE, 1);
 	if (err)
 		goto err_dbr;
@@ -270,7 +288,7 @@ int vroce_cmdq_start(struct vroce_dev *vdev)
 	struct vroce_hw_mtt mtt;
 
 	vroce_ring_mtt(vdev->cmdq.ring.mtr, &mtt);
-	return vroce_hw_cmdq_start(&vdev->hw, &mtt, VROCE_CMDQ_DEPTH_LOG2,
+	return vroce_hw_cmdq_start(&vdev->hw, &mtt, vdev->cmdq.depth_log2,
 				   vdev->cmdq.dbr_dma);
 }
 

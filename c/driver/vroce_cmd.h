@@ -18,7 +18,14 @@
 struct vroce_dev;
 struct vroce_mtr;
 
-#define VROCE_CMDQ_DEPTH_LOG2	4	/* 16 slots */
+/* Command ring slots: 16 unless module parameter cmdq_depth says more. */
+#define VROCE_CMDQ_DEPTH_LOG2		4
+#define VROCE_CMDQ_MIN_DEPTH_LOG2	2
+#define VROCE_CMDQ_MAX_DEPTH_LOG2	8
+
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int vroce_cmdq_depth;
+#endif
 
 struct vroce_cmdq_dbr;
 
@@ -38,7 +45,8 @@ struct vroce_cmd_ctx {
 /**
  * struct vroce_cmdq - the command ring
  * @ring: the slots (VROCE_CMD_SLOT_SIZE bytes: request, then response)
- * @depth: number of slots, a power of two
+ * @depth: number of slots, a power of two (module parameter cmdq_depth)
+ * @depth_log2: its log2
  * @lock: protects @pi, @ci, @next_token, @owner, @full_waits, @doorbells
  *	and the doorbell record
  * @pi: next slot to post (free-running)
@@ -61,6 +69,7 @@ struct vroce_cmd_ctx {
 struct vroce_cmdq {
 	struct vroce_ring ring;
 	u32 depth;
+	u32 depth_log2;
 	spinlock_t lock;	/* protects the counters, owner, dbr */
 	u32 pi;
 	u32 ci;
