@@ -124,6 +124,8 @@ struct vroce_pd_zombie;
 /**
  * struct vroce_mr_cache - HCA MR entries kept for re-registration
  *	(c/driver/vroce_mr_cache.c)
+ * @reclaim_lock: held by a registration that destroys the idle entries
+ *	for MPT slots and tries CREATE_MR again; taken before @lock
  * @lock: protects the rest
  * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
  * @have_pd: @pdn is the cache's own PD, where idle entries wait
@@ -156,6 +158,7 @@ struct vroce_pd_zombie;
  * @refill_failed: refills that stopped at a failed CREATE_MR
  */
 struct vroce_mr_cache {
+	struct mutex reclaim_lock;	/* one reclaim at a time */
 	struct mutex lock;	/* protects everything below but the works */
 	bool enabled;
 	bool have_pd;

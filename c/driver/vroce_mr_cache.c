@@ -107,6 +107,7 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
 	u32 r, o;
 
 	mutex_init(&c->lock);
+	mutex_init(&c->reclaim_lock);
 	INIT_DELAYED_WORK(&c->trim_work, vroce_mr_cache_trim_work);
 	INIT_DELAYED_WORK(&c->refill_work, vroce_mr_cache_refill_work);
 	c->idle_ms = max(vroce_mr_cache_idle_ms, 1U);
@@ -158,15 +159,17 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_fits);
 
 /*
  * Destroy @mr's entry, or keep it and its pages if the HCA may still use
- * them (DESTROY_MR failed). @mr's object is LIVE.
+ * them (DESTROY_MR failed). @mr's object is LIVE. Counted once the
+ * DESTROY_MR is done: a registration that sees the count move may find a
+ * free MPT slot.
  */
 static void vroce_mr_cache_discard(struct vroce_dev *vdev,
 				   struct vroce_mr *mr)
 {
+	vroce_mr_destroy(vdev, mr);
 	mutex_lock(&vdev->mr_cache.lock);
 	vdev->mr_cache.dropped++;
 	mutex_unlock(&vdev->mr_cache.lock);
-	vroce_mr_destroy(vdev, mr);
 }
 
 /*
@@ -269,9 +272,10 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 		}
 	}
 	/*
-	 * Fewer than the low water mark left: more are made once the
-	 * registrations pause (a burst's go first; mlx5 refills from a
-	 * delayed work too).
+	 * Fewer than the low water mark left: more are made from the next
+	 * jiffy on, so that a burst's registrations mostly go first (mlx5
+	 * refills from a delayed work too). Not pushed back by later ones:
+	 * under steady load the refill still runs.
 	 */
 	if (c->have_pd && c->count[r][o] < c->low)
 		queue_delayed_work(system_unbound_wq, &c->refill_work,
@@ -638,8 +642,9 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
  * way is waited for first, so that its entry goes too. It is tried again
  * whenever the cache destroyed an entry since the first try, even when
  * none was idle here: the refill's entry, or another registration's
- * reclaim, freed slots. For every MR the driver enters in the HCA but the
- * refill's.
+ * reclaim (reclaims run one at a time, each after the DESTROY_MRs of
+ * those before), freed slots. For every MR the driver enters in the HCA
+ * but the refill's.
  *
  * Context: process context, may sleep.
  * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
@@ -658,6 +663,8 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	err = vroce_mr_register(vdev, mr, pdn, true);
 	if (err != -ENOMEM)
 		return err;
+	/* One at a time: each sees what those before it destroyed. */
+	mutex_lock(&c->reclaim_lock);
 	mutex_lock(&c->lock);
 	c->reclaiming++;
 	mutex_unlock(&c->lock);
@@ -674,6 +681,7 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	mutex_lock(&c->lock);
 	c->reclaiming--;
 	mutex_unlock(&c->lock);
+	mutex_unlock(&c->reclaim_lock);
 	return err;
 }
 
