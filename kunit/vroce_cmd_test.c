@@ -232,7 +232,9 @@ static void vroce_cmd_deadline(struct kunit *test)
 
 /*
  * With every slot of @vdev's ring taken by a command that takes @delay_ms
- * (more than 70), a command that finds no free slot by its 50 ms deadline
+ * (well over 70: the threads must start, then 20 ms and the 50 ms
+ * deadline, each up to a jiffy longer), a command that finds no free slot
+ * by its deadline
  * is not posted at all: -EAGAIN, and the ring's producer index has not
  * moved.
  */
@@ -260,9 +262,10 @@ static void cmd_expect_no_slot(struct kunit *test, struct vroce_dev *vdev,
 	KUNIT_EXPECT_EQ(test, pi - READ_ONCE(vdev->cmdq.ci), depth);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(vdev->cmdq.pi), pi);
+	/* The command under way keeps its delay; the others run at once. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 	for (i = 0; i < depth; i++)
 		wait_for_completion(&b[i].done);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
@@ -280,8 +283,9 @@ static void cmd_depth_restore(void *depth)
 
 /*
  * Module parameter cmdq_depth, read at probe: rounded up to a power of
- * two from 4 to 256 (0: 1, so 4). A ring of 32 holds 32 commands in
- * the HCA at once, and the 33rd waits for a slot.
+ * two from 4 to 256 (0: 1, so 4). Each ring works round twice (256
+ * slots: 8 pages). A ring of 32 holds 32 commands in the HCA at once,
+ * and the 33rd waits for a slot.
  */
 static void vroce_cmd_depth(struct kunit *test)
 {
@@ -290,7 +294,8 @@ static void vroce_cmd_depth(struct kunit *test)
 	};
 	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
 	struct vroce_dev *vdev = NULL;
-	u32 i;
+	struct vroce_dev_attr attr;
+	u32 i, n;
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							cmd_depth_restore,
@@ -300,8 +305,12 @@ static void vroce_cmd_depth(struct kunit *test)
 		vdev = vroce_test_dev(test);
 		KUNIT_EXPECT_EQ_MSG(test, vdev->cmdq.depth, v[i].got,
 				    "cmdq_depth %u", v[i].want);
+		for (n = 0; n < 2 * v[i].got; n++)
+			KUNIT_ASSERT_EQ(test,
+					vroce_cmd_query_device(vdev, &attr), 0);
+		KUNIT_EXPECT_EQ(test, attr.max_mr, vdev->attr.max_mr);
 	}
-	cmd_expect_no_slot(test, vdev, 120);
+	cmd_expect_no_slot(test, vdev, 300);
 }
 
 /*

@@ -107,11 +107,14 @@ void vroce_hw_reset(struct vroce_hw *hw)
  *	vroce_cmdq_dbr), zeroed
  *
  * Context: process context, may sleep.
- * Return: 0, or -EIO when the HCA does not report itself ready.
+ * Return: 0, -EINVAL when @depth_log2 does not fit CMDQ_CFG, or -EIO when
+ * the HCA does not report itself ready.
  */
 int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
 			u32 depth_log2, u64 dbr_dma)
 {
+	if (WARN_ON_ONCE(depth_log2 > FIELD_MAX(VROCE_RING_CFG_DEPTH_LOG2)))
+		return -EINVAL;
 	vroce_hw_write64(hw, VROCE_REG_CMDQ_DBR, dbr_dma);
 	vroce_hw_write64(hw, VROCE_REG_CMDQ_BA, mtt->root_ba);
 	vroce_hw_write32(hw, VROCE_REG_CMDQ_CFG,
