@@ -48,6 +48,7 @@ typedef uint64_t phys_addr_t;
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define __always_unused		__attribute__((unused))
 #define __maybe_unused		__attribute__((unused))
+#define noinline		__attribute__((noinline))
 #define fallthrough		__attribute__((fallthrough))
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
