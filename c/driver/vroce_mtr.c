@@ -81,16 +81,26 @@ struct vroce_mtr {
 	u32 region_count;
 	struct vroce_mtr_rgn region[VROCE_MTR_MAX_REGIONS];
 	/*
-	 * The first region's bottom tables when it has them (hop 2 or 3),
-	 * for find's one-page path: page i's entry is
-	 * leaf[i >> leaf_shift].va[i & leaf_mask] for i below leaf_pages
-	 * (0 when there is no such region).
+	 * For find's one-page path, the tables holding the first region's
+	 * page entries: its bottom tables (hop 2 or 3), or the root (hop 1;
+	 * the region's entries start the root). Page i's entry is
+	 * leaf[i >> leaf_shift].va[i & leaf_mask] for i below leaf_pages (0
+	 * when the first region has no such tables); leaf_limit is the
+	 * smaller of leaf_pages and the mapped count.
 	 */
 	const struct vroce_bt *leaf;
 	u64 leaf_pages;
+	u64 leaf_limit;
 	u64 leaf_mask;
 	u32 leaf_shift;
 };
+
+/* The pages find() reports from now on: the first @n. */
+static void vroce_mtr_set_mapped(struct vroce_mtr *mtr, u64 n)
+{
+	mtr->mapped = n;
+	mtr->leaf_limit = min(n, mtr->leaf_pages);
+}
 
 /* Called once per table page or chunk; never on the first, see map(). */
 static void vroce_mtr_maybe_resched(u64 i)
@@ -300,6 +310,7 @@ static void vroce_mtr_free_tables(struct vroce_mtr *mtr)
 	}
 	mtr->leaf = NULL;
 	mtr->leaf_pages = 0;
+	mtr->leaf_limit = 0;
 	vroce_core_dma_free(mtr->dev, BIT(mtr->ba_pg_shift), mtr->root.va,
 			    mtr->root.dma);
 	mtr->root.va = NULL;
@@ -351,6 +362,13 @@ static int vroce_mtr_alloc_tables(struct vroce_mtr *mtr)
 	for (i = 0; i < mtr->region_count; i++) {
 		struct vroce_mtr_rgn *rgn = &mtr->region[i];
 
+		if (!i && rgn->hopnum == 1) {
+			/* Entries from root index 0; i >> 63 is 0. */
+			mtr->leaf = &mtr->root;
+			mtr->leaf_pages = rgn->count;
+			mtr->leaf_shift = 63;
+			mtr->leaf_mask = U64_MAX;
+		}
 		if (rgn->hopnum < 2)
 			continue;
 
@@ -566,7 +584,7 @@ static int vroce_mtr_map_buf(struct vroce_mtr *mtr)
 
 	err = n == mtr->page_count ? __vroce_mtr_map(mtr, pages, n) : -ENOBUFS;
 	if (!err)
-		mtr->mapped = n;
+		vroce_mtr_set_mapped(mtr, n);
 	vroce_core_free(mtr->dev, pages);
 	return err;
 }
@@ -663,13 +681,13 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
 	if (!mtr || !pages || !count || count > mtr->page_count)
 		return -EINVAL;
 	/* From here on, a failed map leaves no page mapped. */
-	mtr->mapped = 0;
+	vroce_mtr_set_mapped(mtr, 0);
 	if (!mtr->mtt_only && count != mtr->page_count)
 		return -ENOBUFS;
 
 	err = __vroce_mtr_map(mtr, pages, count);
 	if (!err)
-		mtr->mapped = count;
+		vroce_mtr_set_mapped(mtr, count);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_map);
@@ -768,21 +786,23 @@ int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
 	const struct vroce_bt *bt;
 	u64 idx;
 
-	if (!mtr || !addrs || max < 1)
+	if (!mtr || !addrs)
 		return -EINVAL;
 
 	idx = offset >> mtr->buf_pg_shift;
+	/* One mapped page of the first region's tables: two loads. */
+	if (max == 1 && idx < mtr->leaf_limit) {
+		bt = &mtr->leaf[idx >> mtr->leaf_shift];
+		addrs[0] = le64_to_cpu(bt->va[idx & mtr->leaf_mask]);
+		if (base_addr)
+			*base_addr = bt->dma;
+		return 1;
+	}
+	if (max < 1)
+		return -EINVAL;
 	if (idx >= mtr->mapped)
 		return -ENOENT;
-	if (max > 1 || idx >= mtr->leaf_pages)
-		return vroce_mtr_find_runs(mtr, idx, addrs, max, base_addr);
-
-	/* One page of the first region's bottom tables: two loads. */
-	bt = &mtr->leaf[idx >> mtr->leaf_shift];
-	addrs[0] = le64_to_cpu(bt->va[idx & mtr->leaf_mask]);
-	if (base_addr)
-		*base_addr = bt->dma;
-	return 1;
+	return vroce_mtr_find_runs(mtr, idx, addrs, max, base_addr);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_find);
 

@@ -49,6 +49,7 @@ typedef uint64_t phys_addr_t;
 #define __always_unused		__attribute__((unused))
 #define __maybe_unused		__attribute__((unused))
 #define noinline		__attribute__((noinline))
+#define U64_MAX			UINT64_MAX
 #define fallthrough		__attribute__((fallthrough))
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
