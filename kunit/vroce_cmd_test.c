@@ -276,6 +276,9 @@ static void vroce_cmd_no_slot(struct kunit *test)
 	cmd_expect_no_slot(test, vroce_test_dev(test), 200);
 }
 
+/* A PD number the HCA never handed out (it has 1024). */
+#define VROCE_TEST_NO_PD	1000
+
 static void cmd_depth_restore(void *depth)
 {
 	vroce_cmdq_depth = (uintptr_t)depth;
@@ -311,6 +314,52 @@ static void vroce_cmd_depth(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, attr.max_mr, vdev->attr.max_mr);
 	}
 	cmd_expect_no_slot(test, vdev, 300);
+}
+
+/*
+ * A deep ring: a destroy that waited past its 2 s deadline for a slot of
+ * a 64-slot ring, and is then posted behind 63 others (20 ms each: two
+ * jiffies at HZ=100, 1.26 s), still gets its response: its floor grows
+ * with the ring (a quarter of the timeout per 16 slots, 2 s here, not
+ * 0.5 s), so it does not time out and park what it frees.
+ */
+static void vroce_cmd_deep_ring_destroy(struct kunit *test)
+{
+	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
+	struct cmd_busy *b;
+	struct vroce_dev *vdev;
+	struct vroce_emu *emu;
+	u32 depth, i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							cmd_depth_restore,
+							old), 0);
+	vroce_cmdq_depth = 64;
+	vdev = vroce_test_dev(test);
+	emu = vroce_test_emu(test);
+	depth = vdev->cmdq.depth;
+	KUNIT_ASSERT_EQ(test, depth, 64);
+	b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 2000);
+	/* The first command takes 2.1 s, those after it 20 ms each. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 2100);
+	for (i = 0; i < depth; i++) {
+		b[i].vdev = vdev;
+		init_completion(&b[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cmd_busy_fn, &b[i],
+							    "vroce_busy_%u",
+							    i)));
+	}
+	msleep(20);		/* the ring is full, the first under way */
+	vroce_emu_set_faults(emu, 0, 0, 0, 10);
+	/* No such PD: the HCA answers BAD_HANDLE, if it is waited for. */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD),
+			-ENOENT);
+	for (i = 0; i < depth; i++)
+		wait_for_completion(&b[i].done);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 }
 
 /*
@@ -692,6 +741,7 @@ static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
 	KUNIT_CASE(vroce_cmd_no_slot),
 	KUNIT_CASE_SLOW(vroce_cmd_depth),
+	KUNIT_CASE_SLOW(vroce_cmd_deep_ring_destroy),
 	KUNIT_CASE(vroce_cmd_dropped_fill_ring),
 	KUNIT_CASE(vroce_cmd_handler_issues_verb),
 	KUNIT_CASE(vroce_cmd_stale_event),

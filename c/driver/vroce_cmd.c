@@ -137,8 +137,8 @@ static unsigned long vroce_cmd_left(unsigned long deadline)
  * posted (-EAGAIN: the HCA never saw it), except a destroy, which waits
  * for a slot as long as it takes (its caller cannot fail, and must not
  * keep an object the HCA never heard of); one posted gets at least a
- * quarter of timeout_ms for its response. Return the HCA's status as an
- * errno, -EAGAIN, or -ETIMEDOUT.
+ * quarter of timeout_ms per 16 slots of the ring for its response.
+ * Return the HCA's status as an errno, -EAGAIN, or -ETIMEDOUT.
  */
 static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 			  void *resp, size_t resp_len)
@@ -204,9 +204,15 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		q->doorbells++;
 	spin_unlock(&q->lock);
 
+	/*
+	 * Posted, it may be behind depth - 1 others: at least a quarter of
+	 * the timeout per 16 slots for its response.
+	 */
 	left = wait_for_completion_timeout(&ctx.done,
 					   max(vroce_cmd_left(deadline),
-					       msecs_to_jiffies(q->timeout_ms) / 4));
+					       msecs_to_jiffies(q->timeout_ms) / 4 *
+					       max(1U, q->depth >>
+						       VROCE_CMDQ_DEPTH_LOG2)));
 
 	spin_lock(&q->lock);
 	/* A response that raced with the timeout still counts. */
