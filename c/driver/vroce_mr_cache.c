@@ -187,6 +187,18 @@ static u32 vroce_mr_cache_splice(struct vroce_mr_cache *c, u32 r, u32 o,
 	return n;
 }
 
+/* Every bucket's idle entries onto @list; c->lock held. Returns how many. */
+static u32 vroce_mr_cache_splice_all(struct vroce_mr_cache *c,
+				     struct list_head *list)
+{
+	u32 r, o, n = 0;
+
+	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
+		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
+			n += vroce_mr_cache_splice(c, r, o, list);
+	return n;
+}
+
 /* Destroy (or park) the idle entries on @list. */
 static void vroce_mr_cache_discard_all(struct vroce_dev *vdev,
 				       struct list_head *list)
@@ -463,15 +475,13 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	struct vroce_pd_zombie *pz = NULL;
 	LIST_HEAD(all);
 	bool have_pd;
-	u32 r, o, pdn;
+	u32 pdn;
 	int err;
 
 	/* A trim under way destroys entries under the PD: let it end. */
 	cancel_delayed_work_sync(&c->trim_work);
 	mutex_lock(&c->lock);
-	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
-		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			vroce_mr_cache_splice(c, r, o, &all);
+	vroce_mr_cache_splice_all(c, &all);
 	have_pd = c->have_pd;
 	pdn = c->pdn;
 	pz = c->pd_zombie;
@@ -507,18 +517,20 @@ static bool vroce_mr_cache_needy(struct vroce_mr_cache *c, u32 *r, u32 *o,
 				 u32 *pdn)
 {
 	bool found = false;
-	u32 i, j;
 
 	mutex_lock(&c->lock);
-	for (i = 0; i < VROCE_MR_CACHE_RIGHTS && !found; i++) {
-		for (j = 0; j < VROCE_MR_CACHE_ORDERS && !found; j++) {
-			found = c->warm[i][j] && c->count[i][j] < c->low;
-			*r = i;
-			*o = j;
+	/* Not while a registration waits for the slots it freed. */
+	if (!c->enabled || !c->have_pd || c->reclaiming)
+		goto out;
+	for (*r = 0; *r < VROCE_MR_CACHE_RIGHTS; (*r)++) {
+		for (*o = 0; *o < VROCE_MR_CACHE_ORDERS; (*o)++) {
+			if (c->warm[*r][*o] && c->count[*r][*o] < c->low) {
+				found = true;
+				goto out;
+			}
 		}
 	}
-	/* Not while a registration waits for the slots it freed. */
-	found = found && c->enabled && c->have_pd && !c->reclaiming;
+out:
 	*pdn = c->pdn;
 	mutex_unlock(&c->lock);
 	return found;
@@ -618,13 +630,9 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	LIST_HEAD(all);
-	u32 r, o, n = 0;
 
 	mutex_lock(&c->lock);
-	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
-		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			n += vroce_mr_cache_splice(c, r, o, &all);
-	c->reclaimed += n;
+	c->reclaimed += vroce_mr_cache_splice_all(c, &all);
 	mutex_unlock(&c->lock);
 	vroce_mr_cache_discard_all(vdev, &all);
 }
