@@ -367,11 +367,6 @@ KUNIT_DEFINE_ACTION_WRAPPER(reg_dealloc_pd, ib_dealloc_pd, struct ib_pd *);
 #define REG_DEEP_THREADS	64
 #define REG_DEEP_SLOTS		64
 
-static void reg_depth_restore(void *depth)
-{
-	vroce_cmdq_depth = (uintptr_t)depth;
-}
-
 /*
  * QUERY_DEVICE from REG_DEEP_THREADS threads at once on @vdev: per second
  * in @rate, doorbells per 100 commands in @rung.
@@ -399,16 +394,12 @@ static void reg_deep(struct kunit *test, struct vroce_dev *vdev, u64 *rate,
  */
 static void reg_deep_rows(struct kunit *test, struct vroce_dev *vdev)
 {
-	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
 	u64 rate[2], rung[2];
 	struct vroce_dev *deep;
 	char ratio[16];
 
 	reg_deep(test, vdev, &rate[0], &rung[0]);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							reg_depth_restore,
-							old), 0);
-	vroce_cmdq_depth = REG_DEEP_SLOTS;
+	vroce_test_cmdq_depth(test, REG_DEEP_SLOTS);
 	deep = vroce_test_dev(test);
 	KUNIT_ASSERT_EQ(test, deep->cmdq.depth, REG_DEEP_SLOTS);
 	reg_deep(test, deep, &rate[1], &rung[1]);

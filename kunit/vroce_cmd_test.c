@@ -189,25 +189,17 @@ static int cmd_busy_fn(void *data)
 }
 
 /*
- * A command that first waits for a slot and then for its response gives up
- * once, at its deadline, not after a second full timeout.
+ * A thread per slot of @vdev's ring, each issuing one QUERY_DEVICE, and
+ * 20 ms for them to post it: with a slow HCA the ring is then full. The
+ * caller waits for them with cmd_ring_wait().
  */
-static void vroce_cmd_deadline(struct kunit *test)
+static struct cmd_busy *cmd_fill_ring(struct kunit *test,
+				      struct vroce_dev *vdev)
 {
-	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
-	u32 depth = vdev->cmdq.depth;
+	u32 depth = vdev->cmdq.depth, i;
 	struct cmd_busy *b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
-	struct vroce_dev_attr attr;
-	unsigned long start;
-	unsigned int ms;
-	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	vroce_test_faults_off(test, emu);
-	vroce_test_cmd_timeout(test, vdev, 300);
-	/* Each command takes 100 ms: a full ring takes 1.6 s to drain. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 100);
 	for (i = 0; i < depth; i++) {
 		b[i].vdev = vdev;
 		init_completion(&b[i].done);
@@ -215,14 +207,43 @@ static void vroce_cmd_deadline(struct kunit *test)
 							    "vroce_busy_%u",
 							    i)));
 	}
-	msleep(20);		/* the ring is full now */
+	msleep(20);
+	return b;
+}
+
+/* Every thread cmd_fill_ring() started has ended. */
+static void cmd_ring_wait(const struct vroce_dev *vdev, struct cmd_busy *b)
+{
+	u32 i;
+
+	for (i = 0; i < vdev->cmdq.depth; i++)
+		wait_for_completion(&b[i].done);
+}
+
+/*
+ * A command that first waits for a slot and then for its response gives up
+ * once, at its deadline, not after a second full timeout.
+ */
+static void vroce_cmd_deadline(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_dev_attr attr;
+	unsigned long start;
+	struct cmd_busy *b;
+	unsigned int ms;
+
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 300);
+	/* Each command takes 100 ms: a full ring takes 1.6 s to drain. */
+	vroce_emu_set_faults(emu, 0, 0, 0, 100);
+	b = cmd_fill_ring(test, vdev);
 	start = jiffies;
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
 	ms = jiffies_to_msecs(jiffies - start);
 	KUNIT_EXPECT_GE(test, ms, 300 - 20);
 	KUNIT_EXPECT_LE_MSG(test, ms, 300 + 60, "waited %u ms", ms);
-	for (i = 0; i < depth; i++)
-		wait_for_completion(&b[i].done);
+	cmd_ring_wait(vdev, b);
 
 	/* Once the HCA catches up, the ring works again. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
@@ -234,38 +255,28 @@ static void vroce_cmd_deadline(struct kunit *test)
  * With every slot of @vdev's ring taken by a command that takes @delay_ms
  * (well over 70: the threads must start, then 20 ms and the 50 ms
  * deadline, each up to a jiffy longer), a command that finds no free slot
- * by its deadline
- * is not posted at all: -EAGAIN, and the ring's producer index has not
- * moved.
+ * by its deadline is not posted at all: -EAGAIN, and the ring's producer
+ * index has not moved.
  */
 static void cmd_expect_no_slot(struct kunit *test, struct vroce_dev *vdev,
 			       u32 delay_ms)
 {
 	struct vroce_emu *emu = vroce_test_emu(test);
-	u32 depth = vdev->cmdq.depth, pi, i;
-	struct cmd_busy *b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
 	struct vroce_dev_attr attr;
+	struct cmd_busy *b;
+	u32 pi;
 
-	KUNIT_ASSERT_NOT_NULL(test, b);
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 50);
 	vroce_emu_set_faults(emu, 0, 0, 0, delay_ms);
-	for (i = 0; i < depth; i++) {
-		b[i].vdev = vdev;
-		init_completion(&b[i].done);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cmd_busy_fn, &b[i],
-							    "vroce_busy_%u",
-							    i)));
-	}
-	msleep(20);		/* the ring is full now */
+	b = cmd_fill_ring(test, vdev);
 	pi = READ_ONCE(vdev->cmdq.pi);
-	KUNIT_EXPECT_EQ(test, pi - READ_ONCE(vdev->cmdq.ci), depth);
+	KUNIT_EXPECT_EQ(test, pi - READ_ONCE(vdev->cmdq.ci), vdev->cmdq.depth);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(vdev->cmdq.pi), pi);
 	/* The command under way keeps its delay; the others run at once. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	for (i = 0; i < depth; i++)
-		wait_for_completion(&b[i].done);
+	cmd_ring_wait(vdev, b);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
@@ -279,11 +290,6 @@ static void vroce_cmd_no_slot(struct kunit *test)
 /* A PD number the HCA never handed out (it has 1024). */
 #define VROCE_TEST_NO_PD	1000
 
-static void cmd_depth_restore(void *depth)
-{
-	vroce_cmdq_depth = (uintptr_t)depth;
-}
-
 /*
  * Module parameter cmdq_depth, read at probe: rounded up to a power of
  * two from 4 to 256 (0: 1, so 4). Each ring works round twice (256
@@ -295,16 +301,12 @@ static void vroce_cmd_depth(struct kunit *test)
 	static const struct { u32 want, got; } v[] = {
 		{ 0, 4 }, { 3, 4 }, { 17, 32 }, { 1000, 256 }, { 32, 32 },
 	};
-	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
 	struct vroce_dev *vdev = NULL;
 	struct vroce_dev_attr attr;
 	u32 i, n;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							cmd_depth_restore,
-							old), 0);
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
-		vroce_cmdq_depth = v[i].want;
+		vroce_test_cmdq_depth(test, v[i].want);
 		vdev = vroce_test_dev(test);
 		KUNIT_EXPECT_EQ_MSG(test, vdev->cmdq.depth, v[i].got,
 				    "cmdq_depth %u", v[i].want);
@@ -325,40 +327,24 @@ static void vroce_cmd_depth(struct kunit *test)
  */
 static void vroce_cmd_deep_ring_destroy(struct kunit *test)
 {
-	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
-	struct cmd_busy *b;
 	struct vroce_dev *vdev;
 	struct vroce_emu *emu;
-	u32 depth, i;
+	struct cmd_busy *b;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							cmd_depth_restore,
-							old), 0);
-	vroce_cmdq_depth = 64;
+	vroce_test_cmdq_depth(test, 64);
 	vdev = vroce_test_dev(test);
 	emu = vroce_test_emu(test);
-	depth = vdev->cmdq.depth;
-	KUNIT_ASSERT_EQ(test, depth, 64);
-	b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, vdev->cmdq.depth, 64);
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	/* The first command takes 2.1 s, those after it 20 ms each. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 2100);
-	for (i = 0; i < depth; i++) {
-		b[i].vdev = vdev;
-		init_completion(&b[i].done);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cmd_busy_fn, &b[i],
-							    "vroce_busy_%u",
-							    i)));
-	}
-	msleep(20);		/* the ring is full, the first under way */
+	b = cmd_fill_ring(test, vdev);	/* full, the first under way */
 	vroce_emu_set_faults(emu, 0, 0, 0, 10);
 	/* No such PD: the HCA answers BAD_HANDLE, if it is waited for. */
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD),
 			-ENOENT);
-	for (i = 0; i < depth; i++)
-		wait_for_completion(&b[i].done);
+	cmd_ring_wait(vdev, b);
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 }
 

@@ -255,6 +255,28 @@ void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu)
 							emu), 0);
 }
 
+static void vroce_test_cmdq_depth_restore(void *depth)
+{
+	vroce_cmdq_depth = (uintptr_t)depth;
+}
+
+/**
+ * vroce_test_cmdq_depth() - the module parameter cmdq_depth for HCAs the
+ *	test plugs in from now on
+ * @test: the test; the value it had is restored when it ends
+ * @depth: the value
+ */
+void vroce_test_cmdq_depth(struct kunit *test, unsigned int depth)
+{
+	void *old = (void *)(uintptr_t)vroce_cmdq_depth;
+	int err;
+
+	err = kunit_add_action_or_reset(test, vroce_test_cmdq_depth_restore,
+					old);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	vroce_cmdq_depth = depth;
+}
+
 MODULE_DESCRIPTION("KUnit tests for the vroce driver");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
