@@ -678,8 +678,9 @@ impl Mtr {
     }
 
     /// [`Mtr::find`] of more than one page from page `idx`, below the
-    /// mapped count: runs of entries, one table at a time. Out of line, so
-    /// that the one-page lookup needs no stack frame.
+    /// mapped count: runs of entries, one table at a time. Out of line, as
+    /// C's `vroce_mtr_find_runs()`; unlike there, the one-page lookup still
+    /// keeps a stack frame (`Documentation/performance.rst`).
     #[inline(never)]
     fn find_runs(&self, idx: u64, addrs: &mut [u64]) -> Result<(usize, u64)> {
         let max = (addrs.len() as u64).min(self.mapped.wrapping_sub(idx)) as usize;
