@@ -1315,10 +1315,19 @@ static void vroce_emu_qp_work(struct work_struct *work)
 	u32 slot = x - emu->qpx;
 	struct vroce_emu_qp *qp = &emu->qps[slot];
 
-	/* The hold knob: this QP's engine stops here, without the lock. */
-	wait_event(emu->hold_wq,
-		   READ_ONCE(emu->hold_qpn) != VROCE_QPN_BASE + slot);
-	down_read(emu->lock);
+	/*
+	 * The hold knob: this QP's engine stops here, without the lock, and
+	 * looks again under it (vroce_emu_hold_qp() waits for visits that
+	 * took the lock before the hold).
+	 */
+	for (;;) {
+		wait_event(emu->hold_wq,
+			   READ_ONCE(emu->hold_qpn) != VROCE_QPN_BASE + slot);
+		down_read(emu->lock);
+		if (READ_ONCE(emu->hold_qpn) != VROCE_QPN_BASE + slot)
+			break;
+		up_read(emu->lock);
+	}
 	if (vroce_emu_enabled(emu) && qp->valid)
 		vroce_emu_qp_run(emu, qp, VROCE_EMU_QP_BUDGET);
 	vroce_emu_timer_arm(emu);
@@ -1717,7 +1726,10 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_event_faults);
  *	starts, until this is called again with another QPN (0 lets it go)
  *
  * Other QPs' engines run on, and still take the held QP's receives;
- * commands too (MODIFY_QP to ERR flushes without the QP's work).
+ * commands too (MODIFY_QP to ERR flushes without the QP's work). Once it
+ * returns, no visit of @qpn is under way: one that had begun is waited
+ * for (the wire's lock taken for writing, as a command does), and none
+ * starts until the hold is let go.
  *
  * Context: process context.
  */
@@ -1725,6 +1737,10 @@ void vroce_emu_hold_qp(struct vroce_emu *emu, u32 qpn)
 {
 	WRITE_ONCE(emu->hold_qpn, qpn);
 	wake_up_all(&emu->hold_wq);
+	if (qpn) {
+		down_write(emu->lock);
+		up_write(emu->lock);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_hold_qp);
 
