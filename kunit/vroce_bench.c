@@ -5,8 +5,9 @@
  * with "vroce-bench:" and is skipped unless the kernel command line has
  * vroce_kunit.bench=1.
  *
- * The same 262,144 page addresses (1 GiB of 4 KiB pages) are written and
- * read back by:
+ * The same 262,144 page addresses (1 GiB of 4 KiB pages; then 512 of
+ * 2 MiB, looked up 512 times over) are written and read back, a round of
+ * each way in turn, by:
  *   limit   - a plain copy of the 8-byte entries into memory already there
  *   vroce   - a table-only MTR: vroce_mtr_create() + vroce_mtr_map(),
  *             vroce_mtr_find() for every page, then 64 pages per call
@@ -47,12 +48,16 @@ module_param_named(bench, vroce_bench_enabled, bool, 0444);
 MODULE_PARM_DESC(bench, "run the vroce_bench suite (make bench)");
 
 #define BENCH_ROUNDS	5
+/* The MTR's rounds take milliseconds: more of them, a steadier best. */
+#define BENCH_MTR_ROUNDS	15
 #define PDIR_ENTRIES	512
 
 enum { T_BUILD, T_FIND, T_FIND_BATCH, T_FREE, T_CREATE, T_MAP, T_NR };
 
 /* Pages per vroce_mtr_find() call in the batched lookup. */
 #define BENCH_BATCH	64
+/* Lookups per round at least, whatever the table's size. */
+#define BENCH_LOOKUPS	262144
 
 struct bench_result {
 	u64 ns[T_NR];		/* best of the rounds */
@@ -92,181 +97,187 @@ static noinline int bench_floor_find(const dma_addr_t *pages, u64 offset,
 	return 1;
 }
 
-static u64 bench_call_floor(struct kunit *test, const dma_addr_t *pages,
-			    u64 n)
+/*
+ * What one round of each way takes, the lookups repeated @reps times: a
+ * table of 512 pages is looked up as often as one of 262,144, so that its
+ * figures stand above the clock's resolution.
+ */
+struct bench_mtr_ctx {
+	struct kunit *test;
+	struct vroce_dev *vdev;
+	const dma_addr_t *pages;
+	u64 n;
+	u64 reps;
+	u32 shift;
+	__le64 *copy;		/* the limit's destination */
+	u64 sum;		/* of what the lookups found, so they are not dead;
+				 * each adds its own local sum (one here could
+				 * alias the tables: a load and a store a page)
+				 */
+};
+
+static u64 bench_call_floor(struct bench_mtr_ctx *b)
 {
 	int (*find)(const dma_addr_t *pages, u64 offset, u64 *addrs, u32 max,
 		    u64 *base_addr) = bench_floor_find;
-	u64 best = 0, t0, ns, i, addr, sum = 0;
-	int r;
+	u64 t0, i, k, addr, sum = 0;
 
 	/* Called through a pointer the compiler cannot see through. */
 	OPTIMIZER_HIDE_VAR(find);
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i++) {
-			find(pages, i << 12, &addr, 1, NULL);
+	t0 = ktime_get_ns();
+	for (k = 0; k < b->reps; k++)
+		for (i = 0; i < b->n; i++) {
+			find(b->pages, i << 12, &addr, 1, NULL);
 			sum += addr;
 		}
-		ns = ktime_get_ns() - t0;
-		if (!best || ns < best)
-			best = ns;
-	}
-	KUNIT_EXPECT_NE(test, sum, 0);
-	return best;
+	t0 = ktime_get_ns() - t0;
+	b->sum += sum;
+	return t0;
 }
 
-static u64 bench_limit(struct kunit *test, const dma_addr_t *pages, u64 n)
+static u64 bench_limit(struct bench_mtr_ctx *b)
 {
-	u64 best = 0, t0, ns;
-	__le64 *dst;
-	int r;
+	u64 t0 = ktime_get_ns();
 
-	dst = kunit_kmalloc_array(test, n, sizeof(*dst), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, dst);
-	memset(dst, 0, n * sizeof(*dst));	/* fault it in before timing */
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		t0 = ktime_get_ns();
-		memcpy(dst, pages, n * sizeof(*dst));
-		ns = ktime_get_ns() - t0;
-		if (!best || ns < best)
-			best = ns;
-	}
-	return best;
+	memcpy(b->copy, b->pages, b->n * sizeof(*b->copy));
+	return ktime_get_ns() - t0;
 }
 
-static void bench_vroce(struct kunit *test, struct vroce_dev *vdev,
-			const dma_addr_t *pages, u64 n, u32 shift,
-			struct bench_result *best, u64 *table_bytes,
+/* Every page, @max a call, into @batch; the sum of what was found. */
+static u64 bench_find_batch(struct bench_mtr_ctx *b, struct vroce_mtr *mtr,
+			    u64 *batch, u32 max, u64 *sum)
+{
+	u64 t0 = ktime_get_ns(), i, k, s = 0;
+	int got, j;
+
+	/* A local sum: *@sum might alias @batch, a load and store a page. */
+	for (k = 0; k < b->reps; k++)
+		for (i = 0; i < b->n; i += got) {
+			got = vroce_mtr_find(b->vdev, mtr, i << b->shift, batch,
+					     max, NULL);
+			KUNIT_ASSERT_GT(b->test, got, 0);
+			for (j = 0; j < got; j++)
+				s += batch[j];
+		}
+	t0 = ktime_get_ns() - t0;
+	*sum = s;
+	return t0;
+}
+
+static void bench_vroce(struct bench_mtr_ctx *b, u64 *ns, u64 *table_bytes,
 			u32 *hopnum)
 {
 	struct vroce_buf_attr attr = {
-		.region = { { n << shift, 0 } }, .region_count = 1,
-		.page_shift = shift, .mtt_only = true, .adaptive = true,
+		.region = { { b->n << b->shift, 0 } }, .region_count = 1,
+		.page_shift = b->shift, .mtt_only = true, .adaptive = true,
 	};
+	s64 before = atomic64_read(&b->vdev->mem.dma_bytes);
+	struct kunit *test = b->test;
+	u64 t0, t1, i, k, addr, sum = 0, bsum = 0, n = b->n;
 	struct vroce_mtr_region rgn;
 	struct vroce_mtr *mtr;
-	u64 ns[T_NR] = {}, t0, t1, i, addr, sum = 0, bsum = 0;
 	u64 batch[BENCH_BATCH];
-	int r, got, k;
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		s64 before = atomic64_read(&vdev->mem.dma_bytes);
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(b->vdev, &mtr, &attr, 12, NULL,
+					       0), 0);
+	t1 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(b->vdev, mtr, b->pages, n), 0);
+	ns[T_BUILD] = ktime_get_ns() - t0;
+	ns[T_CREATE] = t1 - t0;
+	ns[T_MAP] = ns[T_BUILD] - ns[T_CREATE];
+	*table_bytes = atomic64_read(&b->vdev->mem.dma_bytes) - before;
+	KUNIT_ASSERT_EQ(test, vroce_mtr_region(mtr, 0, &rgn), 0);
+	*hopnum = rgn.hopnum;
 
-		t0 = ktime_get_ns();
-		KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12,
-						       NULL, 0), 0);
-		t1 = ktime_get_ns();
-		KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, n), 0);
-		ns[T_BUILD] = ktime_get_ns() - t0;
-		ns[T_CREATE] = t1 - t0;
-		ns[T_MAP] = ns[T_BUILD] - ns[T_CREATE];
-		*table_bytes = atomic64_read(&vdev->mem.dma_bytes) - before;
-		KUNIT_ASSERT_EQ(test, vroce_mtr_region(mtr, 0, &rgn), 0);
-		*hopnum = rgn.hopnum;
-
-		t0 = ktime_get_ns();
+	t0 = ktime_get_ns();
+	for (k = 0; k < b->reps; k++)
 		for (i = 0; i < n; i++) {
-			vroce_mtr_find(vdev, mtr, i << shift, &addr, 1, NULL);
+			vroce_mtr_find(b->vdev, mtr, i << b->shift, &addr, 1,
+				       NULL);
 			sum += addr;
 		}
-		ns[T_FIND] = ktime_get_ns() - t0;
+	ns[T_FIND] = ktime_get_ns() - t0;
 
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i += got) {
-			got = vroce_mtr_find(vdev, mtr, i << shift, batch,
-					     BENCH_BATCH, NULL);
-			KUNIT_ASSERT_GT(test, got, 0);
-			for (k = 0; k < got; k++)
-				bsum += batch[k];
-		}
-		ns[T_FIND_BATCH] = ktime_get_ns() - t0;
+	ns[T_FIND_BATCH] = bench_find_batch(b, mtr, batch, BENCH_BATCH, &bsum);
 
-		t0 = ktime_get_ns();
-		vroce_mtr_destroy(vdev, mtr);
-		ns[T_FREE] = ktime_get_ns() - t0;
-		bench_keep_best(best, ns);
-	}
+	t0 = ktime_get_ns();
+	vroce_mtr_destroy(b->vdev, mtr);
+	ns[T_FREE] = ktime_get_ns() - t0;
+
 	/* What find returned is what was mapped (and the loop is not dead). */
-	KUNIT_EXPECT_EQ(test, sum, BENCH_ROUNDS * (n * pages[0] +
-				    ((n * (n - 1) / 2) << shift)));
+	KUNIT_EXPECT_EQ(test, sum, b->reps * (n * b->pages[0] +
+					      ((n * (n - 1) / 2) << b->shift)));
 	KUNIT_EXPECT_EQ(test, bsum, sum);
 }
 
-static void bench_xarray(struct kunit *test, const dma_addr_t *pages, u64 n,
-			 struct bench_result *best)
+static void bench_xarray(struct bench_mtr_ctx *b, u64 *ns)
 {
-	u64 ns[T_NR] = {}, t0, i, sum = 0;
+	struct kunit *test = b->test;
+	u64 t0, i, k, sum = 0;
 	struct xarray xa;
-	int r;
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		xa_init(&xa);
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i++)
-			KUNIT_ASSERT_FALSE(test,
-					   xa_is_err(xa_store(&xa, i,
-							      xa_mk_value(pages[i] >> 12),
-							      GFP_KERNEL)));
-		ns[T_BUILD] = ktime_get_ns() - t0;
+	xa_init(&xa);
+	t0 = ktime_get_ns();
+	for (i = 0; i < b->n; i++)
+		KUNIT_ASSERT_FALSE(test,
+				   xa_is_err(xa_store(&xa, i,
+						      xa_mk_value(b->pages[i] >> 12),
+						      GFP_KERNEL)));
+	ns[T_BUILD] = ktime_get_ns() - t0;
 
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i++)
+	t0 = ktime_get_ns();
+	for (k = 0; k < b->reps; k++)
+		for (i = 0; i < b->n; i++)
 			sum += xa_to_value(xa_load(&xa, i)) << 12;
-		ns[T_FIND] = ktime_get_ns() - t0;
+	ns[T_FIND] = ktime_get_ns() - t0;
+	b->sum += sum;
 
-		t0 = ktime_get_ns();
-		xa_destroy(&xa);
-		ns[T_FREE] = ktime_get_ns() - t0;
-		bench_keep_best(best, ns);
-	}
-	KUNIT_EXPECT_NE(test, sum, 0);
+	t0 = ktime_get_ns();
+	xa_destroy(&xa);
+	ns[T_FREE] = ktime_get_ns() - t0;
 }
 
 /* pvrdma-style: a directory page of PDIR_ENTRIES table pages. */
-static void bench_pdir(struct kunit *test, struct device *dma_dev,
-		       const dma_addr_t *pages, u64 n,
-		       struct bench_result *best)
+static void bench_pdir(struct bench_mtr_ctx *b, u64 *ns)
 {
 	struct { u64 *va; dma_addr_t dma; } dir, *tables;
-	u64 ns[T_NR] = {}, t0, i, sum = 0, ntables;
-	int r;
+	struct device *dma_dev = b->vdev->dma_dev;
+	struct kunit *test = b->test;
+	u64 t0, i, k, ntables, sum = 0;
 
-	ntables = DIV_ROUND_UP_ULL(n, PDIR_ENTRIES);
+	ntables = DIV_ROUND_UP_ULL(b->n, PDIR_ENTRIES);
 	KUNIT_ASSERT_LE(test, ntables, PDIR_ENTRIES);
 	tables = kunit_kcalloc(test, ntables, sizeof(*tables), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tables);
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		t0 = ktime_get_ns();
-		dir.va = dma_alloc_coherent(dma_dev, PAGE_SIZE, &dir.dma,
-					    GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, dir.va);
-		for (i = 0; i < ntables; i++) {
-			tables[i].va = dma_alloc_coherent(dma_dev, PAGE_SIZE,
-							  &tables[i].dma,
-							  GFP_KERNEL);
-			KUNIT_ASSERT_NOT_NULL(test, tables[i].va);
-			dir.va[i] = tables[i].dma;
-		}
-		for (i = 0; i < n; i++)
-			tables[i / PDIR_ENTRIES].va[i % PDIR_ENTRIES] = pages[i];
-		ns[T_BUILD] = ktime_get_ns() - t0;
-
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i++)
-			sum += tables[i / PDIR_ENTRIES].va[i % PDIR_ENTRIES];
-		ns[T_FIND] = ktime_get_ns() - t0;
-
-		t0 = ktime_get_ns();
-		for (i = 0; i < ntables; i++)
-			dma_free_coherent(dma_dev, PAGE_SIZE, tables[i].va,
-					  tables[i].dma);
-		dma_free_coherent(dma_dev, PAGE_SIZE, dir.va, dir.dma);
-		ns[T_FREE] = ktime_get_ns() - t0;
-		bench_keep_best(best, ns);
+	t0 = ktime_get_ns();
+	dir.va = dma_alloc_coherent(dma_dev, PAGE_SIZE, &dir.dma, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dir.va);
+	for (i = 0; i < ntables; i++) {
+		tables[i].va = dma_alloc_coherent(dma_dev, PAGE_SIZE,
+						  &tables[i].dma, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, tables[i].va);
+		dir.va[i] = tables[i].dma;
 	}
-	KUNIT_EXPECT_NE(test, sum, 0);
+	for (i = 0; i < b->n; i++)
+		tables[i / PDIR_ENTRIES].va[i % PDIR_ENTRIES] = b->pages[i];
+	ns[T_BUILD] = ktime_get_ns() - t0;
+
+	t0 = ktime_get_ns();
+	for (k = 0; k < b->reps; k++)
+		for (i = 0; i < b->n; i++)
+			sum += tables[i / PDIR_ENTRIES].va[i % PDIR_ENTRIES];
+	ns[T_FIND] = ktime_get_ns() - t0;
+	b->sum += sum;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < ntables; i++)
+		dma_free_coherent(dma_dev, PAGE_SIZE, tables[i].va,
+				  tables[i].dma);
+	dma_free_coherent(dma_dev, PAGE_SIZE, dir.va, dir.dma);
+	ns[T_FREE] = ktime_get_ns() - t0;
+	kunit_kfree(test, tables);
 }
 
 /* ns per page, with two decimals, as "12.34". */
@@ -314,22 +325,50 @@ static void bench_row(const char *what, u64 ns, u64 n, u64 limit,
 
 static void bench_mtr(struct kunit *test, u64 n, u32 shift)
 {
-	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct bench_mtr_ctx b = {
+		.test = test, .vdev = vroce_test_dev(test), .n = n,
+		.shift = shift, .reps = max_t(u64, 1, BENCH_LOOKUPS / n),
+	};
 	struct bench_result v = {}, x = {}, d = {};
-	dma_addr_t *pages = bench_pages(test, n, shift);
-	u64 limit, floor, table_bytes = 0, centi;
+	u64 limit = 0, floor = 0, table_bytes = 0, centi, ns[T_NR];
 	char bpp[24];
 	u32 hop = 0;
+	int r;
 
-	limit = bench_limit(test, pages, n);
-	floor = bench_call_floor(test, pages, n);
-	bench_vroce(test, vdev, pages, n, shift, &v, &table_bytes, &hop);
-	bench_xarray(test, pages, n, &x);
-	bench_pdir(test, vdev->dma_dev, pages, n, &d);
+	b.pages = bench_pages(test, n, shift);
+	b.copy = kunit_kmalloc_array(test, n, sizeof(*b.copy), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.copy);
+	memset(b.copy, 0, n * sizeof(*b.copy));	/* fault it in first */
 
-	pr_info("vroce-bench: %llu pages of %lu KiB (%llu MiB), hop %u, best of %d rounds, MTR in %s\n",
-		n, BIT(shift) / SZ_1K, (n << shift) / SZ_1M, hop, BENCH_ROUNDS,
-		IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
+	/*
+	 * Round by round, every way in turn: a slow spell of the machine
+	 * falls on all of them, not on one way's rounds.
+	 */
+	for (r = 0; r < BENCH_MTR_ROUNDS; r++) {
+		limit = min_not_zero(limit, bench_limit(&b));
+		floor = min_not_zero(floor, bench_call_floor(&b));
+		memset(ns, 0, sizeof(ns));
+		bench_vroce(&b, ns, &table_bytes, &hop);
+		bench_keep_best(&v, ns);
+		memset(ns, 0, sizeof(ns));
+		bench_xarray(&b, ns);
+		bench_keep_best(&x, ns);
+		memset(ns, 0, sizeof(ns));
+		bench_pdir(&b, ns);
+		bench_keep_best(&d, ns);
+	}
+	KUNIT_EXPECT_NE(test, b.sum, 0);
+	/* Lookups per page: per lookup, as the build and destroy rows. */
+	floor = div64_u64(floor, b.reps);
+	v.ns[T_FIND] = div64_u64(v.ns[T_FIND], b.reps);
+	v.ns[T_FIND_BATCH] = div64_u64(v.ns[T_FIND_BATCH], b.reps);
+	x.ns[T_FIND] = div64_u64(x.ns[T_FIND], b.reps);
+	d.ns[T_FIND] = div64_u64(d.ns[T_FIND], b.reps);
+
+	pr_info("vroce-bench: %llu pages of %lu KiB (%llu MiB), hop %u, best of %d rounds, lookups x%llu, MTR in %s\n",
+		n, BIT(shift) / SZ_1K, (n << shift) / SZ_1M, hop,
+		BENCH_MTR_ROUNDS,
+		b.reps, IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
 	pr_info("vroce-bench: %-22s %10s %10s %12s %12s\n", "operation",
 		"ns/page", "vs limit", "xarray/this", "pdir/this");
 	bench_row("limit (copy entries)", limit, n, limit, x.ns[T_BUILD],
