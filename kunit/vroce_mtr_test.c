@@ -616,6 +616,149 @@ static void vroce_mtr_find_errors(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/* Room for the longest batch vroce_test_find_spans() asks for, and more. */
+#define SPAN_ROOM	(2 * UNIT + 8)
+#define SPAN_POISON	0xdeadbeefdeadbeefULL
+
+/*
+ * A find of @max pages from page @idx returns as many as are mapped from
+ * there, up to @max, in order, and writes nothing past @max.
+ */
+static void vroce_test_find_span(struct kunit *test, struct vroce_dev *vdev,
+				 struct vroce_mtr *mtr, const dma_addr_t *pages,
+				 u64 mapped, u64 idx, u64 max, u64 *got)
+{
+	u64 want = min(max, mapped - idx), k;
+	int n;
+
+	if (!max || max >= SPAN_ROOM)
+		return;
+	for (k = 0; k < SPAN_ROOM; k++)
+		got[k] = SPAN_POISON;
+	n = vroce_mtr_find(vdev, mtr, idx << 12, got, max, NULL);
+	KUNIT_ASSERT_EQ_MSG(test, n, want, "%llu pages from %llu of %llu",
+			    max, idx, mapped);
+	for (k = 0; k < n; k++)
+		KUNIT_ASSERT_EQ_MSG(test, got[k], pages[idx + k],
+				    "page %llu+%llu, %llu asked", idx, k, max);
+	for (k = max; k < SPAN_ROOM; k++)
+		KUNIT_ASSERT_EQ_MSG(test, got[k], SPAN_POISON,
+				    "slot %llu written, %llu asked", k, max);
+}
+
+/*
+ * Batched finds from pages at and around the table edges, of lengths that
+ * end inside a table, at its last entry, one past it, at the last mapped
+ * page and one past that.
+ */
+static void vroce_test_find_spans(struct kunit *test, struct vroce_dev *vdev,
+				  struct vroce_mtr *mtr,
+				  const dma_addr_t *pages, u64 mapped)
+{
+	u64 starts[] = { 0, 1, UNIT - 2, UNIT - 1, UNIT, UNIT + 1,
+			 mapped - 3, mapped - 2, mapped - 1 };
+	u64 *got = kunit_kmalloc_array(test, SPAN_ROOM, sizeof(*got),
+				       GFP_KERNEL);
+	u32 s;
+	int d;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (s = 0; s < ARRAY_SIZE(starts); s++) {
+		u64 idx = starts[s], in_table = UNIT - idx % UNIT;
+
+		if (idx >= mapped)
+			continue;
+		for (d = -1; d <= 1; d++) {
+			vroce_test_find_span(test, vdev, mtr, pages, mapped,
+					     idx, 3 + d, got);
+			vroce_test_find_span(test, vdev, mtr, pages, mapped,
+					     idx, in_table + d, got);
+			vroce_test_find_span(test, vdev, mtr, pages, mapped,
+					     idx, mapped - idx + d, got);
+			vroce_test_find_span(test, vdev, mtr, pages, mapped,
+					     idx, UNIT + d, got);
+		}
+	}
+	kunit_kfree(test, got);
+}
+
+#define HOLES	64
+
+/*
+ * Free pages with a held page between each two: allocations that follow
+ * get pages apart, so a table read past its end does not find the next
+ * table's first entry by chance. Returns the held pages, for
+ * vroce_test_unfragment().
+ */
+static struct page **vroce_test_fragment(struct kunit *test)
+{
+	struct page **held = kunit_kcalloc(test, HOLES, sizeof(*held),
+					   GFP_KERNEL);
+	struct page *block;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, held);
+	for (i = 0; i < HOLES; i++) {
+		block = alloc_pages(GFP_KERNEL, 1);
+		KUNIT_ASSERT_NOT_NULL(test, block);
+		split_page(block, 1);
+		held[i] = block + 1;
+		__free_page(block);
+	}
+	return held;
+}
+
+static void vroce_test_unfragment(struct kunit *test, struct page **held)
+{
+	int i;
+
+	for (i = 0; i < HOLES; i++)
+		__free_page(held[i]);
+	kunit_kfree(test, held);
+}
+
+/*
+ * Batched finds in the first region's bottom tables (hop 2), in its root
+ * entries (hop 1), and from a first region into a second, mapped whole
+ * and then a prefix of it, whose entries past the mapped count are stale.
+ */
+static void vroce_mtr_find_batch_edges(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	u64 count = 2 * UNIT + 5;
+	dma_addr_t *pages = vroce_test_fake_pages(test, count, 12);
+	struct vroce_buf_attr two = {
+		.region = { { 5 << 12, 1 }, { (UNIT + 3) << 12, 2 } },
+		.region_count = 2, .page_shift = 12, .mtt_only = true,
+	};
+	struct page **held = vroce_test_fragment(test);
+	struct vroce_mtr *mtr;
+
+	mtr = vroce_test_mtr(test, vdev, count, 2, true);
+	vroce_test_unfragment(test, held);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, count), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, count);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, UNIT + 7), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, UNIT + 7);
+	vroce_mtr_destroy(vdev, mtr);
+
+	mtr = vroce_test_mtr(test, vdev, UNIT, 1, true);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, UNIT), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, UNIT);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 100), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, 100);
+	vroce_mtr_destroy(vdev, mtr);
+
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &two, 12, NULL, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, UNIT + 8), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, UNIT + 8);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 7), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, 7);
+	vroce_mtr_destroy(vdev, mtr);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 /*
  * 64 GiB of 4 KiB pages behind hop-3 tables: 2^24 pages, 32768 bottom and
  * 64 middle table pages. Building it yields the CPU (the soft-lockup
@@ -915,6 +1058,7 @@ static struct kunit_case vroce_mtr_cases[] = {
 	KUNIT_CASE(vroce_mtr_map_errors),
 	KUNIT_CASE(vroce_mtr_map_hop0_region),
 	KUNIT_CASE(vroce_mtr_find_errors),
+	KUNIT_CASE(vroce_mtr_find_batch_edges),
 	KUNIT_CASE(vroce_mtr_user_buffer),
 	KUNIT_CASE(vroce_mtr_user_errors),
 	KUNIT_CASE(vroce_mtr_walker_malformed),

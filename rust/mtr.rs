@@ -123,6 +123,16 @@ pub(crate) struct Mtr {
     is_direct: bool,
     mtt_only: bool,
     root_ba: u64,
+    /// For [`Mtr::find_leaf`], the tables holding the first region's page
+    /// entries: the root (hop 1) or its bottom tables (hop 2 or 3), where
+    /// page `i` is entry `i & leaf_mask` of table `i >> leaf_shift`, for
+    /// `i` below `leaf_pages` (0: no such tables); `leaf_limit` is the
+    /// smaller of `leaf_pages` and the mapped count.
+    leaf_root: bool,
+    leaf_shift: u32,
+    leaf_mask: u64,
+    leaf_pages: u64,
+    leaf_limit: u64,
 }
 
 /// One region of a buffer to build (`struct vroce_buf_region_attr`).
@@ -214,6 +224,11 @@ impl Mtr {
             is_direct: true,
             mtt_only: attr.mtt_only,
             root_ba: 0,
+            leaf_root: false,
+            leaf_shift: 0,
+            leaf_mask: 0,
+            leaf_pages: 0,
+            leaf_limit: 0,
         };
 
         if let Some(addr) = user {
@@ -340,6 +355,18 @@ impl Mtr {
 
         let root = self.root.insert(DmaBuf::alloc(dev, bt_size)?);
         self.root_ba = root.dma();
+        let first = &self.regions[0];
+        if first.hopnum >= 1 {
+            // Hop 1: the first region's entries from root index 0.
+            self.leaf_root = first.hopnum == 1;
+            self.leaf_shift = ushift;
+            self.leaf_mask = if self.leaf_root {
+                u64::MAX
+            } else {
+                unit as u64 - 1
+            };
+            self.leaf_pages = first.count;
+        }
         for rgn in &mut self.regions[..self.region_count] {
             if rgn.hopnum < 2 {
                 continue;
@@ -430,7 +457,7 @@ impl Mtr {
             return Err(enobufs());
         }
         self.write_pages(&pages)?;
-        self.mapped = n;
+        self.set_mapped(n);
         Ok(())
     }
 
@@ -508,13 +535,19 @@ impl Mtr {
             return Err(EINVAL);
         }
         // From here on, a failed map leaves no page mapped.
-        self.mapped = 0;
+        self.set_mapped(0);
         if !self.mtt_only && count != self.page_count {
             return Err(enobufs());
         }
         self.write_pages(pages)?;
-        self.mapped = count;
+        self.set_mapped(count);
         Ok(())
+    }
+
+    /// The pages find reports from now on: the first `n`.
+    fn set_mapped(&mut self, n: u64) {
+        self.mapped = n;
+        self.leaf_limit = n.min(self.leaf_pages);
     }
 
     /// The region holding page `idx`, which is below the page count.
@@ -542,18 +575,6 @@ impl Mtr {
     fn lookup(&self, idx: u64) -> (u64, u64) {
         let ushift = unit_shift(self.ba_pg_shift);
         let entry = |bt: &DmaBuf, i: u64| bt.read_entry(i as usize).map_or(0, u64::from_le);
-        // The first region's bottom tables (hop 2 or 3, offset 0): no
-        // region to look for, the common case.
-        let [first, ..] = &self.regions;
-        if first.hopnum >= 2 && idx < first.count {
-            if let Some(bt) = first
-                .btm
-                .as_ref()
-                .and_then(|b| b.get(idx.wrapping_shr(ushift) as usize))
-            {
-                return (entry(bt, idx & ((1u64 << ushift) - 1)), bt.dma());
-            }
-        }
         let shift = self.buf_pg_shift;
         if self.is_direct {
             return (
@@ -657,6 +678,30 @@ impl Mtr {
         }
     }
 
+    /// Page `offset`'s address and its table's, when it is a mapped page
+    /// of the first region's tables (hop 1 to 3): no region to look for,
+    /// one bound, as C's one-page path. `None` leaves it to
+    /// [`Mtr::find`]. A broken invariant gives `None`, never a read out of
+    /// bounds.
+    #[inline(always)]
+    pub(crate) fn find_leaf(&self, offset: u64) -> Option<(u64, u64)> {
+        let idx = offset.wrapping_shr(self.buf_pg_shift);
+        if idx >= self.leaf_limit {
+            return None;
+        }
+        let bt = if self.leaf_root {
+            self.root.as_ref()?
+        } else {
+            let [first, ..] = &self.regions;
+            first
+                .btm
+                .as_deref()?
+                .get(idx.wrapping_shr(self.leaf_shift) as usize)?
+        };
+        let entry = bt.read_entry((idx & self.leaf_mask) as usize)?;
+        Some((u64::from_le(entry), bt.dma()))
+    }
+
     /// Writes the addresses of the mapped pages from byte `offset` into
     /// `addrs`; returns how many, with the table address of the first
     /// (`vroce_mtr_find()`).
@@ -674,14 +719,46 @@ impl Mtr {
             *one = addr;
             return Ok((1, table));
         }
+        if let Some(table) = self.first_table_run(idx, addrs) {
+            return Ok((addrs.len(), table));
+        }
         self.find_runs(idx, addrs)
     }
 
+    /// All of `addrs` from page `idx` on, when they are mapped pages of
+    /// one table of the first region (its root entries at hop 1, one of
+    /// its bottom tables at hop 2 or 3): one copy, and that table's
+    /// address. `None` leaves the find to [`Mtr::find_runs`].
+    fn first_table_run(&self, idx: u64, addrs: &mut [u64]) -> Option<u64> {
+        let [first, ..] = &self.regions;
+        let len = addrs.len() as u64;
+        if idx.checked_add(len)? > first.count.min(self.mapped) {
+            return None;
+        }
+        let ushift = unit_shift(self.ba_pg_shift);
+        let (bt, start) = match first.hopnum {
+            0 => return None,
+            // The first region's root entries start at index 0.
+            1 => (self.root.as_ref()?, idx),
+            _ => {
+                let mask = (1u64 << ushift) - 1;
+                if (idx & mask).wrapping_add(len) > mask.wrapping_add(1) {
+                    return None;
+                }
+                let btm = first.btm.as_ref()?;
+                (btm.get(idx.wrapping_shr(ushift) as usize)?, idx & mask)
+            }
+        };
+        // The HCA writes fast-register tables: each entry is read once.
+        bt.read_entries(start as usize, addrs);
+        for a in addrs.iter_mut() {
+            *a = u64::from_le(*a);
+        }
+        Some(bt.dma())
+    }
+
     /// [`Mtr::find`] of more than one page from page `idx`, below the
-    /// mapped count: runs of entries, one table at a time. Out of line, as
-    /// C's `vroce_mtr_find_runs()`; unlike there, the one-page lookup still
-    /// keeps a stack frame (`Documentation/performance.rst`).
-    #[inline(never)]
+    /// mapped count: runs of entries, one table at a time.
     fn find_runs(&self, idx: u64, addrs: &mut [u64]) -> Result<(usize, u64)> {
         let max = (addrs.len() as u64).min(self.mapped.wrapping_sub(idx)) as usize;
         let Some(addrs) = addrs.get_mut(..max) else {

@@ -180,6 +180,37 @@ pub unsafe extern "C" fn vroce_mtr_find(
     }
     // SAFETY: a live handle, per the contract.
     let mtr = unsafe { mtr_ref(mtr) };
+    if max == 1 {
+        if let Some((addr, table)) = mtr.find_leaf(offset) {
+            // SAFETY: `addrs` is valid for writing one address, and
+            // `base_addr` NULL or valid for writing, per the contract.
+            unsafe {
+                addrs.write(addr);
+                if let Some(base) = base_addr.as_mut() {
+                    *base = table;
+                }
+            }
+            return 1;
+        }
+    }
+    // SAFETY: the same contract.
+    unsafe { find_runs(mtr, offset, addrs, max, base_addr) }
+}
+
+/// [`vroce_mtr_find`] beyond the one-page path, out of line, so that the
+/// one-page path needs no stack frame.
+///
+/// # Safety
+///
+/// As [`vroce_mtr_find`], with `addrs` not NULL and `max` above 0.
+#[inline(never)]
+unsafe fn find_runs(
+    mtr: &Mtr,
+    offset: u64,
+    addrs: *mut u64,
+    max: u32,
+    base_addr: *mut u64,
+) -> c_int {
     // SAFETY: `addrs` is valid for writing `max` addresses, per the contract.
     let addrs = unsafe { core::slice::from_raw_parts_mut(addrs, max as usize) };
     match mtr.find(offset, addrs) {

@@ -692,6 +692,22 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_map);
 
+/* The page addresses in @n table entries from @src. */
+static void vroce_bt_read(u64 *addrs, const __le64 *src, u64 n)
+{
+	u64 i;
+
+#ifdef __LITTLE_ENDIAN
+	/* The entries are the addresses: one copy for a run. */
+	if (n > 1) {
+		memcpy(addrs, src, n * sizeof(*addrs));
+		return;
+	}
+#endif
+	for (i = 0; i < n; i++)
+		addrs[i] = le64_to_cpu(src[i]);
+}
+
 /* The region holding page @idx; @idx is below the page count. */
 static const struct vroce_mtr_rgn *
 vroce_mtr_rgn_of(const struct vroce_mtr *mtr, u64 idx)
@@ -748,28 +764,32 @@ static u32 vroce_mtr_run(const struct vroce_mtr *mtr, u64 idx, u32 max,
 			    BIT_ULL(ushift) - (l & (BIT_ULL(ushift) - 1)));
 		break;
 	}
-#ifdef __LITTLE_ENDIAN
-	/* The entries are the addresses: one copy for a run. */
-	if (max > 1) {
-		memcpy(addrs, src, max * sizeof(*addrs));
-		return max;
-	}
-#endif
-	for (n = 0; n < max; n++)
-		addrs[n] = le64_to_cpu(src[n]);
+	vroce_bt_read(addrs, src, max);
 	return max;
 }
 
 /*
- * find() from page @idx on, below the mapped count: runs of entries, one
- * table at a time. Out of line, so that find's one-page path needs no
- * stack frame.
+ * find() from page @idx on, below the mapped count: one copy when the
+ * pages are all in one of the one-page path's tables, else runs of
+ * entries, one table at a time. Out of line, so that find's one-page path
+ * needs no stack frame.
  */
 static noinline int vroce_mtr_find_runs(const struct vroce_mtr *mtr, u64 idx,
 					u64 *addrs, u32 max, u64 *base_addr)
 {
-	u64 table, first_table = 0;
+	u64 table, first_table = 0, in_bt = idx & mtr->leaf_mask;
+	const struct vroce_bt *bt;
 	u32 n;
+
+	/* @max mapped pages of one of the one-page path's tables: one copy. */
+	if (idx < mtr->leaf_limit && max <= mtr->leaf_limit - idx &&
+	    max - 1 <= mtr->leaf_mask - in_bt) {
+		bt = &mtr->leaf[idx >> mtr->leaf_shift];
+		vroce_bt_read(addrs, &bt->va[in_bt], max);
+		if (base_addr)
+			*base_addr = bt->dma;
+		return max;
+	}
 
 	max = min_t(u64, max, mtr->mapped - idx);
 	n = vroce_mtr_run(mtr, idx, max, addrs, &first_table);
