@@ -622,22 +622,27 @@ static void vroce_mtr_find_errors(struct kunit *test)
 
 /*
  * A find of @max pages from page @idx returns as many as are mapped from
- * there, up to @max, in order, and writes nothing past @max.
+ * there, up to @max, in order, with the table of page @idx, and writes
+ * nothing past @max.
  */
 static void vroce_test_find_span(struct kunit *test, struct vroce_dev *vdev,
 				 struct vroce_mtr *mtr, const dma_addr_t *pages,
 				 u64 mapped, u64 idx, u64 max, u64 *got)
 {
-	u64 want = min(max, mapped - idx), k;
+	u64 want = min(max, mapped - idx), k, one, base = 0, base1 = 0;
 	int n;
 
 	if (!max || max >= SPAN_ROOM)
 		return;
 	for (k = 0; k < SPAN_ROOM; k++)
 		got[k] = SPAN_POISON;
-	n = vroce_mtr_find(vdev, mtr, idx << 12, got, max, NULL);
+	n = vroce_mtr_find(vdev, mtr, idx << 12, got, max, &base);
 	KUNIT_ASSERT_EQ_MSG(test, n, want, "%llu pages from %llu of %llu",
 			    max, idx, mapped);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_find(vdev, mtr, idx << 12, &one, 1,
+					     &base1), 1);
+	KUNIT_ASSERT_EQ_MSG(test, base, base1, "table of %llu, %llu asked",
+			    idx, max);
 	for (k = 0; k < n; k++)
 		KUNIT_ASSERT_EQ_MSG(test, got[k], pages[idx + k],
 				    "page %llu+%llu, %llu asked", idx, k, max);
@@ -684,43 +689,96 @@ static void vroce_test_find_spans(struct kunit *test, struct vroce_dev *vdev,
 
 #define HOLES	64
 
+/* Pages held between free ones, by vroce_test_fragment(). */
+struct vroce_test_holes {
+	struct page *held[HOLES];
+};
+
+static void vroce_test_unfragment(void *arg)
+{
+	struct vroce_test_holes *h = arg;
+	int i;
+
+	for (i = 0; i < HOLES; i++)
+		if (h->held[i])
+			__free_page(h->held[i]);
+	kfree(h);
+}
+
 /*
  * Free pages with a held page between each two: allocations that follow
- * get pages apart, so a table read past its end does not find the next
- * table's first entry by chance. Returns the held pages, for
- * vroce_test_unfragment().
+ * get pages apart, so that a table read past its end does not find the
+ * next table's first entry by chance. The held pages go back when the
+ * test ends or at kunit_release_action(vroce_test_unfragment).
  */
-static struct page **vroce_test_fragment(struct kunit *test)
+static struct vroce_test_holes *vroce_test_fragment(struct kunit *test)
 {
-	struct page **held = kunit_kcalloc(test, HOLES, sizeof(*held),
-					   GFP_KERNEL);
+	struct vroce_test_holes *h = kzalloc(sizeof(*h), GFP_KERNEL);
 	struct page *block;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, held);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_unfragment,
+							h), 0);
 	for (i = 0; i < HOLES; i++) {
 		block = alloc_pages(GFP_KERNEL, 1);
 		KUNIT_ASSERT_NOT_NULL(test, block);
 		split_page(block, 1);
-		held[i] = block + 1;
+		h->held[i] = block + 1;
 		__free_page(block);
 	}
-	return held;
-}
-
-static void vroce_test_unfragment(struct kunit *test, struct page **held)
-{
-	int i;
-
-	for (i = 0; i < HOLES; i++)
-		__free_page(held[i]);
-	kunit_kfree(test, held);
+	return h;
 }
 
 /*
- * Batched finds in the first region's bottom tables (hop 2), in its root
- * entries (hop 1), and from a first region into a second, mapped whole
- * and then a prefix of it, whose entries past the mapped count are stale.
+ * A hop-2 table-only MTR of @count pages, mapped, whose bottom tables are
+ * not next to each other in DMA address space (a few tries).
+ */
+static struct vroce_mtr *vroce_test_mtr_apart(struct kunit *test,
+					      struct vroce_dev *vdev,
+					      const dma_addr_t *pages,
+					      u64 count)
+{
+	struct vroce_buf_attr attr = {
+		R1(count << 12, 2), .page_shift = 12, .mtt_only = true,
+	};
+	u64 b, one, table, prev = 0;
+	struct vroce_test_holes *h;
+	struct vroce_mtr *mtr;
+	bool apart;
+	int tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		h = vroce_test_fragment(test);
+		KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12,
+						       NULL, 0), 0);
+		kunit_release_action(test, vroce_test_unfragment, h);
+		KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, count),
+				0);
+		apart = true;
+		for (b = 0; b * UNIT < count; b++) {
+			KUNIT_ASSERT_EQ(test, vroce_mtr_find(vdev, mtr,
+							     b * UNIT << 12,
+							     &one, 1, &table),
+					1);
+			if (b && table == prev + PAGE_SIZE)
+				apart = false;
+			prev = table;
+		}
+		if (apart)
+			return mtr;
+		vroce_mtr_destroy(vdev, mtr);
+	}
+	KUNIT_FAIL(test, "bottom tables kept coming next to each other");
+	return NULL;
+}
+
+/*
+ * Batched finds in the first region's bottom tables (hop 2, then hop 3),
+ * in its root entries (hop 1), and from a first region into a second,
+ * mapped whole and then a prefix of it, whose entries past the mapped
+ * count are stale.
  */
 static void vroce_mtr_find_batch_edges(struct kunit *test)
 {
@@ -731,15 +789,18 @@ static void vroce_mtr_find_batch_edges(struct kunit *test)
 		.region = { { 5 << 12, 1 }, { (UNIT + 3) << 12, 2 } },
 		.region_count = 2, .page_shift = 12, .mtt_only = true,
 	};
-	struct page **held = vroce_test_fragment(test);
 	struct vroce_mtr *mtr;
 
-	mtr = vroce_test_mtr(test, vdev, count, 2, true);
-	vroce_test_unfragment(test, held);
-	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, count), 0);
+	mtr = vroce_test_mtr_apart(test, vdev, pages, count);
+	KUNIT_ASSERT_NOT_NULL(test, mtr);
 	vroce_test_find_spans(test, vdev, mtr, pages, count);
 	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, UNIT + 7), 0);
 	vroce_test_find_spans(test, vdev, mtr, pages, UNIT + 7);
+	vroce_mtr_destroy(vdev, mtr);
+
+	mtr = vroce_test_mtr(test, vdev, count, 3, true);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, count), 0);
+	vroce_test_find_spans(test, vdev, mtr, pages, count);
 	vroce_mtr_destroy(vdev, mtr);
 
 	mtr = vroce_test_mtr(test, vdev, UNIT, 1, true);
