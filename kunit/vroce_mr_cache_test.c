@@ -384,20 +384,20 @@ static void vroce_mr_cache_hca_checks(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
-static void cache_max_mr_restore(void *emu)
+static void cache_free_mr_restore(void *emu)
 {
 	vroce_emu_set_max_mr(emu, U32_MAX);
 }
 
-/* At most @n MPT slots on the test's HCA until the test ends. */
-static void cache_max_mr(struct kunit *test, u32 n)
+/* Room for @n more MRs on the test's HCA, until the test ends. */
+static void cache_free_mr(struct kunit *test, u32 n)
 {
 	struct vroce_emu *emu = vroce_test_emu(test);
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							cache_max_mr_restore,
+							cache_free_mr_restore,
 							emu), 0);
-	vroce_emu_set_max_mr(emu, n);
+	vroce_emu_set_free_mr(emu, n);
 }
 
 #define CACHE_CYCLES	300
@@ -422,7 +422,7 @@ static void vroce_mr_cache_key_cycles(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, keys);
 	/* The PD's DMA MR and one more: every entry takes the same slot. */
-	cache_max_mr(test, 2);
+	cache_free_mr(test, 2);
 	for (i = 0; i < CACHE_CYCLES; i++) {
 		mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -676,7 +676,7 @@ static void vroce_mr_cache_mpt_full(struct kunit *test)
 	int round, i;
 
 	/* Three slots: the PD's DMA MR and two more. */
-	cache_max_mr(test, 3);
+	cache_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (round = 0; round < 2; round++) {
 		/* Two idle entries, of 1 and of 2 pages: the MPT is full. */
@@ -813,7 +813,7 @@ static void vroce_mr_cache_refill_fails(struct kunit *test)
 
 	vroce_test_faults_off(test, emu);
 	/* The PD's DMA MR, the user's and two more. */
-	cache_max_mr(test, 4);
+	cache_free_mr(test, 4);
 	pd = vroce_test_pd(test, vdev, 0);
 	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -929,7 +929,7 @@ static void vroce_mr_cache_reclaim_refill(struct kunit *test)
 
 	vroce_test_faults_off(test, emu);
 	/* The PD's DMA MR, the user's MR and an idle entry of 2 pages. */
-	cache_max_mr(test, 3);
+	cache_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
 	user = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, user);
@@ -987,7 +987,7 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	vroce_test_faults_off(test, emu);
 	/* The PD's DMA MR and two idle entries, of 1 and of 2 pages. */
-	cache_max_mr(test, 3);
+	cache_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 2; i++) {
 		mr[i] = ib_reg_user_mr(pd, a, SZ_4K << i, a, CACHE_ACC);

@@ -700,10 +700,10 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 	u64 v;
 	int i;
 
-	/* Eight MPT entries: the PD's DMA MR and seven more. */
+	/* Eight free MPT entries: the PD's DMA MR and seven more. */
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
 							emu), 0);
-	vroce_emu_set_max_mr(emu, 8);
+	vroce_emu_set_free_mr(emu, 8);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 64; i++) {
 		mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
@@ -727,6 +727,40 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 				-VROCE_EMU_EKEY);
 	}
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * Limits on the MPT for tests count what is free: an MR made before the
+ * limit (ib_core's own PDs make DMA MRs at registration) in a slot below
+ * it does not take one of the slots the test asked for.
+ */
+static void vroce_mr_free_mr_limit(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd;
+	struct ib_mr *mr[3];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
+							emu), 0);
+	/* The PD's DMA MR in the lowest free slot, then the whole MPT. */
+	vroce_emu_set_free_mr(emu, 1);
+	pd = vroce_test_pd(test, vdev, 0);
+	vroce_emu_set_max_mr(emu, U32_MAX);
+
+	vroce_emu_set_free_mr(emu, 2);
+	for (i = 0; i < 2; i++) {
+		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, mr[i], "MR %d", i);
+	}
+	mr[2] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr[2]), -ENOMEM);
+	if (!IS_ERR(mr[2]))
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[2]), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -769,7 +803,7 @@ static void vroce_mr_key_generations(struct kunit *test)
 	/* One free slot besides the PD's DMA MR: every MR reuses it. */
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
 							emu), 0);
-	vroce_emu_set_max_mr(emu, 2);
+	vroce_emu_set_free_mr(emu, 2);
 	pd = vroce_test_pd(test, vdev, 0);
 	mr[0] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);
@@ -1031,6 +1065,7 @@ static struct kunit_case vroce_mr_cases[] = {
 	KUNIT_CASE(vroce_mr_knob_failed_destroy),
 	KUNIT_CASE(vroce_mr_pd_waits_for_zombie),
 	KUNIT_CASE(vroce_mr_alloc_faults),
+	KUNIT_CASE(vroce_mr_free_mr_limit),
 	KUNIT_CASE(vroce_mr_bumped_key_dereg),
 	KUNIT_CASE(vroce_mr_key_slots),
 	KUNIT_CASE(vroce_mr_key_generations),

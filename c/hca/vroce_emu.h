@@ -66,6 +66,7 @@ int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key);
 void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
 void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr);
+u32 vroce_emu_set_free_mr(struct vroce_emu *emu, u32 free);
 void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode);
 void vroce_emu_set_caps(struct vroce_emu *emu, u32 caps);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,

@@ -783,6 +783,32 @@ void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr)
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
 
+/**
+ * vroce_emu_set_free_mr() - size the MPT so that @free more MRs fit
+ * @emu: the HCA
+ * @free: entries new MRs may take; 0 is taken as 1
+ *
+ * As vroce_emu_set_max_mr(), cut where @free entries below the cut are
+ * free: entries taken before, wherever they lie, do not count. For tests
+ * that fill the MPT with MRs of their own.
+ *
+ * Context: process context.
+ * Return: the MPT's size now.
+ */
+u32 vroce_emu_set_free_mr(struct vroce_emu *emu, u32 free)
+{
+	u32 i, n = 0;
+
+	down_write(emu->lock);
+	for (i = 0; i < VROCE_EMU_MAX_MR && n < max(free, 1U); i++)
+		n += emu->mpt[i].state == VROCE_EMU_MR_FREE;
+	emu->max_mr = max(i, 1U);
+	i = emu->max_mr;
+	up_write(emu->lock);
+	return i;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_free_mr);
+
 /* ---- debugfs ---- */
 
 /*
