@@ -703,7 +703,7 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 	/* Eight free MPT entries: the PD's DMA MR and seven more. */
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
 							emu), 0);
-	vroce_emu_set_free_mr(emu, 8);
+	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 8), 8);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 64; i++) {
 		mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
@@ -731,26 +731,37 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 }
 
 /*
- * Limits on the MPT for tests count what is free: an MR made before the
- * limit (ib_core's own PDs make DMA MRs at registration) in a slot below
- * it does not take one of the slots the test asked for.
+ * Limits on the MPT for tests count what is free: MRs made before the
+ * limit (ib_core's own PDs make DMA MRs at registration) in slots below
+ * it do not take the slots the test asked for, wherever they lie.
  */
 static void vroce_mr_free_mr_limit(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_mr *low[2], *mr[3];
 	struct ib_pd *pd;
-	struct ib_mr *mr[3];
 	int i;
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
 							emu), 0);
-	/* The PD's DMA MR in the lowest free slot, then the whole MPT. */
-	vroce_emu_set_free_mr(emu, 1);
+	/*
+	 * The PD's DMA MR and three MRs in the four lowest free slots, the
+	 * second of the three gone again: taken, free, taken below the cut.
+	 */
+	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 1), 1);
 	pd = vroce_test_pd(test, vdev, 0);
-	vroce_emu_set_max_mr(emu, U32_MAX);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 1), 1);
+		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, mr[i], "low MR %d", i);
+	}
+	KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr[1]), 0);
+	low[0] = mr[0];
+	low[1] = mr[2];
 
-	vroce_emu_set_free_mr(emu, 2);
+	/* Two more: the hole and one past the last. */
+	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 2), 2);
 	for (i = 0; i < 2; i++) {
 		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, mr[i], "MR %d", i);
@@ -759,8 +770,10 @@ static void vroce_mr_free_mr_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mr[2]), -ENOMEM);
 	if (!IS_ERR(mr[2]))
 		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[2]), 0);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(low[i]), 0);
+	}
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -803,7 +816,7 @@ static void vroce_mr_key_generations(struct kunit *test)
 	/* One free slot besides the PD's DMA MR: every MR reuses it. */
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
 							emu), 0);
-	vroce_emu_set_free_mr(emu, 2);
+	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 2), 2);
 	pd = vroce_test_pd(test, vdev, 0);
 	mr[0] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);

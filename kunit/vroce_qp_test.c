@@ -484,7 +484,8 @@ static void vroce_qp_remote_access_errors(struct kunit *test)
 		bool other_pd;
 		enum ib_wr_opcode op;
 	} cases[] = {
-		{ "wrong rkey", QP_ACCESS, 0, 0x100, false, IB_WR_RDMA_WRITE },
+		/* A tag bit: the MR's own slot, under another key. */
+		{ "wrong rkey", QP_ACCESS, 0, 0x80, false, IB_WR_RDMA_WRITE },
 		{ "past the end", QP_ACCESS, BUF_LEN - 8, 0, false,
 		  IB_WR_RDMA_WRITE },
 		{ "no remote write", IB_ACCESS_LOCAL_WRITE |

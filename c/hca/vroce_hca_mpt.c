@@ -793,19 +793,20 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
  * that fill the MPT with MRs of their own.
  *
  * Context: process context.
- * Return: the MPT's size now.
+ * Return: the free entries below the cut: @free (1 for 0), or fewer when
+ * the whole MPT has fewer.
  */
 u32 vroce_emu_set_free_mr(struct vroce_emu *emu, u32 free)
 {
 	u32 i, n = 0;
 
+	free = max(free, 1U);
 	down_write(emu->lock);
-	for (i = 0; i < VROCE_EMU_MAX_MR && n < max(free, 1U); i++)
+	for (i = 0; i < VROCE_EMU_MAX_MR && n < free; i++)
 		n += emu->mpt[i].state == VROCE_EMU_MR_FREE;
-	emu->max_mr = max(i, 1U);
-	i = emu->max_mr;
+	emu->max_mr = i;
 	up_write(emu->lock);
-	return i;
+	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_free_mr);
 
