@@ -680,9 +680,9 @@ impl Mtr {
 
     /// Page `offset`'s address and its table's, when it is a mapped page
     /// of the first region's tables (hop 1 to 3): no region to look for,
-    /// one bound, as C's one-page path. `None` leaves it to
-    /// [`Mtr::find`]. A broken invariant gives `None`, never a read out of
-    /// bounds.
+    /// as C's one-page path, with the bounds checks of the table and the
+    /// entry besides C's one. `None` leaves it to [`Mtr::find`]. A broken
+    /// invariant gives `None`, never a read out of bounds.
     #[inline(always)]
     pub(crate) fn find_leaf(&self, offset: u64) -> Option<(u64, u64)> {
         let idx = offset.wrapping_shr(self.buf_pg_shift);
