@@ -689,17 +689,23 @@ impl Mtr {
         if idx >= self.leaf_limit {
             return None;
         }
-        let bt = if self.leaf_root {
-            self.root.as_ref()?
-        } else {
-            let [first, ..] = &self.regions;
-            first
-                .btm
-                .as_deref()?
-                .get(idx.wrapping_shr(self.leaf_shift) as usize)?
-        };
+        let bt = self.leaf_table(idx)?;
         let entry = bt.read_entry((idx & self.leaf_mask) as usize)?;
         Some((u64::from_le(entry), bt.dma()))
+    }
+
+    /// The table of [`Mtr::find_leaf`]'s tables that holds page `idx`'s
+    /// entry, at `idx & leaf_mask`; `idx` is below `leaf_limit`.
+    #[inline(always)]
+    fn leaf_table(&self, idx: u64) -> Option<&DmaBuf> {
+        if self.leaf_root {
+            return self.root.as_ref();
+        }
+        let [first, ..] = &self.regions;
+        first
+            .btm
+            .as_deref()?
+            .get(idx.wrapping_shr(self.leaf_shift) as usize)
     }
 
     /// Writes the addresses of the mapped pages from byte `offset` into
@@ -725,30 +731,18 @@ impl Mtr {
         self.find_runs(idx, addrs)
     }
 
-    /// All of `addrs` from page `idx` on, when they are mapped pages of
-    /// one table of the first region (its root entries at hop 1, one of
-    /// its bottom tables at hop 2 or 3): one copy, and that table's
-    /// address. `None` leaves the find to [`Mtr::find_runs`].
+    /// All of `addrs` (at least one) from page `idx` on, when they are
+    /// mapped pages of one of [`Mtr::find_leaf`]'s tables: one copy, and
+    /// that table's address. `None` leaves the find to
+    /// [`Mtr::find_runs`].
     fn first_table_run(&self, idx: u64, addrs: &mut [u64]) -> Option<u64> {
-        let [first, ..] = &self.regions;
-        let len = addrs.len() as u64;
-        if idx.checked_add(len)? > first.count.min(self.mapped) {
+        let rest = (addrs.len() as u64).checked_sub(1)?;
+        let start = idx & self.leaf_mask;
+        if idx >= self.leaf_limit || rest >= self.leaf_limit - idx || rest > self.leaf_mask - start
+        {
             return None;
         }
-        let ushift = unit_shift(self.ba_pg_shift);
-        let (bt, start) = match first.hopnum {
-            0 => return None,
-            // The first region's root entries start at index 0.
-            1 => (self.root.as_ref()?, idx),
-            _ => {
-                let mask = (1u64 << ushift) - 1;
-                if (idx & mask).wrapping_add(len) > mask.wrapping_add(1) {
-                    return None;
-                }
-                let btm = first.btm.as_ref()?;
-                (btm.get(idx.wrapping_shr(ushift) as usize)?, idx & mask)
-            }
-        };
+        let bt = self.leaf_table(idx)?;
         // The HCA writes fast-register tables: each entry is read once.
         bt.read_entries(start as usize, addrs);
         for a in addrs.iter_mut() {
