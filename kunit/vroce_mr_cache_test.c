@@ -384,22 +384,6 @@ static void vroce_mr_cache_hca_checks(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
-static void cache_free_mr_restore(void *emu)
-{
-	vroce_emu_set_max_mr(emu, U32_MAX);
-}
-
-/* Room for @n more MRs on the test's HCA, until the test ends. */
-static void cache_free_mr(struct kunit *test, u32 n)
-{
-	struct vroce_emu *emu = vroce_test_emu(test);
-
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							cache_free_mr_restore,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, n), n);
-}
-
 #define CACHE_CYCLES	300
 #define CACHE_DISTINCT	200
 
@@ -422,7 +406,7 @@ static void vroce_mr_cache_key_cycles(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, keys);
 	/* One slot left (the PD's DMA MR came first): every entry takes it. */
-	cache_free_mr(test, 1);
+	vroce_test_free_mr(test, 1);
 	for (i = 0; i < CACHE_CYCLES; i++) {
 		mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -676,7 +660,7 @@ static void vroce_mr_cache_mpt_full(struct kunit *test)
 	int round, i;
 
 	/* Three slots: the PD's DMA MR and two more. */
-	cache_free_mr(test, 3);
+	vroce_test_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (round = 0; round < 2; round++) {
 		/* Two idle entries, of 1 and of 2 pages: the MPT is full. */
@@ -813,7 +797,7 @@ static void vroce_mr_cache_refill_fails(struct kunit *test)
 
 	vroce_test_faults_off(test, emu);
 	/* The PD's DMA MR, the user's and two more. */
-	cache_free_mr(test, 4);
+	vroce_test_free_mr(test, 4);
 	pd = vroce_test_pd(test, vdev, 0);
 	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -929,7 +913,7 @@ static void vroce_mr_cache_reclaim_refill(struct kunit *test)
 
 	vroce_test_faults_off(test, emu);
 	/* The PD's DMA MR, the user's MR and an idle entry of 2 pages. */
-	cache_free_mr(test, 3);
+	vroce_test_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
 	user = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, user);
@@ -987,7 +971,7 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	vroce_test_faults_off(test, emu);
 	/* The PD's DMA MR and two idle entries, of 1 and of 2 pages. */
-	cache_free_mr(test, 3);
+	vroce_test_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 2; i++) {
 		mr[i] = ib_reg_user_mr(pd, a, SZ_4K << i, a, CACHE_ACC);

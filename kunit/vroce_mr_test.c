@@ -680,11 +680,6 @@ static void vroce_mr_alloc_faults(struct kunit *test)
 	}
 }
 
-static void vroce_test_max_mr(void *data)
-{
-	vroce_emu_set_max_mr(data, U32_MAX);
-}
-
 /*
  * A consumer bumps a fast-register MR's key (ib_update_fast_reg_key()) and
  * deregisters it without ever posting REG_MR: the HCA's entry still goes,
@@ -701,9 +696,7 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 	int i;
 
 	/* Eight free MPT entries: the PD's DMA MR and seven more. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 8), 8);
+	vroce_test_free_mr(test, 8);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 64; i++) {
 		mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
@@ -743,13 +736,11 @@ static void vroce_mr_free_mr_limit(struct kunit *test)
 	struct ib_pd *pd;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
-							emu), 0);
 	/*
 	 * The PD's DMA MR and three MRs in the four lowest free slots, the
 	 * second of the three gone again: taken, free, taken below the cut.
 	 */
-	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 1), 1);
+	vroce_test_free_mr(test, 1);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 3; i++) {
 		KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 1), 1);
@@ -814,9 +805,7 @@ static void vroce_mr_key_generations(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, keys);
 	/* One free slot besides the PD's DMA MR: every MR reuses it. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_max_mr,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 2), 2);
+	vroce_test_free_mr(test, 2);
 	pd = vroce_test_pd(test, vdev, 0);
 	mr[0] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[0]);

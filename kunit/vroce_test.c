@@ -255,6 +255,27 @@ void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu)
 							emu), 0);
 }
 
+static void vroce_test_free_mr_restore(void *emu)
+{
+	vroce_emu_set_max_mr(emu, U32_MAX);
+}
+
+/**
+ * vroce_test_free_mr() - room for @n more MRs on the test's HCA
+ * @test: the test; the whole MPT comes back when it ends
+ * @n: MPT entries new MRs may take, at least 1: vroce_emu_set_free_mr(),
+ *	which must find them
+ */
+void vroce_test_free_mr(struct kunit *test, u32 n)
+{
+	struct vroce_emu *emu = vroce_test_emu(test);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_free_mr_restore,
+							emu), 0);
+	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, n), n);
+}
+
 static void vroce_test_cmdq_depth_restore(void *depth)
 {
 	vroce_cmdq_depth = (uintptr_t)depth;

@@ -55,6 +55,7 @@ void vroce_test_cmd_timeout(struct kunit *test, struct vroce_dev *vdev,
 			    unsigned int ms);
 void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu);
 void vroce_test_cmdq_depth(struct kunit *test, unsigned int depth);
+void vroce_test_free_mr(struct kunit *test, u32 n);
 void vroce_test_mr_info(struct ib_mr *mr, struct vroce_mr_info *info);
 void vroce_emu_faults_clear(struct vroce_emu *emu);
 
