@@ -5,7 +5,10 @@
 #   make            build vroce.ko (and the demo module vroce_demo.ko) against
 #                   installed kernel headers ($(KDIR))
 #   make check      every check CI runs (installs what is missing first)
-#   make demo       the main job on the emulated device
+#   make demo       the main job on the emulated device (installs only what
+#                   it uses)
+#   make deps       install what 'make check' uses (PROFILE=demo: what
+#                   'make demo' uses); make check and make demo do it too
 #   make bench      MTR and data-path timings (C, Rust, rxe) and perftest, in the test
 #                   kernels
 #   make kunit      the KUnit suites in the C test kernel
@@ -20,10 +23,13 @@
 #   make help       list the targets
 #
 # KDIR defaults to the running kernel's build tree when it exists, else to
-# the newest Debian linux-headers-6.12.*-amd64.
+# the headers of the release scripts/install-deps.sh picked (the installed
+# linux-source-6.12's, scripts/kernel-release.sh), else to the newest
+# Debian linux-headers-6.12.*-amd64.
 
 ifeq ($(origin KDIR),undefined)
 KDIR := $(or $(wildcard /lib/modules/$(shell uname -r)/build), \
+	     $(shell scripts/kernel-release.sh --headers 2>/dev/null), \
 	     $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
 endif
 
@@ -87,7 +93,7 @@ kdir-set:
 	{ echo "vroce: no kernel headers found; run scripts/install-deps.sh or set KDIR" >&2; exit 1; }
 
 deps:
-	scripts/install-deps.sh
+	scripts/install-deps.sh $(or $(PROFILE),check)
 
 check:
 	scripts/check.sh
@@ -176,7 +182,8 @@ help:
 	@echo '  make lint        checkpatch --strict, kernel-doc, W=1 + sparse, layers'
 	@echo '  make rust-lint   rustfmt, clippy and the bindings check'
 	@echo '  make bindings    regenerate bindings/vroce_abi_generated.rs'
-	@echo '  make deps        install what a fresh Debian 12 lacks (apt, as root)'
+	@echo '  make deps        install what make check needs and a fresh Debian 12'
+	@echo '                   lacks (apt, as root; PROFILE=demo: what make demo needs)'
 	@echo '  make provider    the rdma-core provider libvroce-rdmav34.so (c/provider/)'
 	@echo '  make install-provider  install it and /etc/libibverbs.d/vroce.driver'
 	@echo '  make compile_commands.json  compilation database for clangd/editors'

@@ -17,7 +17,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-"$repo/scripts/install-deps.sh"
+"$repo/scripts/install-deps.sh" check
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

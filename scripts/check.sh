@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Everything CI runs ('make check'), from a fresh Debian 12 machine:
-#   1. install what is missing (apt, idempotent)
+#   1. install what is missing (apt, idempotent), print the kernel
+#      release picked (scripts/kernel-pick.sh), and test that pick on
+#      recorded apt-cache outputs (scripts/kernel-pick-test.sh)
 #   2. build vroce.ko against Debian's 6.12 headers with gcc, W=1 and
 #      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean;
 #      'make install' into a staging directory, unsigned and signed;
@@ -37,12 +39,16 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 stamp "dependencies"
-scripts/install-deps.sh
+scripts/install-deps.sh check
+echo "check: kernel release $(scripts/kernel-release.sh): test kernels, headers, QEMU image"
+
+rc=0
+stamp "the kernel-release chooser on recorded apt-cache outputs"
+scripts/kernel-pick-test.sh 2>&1 | tee "$logs/kernel-pick" || rc=1
 
 stamp "module build (W=1), sparse, checkpatch, kernel-doc, docs"
 scripts/lint.sh
 
-rc=0
 stamp "make install into a staging directory (Debian's headers), modinfo"
 scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
 
@@ -100,7 +106,7 @@ total() {
 		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
 }
 tp=0 tf=0 ts=0
-for f in install:install dkms:dkms deb:deb kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
+for f in kernel-pick:kernel-pick install:install dkms:dkms deb:deb kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
 	 kunit-nodebug:vroce host:host userspace:userspace rdmacm:rdmacm \
 	 nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")

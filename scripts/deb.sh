@@ -44,7 +44,7 @@ if [ -n "$changes" ]; then
 fi
 
 if [ "$mode" = install-test ] && [ -n "$changes" ]; then
-	kdir=$(ls -d /usr/src/linux-headers-6.12.*-amd64 | sort -V | tail -n 1)
+	kdir=$("$repo/scripts/kernel-release.sh" --headers)
 	rel=$(cat "$kdir/include/config/kernel.release")
 	if apt-get -q -o=Dpkg::Use-Pty=0 install -y --no-install-recommends \
 		"$work"/vroce-dkms_*.deb "$work"/libvroce_*.deb >"$work/install.log" 2>&1; then

@@ -15,7 +15,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/vroce-dkms.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-kdir=$(ls -d /usr/src/linux-headers-6.12.*-amd64 | sort -V | tail -n 1)
+kdir=$("$repo/scripts/kernel-release.sh" --headers)
 rel=$(cat "$kdir/include/config/kernel.release")
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "dkms: ok $*"; }
