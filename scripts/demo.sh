@@ -5,10 +5,15 @@
 # in (UML, the host's root as hostfs), and on its emulated HCA vroce0
 # register a DMA MR, a fast-register MR and a user MR, move bytes through
 # them with the HCA, and print what 'rdma' shows.
+#
+# It installs only what it uses (scripts/install-deps.sh demo) and boots
+# the lightest test kernel (VROCE_KERNEL=demo: no debug options, gcc).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-"$repo/scripts/install-deps.sh"
+"$repo/scripts/install-deps.sh" demo
+echo "demo: test kernel from linux-source-6.12 of $("$repo/scripts/kernel-release.sh")" >&2
+export VROCE_KERNEL=${VROCE_KERNEL:-demo}
 bin=$(mktemp /tmp/vroce_uverbs_test.XXXXXX)
 trap 'rm -f "$bin"' EXIT
 gcc -O2 -pthread -Wall -Wextra -Werror -o "$bin" "$repo/kunit/uverbs/vroce_uverbs_test.c"

@@ -5,7 +5,7 @@
 # builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/), with
 # Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
 # picks 'debug' (default: KASAN, lockdep, kmemleak, debugfs) or 'nodebug'
-# (none of them, C MTR). Sets:
+# (none of them), 'smp' or 'demo' (below). Sets:
 #   repo   the checkout
 #   tree   the cached linux-source-6.12 tree, with the checkout wired in
 #   build  the cached build dir, keyed by kernel version, arch, toolchain
@@ -48,6 +48,9 @@ esac
 # VROCE_KERNEL=smp: the nodebug options in an x86_64 kernel that QEMU runs
 # on two CPUs (TCG), for the figures one CPU cannot give
 # (kunit/smp.kunitconfig, C MTR).
+# VROCE_KERNEL=demo: what 'make demo' boots, the nodebug options with
+# debugfs (the demo's files), built with gcc: no clang to install, the
+# quickest build from nothing (kunit/demo.kunitconfig, C MTR).
 arch=um
 qemu_args=()
 case "$kernel" in
@@ -60,6 +63,11 @@ smp)
 	# and where it is nested it can hang the guest at boot.
 	qemu_args=(--qemu_args "-smp 2 -accel tcg,thread=multi")
 	;;
+demo)
+	fragments=("$repo/kunit/demo.kunitconfig")
+	make_opts=()
+	flavour=um-gcc-demo
+	;;
 nodebug)
 	fragments=("$repo/kunit/nodebug.kunitconfig")
 	flavour=um-llvm-nodebug
@@ -69,7 +77,7 @@ nodebug)
 	fi
 	;;
 *)
-	echo "VROCE_KERNEL must be debug, nodebug or smp, not '$kernel'" >&2
+	echo "VROCE_KERNEL must be debug, nodebug, smp or demo, not '$kernel'" >&2
 	exit 2
 	;;
 esac
