@@ -5,7 +5,14 @@
 # on first use and wiring this checkout into it as drivers/infiniband/vroce.
 #
 # The tree lives under $VROCE_CACHE (default ~/.cache/vroce), keyed by the
-# Debian package version, so every checkout and CI run shares it.
+# Debian package version, so every checkout and CI run shares it; the build
+# dirs are keyed by that version too (scripts/kunit-env.sh). The version is
+# the installed linux-source-6.12's, which scripts/install-deps.sh keeps
+# while its release stays complete in the archive: a machine keeps using
+# the source it built from. When apt installs another version (an upgrade,
+# or install-deps.sh moving to another release), the next run unpacks that
+# one under its own key and builds its kernels from scratch, and the trees
+# and build dirs of every other version are removed.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +41,13 @@ if [ "$(cat "$tree/.vroce-patches" 2>/dev/null)" != "$patches" ]; then
 	done
 	echo "$patches" >"$tree.tmp/.vroce-patches"
 	mv "$tree.tmp" "$tree"
+	# Trees of other linux-source versions, and the build dirs made from
+	# them: no longer installed, never used again.
+	for old in "$cache"/linux-source-*; do
+		[ "$old" = "$tree" ] || [ ! -d "$old" ] && continue
+		echo "kernel-tree: removing $old and its build dirs" >&2
+		rm -rf "$old" "$cache/build/"*"-${old##*/linux-source-}-"*
+	done
 fi
 
 # Wire the driver in: the hw/ Kconfig entries sit inside "if !UML", so the
