@@ -96,7 +96,7 @@ else
 fi
 ibv_rc_pingpong -d vroce0 -g 0 -n 50 >/tmp/demo-pingpong.$$ 2>&1 &
 sleep 2
-if ibv_rc_pingpong -d vroce0 -g 0 -n 50 localhost && wait $!; then
+if ibv_rc_pingpong -d vroce0 -g 0 -n 50 127.0.0.1 && wait $!; then
 	pass "ibv_rc_pingpong: 50 round trips between two processes on vroce0"
 else
 	fail "ibv_rc_pingpong"

@@ -45,14 +45,15 @@ run() {
 	fi
 }
 
-# pair DEV NAME CMD...: server, then client to localhost.
+# pair DEV NAME CMD...: server, then client to 127.0.0.1 (an address: a
+# minimal root has no /etc/hosts to resolve 'localhost').
 pair() {
 	dev=$1 name=$2
 	shift 2
 	timeout 90 "$@" >"$log/$dev.$name.srv" 2>&1 &
 	srv=$!
 	sleep 2
-	timeout 60 "$@" localhost >"$log/$dev.$name" 2>&1
+	timeout 60 "$@" 127.0.0.1 >"$log/$dev.$name" 2>&1
 	crc=$?
 	wait $srv
 	src=$?
