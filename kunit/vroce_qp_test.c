@@ -749,6 +749,8 @@ static void vroce_qp_reset_and_reuse(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, qp_post_recv(old, 20 + i, &dst, 1), 0);
 	KUNIT_ASSERT_EQ(test, qp_set_state(old, IB_QPS_ERR), 0);
 	KUNIT_ASSERT_EQ(test, ib_destroy_qp(old), 0);
+	/* The driver gives numbers in turn: have it give this one now. */
+	p->vdev->qpn_next = qpn;
 	qp = qp_create(test, p->pd, p->cq, 4);
 	KUNIT_EXPECT_EQ(test, qp->qp_num, qpn);
 	qp_expect_quiet(test, p->cq);
@@ -1588,6 +1590,260 @@ static void vroce_qp_many_engines(struct kunit *test)
 		}
 }
 
+/*
+ * A QP number given again. QP a is destroyed from a completion handler
+ * while an event of a's (QP_FATAL) is still in the event queue behind the
+ * one that called the handler; the handler then creates b. With every
+ * other number taken, a's is the only one b could get: b must not get it
+ * while a's event can still arrive, and no event of a's may reach b or
+ * the QP created with a's number after the queue was drained.
+ */
+struct qp_reuse {
+	struct ib_pd *pd;
+	struct ib_cq *cq;	/* a's, b's and c's CQ */
+	struct ib_qp *a, *b, *c;
+	int b_err;
+	atomic_t events;	/* events of b and c */
+};
+
+static void qp_reuse_event(struct ib_event *ev, void *ctx)
+{
+	struct qp_reuse *r = ctx;
+
+	atomic_inc(&r->events);
+}
+
+static struct ib_qp *qp_reuse_create(struct qp_reuse *r)
+{
+	struct ib_qp_init_attr init = {
+		.event_handler = qp_reuse_event,
+		.qp_context = r,
+		.qp_type = IB_QPT_RC,
+		.send_cq = r->cq,
+		.recv_cq = r->cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ib_create_qp(r->pd, &init);
+}
+
+/* The handler of the CQ whose event comes first: destroy a, create b. */
+static void qp_reuse_handler(struct ib_cq *cq, void *ctx)
+{
+	struct qp_reuse *r = ctx;
+	struct ib_qp *b;
+
+	if (!r->a)
+		return;
+	ib_destroy_qp(r->a);
+	r->a = NULL;
+	b = qp_reuse_create(r);
+	if (IS_ERR(b))
+		r->b_err = PTR_ERR(b);
+	else
+		r->b = b;
+}
+
+static void qp_reuse_cleanup(void *data)
+{
+	struct qp_reuse *r = data;
+
+	if (r->c)
+		ib_destroy_qp(r->c);
+	if (r->b)
+		ib_destroy_qp(r->b);
+	if (r->a)
+		ib_destroy_qp(r->a);
+}
+
+static void qp_unmask_events(void *data)
+{
+	struct vroce_dev *vdev = data;
+
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_EQ, false);
+	vroce_eq_irq(vdev);
+}
+
+#define QP_FILL_MAX	(VROCE_MAX_QP + 1)
+
+static void vroce_qp_reused_number_events(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct ib_cq_init_attr cqa = { .cqe = 16 };
+	struct vroce_test_kbuf *buf;
+	struct ib_qp *peer, *x0, *x1, **fill;
+	struct qp_reuse *r;
+	struct ib_cq *cq_x;
+	struct ib_sge sge;
+	struct ib_wc wc;
+	int nfill = 0;
+	u32 a_num;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	fill = kunit_kcalloc(test, QP_FILL_MAX, sizeof(*fill), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, fill);
+	atomic_set(&r->events, 0);
+	r->pd = vroce_test_pd(test, vdev, 0);
+	buf = vroce_test_kbuf(test, vdev, SZ_4K);
+	r->cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
+	cq_x = ib_create_cq(&vdev->ibdev, qp_reuse_handler, NULL, r, &cqa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq_x);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_destroy_cq,
+							cq_x), 0);
+	r->a = qp_reuse_create(r);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->a);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_reuse_cleanup,
+							r), 0);
+	a_num = r->a->qp_num;
+	peer = qp_create(test, r->pd, r->cq, 4);
+	x0 = qp_create(test, r->pd, cq_x, 4);
+	x1 = qp_create(test, r->pd, cq_x, 4);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, r->a, peer->qp_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, peer, a_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, x0, x1->qp_num, 7), 0);
+	KUNIT_ASSERT_EQ(test, qp_connect(vdev, x1, x0->qp_num, 7), 0);
+	/* Every other QP number taken. */
+	while (nfill < QP_FILL_MAX) {
+		struct ib_qp *q = qp_reuse_create(r);
+
+		if (IS_ERR(q)) {
+			KUNIT_ASSERT_EQ(test, PTR_ERR(q), -ENOMEM);
+			break;
+		}
+		fill[nfill] = q;
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+								qp_destroy, q),
+				0);
+		nfill++;
+	}
+	KUNIT_ASSERT_LT(test, nfill, QP_FILL_MAX);
+	kunit_info(test, "%d more QPs fill the HCA", nfill);
+
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_EQ, true);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_unmask_events,
+							vdev), 0);
+	/* First a completion event of cq_x ... */
+	KUNIT_ASSERT_EQ(test, ib_req_notify_cq(cq_x, IB_CQ_NEXT_COMP), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(x0, IB_WR_RDMA_WRITE, 1, NULL, 0, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(cq_x, &wc, 1), 1);
+	/* ... then a's QP_FATAL: a WRITE to it under a key of no MR. */
+	sge = (struct ib_sge){ .addr = buf->dma, .length = 64,
+			       .lkey = r->pd->local_dma_lkey };
+	KUNIT_ASSERT_EQ(test, qp_post(peer, IB_WR_RDMA_WRITE, 2, &sge, 1,
+				      0x10000, 0x00dead00, 0), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(r->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+
+	/* The handler runs in this thread, the QP_FATAL after it. */
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_EQ, false);
+	vroce_eq_irq(vdev);
+	KUNIT_EXPECT_NULL(test, r->a);
+	if (r->b) {
+		kunit_info(test, "b got number %u, a had %u", r->b->qp_num,
+			   a_num);
+		KUNIT_EXPECT_NE(test, r->b->qp_num, a_num);
+		KUNIT_EXPECT_EQ(test, qp_state(r->b), IB_QPS_RESET);
+	} else {
+		KUNIT_EXPECT_EQ(test, r->b_err, -ENOMEM);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->events), 0);
+
+	/* The queue drained, a's number is free again, and stays quiet. */
+	if (!r->b) {
+		r->c = qp_reuse_create(r);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->c);
+		KUNIT_EXPECT_EQ(test, r->c->qp_num, a_num);
+		vroce_eq_irq(vdev);
+		KUNIT_EXPECT_EQ(test, qp_state(r->c), IB_QPS_RESET);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->events), 0);
+	}
+}
+
+struct qp_destroyer {
+	struct work_struct work;
+	struct ib_qp *qp;
+	int err;
+};
+
+static void qp_destroyer_fn(struct work_struct *work)
+{
+	struct qp_destroyer *d = container_of(work, struct qp_destroyer, work);
+
+	d->err = ib_destroy_qp(d->qp);
+}
+
+/*
+ * A's DESTROY_QP is carried out but its completion lost: while a's
+ * destroy waits for it, a's CQ still holds a's flush completions. A QP
+ * created meanwhile on that CQ must not be named by them, nor have its
+ * receive queue retired or its state moved by them.
+ */
+static void vroce_qp_reused_number_completions(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct qp_destroyer *d;
+	struct qp_reuse *r;
+	struct ib_sge sge;
+	struct ib_wc wc[8];
+	struct vroce_test_kbuf *buf;
+	struct ib_qp *b;
+	u32 a_num;
+	int i, n;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	atomic_set(&r->events, 0);
+	r->pd = vroce_test_pd(test, vdev, 0);
+	buf = vroce_test_kbuf(test, vdev, SZ_4K);
+	r->cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
+	d->qp = qp_create(test, r->pd, r->cq, 4);
+	/* Its cleanup action goes with this test's own destroy below. */
+	kunit_remove_action(test, qp_destroy, d->qp);
+	a_num = d->qp->qp_num;
+	KUNIT_ASSERT_EQ(test, qp_to_init(d->qp, QP_ACCESS), 0);
+	sge = (struct ib_sge){ .addr = buf->dma, .length = 64,
+			       .lkey = r->pd->local_dma_lkey };
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, qp_post_recv(d->qp, 10 + i, &sge, 1), 0);
+	/* Four flush completions of a on the CQ, not polled. */
+	KUNIT_ASSERT_EQ(test, qp_set_state(d->qp, IB_QPS_ERR), 0);
+	msleep(50);
+
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 1000);
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_DESTROY_QP);
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	INIT_WORK(&d->work, qp_destroyer_fn);
+	queue_work(system_unbound_wq, &d->work);
+	msleep(200);	/* DESTROY_QP carried out, its completion awaited */
+
+	b = qp_create(test, r->pd, r->cq, 4);
+	KUNIT_ASSERT_EQ(test, qp_to_init(b, QP_ACCESS), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(b, 99, &sge, 1), 0);
+	kunit_info(test, "b got number %u, a had %u", b->qp_num, a_num);
+	n = ib_poll_cq(r->cq, ARRAY_SIZE(wc), wc);
+	KUNIT_EXPECT_GE(test, n, 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_NE(test, wc[i].qp, b);
+	KUNIT_EXPECT_EQ(test, qp_state(b), IB_QPS_INIT);
+	flush_work(&d->work);
+	KUNIT_EXPECT_EQ(test, d->err, 0);
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_emu_set_fault_opcode(emu, 0);
+	/* b's receive is still posted: flushing b completes it, named b. */
+	KUNIT_ASSERT_EQ(test, qp_set_state(b, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(r->cq, wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, b);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 99);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+}
+
 static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_two_hcas),
 	KUNIT_CASE_SLOW(vroce_qp_no_peer),
@@ -1613,6 +1869,8 @@ static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_cq_overflow),
 	KUNIT_CASE(vroce_qp_drain),
 	KUNIT_CASE(vroce_qp_events),
+	KUNIT_CASE(vroce_qp_reused_number_events),
+	KUNIT_CASE(vroce_qp_reused_number_completions),
 	KUNIT_CASE(vroce_qp_engines_apart),
 	KUNIT_CASE(vroce_qp_many_engines),
 	{}

@@ -89,6 +89,9 @@ struct vroce_mem_stats {
 	atomic_t fail_nth;
 };
 
+/* One past the highest QP number (VROCE_QPN_BASE + slot). */
+#define VROCE_QPN_LIMIT		(VROCE_QPN_BASE + VROCE_MAX_QP)
+
 /**
  * struct vroce_eq - the event queue: completion and error events from the
  *	HCA, consumed by the handler of its event vector
@@ -100,12 +103,16 @@ struct vroce_mem_stats {
  *	@lock, read without it (WRITE_ONCE/READ_ONCE) to tell a handler
  *	that calls back into vroce_eq_forget()
  * @ci: events consumed (free running)
+ * @qpn_release: numbers of QPs destroyed by handlers, freed by the
+ *	consuming loop once the queue is empty (vroce_eq_release_qpn());
+ *	under @lock
  */
 struct vroce_eq {
 	struct vroce_ring ring;
-	struct mutex lock;	/* protects ci, ring entries */
+	struct mutex lock;	/* protects ci, ring entries, qpn_release */
 	struct task_struct *owner;
 	u32 ci;
+	DECLARE_BITMAP(qpn_release, VROCE_QPN_LIMIT);
 };
 
 struct vroce_pd_zombie;
@@ -206,7 +213,10 @@ struct vroce_mr_cache {
  *	table
  * @eq: the event queue
  * @cqs: CQs by number, for events; entries are live while in the array
- * @qps: QPs by number, for events
+ * @qps: QPs by number, for events and CQEs; an allocating array: the
+ *	driver chooses QP numbers, and a number stays taken (a NULL entry)
+ *	from its QP's destroy until nothing of that QP can arrive
+ * @qpn_next: where the search for a free QP number starts
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -225,6 +235,7 @@ struct vroce_dev {
 	struct vroce_eq eq;
 	struct xarray cqs;
 	struct xarray qps;
+	u32 qpn_next;
 };
 
 /**
@@ -497,6 +508,7 @@ int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_start(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);
+void vroce_eq_release_qpn(struct vroce_dev *vdev, u32 qpn);
 void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 		     unsigned long num);
 

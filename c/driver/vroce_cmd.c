@@ -597,20 +597,20 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 /**
  * vroce_cmd_create_qp() - CREATE_QP: give the HCA a QP's rings
  * @vdev: the device
- * @desc: the QP
- * @qpn: where the QP's number is returned
+ * @desc: the QP, with the number the driver chose for it
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL when the HCA refuses the description, -ENOENT for an
- * unknown PD or CQ, -ENOMEM when it has no QP left, another errno from
- * vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted) or
- * -ETIMEDOUT.
+ * Return: 0, -EINVAL when the HCA refuses the description or the number,
+ * -ENOENT for an unknown PD or CQ, -EBUSY when the number's context is in
+ * use, another errno from vroce_cmd_errno(), -EAGAIN (no free slot in
+ * time: not posted) or -ETIMEDOUT.
  */
-int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc,
-			u32 *qpn)
+int vroce_cmd_create_qp(struct vroce_dev *vdev,
+			const struct vroce_qp_desc *desc)
 {
 	struct vroce_cmd_create_qp req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_QP),
+		.qpn = cpu_to_le32(desc->qpn),
 		.pdn = cpu_to_le32(desc->pdn),
 		.scqn = cpu_to_le32(desc->scqn),
 		.rcqn = cpu_to_le32(desc->rcqn),
@@ -620,14 +620,10 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc
 		.type = desc->type,
 	};
 	struct vroce_resp_create_qp resp;
-	int err;
 
 	vroce_cmd_ring(&req.sq, desc->sq);
 	vroce_cmd_ring(&req.rq, desc->rq);
-	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
-	if (!err)
-		*qpn = le32_to_cpu(resp.qpn);
-	return err;
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
 }
 
 /**

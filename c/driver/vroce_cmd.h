@@ -117,6 +117,7 @@ struct vroce_dev_attr {
 
 /**
  * struct vroce_qp_desc - what CREATE_QP tells the HCA
+ * @qpn: the QP's number, chosen by the driver (vroce_qp.c)
  * @pdn: the QP's protection domain
  * @scqn: the send queue's CQ
  * @rcqn: the receive queue's CQ
@@ -126,6 +127,7 @@ struct vroce_dev_attr {
  * @type: enum vroce_qp_type
  */
 struct vroce_qp_desc {
+	u32 qpn;
 	u32 pdn;
 	u32 scqn;
 	u32 rcqn;
@@ -213,8 +215,8 @@ int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn);
 int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
 			u32 *cqn);
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);
-int vroce_cmd_create_qp(struct vroce_dev *vdev, const struct vroce_qp_desc *desc,
-			u32 *qpn);
+int vroce_cmd_create_qp(struct vroce_dev *vdev,
+			const struct vroce_qp_desc *desc);
 int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_modify_desc *desc);
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn);

@@ -176,14 +176,18 @@ static const enum ib_wc_opcode vroce_wc_opcode[] = {
 	[VROCE_CQE_RECV_WRITE_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
 };
 
-/* Turn a CQE into a work completion; false to skip it (QP gone). */
-static bool vroce_cqe_to_wc(struct vroce_dev *vdev, const struct vroce_cqe *cqe,
-			    struct ib_wc *wc)
+/*
+ * Turn a CQE of @cq into a work completion; false to skip it: its QP is
+ * gone (its number is taken but has no QP, or none), or the QP of that
+ * number completes that queue on another CQ, so it is not the CQE's.
+ */
+static bool vroce_cqe_to_wc(struct vroce_dev *vdev, struct vroce_cq *cq,
+			    const struct vroce_cqe *cqe, struct ib_wc *wc)
 {
 	struct vroce_qp *qp = xa_load(&vdev->qps, le32_to_cpu(cqe->qpn));
 	bool rq = cqe->flags & VROCE_CQE_F_RQ;
 
-	if (!qp)
+	if (!qp || (rq ? qp->ibqp.recv_cq : qp->ibqp.send_cq) != &cq->ibcq)
 		return false;
 
 	memset(wc, 0, sizeof(*wc));
@@ -239,7 +243,7 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (!cqe)
 			break;
 		cq->ci++;
-		if (vroce_cqe_to_wc(vdev, cqe, &wc[n]))
+		if (vroce_cqe_to_wc(vdev, cq, cqe, &wc[n]))
 			n++;
 	}
 	/* Slots are handed back only once read. */

@@ -50,7 +50,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	INIT_LIST_HEAD(&vdev->pd_zombies);
 	vroce_mr_cache_init(vdev);
 	xa_init(&vdev->cqs);
-	xa_init(&vdev->qps);
+	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
 	mutex_init(&vdev->eq.lock);
 
 	ibdev = &vdev->ibdev;
@@ -95,6 +95,8 @@ void vroce_dev_destroy(struct vroce_dev *vdev)
 	WARN(live || dma,
 	     "vroce: device freed with %lld allocations and %lld DMA bytes held\n",
 	     live, dma);
+	/* Numbers of QPs whose CREATE or DESTROY was lost: the HCA is reset. */
+	xa_destroy(&vdev->qps);
 	ib_dealloc_device(&vdev->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_dev_destroy);

@@ -98,9 +98,11 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_eq_irq);
  * @xa: &vroce_dev.cqs or &vroce_dev.qps; NULL to only consume the queue
  * @num: the object's number
  *
- * The entry goes first, then every event the HCA has written is consumed:
- * those of the object are dropped (none reaches an object given the same
- * number later), the others delivered, in this thread. Whoever consumes
+ * The entry goes first (xa_store() of NULL: erased from the CQ table; in
+ * the allocating QP table the number stays taken until
+ * vroce_eq_release_qpn()), then every event the HCA has written is
+ * consumed: those of the object are dropped (none reaches an object given
+ * the same number later), the others delivered, in this thread. Whoever consumes
  * is the queue's owner while it does, so that a handler it calls may
  * destroy CQs and QPs in turn: from within a handler the entry is only
  * erased, and the consuming loop that called the handler drops the rest.
@@ -112,18 +114,50 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 {
 	struct vroce_eq *eq = &vdev->eq;
 
+	unsigned long n;
+
 	if (READ_ONCE(eq->owner) == current) {
 		if (xa)
-			xa_erase(xa, num);
+			xa_store(xa, num, NULL, GFP_KERNEL);
 		return;
 	}
 	mutex_lock(&eq->lock);
 	if (xa)
-		xa_erase(xa, num);
+		xa_store(xa, num, NULL, GFP_KERNEL);
 	WRITE_ONCE(eq->owner, current);
 	vroce_eq_consume(vdev);
 	WRITE_ONCE(eq->owner, NULL);
+	/* The queue is empty: numbers handlers gave back are free now. */
+	for_each_set_bit(n, eq->qpn_release, VROCE_QPN_LIMIT)
+		xa_erase(&vdev->qps, n);
+	bitmap_zero(eq->qpn_release, VROCE_QPN_LIMIT);
 	mutex_unlock(&eq->lock);
+}
+
+/**
+ * vroce_eq_release_qpn() - give a destroyed QP's number back
+ * @vdev: the device
+ * @qpn: the number
+ *
+ * Called by vroce_destroy_qp() once the HCA has let go of the QP and its
+ * CQs hold no CQE of it. Outside an event handler every event the HCA
+ * wrote for the QP has been consumed (vroce_eq_forget() after DESTROY_QP):
+ * the number is free at once. Inside one, events queued behind the
+ * handler's own may still name it: the consuming loop that called the
+ * handler frees it when the queue is empty, so that none of them reaches
+ * a QP created with that number meanwhile.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_eq_release_qpn(struct vroce_dev *vdev, u32 qpn)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	if (READ_ONCE(eq->owner) == current) {
+		__set_bit(qpn, eq->qpn_release);
+		return;
+	}
+	xa_erase(&vdev->qps, qpn);
 }
 
 /**

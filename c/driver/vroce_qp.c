@@ -58,6 +58,38 @@ static int vroce_qp_check_init(struct vroce_dev *vdev,
 	return 0;
 }
 
+/*
+ * QP numbers. The driver chooses them (CREATE_QP carries the number, as
+ * hns and mlx4 do), in turn (xa_alloc_cyclic()), and gives one again only
+ * when nothing of its last QP can reach a new one: &vroce_dev.qps keeps
+ * the number taken (a NULL entry) from the moment vroce_destroy_qp() takes
+ * the QP out of the table until the HCA has let go of it, the CQs hold
+ * none of its CQEs and every event queued for it has been consumed
+ * (vroce_eq_release_qpn()). A number the HCA may still use (CREATE_QP or
+ * DESTROY_QP lost) is never given again.
+ */
+static_assert(VROCE_GSI_QPN == VROCE_QPN_BASE);
+
+static int vroce_qpn_alloc(struct vroce_dev *vdev, enum ib_qp_type type,
+			   u32 *qpn)
+{
+	int err;
+
+	if (vroce_inject(vdev))
+		return -ENOMEM;
+	if (type == IB_QPT_GSI) {
+		*qpn = VROCE_GSI_QPN;
+		return xa_insert(&vdev->qps, VROCE_GSI_QPN, NULL, GFP_KERNEL);
+	}
+	err = xa_alloc_cyclic(&vdev->qps, qpn, NULL,
+			      XA_LIMIT(VROCE_GSI_QPN + 1,
+				       VROCE_QPN_BASE + VROCE_MAX_QP - 1),
+			      &vdev->qpn_next, GFP_KERNEL);
+	if (err == -EBUSY)
+		return -ENOMEM;		/* every number is taken */
+	return err < 0 ? err : 0;
+}
+
 int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -118,14 +150,18 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	desc.rq = &qp->rq.ring;
 	desc.sq_sig_all = qp->sq_sig_all;
 	desc.type = qp->type;
-	err = vroce_cmd_create_qp(vdev, &desc, &qpn);
+	err = vroce_qpn_alloc(vdev, init->qp_type, &qpn);
+	if (err)
+		goto err_destroy_rq;
+	desc.qpn = qpn;
+	err = vroce_cmd_create_qp(vdev, &desc);
 	if (err == -ETIMEDOUT) {
-		/* The HCA may hold the rings under a QPN never learnt. */
+		/* The HCA may hold the rings under that number: both stay. */
 		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
 		return err;
 	}
 	if (err)
-		goto err_destroy_rq;
+		goto err_free_qpn;
 	ibqp->qp_num = qpn;
 	if (udata) {
 		struct vroce_create_qp_resp uresp = {
@@ -138,8 +174,8 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_destroy_qp;
 	}
-	err = vroce_inject(vdev) ? -ENOMEM :
-	      xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
+	/* The number is taken: this only fills its entry in. */
+	err = xa_err(xa_store(&vdev->qps, qpn, qp, GFP_KERNEL));
 	if (err)
 		goto err_destroy_qp;
 
@@ -152,10 +188,13 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_destroy_qp:
 	if (vroce_cmd_destroy_qp(vdev, qpn)) {
-		/* The HCA may still use the rings. */
+		/* The HCA may still use the rings and the number. */
 		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
 		return err;
 	}
+err_free_qpn:
+	/* Never published, in RESET: no CQE or event can name it. */
+	xa_erase(&vdev->qps, qpn);
 err_destroy_rq:
 	vroce_ring_destroy(vdev, &qp->rq.ring);
 err_destroy_sq:
@@ -410,8 +449,8 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int err;
 
 	/*
-	 * Out of the table first: no event reaches @qp from now on, and the
-	 * number is free in the table before the HCA can give it again.
+	 * Out of the table first: no event or CQE reaches @qp from now on.
+	 * Its number stays taken until nothing of @qp can arrive any more.
 	 */
 	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
 	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
@@ -427,7 +466,10 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vroce_qp_clean_cqs(qp);
 	vroce_qp_quiesce(qp);
 	if (err) {
-		/* The core frees @qp regardless; the rings stay with the HCA. */
+		/*
+		 * The core frees @qp regardless; the rings stay with the HCA,
+		 * and the number, which it may still use.
+		 */
 		ibdev_warn_ratelimited(ibqp->device, "DESTROY_QP %u failed (%d)\n",
 				       ibqp->qp_num, err);
 		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
@@ -436,6 +478,7 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vroce_ring_destroy(vdev, &qp->rq.ring);
 	vroce_ring_destroy(vdev, &qp->sq.ring);
 	vroce_ring_zombie_free(vdev, qp->zombie);
+	vroce_eq_release_qpn(vdev, ibqp->qp_num);
 	return 0;
 }
 

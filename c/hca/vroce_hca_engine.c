@@ -1525,19 +1525,24 @@ static void vroce_emu_qp_db_clear(struct vroce_emu *emu, u32 slot)
  * @cmd: the request
  * @resp: where the QPN goes
  *
- * The GSI QP has context slot 0 and number VROCE_GSI_QPN; there is one.
- * RC and UD QPs take the other slots.
+ * The driver names the QP (as hns and mlx4 drivers do): the number decides
+ * the context slot, VROCE_QPN_BASE + slot. The GSI QP has slot 0 and
+ * number VROCE_GSI_QPN; there is one. RC and UD QPs take the other slots.
+ * The driver gives a number again only once nothing of its last QP can
+ * still reach it, which the HCA cannot know.
  *
  * Context: the command processor, @emu->lock held.
- * Return: VROCE_CMD_OK, BAD_HANDLE (PD or CQ), BAD_PARAM (type, depth or
- * ring), BUSY (a second GSI QP) or NO_RESOURCE.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD or CQ), BAD_PARAM (type, depth,
+ * ring, or a number out of range for the type) or BUSY (the number's
+ * slot is in use).
  */
 u16 vroce_emu_create_qp(struct vroce_emu *emu,
 			const struct vroce_cmd_create_qp *cmd,
 			struct vroce_resp_create_qp *resp)
 {
 	u32 scqn = le32_to_cpu(cmd->scqn), rcqn = le32_to_cpu(cmd->rcqn);
-	u32 pdn = le32_to_cpu(cmd->pdn), slot;
+	u32 pdn = le32_to_cpu(cmd->pdn), qpn = le32_to_cpu(cmd->qpn);
+	u32 slot = qpn - VROCE_QPN_BASE;
 	struct vroce_emu_wq sq, rq;
 	struct vroce_emu_qp *qp;
 
@@ -1550,23 +1555,19 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
 	    !vroce_emu_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
 				   VROCE_RECV_WQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
-	if (cmd->type == VROCE_QPT_GSI) {
-		if (emu->qps[0].valid)
-			return VROCE_CMD_BUSY;
-		slot = 0;
-	} else {
-		for (slot = 1; slot < VROCE_MAX_QP; slot++)
-			if (!emu->qps[slot].valid)
-				break;
-		if (slot == VROCE_MAX_QP)
-			return VROCE_CMD_NO_RESOURCE;
-	}
+	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP)
+		return VROCE_CMD_BAD_PARAM;
+	/* Slot 0 is the GSI QP's, and only its. */
+	if (cmd->type == VROCE_QPT_GSI ? slot : !slot)
+		return VROCE_CMD_BAD_PARAM;
+	if (emu->qps[slot].valid)
+		return VROCE_CMD_BUSY;
 
 	qp = &emu->qps[slot];
 	memset(qp, 0, sizeof(*qp));
 	qp->valid = true;
 	qp->type = cmd->type;
-	qp->qpn = VROCE_QPN_BASE + slot;
+	qp->qpn = qpn;
 	qp->pdn = pdn;
 	qp->scqn = scqn;
 	qp->rcqn = rcqn;

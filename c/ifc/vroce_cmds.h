@@ -199,6 +199,7 @@ struct vroce_cmd_create_qp {
 	u8 type;		/* enum vroce_qp_type */
 	struct vroce_cmd_ring sq;
 	struct vroce_cmd_ring rq;
+	__le32 qpn;		/* chosen by the driver: VROCE_QPN_BASE + slot */
 };
 
 /* QP states as the HCA knows them. */
