@@ -195,7 +195,7 @@ static void vroce_fault_cmd(struct kunit *test)
 	unsigned long uaddr = 0;
 	bool lost = !status, parked;
 	s64 frees0;
-	int got = 0;
+	int got = 0, fails;
 
 	if ((v == FV_ENABLE_MR || v == FV_REVOKE_MR) && !vdev->mr_cache.enabled)
 		kunit_skip(test, "the MR cache is off (vroce.mr_cache=0)");
@@ -229,8 +229,13 @@ static void vroce_fault_cmd(struct kunit *test)
 	vroce_test_rebase(test, vdev);
 	frees0 = atomic64_read(&vdev->mem.frees);
 
+	/*
+	 * With the MR cache on, reg_user_mr's first CREATE_MR is the
+	 * cache's (a miss); when it fails, the cold path's is the second.
+	 */
+	fails = v == FV_REG_USER_MR && vdev->mr_cache.enabled ? 2 : 1;
 	vroce_emu_set_fault_opcode(emu, fault_verb_opcode[v]);
-	vroce_emu_set_faults(emu, lost ? 0 : 1, status, lost ? 1 : 0, 0);
+	vroce_emu_set_faults(emu, lost ? 0 : fails, status, lost ? 1 : 0, 0);
 	switch (v) {
 	case FV_ALLOC_PD:
 	case FV_PD_DMA_MR:
@@ -308,6 +313,18 @@ static void vroce_fault_cmd(struct kunit *test)
 		else
 			KUNIT_EXPECT_LT(test, fault_held(test, vdev, frees0), 0);
 		break;
+	case FV_ENABLE_MR:
+		if (lost) {
+			/* Followed by a DESTROY_MR that works: nothing kept. */
+			KUNIT_EXPECT_EQ(test, got, -ETIMEDOUT);
+			KUNIT_EXPECT_EQ(test, fault_held(test, vdev, frees0), 0);
+			break;
+		}
+		/* The cache's failure: the cold path registers the MR. */
+		KUNIT_EXPECT_EQ(test, got, 0);
+		if (!got)
+			KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
+		break;
 	default:
 		/* BUSY to MODIFY_QP: the HCA found an error first (-EINVAL). */
 		if (v == FV_MODIFY_QP && status == VROCE_CMD_BUSY)
@@ -317,10 +334,6 @@ static void vroce_fault_cmd(struct kunit *test)
 		 * A lost CREATE_MR (with tables), CREATE_CQ or CREATE_QP may
 		 * have given the HCA memory; a lost DMA MR has none, but the
 		 * HCA may hold it in the PD, whose number is then kept.
-		 */
-		/*
-		 * A lost ENABLE_MR is followed by a DESTROY_MR of the entry,
-		 * which works: nothing is kept.
 		 */
 		parked = lost && (v == FV_ALLOC_MR || v == FV_REG_USER_MR ||
 				  v == FV_CREATE_CQ || v == FV_CREATE_QP ||

@@ -287,20 +287,24 @@ static void vroce_mr_cache_enable_fails(struct kunit *test)
 	vroce_test_faults_off(test, emu);
 	vroce_emu_set_fault_opcode(emu, VROCE_CMD_ENABLE_MR);
 	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_16K, a,
-						     CACHE_ACC)),
-			-ENOMEM);
-	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 1);
+	/* The entry is kept, and the registration takes the cold path. */
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 1);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_TRUE(test, to_vroce_mr(mr)->cached);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 1);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 
 	/* Refused as not idle, or unknown: the entry is not kept. */
 	vroce_emu_set_faults(emu, 1, VROCE_CMD_BAD_PARAM, 0, 0);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_16K, a,
-						     CACHE_ACC)),
-			-EINVAL);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 2);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.dropped, 1);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[VROCE_MR_RIGHT_LOCAL_WRITE |
@@ -1001,9 +1005,96 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/*
+ * A cached MR whose REVOKE_MR and DESTROY_MR both fail is parked with its
+ * pages. Later cached registrations and deregistrations, the HCA
+ * answering again, reap it: under a workload that never takes the cold
+ * path no zombie keeps the user's pages pinned.
+ */
+static void vroce_mr_cache_zombie_reaped(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 9);
+	struct ib_mr *mr;
+	int i;
+
+	vroce_test_faults_off(test, emu);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_TRUE(test, to_vroce_mr(mr)->cached);
+	vroce_emu_set_faults(emu, 2, VROCE_CMD_BUSY, 0, 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_ASSERT_FALSE(test, list_empty(&vdev->zombies));
+
+	for (i = 0; i < 4; i++) {
+		mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+		KUNIT_EXPECT_TRUE(test, to_vroce_mr(mr)->cached);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_GE(test, vdev->mr_cache.hits, 3);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * The cache's own failures are not the user's: when the CREATE_PD of the
+ * cache's PD fails (no PD left), reg_user_mr takes the cold path and the
+ * MR works. A lost one (the HCA may hold a PD whose number was never
+ * learnt) fails that registration; later misses take the cold path and
+ * the cache makes no PD again, so at most one number is lost.
+ */
+static void vroce_mr_cache_pd_fails(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	u32 pdn = to_vroce_pd(pd)->pdn;
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 10);
+	struct ib_pd *other;
+	struct ib_mr *mr;
+	u8 got[8];
+
+	vroce_test_faults_off(test, emu);
+	KUNIT_ASSERT_FALSE(test, vdev->mr_cache.have_pd);
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_CREATE_PD);
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
+	KUNIT_EXPECT_FALSE(test, vdev->mr_cache.have_pd);
+	KUNIT_EXPECT_EQ(test, cache_read(test, mr->lkey, pdn, a, got, 8), 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	/* Lost. */
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_16K, a,
+						     CACHE_ACC)),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_TRUE(test, vdev->mr_cache.pd_lost);
+	/*
+	 * A CREATE_PD would now fail: the next miss does not issue one (it
+	 * takes the cold path), so the user's alloc_pd meets the failure.
+	 */
+	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	other = ib_alloc_pd(&vdev->ibdev, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(other), -ENOMEM);
+	if (!IS_ERR(other))
+		ib_dealloc_pd(other);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
+	KUNIT_CASE(vroce_mr_cache_zombie_reaped),
+	KUNIT_CASE(vroce_mr_cache_pd_fails),
 	KUNIT_CASE(vroce_mr_cache_buckets),
 	KUNIT_CASE(vroce_mr_cache_cold),
 	KUNIT_CASE(vroce_mr_cache_enable_fails),

@@ -136,6 +136,9 @@ struct vroce_pd_zombie;
  * @lock: protects the rest
  * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
  * @have_pd: @pdn is the cache's own PD, where idle entries wait
+ * @pd_lost: the cache's CREATE_PD timed out: the HCA may hold a PD whose
+ *	number was never learnt, so the cache makes no PD again (misses take
+ *	the cold path) until the HCA is reset
  * @pdn: its number
  * @pd_zombie: the record that keeps @pdn if the HCA refuses to free it
  * @idle: idle entries (struct vroce_mr, linked by @cache), by rights and
@@ -169,6 +172,7 @@ struct vroce_mr_cache {
 	struct mutex lock;	/* protects everything below but the works */
 	bool enabled;
 	bool have_pd;
+	bool pd_lost;
 	u32 pdn;
 	struct vroce_pd_zombie *pd_zombie;
 	struct list_head idle[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
@@ -467,6 +471,7 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+void vroce_mr_reap_zombies(struct vroce_dev *vdev);
 
 /* c/driver/vroce_mr_entry.c */
 struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
@@ -486,7 +491,7 @@ bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 				 const struct vroce_mr_user_attr *attr,
 				 u32 rights, u32 order);
-void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
+bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
 void vroce_mr_cache_shrink(struct vroce_dev *vdev);

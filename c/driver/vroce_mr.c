@@ -121,8 +121,14 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
 
-	if (vroce_mr_cache_fits(vdev, &attr, &rights, &order))
-		return vroce_mr_cache_reg(vdev, ibpd, &attr, rights, order);
+	if (vroce_mr_cache_fits(vdev, &attr, &rights, &order)) {
+		struct ib_mr *ibmr = vroce_mr_cache_reg(vdev, ibpd, &attr,
+							rights, order);
+
+		/* NULL: the cache's own failure; the cold path may succeed. */
+		if (ibmr)
+			return ibmr;
+	}
 	mr = vroce_mr_alloc(vdev);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -267,10 +273,36 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vdev(ibmr->device);
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
+	bool answered;
 
 	if (mr->cached)
-		vroce_mr_cache_dereg(vdev, mr);
-	else if (vroce_mr_destroy(vdev, mr))
-		vroce_mr_reap(vdev, false);
+		answered = vroce_mr_cache_dereg(vdev, mr);
+	else
+		answered = vroce_mr_destroy(vdev, mr);
+	if (answered)
+		vroce_mr_reap_zombies(vdev);
 	return 0;
+}
+
+/**
+ * vroce_mr_reap_zombies() - retry the zombies, if there are any
+ * @vdev: the device
+ *
+ * Called after the HCA carried out a command that frees an MR, whichever
+ * path (cold, cached, the cache's own discards): a device that answers
+ * again lets go of parked MRs and PD numbers (vroce_mr_reap()), so that
+ * none keeps the user's pages pinned under a workload that no longer
+ * takes the cold path.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mr_reap_zombies(struct vroce_dev *vdev)
+{
+	bool any;
+
+	mutex_lock(&vdev->zombie_lock);
+	any = !list_empty(&vdev->zombies) || !list_empty(&vdev->pd_zombies);
+	mutex_unlock(&vdev->zombie_lock);
+	if (any)
+		vroce_mr_reap(vdev, false);
 }

@@ -163,13 +163,15 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_fits);
  * DESTROY_MR is done: a registration that sees the count move may find a
  * free MPT slot.
  */
-static void vroce_mr_cache_discard(struct vroce_dev *vdev,
+static bool vroce_mr_cache_discard(struct vroce_dev *vdev,
 				   struct vroce_mr *mr)
 {
-	vroce_mr_destroy(vdev, mr);
+	bool freed = vroce_mr_destroy(vdev, mr);
+
 	mutex_lock(&vdev->mr_cache.lock);
 	vdev->mr_cache.dropped++;
 	mutex_unlock(&vdev->mr_cache.lock);
+	return freed;
 }
 
 /*
@@ -199,16 +201,22 @@ static u32 vroce_mr_cache_splice_all(struct vroce_mr_cache *c,
 	return n;
 }
 
-/* Destroy (or park) the idle entries on @list. */
+/*
+ * Destroy (or park) the idle entries on @list; when the HCA destroyed one,
+ * retry the zombies too.
+ */
 static void vroce_mr_cache_discard_all(struct vroce_dev *vdev,
 				       struct list_head *list)
 {
 	struct vroce_mr *mr, *tmp;
+	bool answered = false;
 
 	list_for_each_entry_safe(mr, tmp, list, cache) {
 		list_del_init(&mr->cache);
-		vroce_mr_cache_discard(vdev, mr);
+		answered |= vroce_mr_cache_discard(vdev, mr);
 	}
+	if (answered)
+		vroce_mr_reap_zombies(vdev);
 }
 
 /*
@@ -272,13 +280,17 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 		c->misses++;
 	}
 	/* Misses make entries under the cache's PD: made once. */
-	if (!mr && !c->have_pd) {
+	if (!mr && !c->have_pd && c->pd_lost) {
+		err = -ENODEV;
+	} else if (!mr && !c->have_pd) {
 		c->pd_zombie = vroce_core_zalloc(vdev, sizeof(*c->pd_zombie));
 		err = c->pd_zombie ? vroce_cmd_create_pd(vdev, &c->pdn) :
 				     -ENOMEM;
 		if (err) {
 			vroce_core_free(vdev, c->pd_zombie);
 			c->pd_zombie = NULL;
+			/* At most one number lost to the cache per HCA. */
+			c->pd_lost = err == -ETIMEDOUT;
 		} else {
 			c->have_pd = true;
 		}
@@ -350,10 +362,13 @@ static int vroce_mr_cache_pages(struct vroce_mr *mr, struct ib_umem *umem)
  * @order: its bucket, likewise
  *
  * Context: process context of the memory's owner, may sleep.
- * Return: the MR, or ERR_PTR() of an error of ib_umem_get() (unchanged),
- * -ENOMEM, or an HCA error of CREATE_PD or CREATE_MR (a miss) or of
- * ENABLE_MR; after -ETIMEDOUT of ENABLE_MR the entry and the pages are
- * kept until the HCA lets go.
+ * Return: the MR; NULL when the cache could not serve the registration
+ * (its PD or a new entry could not be made, or ENABLE_MR failed): the
+ * cache's failure is not the user's, the caller takes the cold path;
+ * ERR_PTR() of an error of ib_umem_get() (unchanged), or -ETIMEDOUT when
+ * a command of the cache was lost (the device did not answer: the cold
+ * path would wait as long again); after a lost ENABLE_MR the entry and
+ * the pages are kept until the HCA lets go.
  */
 struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 				 const struct vroce_mr_user_attr *attr,
@@ -380,7 +395,8 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		mr = vroce_mr_cache_new(vdev, rights, order, pdn, true);
 	if (IS_ERR(mr)) {
 		vroce_core_umem_release(vdev, umem);
-		return ERR_CAST(mr);
+		/* Lost: the cold path would wait as long again. */
+		return PTR_ERR(mr) == -ETIMEDOUT ? ERR_CAST(mr) : NULL;
 	}
 
 	n = vroce_mr_cache_pages(mr, umem);
@@ -403,7 +419,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 			vroce_mr_cache_put(vdev, mr);
 		else
 			vroce_mr_cache_discard(vdev, mr);
-		return ERR_PTR(err);
+		return NULL;
 	}
 
 	memset(&mr->ibmr, 0, sizeof(mr->ibmr));
@@ -428,8 +444,10 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
  * its bucket. Otherwise it is destroyed, or parked with its pages.
  *
  * Context: process context, may sleep.
+ * Return: whether the HCA carried out REVOKE_MR or the DESTROY_MR after it
+ * (it answers: zombies are worth retrying).
  */
-void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
+bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	struct vroce_mr_info info;
@@ -448,12 +466,12 @@ void vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
 		ibdev_warn_ratelimited(&vdev->ibdev,
 				       "REVOKE_MR %#x failed (%d): destroying it\n",
 				       info.handle, err);
-		vroce_mr_cache_discard(vdev, mr);
-		return;
+		return vroce_mr_cache_discard(vdev, mr);
 	}
 	vroce_core_umem_release(vdev, mr->umem);
 	mr->umem = NULL;
 	vroce_mr_cache_put(vdev, mr);
+	return true;
 }
 
 /**
