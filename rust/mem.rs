@@ -130,10 +130,12 @@ impl DmaBuf {
 
     /// Entries `start..start + out.len()` into `out`; 0 for those past the
     /// end. Like C's lookups (plain loads of `__le64` entries), a run in
-    /// bounds is copied at once, with no reference made to the memory: an
-    /// entry the device writes meanwhile (a fast-register table during a
-    /// REG_MR) reads as its old or new value, and no Rust reference to the
-    /// buffer exists that the write could invalidate.
+    /// bounds is copied at once (not volatile), with no reference made to
+    /// the memory, so no Rust reference to the buffer exists that a device
+    /// write could invalidate. The copy may tear: an entry the device
+    /// writes meanwhile (a fast-register table during a REG_MR) may read
+    /// as neither its old nor its new value (safety-audit.rst G-18); a
+    /// single entry is read with one volatile load.
     pub(crate) fn read_entries(&self, start: usize, out: &mut [u64]) {
         let len = self.size / 8;
         if let [one] = out {

@@ -18,9 +18,10 @@
  * sets has a public slot except free_context (between detach_mcast and
  * free_dm) and query_port (after query_ece, before query_qp). The ops the
  * provider sets, their offsets and public slots:
- *   alloc_pd 0x28, create_cq 0x78, create_cq_ex 0x80 (private: the
- *   public slot gets a library wrapper), create_qp 0x98, create_qp_ex 0xa0,
- *   dealloc_pd 0xd0, dereg_mr 0xe0, destroy_cq 0xf8, destroy_qp 0x110,
+ *   alloc_pd 0x28, create_ah 0x68, create_cq 0x78, create_cq_ex 0x80
+ *   (private: the public slot gets a library wrapper), create_qp 0x98,
+ *   create_qp_ex 0xa0, dealloc_pd 0xd0, dereg_mr 0xe0, destroy_ah 0xe8,
+ *   destroy_cq 0xf8, destroy_qp 0x110,
  *   free_context 0x138, modify_qp 0x178, poll_cq 0x1a8, post_recv 0x1b0,
  *   post_send 0x1b8, query_device_ex 0x1d0, query_port 0x1e0,
  *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228.
@@ -232,12 +233,14 @@ struct verbs_context_ops {
 	static_assert(offsetof(struct verbs_context_ops, op) == (off),	\
 		      "verbs_context_ops." #op " is not where libibverbs 44 has it")
 VROCE_OP_AT(alloc_pd, 0x28);
+VROCE_OP_AT(create_ah, 0x68);
 VROCE_OP_AT(create_cq, 0x78);
 VROCE_OP_AT(create_cq_ex, 0x80);
 VROCE_OP_AT(create_qp, 0x98);
 VROCE_OP_AT(create_qp_ex, 0xa0);
 VROCE_OP_AT(dealloc_pd, 0xd0);
 VROCE_OP_AT(dereg_mr, 0xe0);
+VROCE_OP_AT(destroy_ah, 0xe8);
 VROCE_OP_AT(destroy_cq, 0xf8);
 VROCE_OP_AT(destroy_qp, 0x110);
 VROCE_OP_AT(free_context, 0x138);
