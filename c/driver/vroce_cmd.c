@@ -21,8 +21,8 @@
 #include "../../bindings/vroce_core.h"
 
 static unsigned int cmd_timeout_ms = 2000;
-module_param(cmd_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(cmd_timeout_ms, "how long an HCA command may take (ms)");
+module_param(cmd_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(cmd_timeout_ms, "how long an HCA command may take (ms), read when an HCA is probed");
 
 /*
  * Slots of the command ring of an HCA probed from now on. A deeper ring
