@@ -1090,11 +1090,57 @@ static void vroce_mr_cache_pd_fails(struct kunit *test)
 		ib_dealloc_pd(other);
 }
 
+/*
+ * A DESTROY_PD that timed out may have been carried out: the HCA gives
+ * the number to the next PD, here the cache's, and a retry of the lost
+ * destroy would destroy that one. Reaped after the cache's trim (its PD
+ * then holds no MR, so the HCA would not refuse), the zombies leave the
+ * cache's PD working.
+ */
+static void vroce_mr_cache_lost_pd_number(struct kunit *test)
+{
+	struct vroce_dev *vdev = cache_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	unsigned long a = vroce_test_user_mem(test, SZ_16K, 11);
+	struct ib_pd *gone;
+	struct ib_mr *mr;
+	u32 lost;
+
+	vroce_test_faults_off(test, emu);
+	gone = ib_alloc_pd(&vdev->ibdev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gone);
+	lost = to_vroce_pd(gone)->pdn;
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_emu_set_fault_opcode(emu, VROCE_CMD_DESTROY_PD);
+	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	ib_dealloc_pd(gone);
+	vroce_emu_faults_clear(emu);
+	KUNIT_ASSERT_FALSE(test, list_empty(&vdev->pd_zombies));
+
+	/* The cache's PD, made by its first miss, gets the number. */
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_TRUE(test, to_vroce_mr(mr)->cached);
+	KUNIT_ASSERT_EQ(test, vdev->mr_cache.pdn, lost);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vroce_mr_cache_trim(vdev);
+	vroce_mr_cache_trim(vdev);
+	vroce_mr_reap(vdev, false);
+
+	/* Its PD is still there: a miss makes an entry under it. */
+	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_TRUE(test, to_vroce_mr(mr)->cached);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+}
+
 static struct kunit_case vroce_mr_cache_cases[] = {
 	KUNIT_CASE(vroce_mr_cache_reuse),
 	KUNIT_CASE(vroce_mr_cache_revoke_fails),
 	KUNIT_CASE(vroce_mr_cache_zombie_reaped),
 	KUNIT_CASE(vroce_mr_cache_pd_fails),
+	KUNIT_CASE(vroce_mr_cache_lost_pd_number),
 	KUNIT_CASE(vroce_mr_cache_buckets),
 	KUNIT_CASE(vroce_mr_cache_cold),
 	KUNIT_CASE(vroce_mr_cache_enable_fails),

@@ -221,6 +221,8 @@ struct vroce_mr_cache {
  *	driver chooses QP numbers, and a number stays taken (a NULL entry)
  *	from its QP's destroy until nothing of that QP can arrive
  * @qpn_next: where the search for a free QP number starts
+ * @reap_next: when vroce_mr_reap_zombies() may retry the zombies next
+ *	(jiffies)
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -240,7 +242,11 @@ struct vroce_dev {
 	struct xarray cqs;
 	struct xarray qps;
 	u32 qpn_next;
+	unsigned long reap_next;
 };
+
+/* How often vroce_mr_reap_zombies() retries the zombies at most. */
+#define VROCE_REAP_PERIOD	(HZ / 10)
 
 /**
  * struct vroce_cq - a completion queue
@@ -334,10 +340,14 @@ struct vroce_ucontext {
  *	or QP of the PD was still parked), retried by vroce_mr_reap()
  * @list: entry in &vroce_dev.pd_zombies
  * @pdn: the number
+ * @lost: its DESTROY_PD timed out: the HCA may have carried it out and
+ *	given the number to a new PD, so it is never retried (a retry could
+ *	destroy that PD), only forgotten when the HCA is reset
  */
 struct vroce_pd_zombie {
 	struct list_head list;
 	u32 pdn;
+	bool lost;
 };
 
 /**

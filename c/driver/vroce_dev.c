@@ -51,6 +51,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	vroce_mr_cache_init(vdev);
 	xa_init(&vdev->cqs);
 	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
+	vdev->reap_next = jiffies;
 	mutex_init(&vdev->eq.lock);
 
 	ibdev = &vdev->ibdev;

@@ -14,6 +14,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/sizes.h>
@@ -218,7 +219,9 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * returned; an MR the HCA no longer knows (-ENOENT) is freed too. An MR
  * whose handle was never learnt (CREATE_MR timed out) waits for the reset.
  * Then DESTROY_PD is retried for the PD numbers the HCA refused while
- * their MRs were parked.
+ * their MRs were parked; not for those whose DESTROY_PD was lost, which
+ * the HCA may have carried out and whose number it may have given to a
+ * new PD.
  *
  * Context: process context, may sleep.
  */
@@ -246,6 +249,8 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 		vroce_mr_free(vdev, mr);
 	}
 	list_for_each_entry_safe(pz, ptmp, &vdev->pd_zombies, list) {
+		if (pz->lost && !hca_reset)
+			continue;
 		err = hca_reset ? 0 : vroce_cmd_destroy_pd(vdev, pz->pdn);
 		if (!vroce_cmd_let_go(err))
 			continue;
@@ -292,17 +297,24 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * path (cold, cached, the cache's own discards): a device that answers
  * again lets go of parked MRs and PD numbers (vroce_mr_reap()), so that
  * none keeps the user's pages pinned under a workload that no longer
- * takes the cold path.
+ * takes the cold path. Tried at most once every VROCE_REAP_PERIOD.
  *
  * Context: process context, may sleep.
  */
 void vroce_mr_reap_zombies(struct vroce_dev *vdev)
 {
+	unsigned long next = READ_ONCE(vdev->reap_next);
 	bool any;
 
 	mutex_lock(&vdev->zombie_lock);
 	any = !list_empty(&vdev->zombies) || !list_empty(&vdev->pd_zombies);
 	mutex_unlock(&vdev->zombie_lock);
-	if (any)
-		vroce_mr_reap(vdev, false);
+	/*
+	 * At most once a period: a zombie the HCA keeps refusing (its PD
+	 * held by a lost MR until the reset) costs a command each time.
+	 */
+	if (!any || time_before(jiffies, next) ||
+	    cmpxchg(&vdev->reap_next, next, jiffies + VROCE_REAP_PERIOD) != next)
+		return;
+	vroce_mr_reap(vdev, false);
 }

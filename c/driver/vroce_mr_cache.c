@@ -129,7 +129,8 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
  *
  * Context: any context.
  * Return: true when the cache is on, the HCA offers ENABLE_MR
- * (VROCE_CAP_MR_ENABLE), @attr is valid, its iova and address agree below
+ * (VROCE_CAP_MR_ENABLE), the cache's PD was not lost, @attr is valid, its
+ * iova and address agree below
  * 4 KiB and its pages fit a fast-register table.
  */
 bool vroce_mr_cache_fits(struct vroce_dev *vdev,
@@ -138,8 +139,13 @@ bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 {
 	u64 end, npages;
 
-	/* An HCA without ENABLE_MR gets no cached MR: every one would fail. */
+	/*
+	 * An HCA without ENABLE_MR gets no cached MR: every one would fail;
+	 * nor does a cache whose PD was lost, which makes none again.
+	 */
 	if (!READ_ONCE(vdev->mr_cache.enabled) ||
+	    (READ_ONCE(vdev->mr_cache.pd_lost) &&
+	     !READ_ONCE(vdev->mr_cache.have_pd)) ||
 	    !(vdev->attr.caps & VROCE_CAP_MR_ENABLE) || !attr->length ||
 	    attr->length > attr->max_length ||
 	    check_add_overflow(attr->iova, attr->length - 1, &end) ||
@@ -290,9 +296,9 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 			vroce_core_free(vdev, c->pd_zombie);
 			c->pd_zombie = NULL;
 			/* At most one number lost to the cache per HCA. */
-			c->pd_lost = err == -ETIMEDOUT;
+			WRITE_ONCE(c->pd_lost, err == -ETIMEDOUT);
 		} else {
-			c->have_pd = true;
+			WRITE_ONCE(c->have_pd, true);
 		}
 	}
 	/*
@@ -365,10 +371,11 @@ static int vroce_mr_cache_pages(struct vroce_mr *mr, struct ib_umem *umem)
  * Return: the MR; NULL when the cache could not serve the registration
  * (its PD or a new entry could not be made, or ENABLE_MR failed): the
  * cache's failure is not the user's, the caller takes the cold path;
- * ERR_PTR() of an error of ib_umem_get() (unchanged), or -ETIMEDOUT when
- * a command of the cache was lost (the device did not answer: the cold
- * path would wait as long again); after a lost ENABLE_MR the entry and
- * the pages are kept until the HCA lets go.
+ * ERR_PTR() of an error of ib_umem_get() (unchanged), -ETIMEDOUT when a
+ * command of the cache was lost or -EAGAIN when it found no command slot
+ * in time (the device did not answer: the cold path would wait as long
+ * again); after a lost ENABLE_MR the entry and the pages are kept until
+ * the HCA lets go.
  */
 struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 				 const struct vroce_mr_user_attr *attr,
@@ -395,8 +402,12 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		mr = vroce_mr_cache_new(vdev, rights, order, pdn, true);
 	if (IS_ERR(mr)) {
 		vroce_core_umem_release(vdev, umem);
-		/* Lost: the cold path would wait as long again. */
-		return PTR_ERR(mr) == -ETIMEDOUT ? ERR_CAST(mr) : NULL;
+		/*
+		 * Lost, or no command slot within the timeout: the cold path
+		 * would wait as long again.
+		 */
+		return PTR_ERR(mr) == -ETIMEDOUT || PTR_ERR(mr) == -EAGAIN ?
+		       ERR_CAST(mr) : NULL;
 	}
 
 	n = vroce_mr_cache_pages(mr, umem);
@@ -419,7 +430,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 			vroce_mr_cache_put(vdev, mr);
 		else
 			vroce_mr_cache_discard(vdev, mr);
-		return NULL;
+		return err == -EAGAIN ? ERR_PTR(err) : NULL;
 	}
 
 	memset(&mr->ibmr, 0, sizeof(mr->ibmr));
@@ -524,6 +535,7 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	}
 	/* A parked entry still names it: retried when zombies are reaped. */
 	pz->pdn = pdn;
+	pz->lost = err == -ETIMEDOUT;
 	mutex_lock(&vdev->zombie_lock);
 	list_add_tail(&pz->list, &vdev->pd_zombies);
 	mutex_unlock(&vdev->zombie_lock);

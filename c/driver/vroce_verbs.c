@@ -143,6 +143,7 @@ static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		ibdev_warn_ratelimited(&vdev->ibdev, "DESTROY_PD %u failed (%d)\n",
 				       pd->pdn, err);
 		pd->zombie->pdn = pd->pdn;
+		pd->zombie->lost = err == -ETIMEDOUT;
 		mutex_lock(&vdev->zombie_lock);
 		list_add_tail(&pd->zombie->list, &vdev->pd_zombies);
 		mutex_unlock(&vdev->zombie_lock);
