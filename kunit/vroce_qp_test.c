@@ -1823,6 +1823,8 @@ static void vroce_qp_reused_number_completions(struct kunit *test)
 	queue_work(system_unbound_wq, &d->work);
 	msleep(200);	/* DESTROY_QP carried out, its completion awaited */
 
+	/* Numbers are given in turn: start the search at a's. */
+	vdev->qpn_next = a_num;
 	b = qp_create(test, r->pd, r->cq, 4);
 	KUNIT_ASSERT_EQ(test, qp_to_init(b, QP_ACCESS), 0);
 	KUNIT_ASSERT_EQ(test, qp_post_recv(b, 99, &sge, 1), 0);

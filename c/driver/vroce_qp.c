@@ -66,7 +66,11 @@ static int vroce_qp_check_init(struct vroce_dev *vdev,
  * the QP out of the table until the HCA has let go of it, the CQs hold
  * none of its CQEs and every event queued for it has been consumed
  * (vroce_eq_release_qpn()). A number the HCA may still use (CREATE_QP or
- * DESTROY_QP lost) is never given again.
+ * DESTROY_QP lost, or CREATE_QP refused as BUSY: the HCA holds a QP under
+ * it) is never given again. The core's restrack frees its entry for the
+ * number only after destroy_qp returns: a create that gets the number in
+ * between, which cyclic allocation makes rare (every other number must
+ * have been given since), is not tracked there (rdma_restrack_add()).
  */
 static_assert(VROCE_GSI_QPN == VROCE_QPN_BASE);
 
@@ -81,9 +85,10 @@ static int vroce_qpn_alloc(struct vroce_dev *vdev, enum ib_qp_type type,
 		*qpn = VROCE_GSI_QPN;
 		return xa_insert(&vdev->qps, VROCE_GSI_QPN, NULL, GFP_KERNEL);
 	}
+	/* As many as the HCA says it has (QUERY_DEVICE), GSI included. */
 	err = xa_alloc_cyclic(&vdev->qps, qpn, NULL,
-			      XA_LIMIT(VROCE_GSI_QPN + 1,
-				       VROCE_QPN_BASE + VROCE_MAX_QP - 1),
+			      XA_LIMIT(VROCE_GSI_QPN + 1, VROCE_QPN_BASE - 1 +
+				       min_t(u32, vdev->attr.max_qp, VROCE_MAX_QP)),
 			      &vdev->qpn_next, GFP_KERNEL);
 	if (err == -EBUSY)
 		return -ENOMEM;		/* every number is taken */
@@ -160,6 +165,9 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
 		return err;
 	}
+	/* The HCA holds a QP under that number: it must not be given out. */
+	if (err == -EBUSY)
+		goto err_destroy_rq;
 	if (err)
 		goto err_free_qpn;
 	ibqp->qp_num = qpn;
