@@ -480,10 +480,10 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
-void vroce_mr_reap_zombies(struct vroce_dev *vdev);
 
 /* c/driver/vroce_mr_entry.c */
+void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+void vroce_mr_reap_zombies(struct vroce_dev *vdev);
 struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
