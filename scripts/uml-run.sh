@@ -35,8 +35,11 @@ cat >"$work/init" <<INIT
 #!/bin/sh
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # With the XSTATE patch UML may keep only the FXSR part of a process's FP
-# state (AMX hosts): keep glibc on its SSE2 paths, which that covers.
-GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX2,-AVX,-FMA
+# state (AMX hosts): keep glibc on its SSE2 paths, which that covers. And
+# off its RTM (TSX) paths: on a host that offers RTM, processes under UML
+# computed wrong results with them (gzip -t failed every CRC, python3
+# died at start-up), seen 2026-12-03; with -RTM both work.
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX2,-AVX,-FMA,-RTM
 export PATH HOME=/root GLIBC_TUNABLES
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
