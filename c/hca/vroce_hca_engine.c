@@ -172,12 +172,19 @@ static bool vroce_emu_wq_fetch(struct vroce_emu *emu,
 
 /* ---- lookups ---- */
 
+/* The context slot of QP number @qpn, or VROCE_MAX_QP when it has none. */
+static u32 vroce_emu_qpn_slot(u32 qpn)
+{
+	u32 slot = qpn - VROCE_QPN_BASE;	/* wraps below the base */
+
+	return slot < VROCE_MAX_QP ? slot : VROCE_MAX_QP;
+}
+
 static struct vroce_emu_qp *vroce_emu_qp_of(struct vroce_emu *emu, u32 qpn)
 {
-	u32 slot = qpn - VROCE_QPN_BASE;
+	u32 slot = vroce_emu_qpn_slot(qpn);
 
-	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP ||
-	    !emu->qps[slot].valid)
+	if (slot == VROCE_MAX_QP || !emu->qps[slot].valid)
 		return NULL;
 	return &emu->qps[slot];
 }
@@ -1365,9 +1372,9 @@ static void vroce_emu_timer_work(struct work_struct *work)
  */
 static void vroce_emu_db_qp(struct vroce_emu *emu, int q, u32 val)
 {
-	u32 qpn = FIELD_GET(VROCE_DB_QPN, val), slot = qpn - VROCE_QPN_BASE;
+	u32 slot = vroce_emu_qpn_slot(FIELD_GET(VROCE_DB_QPN, val));
 
-	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP)
+	if (slot == VROCE_MAX_QP)
 		return;
 	emu->qp_db[slot].pi[q] = FIELD_GET(VROCE_DB_PI, val);
 	if (q == VROCE_EMU_RQ) {
@@ -1542,7 +1549,7 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
 {
 	u32 scqn = le32_to_cpu(cmd->scqn), rcqn = le32_to_cpu(cmd->rcqn);
 	u32 pdn = le32_to_cpu(cmd->pdn), qpn = le32_to_cpu(cmd->qpn);
-	u32 slot = qpn - VROCE_QPN_BASE;
+	u32 slot = vroce_emu_qpn_slot(qpn);
 	struct vroce_emu_wq sq, rq;
 	struct vroce_emu_qp *qp;
 
@@ -1555,7 +1562,7 @@ u16 vroce_emu_create_qp(struct vroce_emu *emu,
 	    !vroce_emu_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
 				   VROCE_RECV_WQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
-	if (qpn < VROCE_QPN_BASE || slot >= VROCE_MAX_QP)
+	if (slot == VROCE_MAX_QP)
 		return VROCE_CMD_BAD_PARAM;
 	/* Slot 0 is the GSI QP's, and only its. */
 	if (cmd->type == VROCE_QPT_GSI ? slot : !slot)
