@@ -102,10 +102,10 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_eq_irq);
  * the allocating QP table the number stays taken until
  * vroce_eq_release_qpn()), then every event the HCA has written is
  * consumed: those of the object are dropped (none reaches an object given
- * the same number later), the others delivered, in this thread. Whoever consumes
- * is the queue's owner while it does, so that a handler it calls may
- * destroy CQs and QPs in turn: from within a handler the entry is only
- * erased, and the consuming loop that called the handler drops the rest.
+ * the same number later), the others delivered, in this thread. Whoever
+ * consumes is the queue's owner while it does, so that a handler it calls
+ * may destroy CQs and QPs in turn: from within a handler the entry is only
+ * cleared, and the consuming loop that called the handler drops the rest.
  *
  * Context: process context, may sleep.
  */
@@ -113,7 +113,6 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 		     unsigned long num)
 {
 	struct vroce_eq *eq = &vdev->eq;
-
 	unsigned long n;
 
 	if (READ_ONCE(eq->owner) == current) {

@@ -359,6 +359,16 @@ static int vroce_mr_cache_pages(struct vroce_mr *mr, struct ib_umem *umem)
 	return err ?: n;
 }
 
+/*
+ * The device did not answer the cache's command (lost, or no command slot
+ * within the timeout): the cold path would wait as long again, so the
+ * registration fails rather than falling back.
+ */
+static bool vroce_mr_cache_unanswered(int err)
+{
+	return err == -ETIMEDOUT || err == -EAGAIN;
+}
+
 /**
  * vroce_mr_cache_reg() - reg_user_mr from a cache entry
  * @vdev: the device
@@ -402,12 +412,8 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		mr = vroce_mr_cache_new(vdev, rights, order, pdn, true);
 	if (IS_ERR(mr)) {
 		vroce_core_umem_release(vdev, umem);
-		/*
-		 * Lost, or no command slot within the timeout: the cold path
-		 * would wait as long again.
-		 */
-		return PTR_ERR(mr) == -ETIMEDOUT || PTR_ERR(mr) == -EAGAIN ?
-		       ERR_CAST(mr) : NULL;
+		return vroce_mr_cache_unanswered(PTR_ERR(mr)) ? ERR_CAST(mr) :
+								NULL;
 	}
 
 	n = vroce_mr_cache_pages(mr, umem);
@@ -430,7 +436,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 			vroce_mr_cache_put(vdev, mr);
 		else
 			vroce_mr_cache_discard(vdev, mr);
-		return err == -EAGAIN ? ERR_PTR(err) : NULL;
+		return vroce_mr_cache_unanswered(err) ? ERR_PTR(err) : NULL;
 	}
 
 	memset(&mr->ibmr, 0, sizeof(mr->ibmr));
