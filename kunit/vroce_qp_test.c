@@ -1601,10 +1601,28 @@ static void vroce_qp_many_engines(struct kunit *test)
 struct qp_reuse {
 	struct ib_pd *pd;
 	struct ib_cq *cq;	/* a's, b's and c's CQ */
+	struct ib_sge sge;	/* 64 bytes of a buffer in @pd */
 	struct ib_qp *a, *b, *c;
 	int b_err;
 	atomic_t events;	/* events of b and c */
 };
+
+/* A PD, a buffer in it, and a CQ polled directly, on @vdev. */
+static struct qp_reuse *qp_reuse_setup(struct kunit *test,
+				       struct vroce_dev *vdev)
+{
+	struct qp_reuse *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct vroce_test_kbuf *buf;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	atomic_set(&r->events, 0);
+	r->pd = vroce_test_pd(test, vdev, 0);
+	buf = vroce_test_kbuf(test, vdev, SZ_4K);
+	r->sge = (struct ib_sge){ .addr = buf->dma, .length = 64,
+				  .lkey = r->pd->local_dma_lkey };
+	r->cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
+	return r;
+}
 
 static void qp_reuse_event(struct ib_event *ev, void *ctx)
 {
@@ -1671,23 +1689,15 @@ static void vroce_qp_reused_number_events(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct ib_cq_init_attr cqa = { .cqe = 16 };
-	struct vroce_test_kbuf *buf;
+	struct qp_reuse *r = qp_reuse_setup(test, vdev);
 	struct ib_qp *peer, *x0, *x1, **fill;
-	struct qp_reuse *r;
 	struct ib_cq *cq_x;
-	struct ib_sge sge;
 	struct ib_wc wc;
 	int nfill = 0;
 	u32 a_num;
 
-	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	fill = kunit_kcalloc(test, QP_FILL_MAX, sizeof(*fill), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_NOT_NULL(test, fill);
-	atomic_set(&r->events, 0);
-	r->pd = vroce_test_pd(test, vdev, 0);
-	buf = vroce_test_kbuf(test, vdev, SZ_4K);
-	r->cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
 	cq_x = ib_create_cq(&vdev->ibdev, qp_reuse_handler, NULL, r, &cqa);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq_x);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_destroy_cq,
@@ -1730,9 +1740,7 @@ static void vroce_qp_reused_number_events(struct kunit *test)
 				      IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, qp_poll(cq_x, &wc, 1), 1);
 	/* ... then a's QP_FATAL: a WRITE to it under a key of no MR. */
-	sge = (struct ib_sge){ .addr = buf->dma, .length = 64,
-			       .lkey = r->pd->local_dma_lkey };
-	KUNIT_ASSERT_EQ(test, qp_post(peer, IB_WR_RDMA_WRITE, 2, &sge, 1,
+	KUNIT_ASSERT_EQ(test, qp_post(peer, IB_WR_RDMA_WRITE, 2, &r->sge, 1,
 				      0x10000, 0x00dead00, 0), 0);
 	KUNIT_ASSERT_EQ(test, qp_poll(r->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
@@ -1785,32 +1793,23 @@ static void vroce_qp_reused_number_completions(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
+	struct qp_reuse *r = qp_reuse_setup(test, vdev);
 	struct qp_destroyer *d;
-	struct qp_reuse *r;
-	struct ib_sge sge;
 	struct ib_wc wc[8];
-	struct vroce_test_kbuf *buf;
 	struct ib_qp *b;
 	u32 a_num;
 	int i, n;
 
-	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_NOT_NULL(test, d);
-	atomic_set(&r->events, 0);
-	r->pd = vroce_test_pd(test, vdev, 0);
-	buf = vroce_test_kbuf(test, vdev, SZ_4K);
-	r->cq = qp_cq(test, vdev, 64, IB_POLL_DIRECT);
 	d->qp = qp_create(test, r->pd, r->cq, 4);
 	/* Its cleanup action goes with this test's own destroy below. */
 	kunit_remove_action(test, qp_destroy, d->qp);
 	a_num = d->qp->qp_num;
 	KUNIT_ASSERT_EQ(test, qp_to_init(d->qp, QP_ACCESS), 0);
-	sge = (struct ib_sge){ .addr = buf->dma, .length = 64,
-			       .lkey = r->pd->local_dma_lkey };
 	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, qp_post_recv(d->qp, 10 + i, &sge, 1), 0);
+		KUNIT_ASSERT_EQ(test, qp_post_recv(d->qp, 10 + i, &r->sge, 1),
+				0);
 	/* Four flush completions of a on the CQ, not polled. */
 	KUNIT_ASSERT_EQ(test, qp_set_state(d->qp, IB_QPS_ERR), 0);
 	msleep(50);
@@ -1827,7 +1826,7 @@ static void vroce_qp_reused_number_completions(struct kunit *test)
 	vdev->qpn_next = a_num;
 	b = qp_create(test, r->pd, r->cq, 4);
 	KUNIT_ASSERT_EQ(test, qp_to_init(b, QP_ACCESS), 0);
-	KUNIT_ASSERT_EQ(test, qp_post_recv(b, 99, &sge, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(b, 99, &r->sge, 1), 0);
 	kunit_info(test, "b got number %u, a had %u", b->qp_num, a_num);
 	n = ib_poll_cq(r->cq, ARRAY_SIZE(wc), wc);
 	KUNIT_EXPECT_GE(test, n, 0);
