@@ -40,7 +40,6 @@ trap 'rm -rf "$logs"' EXIT
 
 stamp "dependencies"
 scripts/install-deps.sh check
-echo "check: kernel release $(scripts/kernel-release.sh): test kernels, headers, QEMU image"
 
 rc=0
 stamp "the kernel-release chooser on recorded apt-cache outputs"

@@ -12,7 +12,6 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 "$repo/scripts/install-deps.sh" demo
-echo "demo: test kernel from linux-source-6.12 of $("$repo/scripts/kernel-release.sh")" >&2
 export VROCE_KERNEL=${VROCE_KERNEL:-demo}
 bin=$(mktemp /tmp/vroce_uverbs_test.XXXXXX)
 trap 'rm -f "$bin"' EXIT
