@@ -53,9 +53,13 @@ if [ "$mode" = install-test ] && [ -n "$changes" ]; then
 		fail "apt-get install"
 		tail -n 20 "$work/install.log"
 	fi
-	dkms status vroce | grep -q "$rel.*installed" &&
-		ok "dkms status: $(dkms status vroce | head -n 1)" ||
-		fail "dkms status: $(dkms status vroce)"
+	# Read whole first: grep -q stops at its match, and dkms, writing a
+	# line per kernel (every installed headers release), would then die
+	# of SIGPIPE and fail the pipe.
+	st=$(dkms status vroce)
+	grep -q "$rel.*installed" <<<"$st" &&
+		ok "dkms status: $(grep "$rel" <<<"$st")" ||
+		fail "dkms status: $st"
 	ls /usr/lib/*/libibverbs/libvroce-rdmav34.so >/dev/null 2>&1 &&
 	grep -qx 'driver vroce' /etc/libibverbs.d/vroce.driver &&
 		ok "provider and vroce.driver in place" || fail "provider files"

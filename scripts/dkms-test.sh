@@ -35,10 +35,12 @@ else
 	fail "make dkms"
 	tail -n 30 "$work/log"
 fi
-if dkms status vroce | grep -q "$rel.*installed"; then
-	ok "dkms status: $(dkms status vroce | head -n 1)"
+# Read whole first (see scripts/deb.sh): grep -q on the pipe could fail it.
+st=$(dkms status vroce)
+if grep -q "$rel.*installed" <<<"$st"; then
+	ok "dkms status: $(grep "$rel" <<<"$st")"
 else
-	fail "dkms status: $(dkms status vroce)"
+	fail "dkms status: $st"
 fi
 ko=$(find "/lib/modules/$rel/updates/dkms" -name 'vroce.ko*' 2>/dev/null | head -n 1)
 info=$( [ -n "$ko" ] && modinfo "$ko" || true)
