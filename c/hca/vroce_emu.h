@@ -69,6 +69,7 @@ void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr);
 u32 vroce_emu_set_free_mr(struct vroce_emu *emu, u32 free);
 void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode);
 void vroce_emu_set_caps(struct vroce_emu *emu, u32 caps);
+void vroce_emu_set_health(struct vroce_emu *emu, bool hang, bool fatal);
 void vroce_emu_set_event_faults(struct vroce_emu *emu, u32 drop_events,
 				u32 event_delay_ms);
 u32 vroce_emu_ud_dropped(struct vroce_emu *emu);

@@ -45,14 +45,20 @@
  *                disarmed but no EQE is written
  *   event_delay_ms  write each completion event this long after the CQE
  *   eq_lost      (read only) events lost to a full or disabled EQ
+ *   hang         1: the firmware hangs: no command or work request is
+ *                carried out, the heartbeat (HEALTH) stands still
+ *   fatal        1: as hang, and HEALTH reports an internal error; reset
+ *                clears both
  *   mr_read      write "<key> <iova> <len>", read back the bytes the
  *                translation engine reads through that MR
  *   reg_frmr     write "<key> <pdn> <iova> <len> <access> <pbl> <npages>"
  *                (hex, decimal, hex, decimal, hex, hex, decimal): do what
  *                a REG_MR work request with that page list does
  * The first five act in the command processor, the next three in the
- * engine, the last two in the MPT (c/hca/vroce_hca_mpt.c), which creates
- * their files.
+ * engine, hang and fatal in both, the last two in the MPT
+ * (c/hca/vroce_hca_mpt.c), which creates their files. At the top,
+ * vroce_hca/new_device and del_device plug HCAs in and out at run time
+ * (netdevsim's model): write an id from 0 to 7.
  *
  * Calls: c/hca/vroce_hca_cmd.c, c/hca/vroce_hca_engine.c,
  * c/hca/vroce_hca_mpt.c (setting up, resetting and freeing each role),
@@ -77,6 +83,48 @@ static struct dentry *vroce_emu_debugfs_root;
 
 /* ---- register decode ---- */
 
+/* The firmware's clock: one beat per tick. */
+static u32 vroce_emu_beat_now(void)
+{
+	return jiffies_to_msecs(jiffies) / VROCE_HEALTH_TICK_MS;
+}
+
+/* HEALTH: the heartbeat, standing still while hung; under reg_lock. */
+static u32 vroce_emu_health(struct vroce_emu *emu)
+{
+	u32 val;
+
+	lockdep_assert_held(&emu->reg_lock);
+	val = (emu->hang || emu->fatal ? emu->beat : vroce_emu_beat_now()) &
+	      VROCE_HEALTH_BEAT;
+	return emu->fatal ? val | VROCE_HEALTH_FATAL : val;
+}
+
+/**
+ * vroce_emu_set_health() - hang the HCA's firmware, or fail it
+ * @emu: the HCA
+ * @hang: from now on nothing is carried out (commands, QPs' engines,
+ *	timers) and the heartbeat stands still
+ * @fatal: as @hang, and HEALTH reports an internal error
+ *
+ * What was in flight finishes; a reset (CTRL RESET) clears both, as a
+ * function-level reset recovers a hung device.
+ *
+ * Context: any context.
+ */
+void vroce_emu_set_health(struct vroce_emu *emu, bool hang, bool fatal)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	if (!emu->hang && !emu->fatal)
+		emu->beat = vroce_emu_beat_now();
+	WRITE_ONCE(emu->hang, hang);
+	WRITE_ONCE(emu->fatal, fatal);
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_health);
+
 static u32 vroce_emu_read32(void *ctx, u32 off)
 {
 	struct vroce_emu *emu = ctx;
@@ -89,6 +137,8 @@ static u32 vroce_emu_read32(void *ctx, u32 off)
 	/* Doorbells are write-only: never stored, they read as 0. */
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	val = vroce_emu_reg(emu, off);
+	if (off == VROCE_REG_HEALTH)
+		val = vroce_emu_health(emu);
 	if (off == VROCE_REG_INTR_CAUSE)
 		emu->regs[off / sizeof(u32)] = 0;
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
@@ -107,6 +157,8 @@ static void vroce_emu_reset(struct vroce_emu *emu)
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	memset(emu->regs, 0, sizeof(emu->regs));
 	emu->regs[VROCE_REG_VERSION / sizeof(u32)] = VROCE_HW_VERSION;
+	WRITE_ONCE(emu->hang, 0);
+	WRITE_ONCE(emu->fatal, 0);
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
 }
 
@@ -119,7 +171,8 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 	if (off >= VROCE_BAR_SIZE || off % sizeof(u32))
 		return;
 	if (off == VROCE_REG_VERSION || off == VROCE_REG_STATUS ||
-	    off == VROCE_REG_CMDQ_CI || off == VROCE_REG_INTR_CAUSE)
+	    off == VROCE_REG_CMDQ_CI || off == VROCE_REG_INTR_CAUSE ||
+	    off == VROCE_REG_HEALTH)
 		return;		/* read-only */
 	if (vroce_emu_doorbell(emu, off, val))
 		return;
@@ -221,6 +274,38 @@ static const struct vroce_bus_ops vroce_emu_bus_ops = {
 
 /* ---- debugfs ---- */
 
+static int vroce_emu_hang_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct vroce_emu *)data)->hang);
+	return 0;
+}
+
+static int vroce_emu_hang_set(void *data, u64 val)
+{
+	struct vroce_emu *emu = data;
+
+	vroce_emu_set_health(emu, val, READ_ONCE(emu->fatal));
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vroce_emu_hang_fops, vroce_emu_hang_get,
+			 vroce_emu_hang_set, "%llu\n");
+
+static int vroce_emu_fatal_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct vroce_emu *)data)->fatal);
+	return 0;
+}
+
+static int vroce_emu_fatal_set(void *data, u64 val)
+{
+	struct vroce_emu *emu = data;
+
+	vroce_emu_set_health(emu, READ_ONCE(emu->hang), val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vroce_emu_fatal_fops, vroce_emu_fatal_get,
+			 vroce_emu_fatal_set, "%llu\n");
+
 static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 {
 	struct dentry *d;
@@ -239,6 +324,8 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
 	debugfs_create_u32("event_delay_ms", 0600, d, &emu->event_delay_ms);
 	debugfs_create_u32("ud_dropped", 0400, d, &emu->ud_dropped);
 	debugfs_create_u32("eq_lost", 0400, d, &emu->eq_lost);
+	debugfs_create_file_unsafe("hang", 0600, d, emu, &vroce_emu_hang_fops);
+	debugfs_create_file_unsafe("fatal", 0600, d, emu, &vroce_emu_fatal_fops);
 	vroce_emu_mpt_debugfs_init(emu, d);
 }
 
@@ -372,12 +459,79 @@ MODULE_PARM_DESC(num_hcas, "emulated HCAs to plug in at load time (0-8)");
 
 #define VROCE_EMU_MAX_PLUGGED	8
 
+/* HCAs plugged in by id ("vroce.<id>"), under vroce_emu_plug_lock. */
+static DEFINE_MUTEX(vroce_emu_plug_lock);
 static struct vroce_emu *vroce_emu_plugged[VROCE_EMU_MAX_PLUGGED];
-static unsigned int vroce_emu_nplugged;
+
+/* Plug HCA @id in: -EINVAL past the ids, -EEXIST when it is in. */
+static int vroce_emu_plug_one(unsigned int id)
+{
+	struct vroce_emu *emu;
+
+	int err = 0;
+
+	if (id >= VROCE_EMU_MAX_PLUGGED)
+		return -EINVAL;
+	mutex_lock(&vroce_emu_plug_lock);
+	if (vroce_emu_plugged[id]) {
+		err = -EEXIST;
+		goto out;
+	}
+	emu = vroce_emu_add(id);
+	if (IS_ERR(emu))
+		err = PTR_ERR(emu);
+	else
+		vroce_emu_plugged[id] = emu;
+out:
+	mutex_unlock(&vroce_emu_plug_lock);
+	return err;
+}
+
+/* Unplug HCA @id: -EINVAL past the ids, -ENOENT when it is not in. */
+static int vroce_emu_unplug_one(unsigned int id)
+{
+	struct vroce_emu *emu;
+
+	if (id >= VROCE_EMU_MAX_PLUGGED)
+		return -EINVAL;
+	mutex_lock(&vroce_emu_plug_lock);
+	emu = vroce_emu_plugged[id];
+	vroce_emu_plugged[id] = NULL;
+	mutex_unlock(&vroce_emu_plug_lock);
+	if (!emu)
+		return -ENOENT;
+	/* Unbinding may wait for RDMA users: not under the lock. */
+	vroce_emu_del(emu);
+	return 0;
+}
+
+/* new_device and del_device: one id, in decimal, per write. */
+static ssize_t vroce_emu_plug_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	bool plug = file->private_data == &vroce_emu_plugged;
+	unsigned int id;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, len, 10, &id);
+	if (err)
+		return err;
+	err = plug ? vroce_emu_plug_one(id) : vroce_emu_unplug_one(id);
+	return err ?: len;
+}
+
+static const struct file_operations vroce_emu_plug_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = vroce_emu_plug_write,
+};
 
 /**
  * vroce_hca_plug() - plug the emulated HCAs in, as platform devices
  *	"vroce.0", "vroce.1", ... (num_hcas of them)
+ *
+ * Creates vroce_hca/ in debugfs, with new_device and del_device, through
+ * which HCAs are plugged in and out at run time.
  *
  * Context: module init, after the driver is registered.
  * Return: 0, -EINVAL for more than 8 HCAs, or the error of adding one (the
@@ -385,33 +539,43 @@ static unsigned int vroce_emu_nplugged;
  */
 int vroce_hca_plug(void)
 {
-	struct vroce_emu *emu;
 	unsigned int i;
+	int err;
 
 	if (num_hcas > VROCE_EMU_MAX_PLUGGED)
 		return -EINVAL;
 	vroce_emu_debugfs_root = debugfs_create_dir("vroce_hca", NULL);
 	for (i = 0; i < num_hcas; i++) {
-		emu = vroce_emu_add(i);
-		if (IS_ERR(emu)) {
+		err = vroce_emu_plug_one(i);
+		if (err) {
 			vroce_hca_unplug();
-			return PTR_ERR(emu);
+			return err;
 		}
-		vroce_emu_plugged[vroce_emu_nplugged++] = emu;
 	}
+	/* &vroce_emu_plugged tells new_device from del_device. */
+	debugfs_create_file("new_device", 0200, vroce_emu_debugfs_root,
+			    &vroce_emu_plugged, &vroce_emu_plug_fops);
+	debugfs_create_file("del_device", 0200, vroce_emu_debugfs_root,
+			    NULL, &vroce_emu_plug_fops);
 	return 0;
 }
 
 /**
- * vroce_hca_unplug() - unplug what vroce_hca_plug() plugged in
+ * vroce_hca_unplug() - unplug every HCA plugged in, at load time or since
+ *
+ * new_device and del_device go first: no write plugs one in meanwhile.
  *
  * Context: module exit (or a failed init), before the driver is
  * unregistered.
  */
 void vroce_hca_unplug(void)
 {
-	while (vroce_emu_nplugged)
-		vroce_emu_del(vroce_emu_plugged[--vroce_emu_nplugged]);
+	unsigned int i;
+
+	debugfs_lookup_and_remove("new_device", vroce_emu_debugfs_root);
+	debugfs_lookup_and_remove("del_device", vroce_emu_debugfs_root);
+	for (i = 0; i < VROCE_EMU_MAX_PLUGGED; i++)
+		vroce_emu_unplug_one(i);
 	debugfs_remove_recursive(vroce_emu_debugfs_root);
 	vroce_emu_debugfs_root = NULL;
 }

@@ -215,6 +215,9 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
+	/* A hung firmware consumes nothing; the reset forgets the ring. */
+	if (vroce_emu_hung(emu))
+		return;
 	down_write(emu->lock);
 	for (;;) {
 		spin_lock_irqsave(&emu->reg_lock, flags);
@@ -227,7 +230,8 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 						VROCE_CMD_SLOT_SIZE, &ring);
 		dbr = vroce_emu_cmdq_dbr(emu, &bad);
 		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		if (!(ctrl & VROCE_CTRL_ENABLE) || !sane || bad)
+		if (!(ctrl & VROCE_CTRL_ENABLE) || !sane || bad ||
+		    vroce_emu_hung(emu))
 			break;
 		if (dbr) {
 			pi = le32_to_cpu(READ_ONCE(dbr->pi));

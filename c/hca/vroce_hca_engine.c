@@ -1242,7 +1242,8 @@ static bool vroce_emu_enabled(struct vroce_emu *emu)
 	spin_lock_irqsave(&emu->reg_lock, flags);
 	on = vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
 	spin_unlock_irqrestore(&emu->reg_lock, flags);
-	return on;
+	/* A hung HCA's engine does nothing: its work waits for the reset. */
+	return on && !vroce_emu_hung(emu);
 }
 
 static void vroce_emu_earliest(unsigned long *next, bool *any,

@@ -326,6 +326,14 @@ struct vroce_emu {
 	u32 delay_ms;
 	u32 fault_opcode;		/* fail/drop only this opcode; 0: any */
 	u32 caps;			/* VROCE_CAP_* QUERY_DEVICE offers */
+	/*
+	 * Health knobs (also set by debugfs): the firmware hangs (nothing is
+	 * carried out, the heartbeat stands at @beat) or fails (HEALTH's
+	 * FATAL too); under reg_lock, cleared by reset.
+	 */
+	u32 hang;
+	u32 fatal;
+	u32 beat;
 
 	/* Data path (c/hca/vroce_hca_engine.c). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
@@ -361,6 +369,12 @@ static inline struct device *vroce_emu_dev(struct vroce_emu *emu)
 }
 
 /* A register's value; the caller holds @reg_lock. */
+/* The firmware hangs or failed (health knobs): it carries nothing out. */
+static inline bool vroce_emu_hung(struct vroce_emu *emu)
+{
+	return READ_ONCE(emu->hang) || READ_ONCE(emu->fatal);
+}
+
 static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 {
 	lockdep_assert_held(&emu->reg_lock);

@@ -31,6 +31,7 @@
 #define VROCE_REG_EQ_CFG	0x40	/* RW: VROCE_RING_CFG_*, ENABLE */
 #define VROCE_REG_EQ_CI		0x44	/* RW: event queue consumer index */
 #define VROCE_REG_CMDQ_DBR	0x48	/* RW, 64-bit: command doorbell record, 0: none */
+#define VROCE_REG_HEALTH	0x50	/* RO: VROCE_HEALTH_* */
 #define VROCE_BAR_SIZE		0x80
 
 #define VROCE_HW_VERSION	0x00010000
@@ -39,6 +40,15 @@
 #define VROCE_CTRL_RESET	BIT(1)	/* self-clearing: forget all state */
 
 #define VROCE_STATUS_READY	BIT(0)	/* enabled, ring configured */
+
+/*
+ * HEALTH: the firmware's heartbeat counts up at least once every
+ * VROCE_HEALTH_TICK_MS while the HCA runs, and stands still when it hangs;
+ * FATAL is set when an internal error stopped it. Reset clears both.
+ */
+#define VROCE_HEALTH_BEAT	GENMASK(30, 0)
+#define VROCE_HEALTH_FATAL	BIT(31)
+#define VROCE_HEALTH_TICK_MS	10
 
 /*
  * Layout of a ring the driver programs through registers (command ring,

@@ -457,8 +457,12 @@ static void fault_each(const char *drv, const char *dir, const char *file,
 /* Every debugfs parser fed lines it must refuse; @hca: the HCA's dir. */
 static void debugfs_junk(const char *ibdev, const char *hca)
 {
-	char drv[600], demo[600], long_line[300];
+	char drv[600], demo[600], root[600], long_line[300];
 
+	/* new_device and del_device are in the HCAs' directory's parent. */
+	snprintf(root, sizeof(root), "%s", hca);
+	if (strrchr(root, '/'))
+		*strrchr(root, '/') = '\0';
 	snprintf(drv, sizeof(drv), DBG_DRV "/%s", ibdev);
 	snprintf(demo, sizeof(demo), DBG_DEMO "/%s", ibdev);
 	memset(long_line, '1', sizeof(long_line) - 1);
@@ -482,6 +486,13 @@ static void debugfs_junk(const char *ibdev, const char *hca)
 	junk_write(hca, "drop_events", "99999999999999999999999", ERANGE);
 	junk_write(hca, "event_delay_ms", "x1", EINVAL);
 	junk_write(hca, "eq_lost", "1", EACCES);
+	junk_write(hca, "hang", "on", EINVAL);
+	junk_write(hca, "fatal", "-", EINVAL);
+	junk_write(root, "new_device", "junk", EINVAL);
+	junk_write(root, "new_device", "8", EINVAL);
+	junk_write(root, "new_device", "0", EEXIST);
+	junk_write(root, "del_device", "-1", EINVAL);
+	junk_write(root, "del_device", "7", ENOENT);
 	junk_write(drv, "fail_nth", "first", EINVAL);
 	junk_write(demo, "kmr", "bogus", EINVAL);
 	junk_write(demo, "kmr", "create create create", EINVAL);
