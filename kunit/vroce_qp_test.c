@@ -1845,6 +1845,289 @@ static void vroce_qp_reused_number_completions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
 }
 
+/* ---- a device that stops answering ---- */
+
+struct dead_watch {
+	struct ib_event_handler h;
+	atomic_t fatal;
+	atomic_t other;
+};
+
+static void dead_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	struct dead_watch *w = container_of(h, struct dead_watch, h);
+
+	atomic_inc(ev->event == IB_EVENT_DEVICE_FATAL ? &w->fatal : &w->other);
+}
+
+static void dead_unwatch(void *data)
+{
+	ib_unregister_event_handler(data);
+}
+
+/* Count the device events of @vdev from now on. */
+static struct dead_watch *dead_watch(struct kunit *test, struct vroce_dev *vdev)
+{
+	struct dead_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	INIT_IB_EVENT_HANDLER(&w->h, &vdev->ibdev, dead_event);
+	ib_register_event_handler(&w->h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dead_unwatch,
+							&w->h), 0);
+	return w;
+}
+
+/* Wait up to @ms for the device's IB_EVENT_DEVICE_FATAL. */
+static bool dead_wait_fatal(struct dead_watch *w, unsigned int ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+
+	while (!atomic_read(&w->fatal) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	return atomic_read(&w->fatal) == 1;
+}
+
+static void dead_restore_poll(void *data)
+{
+	vroce_health_poll_ms = (uintptr_t)data;
+}
+
+static void dead_poll_ms(struct kunit *test, unsigned int ms)
+{
+	void *old = (void *)(uintptr_t)vroce_health_poll_ms;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dead_restore_poll,
+							old), 0);
+	vroce_health_poll_ms = ms;
+}
+
+/*
+ * The HCA hangs mid-traffic, with MRs (kernel and user), a pair of
+ * connected QPs with writes and receives outstanding, and a second pair
+ * on a CQ driven by the core's work queue. The first command after it
+ * (a PD) is late; the heartbeat stands still: the device is dead. That
+ * command and every later one fail with -EIO (the later ones at once),
+ * the core's clients get IB_EVENT_DEVICE_FATAL once, every work request
+ * completes (the ones the HCA never did with IB_WC_WR_FLUSH_ERR, named by
+ * their own QP, each once), every QP is in ERR, new work requests still
+ * flush, modify_qp to ERR and RESET works (to INIT fails), ib_drain_qp()
+ * returns, and MRs deregister with nothing parked.
+ */
+static void vroce_dead_hang_mid_traffic(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct vroce_dev *vdev = p->vdev;
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct dead_watch *w = dead_watch(test, vdev);
+	unsigned long uaddr = vroce_test_user_mem(test, 8 * SZ_4K, 3);
+	struct qp_drain_wr d = { .cqe.done = qp_drain_done };
+	struct ib_sge src = qp_sge(p, 0, 0, 512), dst = qp_sge(p, 1, 0, 512);
+	struct ib_recv_wr rwr = { .wr_cqe = &d.cqe, .sg_list = &dst,
+				  .num_sge = 1 };
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_mr *rmr, *umr, *fmr;
+	struct ib_wc *wc = kunit_kcalloc(test, 16, sizeof(*wc), GFP_KERNEL);
+	struct ib_qp *wq_qp[2];
+	unsigned long start;
+	u64 seen = 0;
+	struct ib_cq *wq_cq;
+	int i, n, got;
+
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	dead_poll_ms(test, 0);
+	vroce_test_cmd_timeout(test, vdev, 200);
+	rmr = qp_reg_mr(test, p, 1, 0, BUF_LEN, QP_ACCESS);
+	umr = ib_reg_user_mr(p->pd, uaddr, 8 * SZ_4K, uaddr,
+			     IB_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umr);
+	fmr = ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, 8);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fmr);
+	wq_cq = qp_cq(test, vdev, 16, IB_POLL_WORKQUEUE);
+	for (i = 0; i < 2; i++)
+		wq_qp[i] = qp_create(test, p->pd, wq_cq, 8);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, qp_connect(vdev, wq_qp[i],
+						 wq_qp[!i]->qp_num, 7), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, ib_post_recv(wq_qp[1], &rwr, NULL), 0);
+
+	/* Traffic: 8 writes, 4 receives nobody sends to; then it hangs. */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 100 + i, &dst, 1),
+				0);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, i,
+					      &src, 1, rmr->iova, rmr->rkey,
+					      IB_SEND_SIGNALED), 0);
+	vroce_emu_set_health(emu, true, false);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -EIO);
+	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
+	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->other), 0);
+	start = jiffies;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -EIO);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, 8)),
+			-EIO);
+	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - start), 20);
+
+	/* 12 completions, each work request once, each named by its QP. */
+	got = qp_poll(p->cq, wc, 12);
+	KUNIT_EXPECT_EQ(test, got, 12);
+	for (n = 0; n < got; n++) {
+		bool rq = wc[n].wr_id >= 100;
+
+		KUNIT_EXPECT_PTR_EQ(test, wc[n].qp, p->qp[rq]);
+		KUNIT_EXPECT_TRUE(test,
+				  wc[n].status == IB_WC_SUCCESS ||
+				  wc[n].status == IB_WC_WR_FLUSH_ERR);
+		/* Receives nobody sent to can only flush. */
+		if (rq)
+			KUNIT_EXPECT_EQ(test, wc[n].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_FALSE(test, seen & BIT_ULL(wc[n].wr_id % 64));
+		seen |= BIT_ULL(wc[n].wr_id % 64);
+	}
+	qp_expect_quiet(test, p->cq);
+	KUNIT_EXPECT_EQ(test, qp_state(p->qp[0]), IB_QPS_ERR);
+
+	/* Posting still works; what is posted flushes. */
+	KUNIT_EXPECT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 77, &src, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 77);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, qp_to_init(p->qp[1], QP_ACCESS), -EIO);
+
+	/* The work queue's CQ: its handler runs, the drain returns. */
+	ib_drain_qp(wq_qp[1]);
+	KUNIT_EXPECT_EQ(test, d.flushed, 3);
+
+	/* MRs go, and their memory with them: nothing is parked. */
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(umr), 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(fmr), 0);
+	mutex_lock(&vdev->zombie_lock);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->ring_zombies));
+	mutex_unlock(&vdev->zombie_lock);
+}
+
+/*
+ * Destroys on a hung HCA: each waits for its command's deadline at most
+ * once, then the device is dead and they complete in software, after the
+ * reset: nothing is parked, and everything made since the test began is
+ * freed (memory included) once the test's objects are gone.
+ */
+static void vroce_dead_destroys_finish(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	unsigned long uaddr = vroce_test_user_mem(test, 4 * SZ_4K, 5);
+	struct ib_mr *umr, *fmr;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	unsigned long start;
+
+	dead_poll_ms(test, 0);
+	vroce_test_cmd_timeout(test, vdev, 200);
+	pd = ib_alloc_pd(&vdev->ibdev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	umr = ib_reg_user_mr(pd, uaddr, 4 * SZ_4K, uaddr, IB_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umr);
+	fmr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fmr);
+	cq = ib_alloc_cq(&vdev->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+
+	vroce_emu_set_health(emu, true, false);
+	start = jiffies;
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(umr), 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(fmr), 0);
+	ib_free_cq(cq);
+	ib_dealloc_pd(pd);
+	/* One deadline (200 ms) and the heartbeat's look, not four. */
+	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - start), 600);
+	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
+	mutex_lock(&vdev->zombie_lock);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->ring_zombies));
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->pd_zombies));
+	mutex_unlock(&vdev->zombie_lock);
+	/* The dead device's cache kept nothing either: no drain needed. */
+	KUNIT_EXPECT_FALSE(test, vdev->mr_cache.have_pd);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/*
+ * No command needed: the health poll finds a heartbeat that stands still,
+ * or an HCA that reports a fatal error, and the device dies; a fatal
+ * error is seen at a command's first look, without waiting for a beat.
+ */
+static void vroce_dead_health_poll(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct dead_watch *w = dead_watch(test, vdev);
+	struct vroce_dev_attr attr;
+
+	dead_poll_ms(test, 100);
+	/* Alive and idle: the poll leaves it be. */
+	msleep(500);
+	KUNIT_EXPECT_FALSE(test, vroce_dev_dead(vdev));
+	vroce_emu_set_health(emu, true, false);
+	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
+	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EIO);
+
+	vdev = vroce_test_dev(test);
+	emu = vroce_test_emu(test);
+	w = dead_watch(test, vdev);
+	vroce_emu_set_health(emu, false, true);
+	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EIO);
+}
+
+/* A fatal error met by a command: -EIO at its deadline, no beat's wait. */
+static void vroce_dead_fatal_command(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	struct dead_watch *w = dead_watch(test, vdev);
+	struct vroce_dev_attr attr;
+
+	dead_poll_ms(test, 0);
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_emu_set_health(emu, false, true);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EIO);
+	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
+	/* A late command on a live HCA is only late. */
+	vdev = vroce_test_dev(test);
+	emu = vroce_test_emu(test);
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_emu_set_faults(emu, 0, 0, 0, 300);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
+	KUNIT_EXPECT_FALSE(test, vroce_dev_dead(vdev));
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+}
+
+static struct kunit_case vroce_dead_cases[] = {
+	KUNIT_CASE(vroce_dead_hang_mid_traffic),
+	KUNIT_CASE(vroce_dead_destroys_finish),
+	KUNIT_CASE(vroce_dead_health_poll),
+	KUNIT_CASE(vroce_dead_fatal_command),
+	{}
+};
+
+static struct kunit_suite vroce_dead_suite = {
+	.name = "vroce_dead",
+	.test_cases = vroce_dead_cases,
+};
+
 static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_two_hcas),
 	KUNIT_CASE_SLOW(vroce_qp_no_peer),
@@ -1882,4 +2165,4 @@ static struct kunit_suite vroce_qp_suite = {
 	.test_cases = vroce_qp_cases,
 };
 
-kunit_test_suite(vroce_qp_suite);
+kunit_test_suites(&vroce_qp_suite, &vroce_dead_suite);

@@ -223,6 +223,14 @@ struct vroce_mr_cache {
  * @qpn_next: where the search for a free QP number starts
  * @reap_next: when vroce_mr_reap_zombies() may retry the zombies next
  *	(jiffies)
+ * @fatal_work: a dead device (vroce_cmdq_kill()): resets the HCA, then
+ *	tells the RDMA core's clients and flushes every CQ
+ * @flush_work: calls the completion handlers of a dead device's CQs
+ *	(vroce_eq_flush_work()): software completions wait there
+ * @flush_all: the next @flush_work calls every CQ's handler, armed or not
+ * @health_work: polls the HCA's heartbeat (module parameter
+ *	health_poll_ms) while the device is registered
+ * @health_beat: the heartbeat the last poll read
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -243,7 +251,31 @@ struct vroce_dev {
 	struct xarray qps;
 	u32 qpn_next;
 	unsigned long reap_next;
+	struct work_struct fatal_work;
+	struct work_struct flush_work;
+	bool flush_all;
+	struct delayed_work health_work;
+	u32 health_beat;
 };
+
+/**
+ * vroce_dev_dead() - whether @vdev's HCA stopped answering
+ * @vdev: the device
+ *
+ * A dead device's commands fail with -EIO, its destroys are done in
+ * software once the HCA is reset, its QPs complete every work request
+ * with IB_WC_WR_FLUSH_ERR (Documentation/datapath.rst).
+ *
+ * Return: true once vroce_cmdq_kill() ran.
+ */
+static inline bool vroce_dev_dead(struct vroce_dev *vdev)
+{
+	return READ_ONCE(vdev->cmdq.dead);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int vroce_health_poll_ms;
+#endif
 
 /* How often vroce_mr_reap_zombies() retries the zombies at most. */
 #define VROCE_REAP_PERIOD	(HZ / 10)
@@ -257,6 +289,8 @@ struct vroce_dev {
  * @lock: protects @ci and the entries of @ring; serialises polling,
  *	arming and cleaning
  * @ci: CQEs consumed (free running)
+ * @sw_armed: armed on a dead device, whose HCA writes no event: the next
+ *	@flush_work of &struct vroce_dev calls the handler
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
@@ -265,6 +299,7 @@ struct vroce_cq {
 	struct vroce_ring_zombie *zombie;
 	spinlock_t lock;	/* protects ci, ring entries */
 	u32 ci;
+	bool sw_armed;
 };
 
 /**
@@ -524,6 +559,7 @@ void vroce_eq_start(struct vroce_dev *vdev);
 void vroce_eq_exit(struct vroce_dev *vdev);
 void vroce_eq_irq(struct vroce_dev *vdev);
 void vroce_eq_release_qpn(struct vroce_dev *vdev, u32 qpn);
+void vroce_eq_flush_work(struct work_struct *work);
 void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 		     unsigned long num);
 
@@ -539,6 +575,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void vroce_qp_retire(struct vroce_qp *qp, bool rq, u16 wqe_idx, bool error);
+int vroce_qp_flush(struct vroce_qp *qp, bool rq, struct ib_wc *wc, int max);
 int vroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int vroce_destroy_ah(struct ib_ah *ibah, u32 flags);

@@ -13,6 +13,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/bitfield.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -131,35 +132,124 @@ static unsigned long vroce_cmd_left(unsigned long deadline)
 }
 
 /*
+ * What a command's caller needs of the ring, by opcode:
+ * VROCE_CMD_F_WAIT: the command lets go of an object and its caller
+ *	cannot fail: it waits for a slot as long as the HCA is alive (not
+ *	posting it would keep an object the HCA never heard of).
+ * VROCE_CMD_F_SOFT: once the device is dead the command is done in
+ *	software: it succeeds when the HCA's reset has made it touch no
+ *	memory (vroce_cmdq_kill()). Also MODIFY_QP to RESET or ERR.
+ * Every other command of a dead device fails with -EIO.
+ */
+#define VROCE_CMD_F_WAIT	BIT(0)
+#define VROCE_CMD_F_SOFT	BIT(1)
+#define VROCE_CMD_F_TEARDOWN	(VROCE_CMD_F_WAIT | VROCE_CMD_F_SOFT)
+
+static const u8 vroce_cmd_flags[] = {
+	[VROCE_CMD_DESTROY_PD] = VROCE_CMD_F_TEARDOWN,
+	[VROCE_CMD_DESTROY_MR] = VROCE_CMD_F_TEARDOWN,
+	[VROCE_CMD_REVOKE_MR] = VROCE_CMD_F_TEARDOWN,
+	[VROCE_CMD_DESTROY_CQ] = VROCE_CMD_F_TEARDOWN,
+	[VROCE_CMD_DESTROY_QP] = VROCE_CMD_F_TEARDOWN,
+};
+
+/*
+ * Whether the HCA's firmware runs: HEALTH shows no fatal error and its
+ * heartbeat moves within two ticks. A slow HCA is alive; one that hangs
+ * or failed is not. Called when a deadline passed, never in a hot path.
+ */
+static bool vroce_cmd_hca_alive(struct vroce_dev *vdev)
+{
+	u32 first, now;
+
+	if (!vroce_hw_health(&vdev->hw, &first))
+		return false;
+	msleep(2 * VROCE_HW_BEAT_MS);
+	return vroce_hw_health(&vdev->hw, &now) && now != first;
+}
+
+/**
+ * vroce_cmdq_kill() - the HCA stopped answering: the device is dead
+ * @vdev: the device
+ *
+ * From now on every command fails at once with -EIO, but those done in
+ * software (VROCE_CMD_F_SOFT), which succeed once the HCA is reset;
+ * submitters waiting for a slot or a response are woken to that answer.
+ * &vroce_dev.fatal_work resets the HCA, completes @reset_done and tells
+ * the RDMA core's clients (IB_EVENT_DEVICE_FATAL). Idempotent.
+ *
+ * Context: any context but the command vector's handler.
+ */
+void vroce_cmdq_kill(struct vroce_dev *vdev)
+{
+	struct vroce_cmdq *q = &vdev->cmdq;
+	struct vroce_cmd_ctx *ctx;
+	u32 i;
+
+	spin_lock(&q->lock);
+	if (q->dead) {
+		spin_unlock(&q->lock);
+		return;
+	}
+	WRITE_ONCE(q->dead, true);
+	for (i = 0; i < q->depth; i++) {
+		ctx = q->owner[i];
+		if (!ctx)
+			continue;
+		q->owner[i] = NULL;
+		ctx->killed = true;
+		complete(&ctx->done);
+	}
+	spin_unlock(&q->lock);
+	wake_up_all(&q->space);
+	dev_err(vdev->dma_dev, "HCA stopped answering: device dead\n");
+	queue_work(system_unbound_wq, &vdev->fatal_work);
+}
+
+/* What a command of a dead device returns, once the HCA is reset. */
+static int vroce_cmd_dead(struct vroce_dev *vdev, u8 flags)
+{
+	wait_for_completion(&vdev->cmdq.reset_done);
+	return flags & VROCE_CMD_F_SOFT ? 0 : -EIO;
+}
+
+/* Whether a slot is free or the device died, collecting what is done. */
+static bool vroce_cmdq_can_post(struct vroce_dev *vdev)
+{
+	return vroce_cmdq_has_space(vdev) || READ_ONCE(vdev->cmdq.dead);
+}
+
+/*
  * Post @req (its header's token is filled in) and wait for the response,
  * copied to @resp. Waiting for a free slot and for the response share one
  * deadline of timeout_ms: a command that finds no slot by then is not
- * posted (-EAGAIN: the HCA never saw it), except a destroy, which waits
- * for a slot as long as it takes (its caller cannot fail, and must not
- * keep an object the HCA never heard of); one posted gets at least a
- * quarter of timeout_ms per 16 slots of the ring for its response.
- * Return the HCA's status as an errno, -EAGAIN, or -ETIMEDOUT.
+ * posted (-EAGAIN: the HCA never saw it), except one of VROCE_CMD_F_WAIT,
+ * which waits on while the HCA is alive; one posted gets at least a
+ * quarter of timeout_ms per 16 slots of the ring for its response. When
+ * a deadline passes and the HCA's heartbeat stands still, or it reports a
+ * fatal error, the device is dead (vroce_cmdq_kill()).
+ * Return: the HCA's status as an errno, -EAGAIN, -ETIMEDOUT, or for a dead
+ * device 0 (@flags has VROCE_CMD_F_SOFT) or -EIO.
  */
-static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
-			  void *resp, size_t resp_len)
+static int __vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
+			    void *resp, size_t resp_len, u8 flags)
 {
 	struct vroce_cmdq *q = &vdev->cmdq;
 	unsigned long deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
 	struct vroce_cmd_hdr *hdr = req;
 	u16 opcode = le16_to_cpu(hdr->opcode);
-	bool persist = opcode == VROCE_CMD_DESTROY_PD ||
-		       opcode == VROCE_CMD_DESTROY_MR ||
-		       opcode == VROCE_CMD_REVOKE_MR ||
-		       opcode == VROCE_CMD_DESTROY_CQ ||
-		       opcode == VROCE_CMD_DESTROY_QP;
 	struct vroce_cmd_ctx ctx;
 	unsigned long left;
+	bool killed;
 	u32 index;
 	u8 *slot;
 	int err;
 
 	might_sleep();
+	if (READ_ONCE(q->dead))
+		return vroce_cmd_dead(vdev, flags);
 	init_completion(&ctx.done);
+	ctx.killed = false;
 	spin_lock(&q->lock);
 	/*
 	 * All slots are out: wait until the HCA consumed one and its response
@@ -168,25 +258,36 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	 */
 	if (q->pi - q->ci >= q->depth)
 		q->full_waits++;
-	while (q->pi - q->ci >= q->depth) {
+	while (q->pi - q->ci >= q->depth && !q->dead) {
 		vroce_cmdq_collect(vdev);
 		if (q->pi - q->ci < q->depth)
 			break;
 		spin_unlock(&q->lock);
-		/* A destroy is always posted: its caller cannot fail. */
-		if (!vroce_cmd_left(deadline) && !persist) {
-			dev_warn_ratelimited(vdev->dma_dev,
-					     "command %u found no free slot\n",
-					     opcode);
-			return -EAGAIN;
+		if (!vroce_cmd_left(deadline)) {
+			if (!vroce_cmd_hca_alive(vdev)) {
+				vroce_cmdq_kill(vdev);
+				return vroce_cmd_dead(vdev, flags);
+			}
+			if (!(flags & VROCE_CMD_F_WAIT)) {
+				dev_warn_ratelimited(vdev->dma_dev,
+						     "command %u found no free slot\n",
+						     opcode);
+				return -EAGAIN;
+			}
+			/* Alive but slow: wait another timeout. */
+			deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
 		}
-		wait_event_timeout(q->space, vroce_cmdq_has_space(vdev),
+		wait_event_timeout(q->space, vroce_cmdq_can_post(vdev),
 				   clamp(vroce_cmd_left(deadline), 1UL,
 					 msecs_to_jiffies(10)));
 		spin_lock(&q->lock);
 		/* Still full: wake the HCA, should it have missed a doorbell. */
-		if (q->pi - q->ci >= q->depth)
+		if (q->pi - q->ci >= q->depth && !q->dead)
 			vroce_hw_cmdq_kick(&vdev->hw, q->pi);
+	}
+	if (q->dead) {
+		spin_unlock(&q->lock);
+		return vroce_cmd_dead(vdev, flags);
 	}
 	index = q->pi;
 	WARN_ON_ONCE(q->owner[index & (q->depth - 1)]);
@@ -215,8 +316,11 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 						       VROCE_CMDQ_DEPTH_LOG2)));
 
 	spin_lock(&q->lock);
+	killed = ctx.killed;
 	/* A response that raced with the timeout still counts. */
-	if (left || completion_done(&ctx.done)) {
+	if (killed) {
+		err = 0;
+	} else if (left || completion_done(&ctx.done)) {
 		memcpy(resp, ctx.resp, resp_len);
 		err = vroce_cmd_errno(le16_to_cpu(((struct vroce_resp_hdr *)resp)->status));
 	} else {
@@ -228,10 +332,28 @@ static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		err = -ETIMEDOUT;
 	}
 	spin_unlock(&q->lock);
-	if (err == -ETIMEDOUT)
+	if (killed)
+		return vroce_cmd_dead(vdev, flags);
+	if (err == -ETIMEDOUT) {
+		if (!vroce_cmd_hca_alive(vdev)) {
+			vroce_cmdq_kill(vdev);
+			return vroce_cmd_dead(vdev, flags);
+		}
 		dev_warn_ratelimited(vdev->dma_dev, "command %u timed out\n",
 				     opcode);
+	}
 	return err;
+}
+
+/* A command as its opcode's flags (vroce_cmd_flags[]) say. */
+static int vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
+			  void *resp, size_t resp_len)
+{
+	u16 opcode = le16_to_cpu(((struct vroce_cmd_hdr *)req)->opcode);
+
+	return __vroce_cmd_exec(vdev, req, req_len, resp, resp_len,
+				opcode < ARRAY_SIZE(vroce_cmd_flags) ?
+				vroce_cmd_flags[opcode] : 0);
 }
 
 /**
@@ -256,6 +378,8 @@ int vroce_cmdq_init(struct vroce_dev *vdev)
 			 want, q->depth);
 	q->timeout_ms = cmd_timeout_ms;
 	q->next_token = 1;
+	q->dead = false;
+	init_completion(&q->reset_done);
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->space);
 
@@ -658,7 +782,11 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 	struct vroce_resp_hdr resp;
 
 	memcpy(req.dmac, desc->dmac, ETH_ALEN);
-	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp));
+	/* A dead HCA's QPs are in error: RESET and ERR are done in software. */
+	return __vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
+				desc->state == VROCE_QPS_RESET ||
+				desc->state == VROCE_QPS_ERR ?
+				VROCE_CMD_F_SOFT : 0);
 }
 
 /**

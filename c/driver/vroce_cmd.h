@@ -35,9 +35,12 @@ struct vroce_cmdq_dbr;
  * @done: completed once the response is copied into @resp
  * @token: the token the response must carry
  * @resp: the response, copied out of the ring
+ * @killed: the device died while it waited (vroce_cmdq_kill()): no
+ *	response comes
  */
 struct vroce_cmd_ctx {
 	struct completion done;
+	bool killed;
 	u32 token;
 	u8 resp[64];
 };
@@ -62,6 +65,10 @@ struct vroce_cmd_ctx {
  * @doorbells: CMDQ_PI doorbells rung; @pi less this is the commands that
  *	found the HCA busy and needed none
  * @timeout_ms: how long a command may take, waiting for a slot included
+ * @dead: the HCA stopped answering (vroce_cmdq_kill()); set once, under
+ *	@lock, read with READ_ONCE()
+ * @reset_done: completed once a dead device's HCA is reset and touches
+ *	no memory
  *
  * A slot is reused only once @ci has passed it: the HCA has consumed the
  * command and its response, if any, went to its own submitter.
@@ -81,6 +88,8 @@ struct vroce_cmdq {
 	dma_addr_t dbr_dma;
 	u64 doorbells;
 	unsigned int timeout_ms;
+	bool dead;
+	struct completion reset_done;
 };
 
 /**
@@ -202,6 +211,7 @@ int vroce_cmdq_init(struct vroce_dev *vdev);
 int vroce_cmdq_start(struct vroce_dev *vdev);
 void vroce_cmdq_exit(struct vroce_dev *vdev);
 void vroce_cmdq_irq(struct vroce_dev *vdev);
+void vroce_cmdq_kill(struct vroce_dev *vdev);
 
 int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr);
 int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn);

@@ -227,6 +227,33 @@ static bool vroce_cqe_to_wc(struct vroce_dev *vdev, struct vroce_cq *cq,
 	return true;
 }
 
+/*
+ * A dead device: complete in software what @cq's QPs posted and the HCA
+ * did not (vroce_qp_flush()); with @wc NULL, whether there is any. A QP
+ * found in the table under cq->lock stays until this returns: its destroy
+ * takes it out first, then cleans its CQs under their locks.
+ */
+static int vroce_cq_flush(struct vroce_dev *vdev, struct vroce_cq *cq,
+			  struct ib_wc *wc, int max)
+{
+	struct vroce_qp *qp;
+	unsigned long n;
+	int got = 0;
+
+	lockdep_assert_held(&cq->lock);
+	xa_for_each(&vdev->qps, n, qp) {
+		if (qp->ibqp.send_cq == &cq->ibcq)
+			got += vroce_qp_flush(qp, false, wc ? wc + got : NULL,
+					      max - got);
+		if (qp->ibqp.recv_cq == &cq->ibcq)
+			got += vroce_qp_flush(qp, true, wc ? wc + got : NULL,
+					      max - got);
+		if (wc ? got == max : got)
+			break;
+	}
+	return got;
+}
+
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
@@ -249,6 +276,9 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	/* Slots are handed back only once read. */
 	if (cq->ci != start)
 		vroce_cq_doorbell(cq, VROCE_HW_CQ_NO_ARM);
+	/* What the HCA wrote comes first, then what it never will. */
+	if (unlikely(vroce_dev_dead(vdev)) && n < num_entries)
+		n += vroce_cq_flush(vdev, cq, wc + n, num_entries - n);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -284,11 +314,21 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
+	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
 	unsigned long irqflags;
 	int missed = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	/* A dead HCA writes no event: the next flush calls the handler. */
+	if (unlikely(vroce_dev_dead(vdev))) {
+		WRITE_ONCE(cq->sw_armed, true);
+		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+			missed = vroce_cq_written(cq, cq->ci) ||
+				 vroce_cq_flush(vdev, cq, NULL, 0);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return missed;
+	}
 	vroce_cq_doorbell(cq, (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 			      VROCE_HW_CQ_ARM_SOLICITED : VROCE_HW_CQ_ARM_NEXT);
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS)

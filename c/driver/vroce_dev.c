@@ -19,6 +19,76 @@
 VISIBLE_IF_KUNIT int vroce_probe_fail_nth;
 EXPORT_SYMBOL_IF_KUNIT(vroce_probe_fail_nth);
 
+VISIBLE_IF_KUNIT unsigned int vroce_health_poll_ms = 1000;
+EXPORT_SYMBOL_IF_KUNIT(vroce_health_poll_ms);
+module_param_named(health_poll_ms, vroce_health_poll_ms, uint, 0644);
+MODULE_PARM_DESC(health_poll_ms,
+		 "how often the HCA's heartbeat is checked (ms, 0: only when a command is late)");
+
+/*
+ * The device is dead (vroce_cmdq_kill()): reset the HCA, after which it
+ * touches no memory and the commands waiting for that may free it; put
+ * every QP in ERR, free the MR cache's idle entries, tell the RDMA core's
+ * clients, and let every CQ's handler find the flushed work requests.
+ */
+static void vroce_dev_fatal_work(struct work_struct *work)
+{
+	struct vroce_dev *vdev = container_of(work, struct vroce_dev,
+					      fatal_work);
+	struct ib_event ev = {
+		.device = &vdev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = 1,
+	};
+
+	struct vroce_qp *qp;
+	unsigned long n;
+
+	vroce_hw_reset(&vdev->hw);
+	complete_all(&vdev->cmdq.reset_done);
+	dev_err(vdev->dma_dev,
+		"HCA reset: commands fail with -EIO, work requests flush\n");
+	/* Every QP is in error; QPs leave their table under eq.lock. */
+	mutex_lock(&vdev->eq.lock);
+	xa_for_each(&vdev->qps, n, qp)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	mutex_unlock(&vdev->eq.lock);
+	/* Idle MR entries can be of no use again: their memory goes. */
+	vroce_mr_cache_drain(vdev);
+	ib_dispatch_event(&ev);
+	WRITE_ONCE(vdev->flush_all, true);
+	queue_work(system_unbound_wq, &vdev->flush_work);
+}
+
+/*
+ * The health poll: an HCA that reports a fatal error, or whose heartbeat
+ * stood still for a whole period, is dead.
+ */
+static void vroce_dev_health_work(struct work_struct *work)
+{
+	struct vroce_dev *vdev = container_of(to_delayed_work(work),
+					      struct vroce_dev, health_work);
+	unsigned int ms = READ_ONCE(vroce_health_poll_ms);
+	bool ok;
+	u32 beat;
+
+	if (vroce_dev_dead(vdev))
+		return;
+	ok = vroce_hw_health(&vdev->hw, &beat);
+	/* Polling off (0): looked at again in a second, judged then. */
+	if (ms && (!ok || beat == vdev->health_beat)) {
+		dev_err(vdev->dma_dev, "HCA %s\n",
+			ok ? "heartbeat stopped" : "reports a fatal error");
+		vroce_cmdq_kill(vdev);
+		return;
+	}
+	vdev->health_beat = beat;
+	/* At least ten beats apart: a live heartbeat has moved. */
+	queue_delayed_work(system_unbound_wq, &vdev->health_work,
+			   msecs_to_jiffies(max(ms ?: 1000,
+						10 * VROCE_HW_BEAT_MS)));
+}
+
 /**
  * vroce_dev_create() - allocate and set up the RDMA device of one HCA
  * @dma_dev: the HCA's device, with its DMA mask already set; DMA for the
@@ -53,6 +123,9 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
 	vdev->reap_next = jiffies;
 	mutex_init(&vdev->eq.lock);
+	INIT_WORK(&vdev->fatal_work, vroce_dev_fatal_work);
+	INIT_WORK(&vdev->flush_work, vroce_eq_flush_work);
+	INIT_DELAYED_WORK(&vdev->health_work, vroce_dev_health_work);
 
 	ibdev = &vdev->ibdev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -114,10 +187,13 @@ static void vroce_dev_eq_irq(void *data)
 
 /*
  * Stop the HCA and disconnect its vectors: from then on it touches no
- * memory and no handler runs, so rings and tables may be freed.
+ * memory and no handler runs, so rings and tables may be freed. A death
+ * (vroce_cmdq_kill()) is dealt with first; no command follows.
  */
 static void vroce_dev_quiesce(struct vroce_dev *vdev, bool eq_connected)
 {
+	flush_work(&vdev->fatal_work);
+	cancel_work_sync(&vdev->flush_work);
 	vroce_hw_reset(&vdev->hw);
 	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);
 	if (eq_connected)
@@ -179,6 +255,9 @@ int vroce_dev_start(struct vroce_dev *vdev)
 		goto err_netdev_exit;
 
 	vroce_debugfs_init(vdev);
+	vroce_hw_health(&vdev->hw, &vdev->health_beat);
+	queue_delayed_work(system_unbound_wq, &vdev->health_work,
+			   msecs_to_jiffies(READ_ONCE(vroce_health_poll_ms) ?: 1000));
 	return 0;
 
 err_netdev_exit:
@@ -211,12 +290,14 @@ err_cmdq_exit:
  *
  * Unregistering destroys every MR, and the MR cache's idle entries go;
  * the HCA is then reset, after which the tables of MRs it never let go of
- * can be freed.
+ * can be freed. A dead device unregisters the same way: its destroys are
+ * done in software.
  *
  * Context: process context, may sleep.
  */
 void vroce_dev_stop(struct vroce_dev *vdev)
 {
+	cancel_delayed_work_sync(&vdev->health_work);
 	vroce_debugfs_exit(vdev);
 	ib_unregister_device(&vdev->ibdev);
 	/* Every MR is deregistered: the idle entries go, then the PD. */

@@ -91,6 +91,22 @@ void vroce_eq_irq(struct vroce_dev *vdev)
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_eq_irq);
 
+/*
+ * Stop consuming: the queue is empty, so the numbers handlers gave back
+ * (vroce_eq_release_qpn()) are free now; drops eq->lock.
+ */
+static void vroce_eq_unlock(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+	unsigned long n;
+
+	WRITE_ONCE(eq->owner, NULL);
+	for_each_set_bit(n, eq->qpn_release, VROCE_QPN_LIMIT)
+		xa_erase(&vdev->qps, n);
+	bitmap_zero(eq->qpn_release, VROCE_QPN_LIMIT);
+	mutex_unlock(&eq->lock);
+}
+
 /**
  * vroce_eq_forget() - take a CQ or QP out of its table, once no event
  *	handler can still be using it, and drop its pending events
@@ -113,7 +129,6 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 		     unsigned long num)
 {
 	struct vroce_eq *eq = &vdev->eq;
-	unsigned long n;
 
 	if (READ_ONCE(eq->owner) == current) {
 		if (xa)
@@ -125,12 +140,38 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 		xa_store(xa, num, NULL, GFP_KERNEL);
 	WRITE_ONCE(eq->owner, current);
 	vroce_eq_consume(vdev);
-	WRITE_ONCE(eq->owner, NULL);
-	/* The queue is empty: numbers handlers gave back are free now. */
-	for_each_set_bit(n, eq->qpn_release, VROCE_QPN_LIMIT)
-		xa_erase(&vdev->qps, n);
-	bitmap_zero(eq->qpn_release, VROCE_QPN_LIMIT);
-	mutex_unlock(&eq->lock);
+	vroce_eq_unlock(vdev);
+}
+
+/**
+ * vroce_eq_flush_work() - call the completion handlers of a dead device
+ * @work: &vroce_dev.flush_work
+ *
+ * A dead device's HCA writes no event, but its CQs still complete work
+ * requests (in software, IB_WC_WR_FLUSH_ERR: vroce_poll_cq()): the
+ * handlers of the CQs armed since (&vroce_cq.sw_armed), or of every CQ
+ * right after the device died, are called here, as the event queue calls
+ * them, so that they may destroy CQs and QPs in turn.
+ *
+ * Context: process context (a work item), may sleep.
+ */
+void vroce_eq_flush_work(struct work_struct *work)
+{
+	struct vroce_dev *vdev = container_of(work, struct vroce_dev,
+					      flush_work);
+	struct vroce_eq *eq = &vdev->eq;
+	struct vroce_cq *cq;
+	unsigned long n;
+	bool all;
+
+	mutex_lock(&eq->lock);
+	WRITE_ONCE(eq->owner, current);
+	all = xchg(&vdev->flush_all, false);
+	xa_for_each(&vdev->cqs, n, cq) {
+		if ((xchg(&cq->sw_armed, false) || all) && cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
+	vroce_eq_unlock(vdev);
 }
 
 /**

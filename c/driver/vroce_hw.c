@@ -98,6 +98,25 @@ void vroce_hw_reset(struct vroce_hw *hw)
 	vroce_hw_write32(hw, VROCE_REG_CTRL, VROCE_CTRL_RESET);
 }
 
+static_assert(VROCE_HW_BEAT_MS == VROCE_HEALTH_TICK_MS);
+
+/**
+ * vroce_hw_health() - read the HCA's health register
+ * @hw: the HCA
+ * @beat: set to its heartbeat, which moves at least every
+ *	VROCE_HW_BEAT_MS while the HCA runs and stands still when it hangs
+ *
+ * Context: any context.
+ * Return: false when the HCA reports an internal error.
+ */
+bool vroce_hw_health(struct vroce_hw *hw, u32 *beat)
+{
+	u32 val = vroce_hw_read32(hw, VROCE_REG_HEALTH);
+
+	*beat = val & VROCE_HEALTH_BEAT;
+	return !(val & VROCE_HEALTH_FATAL);
+}
+
 /**
  * vroce_hw_cmdq_start() - give the HCA its command ring and enable it
  * @hw: the HCA, reset

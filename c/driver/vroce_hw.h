@@ -58,6 +58,9 @@ void vroce_hw_init(struct vroce_hw *hw, const struct vroce_hca_res *res);
 u32 vroce_hw_version(struct vroce_hw *hw);
 bool vroce_hw_version_ok(u32 version);
 void vroce_hw_reset(struct vroce_hw *hw);
+/* The HCA's heartbeat moves at least this often while it runs. */
+#define VROCE_HW_BEAT_MS	10
+bool vroce_hw_health(struct vroce_hw *hw, u32 *beat);
 int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
 			u32 depth_log2, u64 dbr_dma);
 bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,

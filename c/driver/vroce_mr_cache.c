@@ -254,8 +254,9 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 	bool kept;
 
 	mutex_lock(&c->lock);
+	/* A dead device's entries serve no one again. */
 	kept = mr->cache_uses < VROCE_MR_CACHE_USES &&
-	       vroce_mr_cache_add(c, mr);
+	       !vroce_dev_dead(vdev) && vroce_mr_cache_add(c, mr);
 	if (kept) {
 		c->recycled++;
 		/* Coming back is use too: a long-held MR's entry is not old. */

@@ -516,6 +516,57 @@ void vroce_qp_retire(struct vroce_qp *qp, bool rq, u16 wqe_idx, bool error)
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 }
 
+/**
+ * vroce_qp_flush() - complete a dead device's WQEs in software
+ * @qp: the QP
+ * @rq: the receive queue, else the send queue
+ * @wc: where the completions go; NULL to only tell whether there is one
+ * @max: room in @wc
+ *
+ * The HCA is reset and completes nothing more: each WQE it did not
+ * complete, signaled or not, completes with IB_WC_WR_FLUSH_ERR, in order,
+ * as in a QP in error, and the QP is in ERR.
+ *
+ * Context: any context; called with the CQ's lock held, after the CQ's
+ * own CQEs.
+ * Return: the completions written to @wc, or with @wc NULL whether a
+ * WQE waits.
+ */
+int vroce_qp_flush(struct vroce_qp *qp, bool rq, struct ib_wc *wc, int max)
+{
+	struct vroce_wq *wq = rq ? &qp->rq : &qp->sq;
+	const struct vroce_recv_wqe *rwqe;
+	const struct vroce_send_wqe *swqe;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (!wc) {
+		n = wq->pi != wq->ci;
+		goto out;
+	}
+	for (; n < max && wq->ci != wq->pi; n++, wq->ci++) {
+		memset(&wc[n], 0, sizeof(wc[n]));
+		if (rq) {
+			rwqe = vroce_ring_slot(&wq->ring, wq->ci);
+			wc[n].wr_id = le64_to_cpu(rwqe->wr_id);
+			wc[n].opcode = IB_WC_RECV;
+		} else {
+			swqe = vroce_ring_slot(&wq->ring, wq->ci);
+			wc[n].wr_id = le64_to_cpu(swqe->wr_id);
+			wc[n].opcode = IB_WC_SEND;
+		}
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].vendor_err = VROCE_CQE_WR_FLUSH_ERR;
+		wc[n].qp = &qp->ibqp;
+	}
+	if (n)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+out:
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return n;
+}
+
 static void vroce_wqe_sges(struct vroce_wqe_sge *dst, const struct ib_sge *src,
 			   int n)
 {
@@ -721,6 +772,9 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (sq->pi != start)
 		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, sq->pi);
 	spin_unlock_irqrestore(&sq->lock, flags);
+	/* A dead HCA completes nothing: the WQEs flush in software. */
+	if (unlikely(vroce_dev_dead(vdev)))
+		queue_work(system_unbound_wq, &vdev->flush_work);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -763,6 +817,8 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (rq->pi != start)
 		vroce_hw_rq_doorbell(&vdev->hw, ibqp->qp_num, rq->pi);
 	spin_unlock_irqrestore(&rq->lock, flags);
+	if (unlikely(vroce_dev_dead(vdev)))
+		queue_work(system_unbound_wq, &vdev->flush_work);
 	if (err)
 		*bad_wr = wr;
 	return err;

@@ -112,6 +112,18 @@ static void vroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device goes while a process holds it (hot unplug): uverbs has
+ * destroyed the process's objects through the usual destroy verbs and
+ * zapped its rdma_user_mmap entries; its later calls fail with EIO.
+ * vroce maps nothing else into a process, so nothing is left to cut off.
+ * Having this op is what lets ib_unregister_device() return without
+ * waiting for the process to close the device.
+ */
+static void vroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int vroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibpd->device);
@@ -201,6 +213,7 @@ const struct ib_device_ops vroce_dev_ops = {
 	.get_port_immutable = vroce_get_port_immutable,
 	.alloc_ucontext = vroce_alloc_ucontext,
 	.dealloc_ucontext = vroce_dealloc_ucontext,
+	.disassociate_ucontext = vroce_disassociate_ucontext,
 	.alloc_pd = vroce_alloc_pd,
 	.dealloc_pd = vroce_dealloc_pd,
 	.get_dma_mr = vroce_get_dma_mr,
