@@ -23,7 +23,10 @@
 #      without debugfs (VROCE_KERNEL=nodebug), with the MR cache off
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
 #   9. rdma-core's tools and perftest through the provider (c/provider/)
-#      on vroce0 and on rxe, side by side, in the C test kernel
+#      on vroce0 and on rxe, side by side, in the C test kernel; a process
+#      holding vroce0 while it is unbound or its HCA hangs, and HCAs
+#      plugged in and out at run time (scripts/unplug.sh); the verbs
+#      sequence fuzzer, bounded (scripts/fuzz.sh)
 #  10. rping and ucmatose between two HCAs on the wire (vroce0, vroce1)
 #  11. NVMe over RDMA: nvmet-rdma on vroce0's address, 'nvme connect' from
 #      Debian's nvme-cli, a pattern written and read back, disconnect;
@@ -66,7 +69,7 @@ done
 
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
 # suites, which run the MR objects (fault injection is in vroce_fault).
-for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_ud vroce_cm vroce_fault; do
+for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroce_cm vroce_fault; do
 	in_c=$(grep -o "suite $suite: .*" "$logs/kunit-c" || echo none)
 	in_rust=$(grep -o "suite $suite: .*" "$logs/kunit-rust" || echo none)
 	echo "check: $suite, C ABI:    $in_c"
@@ -92,6 +95,12 @@ scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
 stamp "user space: ibv_* tools and perftest through libvroce, beside rxe"
 scripts/userspace.sh 2>&1 | tee "$logs/userspace" || rc=1
 
+stamp "devices that go under a live process: unbind, a hung HCA, plugging at run time"
+scripts/unplug.sh 2>&1 | tee "$logs/unplug" || rc=1
+
+stamp "the verbs sequence fuzzer: libibverbs and raw uverbs, several processes, KASAN"
+scripts/fuzz.sh 2>&1 | tee "$logs/fuzz" || rc=1
+
 stamp "rdma_cm programs (rping, ucmatose) between vroce0 and vroce1"
 scripts/rdmacm.sh 2>&1 | tee "$logs/rdmacm" || rc=1
 
@@ -106,7 +115,7 @@ total() {
 }
 tp=0 tf=0 ts=0
 for f in kernel-pick:kernel-pick install:install dkms:dkms deb:deb kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
-	 kunit-nodebug:vroce host:host userspace:userspace rdmacm:rdmacm \
+	 kunit-nodebug:vroce host:host userspace:userspace unplug:unplug fuzz:fuzz rdmacm:rdmacm \
 	 nvmeof:nvmeof; do
 	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
 	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
