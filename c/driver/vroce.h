@@ -225,9 +225,8 @@ struct vroce_mr_cache {
  *	(jiffies)
  * @fatal_work: a dead device (vroce_cmdq_kill()): resets the HCA, then
  *	tells the RDMA core's clients and flushes every CQ
- * @flush_work: calls the completion handlers of a dead device's CQs
+ * @flush_work: calls the completion handlers of a dead device's armed CQs
  *	(vroce_eq_flush_work()): software completions wait there
- * @flush_all: the next @flush_work calls every CQ's handler, armed or not
  * @health_work: polls the HCA's heartbeat (module parameter
  *	health_poll_ms) while the device is registered
  * @health_beat: the heartbeat the last poll read
@@ -253,7 +252,6 @@ struct vroce_dev {
 	unsigned long reap_next;
 	struct work_struct fatal_work;
 	struct work_struct flush_work;
-	bool flush_all;
 	struct delayed_work health_work;
 	u32 health_beat;
 };
@@ -289,8 +287,10 @@ extern unsigned int vroce_health_poll_ms;
  * @lock: protects @ci and the entries of @ring; serialises polling,
  *	arming and cleaning
  * @ci: CQEs consumed (free running)
- * @sw_armed: armed on a dead device, whose HCA writes no event: the next
- *	@flush_work of &struct vroce_dev calls the handler
+ * @armed: req_notify_cq() armed it and no completion event came since;
+ *	on a dead device, whose HCA writes no event, the next @flush_work of
+ *	&struct vroce_dev calls the handler of an armed CQ (a CQ polled
+ *	directly is never armed, and never called)
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
@@ -299,7 +299,7 @@ struct vroce_cq {
 	struct vroce_ring_zombie *zombie;
 	spinlock_t lock;	/* protects ci, ring entries */
 	u32 ci;
-	bool sw_armed;
+	bool armed;
 };
 
 /**

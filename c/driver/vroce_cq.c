@@ -320,9 +320,9 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int missed = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	WRITE_ONCE(cq->armed, true);
 	/* A dead HCA writes no event: the next flush calls the handler. */
 	if (unlikely(vroce_dev_dead(vdev))) {
-		WRITE_ONCE(cq->sw_armed, true);
 		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
 			missed = vroce_cq_written(cq, cq->ci) ||
 				 vroce_cq_flush(vdev, cq, NULL, 0);

@@ -29,7 +29,8 @@ MODULE_PARM_DESC(health_poll_ms,
  * The device is dead (vroce_cmdq_kill()): reset the HCA, after which it
  * touches no memory and the commands waiting for that may free it; put
  * every QP in ERR, free the MR cache's idle entries, tell the RDMA core's
- * clients, and let every CQ's handler find the flushed work requests.
+ * clients, and let the handler of every armed CQ find the flushed work
+ * requests.
  */
 static void vroce_dev_fatal_work(struct work_struct *work)
 {
@@ -56,7 +57,6 @@ static void vroce_dev_fatal_work(struct work_struct *work)
 	/* Idle MR entries can be of no use again: their memory goes. */
 	vroce_mr_cache_drain(vdev);
 	ib_dispatch_event(&ev);
-	WRITE_ONCE(vdev->flush_all, true);
 	queue_work(system_unbound_wq, &vdev->flush_work);
 }
 

@@ -24,7 +24,11 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 	switch (type) {
 	case VROCE_EQE_COMP:
 		cq = xa_load(&vdev->cqs, num);
-		if (cq && cq->ibcq.comp_handler)
+		if (!cq)
+			break;
+		/* The HCA disarmed it to write this event. */
+		WRITE_ONCE(cq->armed, false);
+		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 		break;
 	case VROCE_EQE_CQ_ERR:
@@ -149,9 +153,10 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
  *
  * A dead device's HCA writes no event, but its CQs still complete work
  * requests (in software, IB_WC_WR_FLUSH_ERR: vroce_poll_cq()): the
- * handlers of the CQs armed since (&vroce_cq.sw_armed), or of every CQ
- * right after the device died, are called here, as the event queue calls
- * them, so that they may destroy CQs and QPs in turn.
+ * handlers of the armed CQs (&vroce_cq.armed: armed before the HCA was
+ * reset, whose event the reset lost, or since) are called here, once per
+ * arming, as the event queue calls them, so that they may destroy CQs
+ * and QPs in turn.
  *
  * Context: process context (a work item), may sleep.
  */
@@ -162,13 +167,11 @@ void vroce_eq_flush_work(struct work_struct *work)
 	struct vroce_eq *eq = &vdev->eq;
 	struct vroce_cq *cq;
 	unsigned long n;
-	bool all;
 
 	mutex_lock(&eq->lock);
 	WRITE_ONCE(eq->owner, current);
-	all = xchg(&vdev->flush_all, false);
 	xa_for_each(&vdev->cqs, n, cq) {
-		if ((xchg(&cq->sw_armed, false) || all) && cq->ibcq.comp_handler)
+		if (xchg(&cq->armed, false) && cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}
 	vroce_eq_unlock(vdev);
