@@ -724,6 +724,39 @@ static void vroce_cmd_doorbell_record(struct kunit *test)
 			    "%llu doorbells for %d commands", rung, CMD_BATCH);
 }
 
+/*
+ * A command processor stuck behind a live heartbeat: every slot taken, the
+ * first command taking 2 s, the timeout 100 ms. A destroy that waits for
+ * a slot does not wait for the whole ring (16 x 2 s): after four
+ * deadlines in which the HCA consumed nothing the device is dead, and the
+ * destroy is done in software once the reset (which lets the command in
+ * flight finish) is over. The ring's submitters, posted, were only late
+ * (-ETIMEDOUT: the heartbeat moves) or answered.
+ */
+static void vroce_cmd_stuck_destroy(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_emu *emu = vroce_test_emu(test);
+	unsigned long start;
+	struct cmd_busy *b;
+	u32 i;
+
+	vroce_test_faults_off(test, emu);
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_emu_set_faults(emu, 0, 0, 0, 2000);
+	b = cmd_fill_ring(test, vdev);
+	start = jiffies;
+	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD), 0);
+	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - start), 4000);
+	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	cmd_ring_wait(vdev, b);
+	for (i = 0; i < vdev->cmdq.depth; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, !b[i].err || b[i].err == -ETIMEDOUT ||
+				      b[i].err == -EIO, "slot %u: %d", i,
+				      b[i].err);
+}
+
 static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE_SLOW(vroce_cmd_many_submitters),
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
@@ -735,6 +768,7 @@ static struct kunit_case vroce_cmd_cases[] = {
 	KUNIT_CASE(vroce_cmd_stale_event),
 	KUNIT_CASE(vroce_cmd_handles),
 	KUNIT_CASE_SLOW(vroce_cmd_doorbell_record),
+	KUNIT_CASE_SLOW(vroce_cmd_stuck_destroy),
 	{}
 };
 

@@ -13,6 +13,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
@@ -2115,11 +2116,88 @@ static void vroce_dead_fatal_command(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
 
+struct dead_cmd {
+	struct vroce_dev *vdev;
+	struct completion done;
+	bool destroy;
+	int err;
+};
+
+static int dead_cmd_fn(void *data)
+{
+	struct dead_cmd *c = data;
+	struct vroce_dev_attr attr;
+
+	/* A PD number no PD has: a destroy the HCA would refuse. */
+	c->err = c->destroy ? vroce_cmd_destroy_pd(c->vdev, 1000) :
+		 vroce_cmd_query_device(c->vdev, &attr);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * Nothing completes in software before the HCA is reset: until then it
+ * may still finish what it was doing, and a work request flushed to its
+ * consumer must never be written or completed after. The ring is full of
+ * commands the HCA takes 1.5 s each for (the timeout 100 ms), a destroy
+ * waits for a slot; once it found the HCA stuck the device is dead, but
+ * the reset waits for the command in flight: meanwhile a posted receive
+ * does not flush. After the reset it does.
+ */
+static void vroce_dead_flush_after_reset(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct vroce_dev *vdev = p->vdev;
+	struct vroce_emu *emu = vroce_test_emu(test);
+	u32 n = vdev->cmdq.depth + 1, i;
+	struct ib_sge dst = qp_sge(p, 1, 0, 64);
+	struct dead_cmd *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+	unsigned long deadline;
+	struct ib_wc wc;
+	bool windowed;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	dead_poll_ms(test, 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 5, &dst, 1), 0);
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_emu_set_faults(emu, 0, 0, 0, 1500);
+	for (i = 0; i < n; i++) {
+		c[i].vdev = vdev;
+		c[i].destroy = i == n - 1;
+		init_completion(&c[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(dead_cmd_fn, &c[i],
+							    "vroce_dead_%u",
+							    i)));
+		if (i == n - 2)
+			msleep(20);	/* the ring full before the destroy */
+	}
+	deadline = jiffies + msecs_to_jiffies(3000);
+	while (!READ_ONCE(vdev->cmdq.dead) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(vdev->cmdq.dead));
+	windowed = !completion_done(&vdev->cmdq.reset_done);
+	if (windowed) {
+		KUNIT_EXPECT_FALSE(test, vroce_dev_dead(vdev));
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
+	}
+	kunit_info(test, "polled between death and reset: %s",
+		   windowed ? "yes" : "no (missed the window)");
+	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	for (i = 0; i < n; i++)
+		wait_for_completion(&c[i].done);
+	KUNIT_EXPECT_EQ(test, c[n - 1].err, 0);
+	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 5);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+}
+
 static struct kunit_case vroce_dead_cases[] = {
 	KUNIT_CASE(vroce_dead_hang_mid_traffic),
 	KUNIT_CASE(vroce_dead_destroys_finish),
 	KUNIT_CASE(vroce_dead_health_poll),
 	KUNIT_CASE(vroce_dead_fatal_command),
+	KUNIT_CASE(vroce_dead_flush_after_reset),
 	{}
 };
 

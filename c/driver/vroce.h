@@ -50,6 +50,7 @@
 #define _VROCE_H_
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -257,18 +258,21 @@ struct vroce_dev {
 };
 
 /**
- * vroce_dev_dead() - whether @vdev's HCA stopped answering
+ * vroce_dev_dead() - whether @vdev's HCA stopped answering and was reset
  * @vdev: the device
  *
- * A dead device's commands fail with -EIO, its destroys are done in
- * software once the HCA is reset, its QPs complete every work request
- * with IB_WC_WR_FLUSH_ERR (Documentation/datapath.rst).
+ * A dead device's commands fail with -EIO and its destroys are done in
+ * software (vroce_cmdq_kill()). Once its HCA is reset, which finishes the
+ * QP visits in flight, nothing more is written to its CQs: from then on
+ * its QPs complete every work request with IB_WC_WR_FLUSH_ERR
+ * (Documentation/datapath.rst).
  *
- * Return: true once vroce_cmdq_kill() ran.
+ * Context: any context.
+ * Return: true once the HCA of a dead device is reset.
  */
 static inline bool vroce_dev_dead(struct vroce_dev *vdev)
 {
-	return READ_ONCE(vdev->cmdq.dead);
+	return completion_done(&vdev->cmdq.reset_done);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -287,6 +291,9 @@ extern unsigned int vroce_health_poll_ms;
  * @lock: protects @ci and the entries of @ring; serialises polling,
  *	arming and cleaning
  * @ci: CQEs consumed (free running)
+ * @sq_qps: the QPs whose send queue completes here (&vroce_qp.sq_node),
+ *	under @lock
+ * @rq_qps: the QPs whose receive queue completes here (&vroce_qp.rq_node)
  * @armed: req_notify_cq() armed it and no completion event came since;
  *	on a dead device, whose HCA writes no event, the next @flush_work of
  *	&struct vroce_dev calls the handler of an armed CQ (a CQ polled
@@ -299,6 +306,8 @@ struct vroce_cq {
 	struct vroce_ring_zombie *zombie;
 	spinlock_t lock;	/* protects ci, ring entries */
 	u32 ci;
+	struct list_head sq_qps;
+	struct list_head rq_qps;
 	bool armed;
 };
 
@@ -336,6 +345,9 @@ struct vroce_wq {
  *	would come from user addresses
  * @user: created through uverbs: its work requests come from user space
  * @zombie: the record that parks the rings if the HCA does not let go
+ * @sq_node: in the send CQ's &vroce_cq.sq_qps, from the end of create_qp
+ *	to the start of destroy_qp, under that CQ's lock
+ * @rq_node: in the receive CQ's &vroce_cq.rq_qps, likewise
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
@@ -349,6 +361,8 @@ struct vroce_qp {
 	u32 max_inline;
 	bool user;
 	struct vroce_ring_zombie *zombie;
+	struct list_head sq_node;
+	struct list_head rq_node;
 };
 
 /**

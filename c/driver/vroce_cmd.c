@@ -145,6 +145,14 @@ static unsigned long vroce_cmd_left(unsigned long deadline)
 #define VROCE_CMD_F_SOFT	BIT(1)
 #define VROCE_CMD_F_TEARDOWN	(VROCE_CMD_F_WAIT | VROCE_CMD_F_SOFT)
 
+/*
+ * Deadlines in a row a command of VROCE_CMD_F_WAIT waits for a slot while
+ * the HCA consumes nothing, its heartbeat moving or not, before the HCA
+ * counts as dead: a command processor stuck behind a live heartbeat
+ * must not hold destroys, and unbinding, for good.
+ */
+#define VROCE_CMD_STALLS	4
+
 static const u8 vroce_cmd_flags[] = {
 	[VROCE_CMD_DESTROY_PD] = VROCE_CMD_F_TEARDOWN,
 	[VROCE_CMD_DESTROY_MR] = VROCE_CMD_F_TEARDOWN,
@@ -238,6 +246,7 @@ static int __vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	unsigned long deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
 	struct vroce_cmd_hdr *hdr = req;
 	u16 opcode = le16_to_cpu(hdr->opcode);
+	u32 seen_ci = 0, hw_ci, stalls = 0;
 	struct vroce_cmd_ctx ctx;
 	unsigned long left;
 	bool killed;
@@ -256,15 +265,25 @@ static int __vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	 * went to its owner. Poll now and then: a command the HCA carried out
 	 * without completing raises no interrupt.
 	 */
-	if (q->pi - q->ci >= q->depth)
+	if (q->pi - q->ci >= q->depth) {
 		q->full_waits++;
+		seen_ci = vroce_hw_cmdq_ci(&vdev->hw);
+	}
 	while (q->pi - q->ci >= q->depth && !q->dead) {
 		vroce_cmdq_collect(vdev);
 		if (q->pi - q->ci < q->depth)
 			break;
 		spin_unlock(&q->lock);
 		if (!vroce_cmd_left(deadline)) {
-			if (!vroce_cmd_hca_alive(vdev)) {
+			hw_ci = vroce_hw_cmdq_ci(&vdev->hw);
+			stalls = hw_ci == seen_ci ? stalls + 1 : 0;
+			seen_ci = hw_ci;
+			/*
+			 * Dead: its heartbeat stands still, or it consumed no
+			 * command for VROCE_CMD_STALLS deadlines in a row.
+			 */
+			if (!vroce_cmd_hca_alive(vdev) ||
+			    stalls >= VROCE_CMD_STALLS) {
 				vroce_cmdq_kill(vdev);
 				return vroce_cmd_dead(vdev, flags);
 			}
@@ -274,7 +293,7 @@ static int __vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 						     opcode);
 				return -EAGAIN;
 			}
-			/* Alive but slow: wait another timeout. */
+			/* Alive and consuming, but slow: another timeout. */
 			deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
 		}
 		wait_event_timeout(q->space, vroce_cmdq_can_post(vdev),
@@ -335,7 +354,8 @@ static int __vroce_cmd_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	if (killed)
 		return vroce_cmd_dead(vdev, flags);
 	if (err == -ETIMEDOUT) {
-		if (!vroce_cmd_hca_alive(vdev)) {
+		/* Dead meanwhile: its reset may have revived the heartbeat. */
+		if (READ_ONCE(q->dead) || !vroce_cmd_hca_alive(vdev)) {
 			vroce_cmdq_kill(vdev);
 			return vroce_cmd_dead(vdev, flags);
 		}

@@ -53,6 +53,8 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->sq_qps);
+	INIT_LIST_HEAD(&cq->rq_qps);
 	cq->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!cq->zombie)
 		return -ENOMEM;
@@ -229,27 +231,25 @@ static bool vroce_cqe_to_wc(struct vroce_dev *vdev, struct vroce_cq *cq,
 
 /*
  * A dead device: complete in software what @cq's QPs posted and the HCA
- * did not (vroce_qp_flush()); with @wc NULL, whether there is any. A QP
- * found in the table under cq->lock stays until this returns: its destroy
- * takes it out first, then cleans its CQs under their locks.
+ * did not (vroce_qp_flush()); with @wc NULL, whether there is any. The
+ * QPs in the CQ's lists stay while cq->lock is held: destroy_qp takes
+ * them out under it.
  */
-static int vroce_cq_flush(struct vroce_dev *vdev, struct vroce_cq *cq,
-			  struct ib_wc *wc, int max)
+static int vroce_cq_flush(struct vroce_cq *cq, struct ib_wc *wc, int max)
 {
 	struct vroce_qp *qp;
-	unsigned long n;
 	int got = 0;
 
 	lockdep_assert_held(&cq->lock);
-	xa_for_each(&vdev->qps, n, qp) {
-		if (qp->ibqp.send_cq == &cq->ibcq)
-			got += vroce_qp_flush(qp, false, wc ? wc + got : NULL,
-					      max - got);
-		if (qp->ibqp.recv_cq == &cq->ibcq)
-			got += vroce_qp_flush(qp, true, wc ? wc + got : NULL,
-					      max - got);
+	list_for_each_entry(qp, &cq->sq_qps, sq_node) {
 		if (wc ? got == max : got)
-			break;
+			return got;
+		got += vroce_qp_flush(qp, false, wc ? wc + got : NULL, max - got);
+	}
+	list_for_each_entry(qp, &cq->rq_qps, rq_node) {
+		if (wc ? got == max : got)
+			return got;
+		got += vroce_qp_flush(qp, true, wc ? wc + got : NULL, max - got);
 	}
 	return got;
 }
@@ -278,7 +278,7 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		vroce_cq_doorbell(cq, VROCE_HW_CQ_NO_ARM);
 	/* What the HCA wrote comes first, then what it never will. */
 	if (unlikely(vroce_dev_dead(vdev)) && n < num_entries)
-		n += vroce_cq_flush(vdev, cq, wc + n, num_entries - n);
+		n += vroce_cq_flush(cq, wc + n, num_entries - n);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -325,7 +325,7 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	if (unlikely(vroce_dev_dead(vdev))) {
 		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
 			missed = vroce_cq_written(cq, cq->ci) ||
-				 vroce_cq_flush(vdev, cq, NULL, 0);
+				 vroce_cq_flush(cq, NULL, 0);
 		spin_unlock_irqrestore(&cq->lock, irqflags);
 		return missed;
 	}

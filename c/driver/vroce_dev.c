@@ -56,7 +56,9 @@ static void vroce_dev_fatal_work(struct work_struct *work)
 	mutex_unlock(&vdev->eq.lock);
 	/* Idle MR entries can be of no use again: their memory goes. */
 	vroce_mr_cache_drain(vdev);
-	ib_dispatch_event(&ev);
+	/* Not for a device that dies in its probe, never registered. */
+	if (device_is_registered(&vdev->ibdev.dev))
+		ib_dispatch_event(&ev);
 	queue_work(system_unbound_wq, &vdev->flush_work);
 }
 
@@ -193,6 +195,8 @@ static void vroce_dev_eq_irq(void *data)
 static void vroce_dev_quiesce(struct vroce_dev *vdev, bool eq_connected)
 {
 	flush_work(&vdev->fatal_work);
+	/* ib_dispatch_event() delivers from ib_wq, naming the device. */
+	flush_workqueue(ib_wq);
 	cancel_work_sync(&vdev->flush_work);
 	vroce_hw_reset(&vdev->hw);
 	vroce_hw_free_irq(&vdev->hw, VROCE_IRQ_CMD);

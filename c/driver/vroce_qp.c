@@ -95,6 +95,31 @@ static int vroce_qpn_alloc(struct vroce_dev *vdev, enum ib_qp_type type,
 	return err < 0 ? err : 0;
 }
 
+/*
+ * Into its CQs' lists, or out (a dead device's pollers flush the QPs
+ * there): under each CQ's lock, so that a poller holding it sees the QP
+ * whole or not at all.
+ */
+static void vroce_qp_attach(struct vroce_qp *qp, bool attach)
+{
+	struct vroce_cq *scq = to_vroce_cq(qp->ibqp.send_cq);
+	struct vroce_cq *rcq = to_vroce_cq(qp->ibqp.recv_cq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	if (attach)
+		list_add_tail(&qp->sq_node, &scq->sq_qps);
+	else
+		list_del(&qp->sq_node);
+	spin_unlock_irqrestore(&scq->lock, flags);
+	spin_lock_irqsave(&rcq->lock, flags);
+	if (attach)
+		list_add_tail(&qp->rq_node, &rcq->rq_qps);
+	else
+		list_del(&qp->rq_node);
+	spin_unlock_irqrestore(&rcq->lock, flags);
+}
+
 int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -186,6 +211,7 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = xa_err(xa_store(&vdev->qps, qpn, qp, GFP_KERNEL));
 	if (err)
 		goto err_destroy_qp;
+	vroce_qp_attach(qp, true);
 
 	init->cap.max_send_wr = BIT(qp->sq.ring.log2);
 	init->cap.max_recv_wr = BIT(qp->rq.ring.log2);
@@ -461,6 +487,7 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * Its number stays taken until nothing of @qp can arrive any more.
 	 */
 	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
+	vroce_qp_attach(qp, false);
 	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
 	if (vroce_cmd_let_go(err))
 		err = 0;

@@ -459,11 +459,19 @@ MODULE_PARM_DESC(num_hcas, "emulated HCAs to plug in at load time (0-8)");
 
 #define VROCE_EMU_MAX_PLUGGED	8
 
-/* HCAs plugged in by id ("vroce.<id>"), under vroce_emu_plug_lock. */
+/*
+ * HCAs plugged in by id ("vroce.<id>"), under vroce_emu_plug_lock;
+ * VROCE_EMU_UNPLUGGING while one is being unplugged, so that its id is not
+ * given again before the old device is gone.
+ */
 static DEFINE_MUTEX(vroce_emu_plug_lock);
 static struct vroce_emu *vroce_emu_plugged[VROCE_EMU_MAX_PLUGGED];
+#define VROCE_EMU_UNPLUGGING	ERR_PTR(-EBUSY)
 
-/* Plug HCA @id in: -EINVAL past the ids, -EEXIST when it is in. */
+/*
+ * Plug HCA @id in: -EINVAL past the ids, -EEXIST when it is in, -EBUSY
+ * while it is being unplugged.
+ */
 static int vroce_emu_plug_one(unsigned int id)
 {
 	struct vroce_emu *emu;
@@ -474,7 +482,8 @@ static int vroce_emu_plug_one(unsigned int id)
 		return -EINVAL;
 	mutex_lock(&vroce_emu_plug_lock);
 	if (vroce_emu_plugged[id]) {
-		err = -EEXIST;
+		err = vroce_emu_plugged[id] == VROCE_EMU_UNPLUGGING ? -EBUSY :
+		      -EEXIST;
 		goto out;
 	}
 	emu = vroce_emu_add(id);
@@ -487,7 +496,10 @@ out:
 	return err;
 }
 
-/* Unplug HCA @id: -EINVAL past the ids, -ENOENT when it is not in. */
+/*
+ * Unplug HCA @id: -EINVAL past the ids, -ENOENT when it is not in, -EBUSY
+ * while another write unplugs it.
+ */
 static int vroce_emu_unplug_one(unsigned int id)
 {
 	struct vroce_emu *emu;
@@ -496,12 +508,18 @@ static int vroce_emu_unplug_one(unsigned int id)
 		return -EINVAL;
 	mutex_lock(&vroce_emu_plug_lock);
 	emu = vroce_emu_plugged[id];
-	vroce_emu_plugged[id] = NULL;
+	if (emu && emu != VROCE_EMU_UNPLUGGING)
+		vroce_emu_plugged[id] = VROCE_EMU_UNPLUGGING;
 	mutex_unlock(&vroce_emu_plug_lock);
 	if (!emu)
 		return -ENOENT;
+	if (emu == VROCE_EMU_UNPLUGGING)
+		return -EBUSY;
 	/* Unbinding may wait for RDMA users: not under the lock. */
 	vroce_emu_del(emu);
+	mutex_lock(&vroce_emu_plug_lock);
+	vroce_emu_plugged[id] = NULL;
+	mutex_unlock(&vroce_emu_plug_lock);
 	return 0;
 }
 
