@@ -30,7 +30,7 @@ cat >"$work/run" <<RUN
 #!/bin/sh
 export RDMAV_DRIVERS=$work/libvroce
 ip link set lo up
-pass=0 fail=0
+pass=0 fail=0 skip=0
 # Regression seeds: "SEED PROCS OPS  # what it found".
 grep -v '^#' "$repo/scripts/fuzz-seeds" | while read -r s p n rest; do
 	[ -n "\$s" ] || continue
@@ -61,16 +61,24 @@ if [ -e \$k ]; then
 	sleep 6
 	echo scan >\$k
 	echo scan >\$k
-	# Any leak of the fuzzing processes, or of the driver.
-	if grep -q vroce \$k; then
-		cat \$k
-		echo "fuzz: FAIL: kmemleak: leaks through vroce"
-		fail=\$((fail + 1))
+	# A known finding, not yet explained (Documentation/testing.rst): one
+	# exited fuzzing process's task_struct, pid and signal_struct (7296,
+	# 136 and 1384 bytes under this kernel's debug options) still held
+	# after the device is unbound. Anything else fails the run.
+	sizes=\$(grep -o 'unreferenced object .* (size [0-9]*)' \$k |
+		grep -o 'size [0-9]*' | cut -d' ' -f2 | sort -n | tr '\\n' ' ')
+	if [ -z "\$sizes" ]; then
+		echo "fuzz: kmemleak: no leak"
+	elif [ "\$sizes" = "136 1384 7296 " ]; then
+		echo "fuzz: kmemleak: the known leak of one exited process (task_struct, pid, signal_struct): skipped"
+		skip=1
 	else
-		echo "fuzz: kmemleak: no leak through vroce"
+		cat \$k
+		echo "fuzz: FAIL: kmemleak: unreferenced objects of sizes \$sizes"
+		fail=\$((fail + 1))
 	fi
 fi
-echo "fuzz: \$pass passed, \$fail failed, 0 skipped"
+echo "fuzz: \$pass passed, \$fail failed, \$skip skipped"
 [ \$fail -eq 0 ]
 RUN
 chmod +x "$work/run"

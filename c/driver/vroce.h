@@ -28,7 +28,8 @@
  *   vroce_cq.lock (spinlock, irqsave)  a CQ's consumer index and entries:
  *                                polling, arming, cleaning (modify_qp to
  *                                RESET and destroy_qp clean under
- *                                state_lock or with no lock).
+ *                                state_lock or with no lock); its lists of
+ *                                QPs (a dead device's software flush).
  *   vroce_wq.lock (spinlock, irqsave)  a work queue's indices and entries;
  *                                taken inside cq.lock when a polled CQE
  *                                retires WQEs (vroce_qp_retire()).
