@@ -226,7 +226,7 @@ struct vroce_mr_cache {
  * @reap_next: when vroce_mr_reap_zombies() may retry the zombies next
  *	(jiffies)
  * @fatal_work: a dead device (vroce_cmdq_kill()): resets the HCA, then
- *	tells the RDMA core's clients and flushes every CQ
+ *	tells the RDMA core's clients and queues @flush_work
  * @flush_work: calls the completion handlers of a dead device's armed CQs
  *	(vroce_eq_flush_work()): software completions wait there
  * @health_work: polls the HCA's heartbeat (module parameter

@@ -41,7 +41,6 @@ static void vroce_dev_fatal_work(struct work_struct *work)
 		.event = IB_EVENT_DEVICE_FATAL,
 		.element.port_num = 1,
 	};
-
 	struct vroce_qp *qp;
 	unsigned long n;
 
@@ -60,6 +59,16 @@ static void vroce_dev_fatal_work(struct work_struct *work)
 	if (device_is_registered(&vdev->ibdev.dev))
 		ib_dispatch_event(&ev);
 	queue_work(system_unbound_wq, &vdev->flush_work);
+}
+
+/* Queue the next health poll: a period away, at least ten beats. */
+static void vroce_dev_health_next(struct vroce_dev *vdev)
+{
+	unsigned int ms = READ_ONCE(vroce_health_poll_ms);
+
+	queue_delayed_work(system_unbound_wq, &vdev->health_work,
+			   msecs_to_jiffies(max(ms ?: 1000,
+						10 * VROCE_HW_BEAT_MS)));
 }
 
 /*
@@ -85,10 +94,7 @@ static void vroce_dev_health_work(struct work_struct *work)
 		return;
 	}
 	vdev->health_beat = beat;
-	/* At least ten beats apart: a live heartbeat has moved. */
-	queue_delayed_work(system_unbound_wq, &vdev->health_work,
-			   msecs_to_jiffies(max(ms ?: 1000,
-						10 * VROCE_HW_BEAT_MS)));
+	vroce_dev_health_next(vdev);
 }
 
 /**
@@ -260,8 +266,7 @@ int vroce_dev_start(struct vroce_dev *vdev)
 
 	vroce_debugfs_init(vdev);
 	vroce_hw_health(&vdev->hw, &vdev->health_beat);
-	queue_delayed_work(system_unbound_wq, &vdev->health_work,
-			   msecs_to_jiffies(READ_ONCE(vroce_health_poll_ms) ?: 1000));
+	vroce_dev_health_next(vdev);
 	return 0;
 
 err_netdev_exit:

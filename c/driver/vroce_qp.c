@@ -95,6 +95,20 @@ static int vroce_qpn_alloc(struct vroce_dev *vdev, enum ib_qp_type type,
 	return err < 0 ? err : 0;
 }
 
+/* @node into @list, or out of it, under @cq's lock. */
+static void vroce_qp_link(struct vroce_cq *cq, struct list_head *node,
+			  struct list_head *list, bool attach)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (attach)
+		list_add_tail(node, list);
+	else
+		list_del(node);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 /*
  * Into its CQs' lists, or out (a dead device's pollers flush the QPs
  * there): under each CQ's lock, so that a poller holding it sees the QP
@@ -104,20 +118,9 @@ static void vroce_qp_attach(struct vroce_qp *qp, bool attach)
 {
 	struct vroce_cq *scq = to_vroce_cq(qp->ibqp.send_cq);
 	struct vroce_cq *rcq = to_vroce_cq(qp->ibqp.recv_cq);
-	unsigned long flags;
 
-	spin_lock_irqsave(&scq->lock, flags);
-	if (attach)
-		list_add_tail(&qp->sq_node, &scq->sq_qps);
-	else
-		list_del(&qp->sq_node);
-	spin_unlock_irqrestore(&scq->lock, flags);
-	spin_lock_irqsave(&rcq->lock, flags);
-	if (attach)
-		list_add_tail(&qp->rq_node, &rcq->rq_qps);
-	else
-		list_del(&qp->rq_node);
-	spin_unlock_irqrestore(&rcq->lock, flags);
+	vroce_qp_link(scq, &qp->sq_node, &scq->sq_qps, attach);
+	vroce_qp_link(rcq, &qp->rq_node, &rcq->rq_qps, attach);
 }
 
 int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -475,7 +475,6 @@ static struct vroce_emu *vroce_emu_plugged[VROCE_EMU_MAX_PLUGGED];
 static int vroce_emu_plug_one(unsigned int id)
 {
 	struct vroce_emu *emu;
-
 	int err = 0;
 
 	if (id >= VROCE_EMU_MAX_PLUGGED)
