@@ -172,54 +172,6 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
-struct cmd_busy {
-	struct vroce_dev *vdev;
-	struct completion done;
-	int err;
-};
-
-static int cmd_busy_fn(void *data)
-{
-	struct cmd_busy *b = data;
-	struct vroce_dev_attr attr;
-
-	b->err = vroce_cmd_query_device(b->vdev, &attr);
-	complete(&b->done);
-	return 0;
-}
-
-/*
- * A thread per slot of @vdev's ring, each issuing one QUERY_DEVICE, and
- * 20 ms for them to post it: with a slow HCA the ring is then full. The
- * caller waits for them with cmd_ring_wait().
- */
-static struct cmd_busy *cmd_fill_ring(struct kunit *test,
-				      struct vroce_dev *vdev)
-{
-	u32 depth = vdev->cmdq.depth, i;
-	struct cmd_busy *b = kunit_kcalloc(test, depth, sizeof(*b), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	for (i = 0; i < depth; i++) {
-		b[i].vdev = vdev;
-		init_completion(&b[i].done);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cmd_busy_fn, &b[i],
-							    "vroce_busy_%u",
-							    i)));
-	}
-	msleep(20);
-	return b;
-}
-
-/* Every thread cmd_fill_ring() started has ended. */
-static void cmd_ring_wait(const struct vroce_dev *vdev, struct cmd_busy *b)
-{
-	u32 i;
-
-	for (i = 0; i < vdev->cmdq.depth; i++)
-		wait_for_completion(&b[i].done);
-}
-
 /*
  * A command that first waits for a slot and then for its response gives up
  * once, at its deadline, not after a second full timeout.
@@ -230,20 +182,20 @@ static void vroce_cmd_deadline(struct kunit *test)
 	struct vroce_emu *emu = vroce_test_emu(test);
 	struct vroce_dev_attr attr;
 	unsigned long start;
-	struct cmd_busy *b;
+	struct vroce_test_busy *b;
 	unsigned int ms;
 
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 300);
 	/* Each command takes 100 ms: a full ring takes 1.6 s to drain. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 100);
-	b = cmd_fill_ring(test, vdev);
+	b = vroce_test_fill_ring(test, vdev);
 	start = jiffies;
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
 	ms = jiffies_to_msecs(jiffies - start);
 	KUNIT_EXPECT_GE(test, ms, 300 - 20);
 	KUNIT_EXPECT_LE_MSG(test, ms, 300 + 60, "waited %u ms", ms);
-	cmd_ring_wait(vdev, b);
+	vroce_test_ring_wait(vdev, b);
 
 	/* Once the HCA catches up, the ring works again. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
@@ -263,20 +215,20 @@ static void cmd_expect_no_slot(struct kunit *test, struct vroce_dev *vdev,
 {
 	struct vroce_emu *emu = vroce_test_emu(test);
 	struct vroce_dev_attr attr;
-	struct cmd_busy *b;
+	struct vroce_test_busy *b;
 	u32 pi;
 
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 50);
 	vroce_emu_set_faults(emu, 0, 0, 0, delay_ms);
-	b = cmd_fill_ring(test, vdev);
+	b = vroce_test_fill_ring(test, vdev);
 	pi = READ_ONCE(vdev->cmdq.pi);
 	KUNIT_EXPECT_EQ(test, pi - READ_ONCE(vdev->cmdq.ci), vdev->cmdq.depth);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(vdev->cmdq.pi), pi);
 	/* The command under way keeps its delay; the others run at once. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	cmd_ring_wait(vdev, b);
+	vroce_test_ring_wait(vdev, b);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
@@ -329,7 +281,7 @@ static void vroce_cmd_deep_ring_destroy(struct kunit *test)
 {
 	struct vroce_dev *vdev;
 	struct vroce_emu *emu;
-	struct cmd_busy *b;
+	struct vroce_test_busy *b;
 
 	vroce_test_cmdq_depth(test, 64);
 	vdev = vroce_test_dev(test);
@@ -339,12 +291,12 @@ static void vroce_cmd_deep_ring_destroy(struct kunit *test)
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	/* The first command takes 2.1 s, those after it 20 ms each. */
 	vroce_emu_set_faults(emu, 0, 0, 0, 2100);
-	b = cmd_fill_ring(test, vdev);	/* full, the first under way */
+	b = vroce_test_fill_ring(test, vdev);	/* full, the first under way */
 	vroce_emu_set_faults(emu, 0, 0, 0, 10);
 	/* No such PD: the HCA answers BAD_HANDLE, if it is waited for. */
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD),
 			-ENOENT);
-	cmd_ring_wait(vdev, b);
+	vroce_test_ring_wait(vdev, b);
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
 }
 
@@ -738,19 +690,19 @@ static void vroce_cmd_stuck_destroy(struct kunit *test)
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_emu *emu = vroce_test_emu(test);
 	unsigned long start;
-	struct cmd_busy *b;
+	struct vroce_test_busy *b;
 	u32 i;
 
 	vroce_test_faults_off(test, emu);
 	vroce_test_cmd_timeout(test, vdev, 100);
 	vroce_emu_set_faults(emu, 0, 0, 0, 2000);
-	b = cmd_fill_ring(test, vdev);
+	b = vroce_test_fill_ring(test, vdev);
 	start = jiffies;
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD), 0);
 	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - start), 4000);
 	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	cmd_ring_wait(vdev, b);
+	vroce_test_ring_wait(vdev, b);
 	for (i = 0; i < vdev->cmdq.depth; i++)
 		KUNIT_EXPECT_TRUE_MSG(test, !b[i].err || b[i].err == -ETIMEDOUT ||
 				      b[i].err == -EIO, "slot %u: %d", i,

@@ -2116,21 +2116,12 @@ static void vroce_dead_fatal_command(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
 
-struct dead_cmd {
-	struct vroce_dev *vdev;
-	struct completion done;
-	bool destroy;
-	int err;
-};
-
-static int dead_cmd_fn(void *data)
+/* A destroy the HCA would refuse: a PD number no PD has. */
+static int dead_destroy_fn(void *data)
 {
-	struct dead_cmd *c = data;
-	struct vroce_dev_attr attr;
+	struct vroce_test_busy *c = data;
 
-	/* A PD number no PD has: a destroy the HCA would refuse. */
-	c->err = c->destroy ? vroce_cmd_destroy_pd(c->vdev, 1000) :
-		 vroce_cmd_query_device(c->vdev, &attr);
+	c->err = vroce_cmd_destroy_pd(c->vdev, 1000);
 	complete(&c->done);
 	return 0;
 }
@@ -2149,28 +2140,25 @@ static void vroce_dead_flush_after_reset(struct kunit *test)
 	struct qp_pair *p = qp_pair(test, 16, 64, 7);
 	struct vroce_dev *vdev = p->vdev;
 	struct vroce_emu *emu = vroce_test_emu(test);
-	u32 n = vdev->cmdq.depth + 1, i;
 	struct ib_sge dst = qp_sge(p, 1, 0, 64);
-	struct dead_cmd *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+	struct vroce_test_busy *b, *destroy = kunit_kzalloc(test,
+							      sizeof(*destroy),
+							      GFP_KERNEL);
 	unsigned long deadline;
 	struct ib_wc wc;
 	bool windowed;
 
-	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, destroy);
+	destroy->vdev = vdev;
 	dead_poll_ms(test, 0);
 	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 5, &dst, 1), 0);
 	vroce_test_cmd_timeout(test, vdev, 100);
 	vroce_emu_set_faults(emu, 0, 0, 0, 1500);
-	for (i = 0; i < n; i++) {
-		c[i].vdev = vdev;
-		c[i].destroy = i == n - 1;
-		init_completion(&c[i].done);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(dead_cmd_fn, &c[i],
-							    "vroce_dead_%u",
-							    i)));
-		if (i == n - 2)
-			msleep(20);	/* the ring full before the destroy */
-	}
+	/* The ring full first, then the destroy. */
+	b = vroce_test_fill_ring(test, vdev);
+	init_completion(&destroy->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(dead_destroy_fn, destroy,
+						    "vroce_dead_destroy")));
 	deadline = jiffies + msecs_to_jiffies(3000);
 	while (!READ_ONCE(vdev->cmdq.dead) && time_before(jiffies, deadline))
 		usleep_range(1000, 2000);
@@ -2183,9 +2171,9 @@ static void vroce_dead_flush_after_reset(struct kunit *test)
 	kunit_info(test, "polled between death and reset: %s",
 		   windowed ? "yes" : "no (missed the window)");
 	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	for (i = 0; i < n; i++)
-		wait_for_completion(&c[i].done);
-	KUNIT_EXPECT_EQ(test, c[n - 1].err, 0);
+	vroce_test_ring_wait(vdev, b);
+	wait_for_completion(&destroy->done);
+	KUNIT_EXPECT_EQ(test, destroy->err, 0);
 	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
 	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 5);

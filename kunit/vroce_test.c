@@ -3,7 +3,9 @@
  * Helpers shared by the vroce KUnit suites.
  */
 
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -371,4 +373,59 @@ struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,
 void vroce_test_mr_info(struct ib_mr *mr, struct vroce_mr_info *info)
 {
 	vroce_mr_obj_info(to_vroce_mr(mr)->obj, info);
+}
+
+static int vroce_test_busy_fn(void *data)
+{
+	struct vroce_test_busy *b = data;
+	struct vroce_dev_attr attr;
+
+	b->err = vroce_cmd_query_device(b->vdev, &attr);
+	complete(&b->done);
+	return 0;
+}
+
+/**
+ * vroce_test_fill_ring() - take every slot of a device's command ring
+ * @test: the test
+ * @vdev: the device
+ *
+ * A thread per slot of @vdev's ring, each issuing one QUERY_DEVICE, and
+ * 20 ms for them to post it: with a slow HCA the ring is then full. The
+ * caller waits for them with vroce_test_ring_wait().
+ *
+ * Return: the threads' records, one per slot.
+ */
+struct vroce_test_busy *vroce_test_fill_ring(struct kunit *test,
+					     struct vroce_dev *vdev)
+{
+	u32 depth = vdev->cmdq.depth, i;
+	struct vroce_test_busy *b = kunit_kcalloc(test, depth, sizeof(*b),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	for (i = 0; i < depth; i++) {
+		b[i].vdev = vdev;
+		init_completion(&b[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(vroce_test_busy_fn,
+							    &b[i],
+							    "vroce_busy_%u",
+							    i)));
+	}
+	msleep(20);
+	return b;
+}
+
+/**
+ * vroce_test_ring_wait() - wait for the threads of vroce_test_fill_ring()
+ * @vdev: the device
+ * @b: their records
+ */
+void vroce_test_ring_wait(const struct vroce_dev *vdev,
+			  struct vroce_test_busy *b)
+{
+	u32 i;
+
+	for (i = 0; i < vdev->cmdq.depth; i++)
+		wait_for_completion(&b[i].done);
 }

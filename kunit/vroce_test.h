@@ -6,6 +6,7 @@
 #define _VROCE_TEST_H_
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 
 struct device;
 struct ib_mr;
@@ -28,6 +29,18 @@ struct vroce_test_kbuf {
 	void *va;
 	dma_addr_t dma;
 	size_t len;
+};
+
+/**
+ * struct vroce_test_busy - a thread of vroce_test_fill_ring()
+ * @vdev: the device it issues its command to
+ * @done: completed when the command returned
+ * @err: what it returned
+ */
+struct vroce_test_busy {
+	struct vroce_dev *vdev;
+	struct completion done;
+	int err;
 };
 
 /* vroce_kunit.bench=1: run the vroce_bench* suites ('make bench'). */
@@ -58,5 +71,9 @@ void vroce_test_cmdq_depth(struct kunit *test, unsigned int depth);
 void vroce_test_free_mr(struct kunit *test, u32 n);
 void vroce_test_mr_info(struct ib_mr *mr, struct vroce_mr_info *info);
 void vroce_emu_faults_clear(struct vroce_emu *emu);
+struct vroce_test_busy *vroce_test_fill_ring(struct kunit *test,
+					     struct vroce_dev *vdev);
+void vroce_test_ring_wait(const struct vroce_dev *vdev,
+			  struct vroce_test_busy *b);
 
 #endif /* _VROCE_TEST_H_ */

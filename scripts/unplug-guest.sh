@@ -49,6 +49,17 @@ pingpong() {
 	[ $c -eq 0 ] && [ $? -eq 0 ]
 }
 
+# rebind WHAT: bind the driver to vroce.0 again; a new process must then
+# move data on vroce0.
+rebind() {
+	echo vroce.0 >$drv/bind
+	if wait_dev vroce0 && pingpong vroce0; then
+		ok "$1, a new process moves data (ibv_rc_pingpong)"
+	else
+		bad "$1, ibv_rc_pingpong: $(tail -n 3 "$log/pp.cli")"
+	fi
+}
+
 # held DEV MODE ACTION: vroce_unplug_test holds DEV with traffic running;
 # once it is ready, ACTION runs (timed: $took ms). Sets $prc (the
 # program's status), $arc (the action's), $verdict (its last line).
@@ -83,12 +94,7 @@ else
 	bad "vroce0: unbind (status $arc, $took ms), process (status $prc): $verdict"
 	cat "$log/vroce0.unplug.err"
 fi
-echo vroce.0 >$drv/bind
-if wait_dev vroce0 && pingpong vroce0; then
-	ok "vroce0: rebound, a new process moves data (ibv_rc_pingpong)"
-else
-	bad "vroce0: rebound, ibv_rc_pingpong: $(tail -n 3 "$log/pp.cli")"
-fi
+rebind "vroce0: rebound"
 
 # The peer: rxe has no disassociate_ucontext, so removing it waits for
 # the process, which gives up after its own deadline (UNPLUG_WAIT_S).
@@ -117,12 +123,7 @@ if [ $arc -eq 0 ] && [ $took -lt 10000 ] && wait_dev vroce0 gone; then
 else
 	bad "vroce0: the dead device's unbind: status $arc after $took ms"
 fi
-echo vroce.0 >$drv/bind
-if wait_dev vroce0 && pingpong vroce0; then
-	ok "vroce0: rebound after its death, ibv_rc_pingpong moves data"
-else
-	bad "vroce0: rebound after its death: $(tail -n 3 "$log/pp.cli")"
-fi
+rebind "vroce0: rebound after its death"
 
 # 3. Plugging HCAs in and out at run time (netdevsim's model).
 before=$(ls /sys/class/infiniband)

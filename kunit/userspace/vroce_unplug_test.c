@@ -31,6 +31,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vroce_ut.h"
+
 #define BUF_LEN		0x100000
 #define MSG_LEN		4096
 
@@ -62,57 +64,6 @@ static void *async_thread(void *arg)
 		fprintf(stderr, "async event %s\n", ibv_event_type_str(type));
 	}
 	return NULL;
-}
-
-static int connect_qp(struct ibv_qp *qp, uint32_t dest, union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_LOCAL_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
 }
 
 #define FAIL(...) do {				\
@@ -147,7 +98,7 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		FAIL("usage: %s DEV unplug|dead|traffic READY", argv[0]);
 	mode = argv[2];
-	ctx = open_dev(argv[1]);
+	ctx = vroce_ut_open(argv[1]);
 	if (!ctx)
 		FAIL("no device %s", argv[1]);
 	if (ibv_query_gid(ctx, 1, 0, &gid))
@@ -170,7 +121,9 @@ int main(int argc, char **argv)
 			FAIL("create_qp: %s", strerror(errno));
 	}
 	for (i = 0; i < 2; i++)
-		if (connect_qp(qp[i], qp[!i]->qp_num, &gid))
+		if (vroce_ut_connect(qp[i], qp[!i]->qp_num, &gid,
+				     IBV_ACCESS_REMOTE_WRITE |
+				     IBV_ACCESS_LOCAL_WRITE, 12))
 			FAIL("connect: %s", strerror(errno));
 	if (pthread_create(&thr, NULL, async_thread, ctx))
 		FAIL("pthread_create");

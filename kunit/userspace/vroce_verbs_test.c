@@ -30,6 +30,8 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "vroce_ut.h"
+
 #define BUF 4096
 #define DEPTH 8
 
@@ -55,6 +57,9 @@ static struct ibv_pd *pd;
 static struct ibv_cq_ex *cqx;
 static struct ibv_cq *cq;
 static union ibv_gid gid;
+
+/* What the peer QPs may do to each other. */
+#define VERBS_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 static struct side a, b;
 /*
  * The SEND of a batch from one SGE of 128 bytes instead of two: on a peer.
@@ -78,45 +83,6 @@ static struct ibv_qp *create_qp(uint64_t ops, uint32_t max_sge)
 	};
 
 	return ibv_create_qp_ex(ctx, &attr);
-}
-
-static int connect_qp(struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
-
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = dest;
-	attr.rq_psn = 0;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 1;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.grh.dgid = gid;
-	attr.ah_attr.grh.hop_limit = 1;
-	attr.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.sq_psn = 0;
-	attr.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 static int setup_side(struct side *s)
@@ -484,13 +450,7 @@ int main(int argc, char **argv)
 		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
 		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
 	};
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
+	ctx = vroce_ut_open(name);
 	if (!ctx) {
 		fprintf(stderr, "vroce_verbs_test: cannot open %s\n", name);
 		return 2;
@@ -503,8 +463,9 @@ int main(int argc, char **argv)
 	      "MRs and extended RC QPs");
 	if (failed)
 		return 1;
-	check(!connect_qp(a.qp, b.qp->qp_num) &&
-	      !connect_qp(b.qp, a.qp->qp_num), "QPs connected");
+	check(!vroce_ut_connect(a.qp, b.qp->qp_num, &gid, VERBS_ACCESS, 1) &&
+	      !vroce_ut_connect(b.qp, a.qp->qp_num, &gid, VERBS_ACCESS, 1),
+	      "QPs connected");
 	if (failed)
 		return 1;
 	one_sge = argc > 2 && !strcmp(argv[2], "traffic");
@@ -521,7 +482,6 @@ int main(int argc, char **argv)
 	check(!ibv_destroy_cq(cq), "extended CQ destroyed");
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	ibv_free_device_list(list);
 	free(a.buf);
 	free(b.buf);
 	printf("1..%d\n", nr);
