@@ -73,21 +73,8 @@
 
 #include "vroce_hca_priv.h"
 
-#define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
 #define VROCE_EMU_RNR_FOREVER		7
 #define VROCE_EMU_QP_BUDGET		16	/* send WQEs per QP visit */
-
-static_assert(sizeof(struct vroce_send_wqe) == VROCE_SEND_WQE_SIZE);
-static_assert(sizeof(struct vroce_recv_wqe) == VROCE_RECV_WQE_SIZE);
-static_assert(sizeof(struct vroce_cqe) == VROCE_CQE_SIZE);
-static_assert(sizeof(struct vroce_eqe) == VROCE_EQE_SIZE);
-
-/* Microseconds of each IB_RNR_TIMER_* code. */
-static const u32 vroce_emu_rnr_usecs[] = {
-	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
-	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
-	61440, 81920, 122880, 163840, 245760, 327680, 491520,
-};
 
 /* What a send WQE's CQE says completed. */
 static const u8 vroce_emu_cqe_opcode[] = {
@@ -115,9 +102,6 @@ struct vroce_emu_op {
 	bool rnr;			/* no receive: retry later */
 	bool lost;			/* no answer: retry after the ack timeout */
 };
-
-static bool vroce_emu_enabled(struct vroce_emu *emu);
-static void vroce_emu_timer_arm(struct vroce_emu *emu);
 
 /* ---- rings ---- */
 
@@ -157,37 +141,7 @@ static bool vroce_emu_wq_from_cmd(struct vroce_emu_wq *wq,
 	       vroce_emu_ring_from_cmd(&wq->ring, cmd, depth_log2, entry_size);
 }
 
-/* Copy WQE @count of @wq out of host memory. */
-static bool vroce_emu_wq_fetch(struct vroce_emu *emu,
-			       const struct vroce_emu_wq *wq, u32 count,
-			       void *wqe)
-{
-	void *p = vroce_emu_ring_entry(emu, &wq->ring, count);
-
-	if (!p)
-		return false;
-	memcpy(wqe, p, wq->ring.entry_size);
-	return true;
-}
-
 /* ---- lookups ---- */
-
-/* The context slot of QP number @qpn, or VROCE_MAX_QP when it has none. */
-static u32 vroce_emu_qpn_slot(u32 qpn)
-{
-	u32 slot = qpn - VROCE_QPN_BASE;	/* wraps below the base */
-
-	return slot < VROCE_MAX_QP ? slot : VROCE_MAX_QP;
-}
-
-static struct vroce_emu_qp *vroce_emu_qp_of(struct vroce_emu *emu, u32 qpn)
-{
-	u32 slot = vroce_emu_qpn_slot(qpn);
-
-	if (slot == VROCE_MAX_QP || !emu->qps[slot].valid)
-		return NULL;
-	return &emu->qps[slot];
-}
 
 static struct vroce_emu_cq *vroce_emu_cq_of(struct vroce_emu *emu, u32 cqn)
 {
@@ -196,280 +150,7 @@ static struct vroce_emu_cq *vroce_emu_cq_of(struct vroce_emu *emu, u32 cqn)
 	return &emu->cqs[cqn];
 }
 
-static u32 vroce_emu_qp_slot(struct vroce_emu *emu,
-			     const struct vroce_emu_qp *qp)
-{
-	return qp - emu->qps;
-}
-
-/* ---- event queue and interrupt ---- */
-
-/* The event queue as programmed; false when it is off or malformed. */
-static bool vroce_emu_eq_ring(struct vroce_emu *emu,
-			      struct vroce_emu_ring *ring)
-{
-	u32 cfg = vroce_emu_reg(emu, VROCE_REG_EQ_CFG);
-
-	return vroce_emu_ring_from_regs(emu, VROCE_REG_EQ_BA, cfg,
-					VROCE_EMU_MAX_EQ_DEPTH_LOG2,
-					VROCE_EQE_SIZE, ring) &&
-	       (cfg & VROCE_EQ_CFG_ENABLE);
-}
-
-/*
- * Write an event: its body, then the owner byte. An EQ that is off, full
- * (against EQ_CI) or unreachable loses the event; eq_lost counts it.
- */
-static void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num)
-{
-	struct vroce_emu_ring ring;
-	struct vroce_eqe *e = NULL;
-	unsigned long flags;
-	u32 pi;
-
-	/* Engines of several QPs post at once: one event at a time. */
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	pi = emu->eq_pi;
-	if (vroce_emu_eq_ring(emu, &ring) &&
-	    pi - vroce_emu_reg(emu, VROCE_REG_EQ_CI) < BIT(ring.depth_log2))
-		e = vroce_emu_ring_entry(emu, &ring, pi);
-	if (e) {
-		emu->eq_pi = pi + 1;
-		e->num = cpu_to_le32(num);
-		e->type = type;
-		memset(e->rsvd, 0, sizeof(e->rsvd));
-		dma_wmb();
-		WRITE_ONCE(e->owner, ((pi >> ring.depth_log2) & 1) ^ 1);
-	} else {
-		emu->eq_lost++;
-	}
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-	if (e)
-		atomic_set(&emu->eq_raise, 1);
-}
-
-/**
- * vroce_emu_engine_raise() - interrupt for the events written so far
- * @emu: the HCA
- *
- * Raises VROCE_INTR_EQ on the event vector, when events were written since
- * the last time. Once per QP visit or command batch.
- *
- * Context: process context, @emu->lock held.
- */
-void vroce_emu_engine_raise(struct vroce_emu *emu)
-{
-	lockdep_assert_held(emu->lock);
-	if (atomic_xchg(&emu->eq_raise, 0))
-		vroce_emu_raise_irq(emu, VROCE_IRQ_EQ, VROCE_INTR_EQ);
-}
-
-/* ---- QP state ---- */
-
-/* Have @qp's work visit it (again, if it runs now). */
-static void vroce_emu_qp_kick(struct vroce_emu *emu, struct vroce_emu_qp *qp)
-{
-	queue_work(emu->qp_wq, &emu->qpx[vroce_emu_qp_slot(emu, qp)].work);
-}
-
-/* The receive queue lock of @qp. */
-static struct mutex *vroce_emu_rq_lock(struct vroce_emu *emu,
-				       const struct vroce_emu_qp *qp)
-{
-	return &emu->qpx[vroce_emu_qp_slot(emu, qp)].lock;
-}
-
-static void vroce_emu_rq_enter(struct vroce_emu *emu,
-			       const struct vroce_emu_qp *qp)
-{
-	mutex_lock(vroce_emu_rq_lock(emu, qp));
-}
-
-static void vroce_emu_rq_leave(struct vroce_emu *emu,
-			       const struct vroce_emu_qp *qp)
-{
-	mutex_unlock(vroce_emu_rq_lock(emu, qp));
-}
-
-/*
- * Whether @qp takes messages (RTR or RTS), from one look at its state:
- * another engine may fail it at any time.
- */
-static bool vroce_emu_qp_receives(const struct vroce_emu_qp *qp)
-{
-	u32 state = READ_ONCE(qp->state);
-
-	return state == VROCE_QPS_RTR || state == VROCE_QPS_RTS;
-}
-
-/*
- * Move @qp to the error state; its work flushes both its queues, and an
- * RNR or retry wait ends. Any engine may fail any QP (a responder error
- * fails the requester), so the state moves by exchange (a full barrier:
- * see vroce_emu_db_qp()); commands change it only with every engine out.
- * True when this call moved it.
- */
-static bool vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
-{
-	if (xchg(&qp->state, VROCE_QPS_ERR) == VROCE_QPS_ERR)
-		return false;
-	spin_lock(&emu->timer_lock);
-	WRITE_ONCE(qp->rnr_wait, false);
-	spin_unlock(&emu->timer_lock);
-	vroce_emu_qp_kick(emu, qp);
-	return true;
-}
-
-/*
- * An error not tied to a completion: the QP fails and an event says so,
- * once, and only when it did not fail before for another reason.
- */
-static void vroce_emu_qp_fatal(struct vroce_emu *emu, struct vroce_emu_qp *qp)
-{
-	if (vroce_emu_qp_error(emu, qp))
-		vroce_emu_eq_post(emu, VROCE_EQE_QP_FATAL, qp->qpn);
-}
-
-/* Requesters waiting for a receive at QP slot @slot try again now. */
-static void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot)
-{
-	struct vroce_emu_qp *qp;
-	u32 i;
-
-	if (!READ_ONCE(emu->timed))
-		return;
-	spin_lock(&emu->timer_lock);
-	for (i = 0; i < VROCE_MAX_QP; i++) {
-		qp = &emu->qps[i];
-		if (qp->valid && qp->rnr_wait && qp->rnr_peer == slot) {
-			WRITE_ONCE(qp->rnr_wait, false);
-			vroce_emu_qp_kick(emu, qp);
-		}
-	}
-	spin_unlock(&emu->timer_lock);
-}
-
-/*
- * Take the producer index last rung for queue @q of @qp; true when it
- * moved. An index more than the ring's depth ahead of the consumer, or
- * behind what was rung before, is a broken doorbell: the QP fails.
- */
-static bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			      int q)
-{
-	struct vroce_emu_wq *wq = &qp->wq[q];
-	u32 slot = vroce_emu_qp_slot(emu, qp), pi;
-	unsigned long flags;
-	u16 rung;
-
-	if (q == VROCE_EMU_RQ)
-		lockdep_assert_held(vroce_emu_rq_lock(emu, qp));
-	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
-		return false;
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	rung = emu->qp_db[slot].pi[q];
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-	/* The WQEs were written before the doorbell that announced them. */
-	dma_rmb();
-
-	pi = wq->ci + (u16)(rung - (u16)wq->ci);
-	if (pi == wq->pi)
-		return false;
-	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
-		vroce_emu_qp_fatal(emu, qp);
-		return false;
-	}
-	wq->pi = pi;
-	if (q == VROCE_EMU_RQ)
-		vroce_emu_rnr_wake(emu, slot);
-	return true;
-}
-
 /* ---- completion queues ---- */
-
-/*
- * An armed CQ got @cqe: disarm it and send (or lose, or delay) the event.
- * Context: the CQ's lock held.
- */
-static void vroce_emu_cq_event(struct vroce_emu *emu, u32 cqn,
-			       const struct vroce_cqe *cqe)
-{
-	struct vroce_emu_cq *cq = &emu->cqs[cqn];
-	unsigned long flags;
-	bool fire, drop = false;
-	u32 delay;
-	u8 arm;
-
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	arm = emu->cq_db[cqn].arm;
-	fire = arm == VROCE_DB_CQ_CMD_ARM_NEXT ||
-	       (arm == VROCE_DB_CQ_CMD_ARM_SOL &&
-		((cqe->flags & VROCE_CQE_F_SOLICITED) ||
-		 cqe->status != VROCE_CQE_OK));
-	if (fire)
-		emu->cq_db[cqn].arm = 0;
-	/* The knob counts events of every CQ. */
-	if (fire && emu->drop_events) {
-		emu->drop_events--;
-		drop = true;
-	}
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-
-	if (!fire || drop)
-		return;
-	delay = READ_ONCE(emu->event_delay_ms);
-	if (!delay) {
-		vroce_emu_eq_post(emu, VROCE_EQE_COMP, cqn);
-		return;
-	}
-	/* The timer work writes it; one pending event per CQ. */
-	spin_lock(&emu->timer_lock);
-	if (!cq->event_pending) {
-		cq->event_due = jiffies + msecs_to_jiffies(delay);
-		WRITE_ONCE(cq->event_pending, true);
-		WRITE_ONCE(emu->timed, true);
-	}
-	spin_unlock(&emu->timer_lock);
-}
-
-/*
- * Write @cqe for @qp to CQ @cqn: body, barrier, owner byte. A full CQ
- * (against its last CI doorbell) loses it: the overflow is reported once
- * per CQ and @qp goes to the error state.
- */
-static void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			      u32 cqn, struct vroce_cqe *cqe)
-{
-	struct vroce_emu_cq *cq = &emu->cqs[cqn];
-	struct vroce_cqe *slot = NULL;
-	unsigned long flags;
-	u16 ci;
-
-	/* QPs of any engine complete to a CQ: one CQE at a time. */
-	spin_lock(&emu->cq_lock[cqn]);
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	ci = emu->cq_db[cqn].ci;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-
-	if ((u16)((u16)cq->pi - ci) < BIT(cq->ring.depth_log2))
-		slot = vroce_emu_ring_entry(emu, &cq->ring, cq->pi);
-	if (!slot) {
-		if (!cq->overflowed) {
-			cq->overflowed = true;
-			vroce_emu_eq_post(emu, VROCE_EQE_CQ_ERR, cqn);
-		}
-		vroce_emu_qp_error(emu, qp);
-		goto out;
-	}
-	cqe->owner = 0;
-	memcpy(slot, cqe, offsetof(struct vroce_cqe, owner));
-	dma_wmb();
-	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
-	cq->pi++;
-	vroce_emu_cq_event(emu, cqn, cqe);
-out:
-	spin_unlock(&emu->cq_lock[cqn]);
-}
 
 /* Complete the WQE at the head of queue @q of @qp with a flush error. */
 static void vroce_emu_flush_one(struct vroce_emu *emu, struct vroce_emu_qp *qp,
@@ -630,10 +311,6 @@ static bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
 	vroce_emu_qp_fatal(op->pemu, op->peer);
 	return false;
 }
-
-static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			       struct vroce_emu *pemu,
-			       const struct vroce_emu_qp *peer);
 
 /*
  * No receive at the peer: retry later, or give up when out of retries.
@@ -1089,57 +766,6 @@ static void vroce_emu_sq_complete(struct vroce_emu *emu,
 		vroce_emu_qp_error(emu, qp);
 }
 
-/* RNR: wait for the peer's min_rnr_timer, or a receive there. */
-/*
- * Park the head send WQE of @qp for @delay jiffies (at least one), or
- * until a receive is rung at QP slot @peer_slot of this HCA.
- */
-static void vroce_emu_sq_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			      u32 peer_slot, unsigned long delay)
-{
-	spin_lock(&emu->timer_lock);
-	/*
-	 * Failed meanwhile by another engine: its work flushes, no wait.
-	 * vroce_emu_qp_error() moves the state before it takes timer_lock
-	 * to end waits, so one of the two sees the other.
-	 */
-	if (READ_ONCE(qp->state) == VROCE_QPS_ERR) {
-		spin_unlock(&emu->timer_lock);
-		return;
-	}
-	qp->rnr_peer = peer_slot;
-	qp->rnr_deadline = jiffies + max(delay, 1UL);
-	WRITE_ONCE(qp->rnr_wait, true);
-	WRITE_ONCE(emu->timed, true);
-	spin_unlock(&emu->timer_lock);
-}
-
-static void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			       struct vroce_emu *pemu,
-			       const struct vroce_emu_qp *peer)
-{
-	u32 code = min_t(u32, peer->min_rnr_timer,
-			 ARRAY_SIZE(vroce_emu_rnr_usecs) - 1);
-
-	/* A receive there wakes a waiter on the same HCA; across, the timer. */
-	vroce_emu_sq_wait(emu, qp,
-			  pemu == emu ? vroce_emu_qp_slot(emu, peer) : U32_MAX,
-			  usecs_to_jiffies(vroce_emu_rnr_usecs[code]));
-}
-
-/*
- * No answer: wait the local ack timeout, 4.096 us * 2^timeout (0 is
- * infinite in the IB spec; the longest code stands for it), then retry.
- */
-static void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp)
-{
-	u32 code = qp->timeout ? min_t(u32, qp->timeout, 31) : 31;
-
-	/* Never shorter than the timeout: jiffies round down. */
-	vroce_emu_sq_wait(emu, qp, U32_MAX,
-			  nsecs_to_jiffies(4096ULL << code) + 1);
-}
-
 /* A bounce buffer of @emu's, waiting for one when all are in use. */
 static u32 vroce_emu_bounce_get(struct vroce_emu *emu)
 {
@@ -1233,54 +859,6 @@ static void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 }
 
 /* ---- the engine's work items ---- */
-
-static bool vroce_emu_enabled(struct vroce_emu *emu)
-{
-	unsigned long flags;
-	bool on;
-
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	on = vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
-	/* A hung HCA's engine does nothing: its work waits for the reset. */
-	return on && !vroce_emu_hung(emu);
-}
-
-static void vroce_emu_earliest(unsigned long *next, bool *any,
-			       unsigned long when)
-{
-	if (!*any || time_before(when, *next))
-		*next = when;
-	*any = true;
-}
-
-/*
- * Run the timer work when the next RNR retry or delayed event is due.
- * Whoever starts a wait sets @timed under timer_lock and calls this after,
- * so a scan that missed the new wait is followed by one that sees it.
- */
-static void vroce_emu_timer_arm(struct vroce_emu *emu)
-{
-	unsigned long next = 0, now = jiffies;
-	bool any = false;
-	u32 i;
-
-	if (!READ_ONCE(emu->timed))
-		return;
-	spin_lock(&emu->timer_lock);
-	for (i = 0; i < VROCE_MAX_QP; i++)
-		if (emu->qps[i].valid && emu->qps[i].rnr_wait)
-			vroce_emu_earliest(&next, &any, emu->qps[i].rnr_deadline);
-	for (i = 0; i < VROCE_MAX_CQ; i++)
-		if (emu->cqs[i].valid && emu->cqs[i].event_pending)
-			vroce_emu_earliest(&next, &any, emu->cqs[i].event_due);
-	if (any)
-		mod_delayed_work(emu->qp_wq, &emu->timer_work,
-				 time_after(next, now) ? next - now : 0);
-	/* The scans can stop until one is set again. */
-	WRITE_ONCE(emu->timed, any);
-	spin_unlock(&emu->timer_lock);
-}
 
 /* RNR retries and delayed events whose time has come. */
 static void vroce_emu_timers_expire(struct vroce_emu *emu)

@@ -390,7 +390,6 @@ void vroce_emu_engine_free(struct vroce_emu *emu);
 void vroce_emu_engine_quiesce(struct vroce_emu *emu);
 void vroce_emu_engine_stop(struct vroce_emu *emu);
 void vroce_emu_engine_reset(struct vroce_emu *emu);
-void vroce_emu_engine_raise(struct vroce_emu *emu);
 bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
 bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
 u16 vroce_emu_create_cq(struct vroce_emu *emu,
@@ -405,6 +404,33 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 			const struct vroce_cmd_modify_qp *cmd);
 u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 			 const struct vroce_cmd_destroy_qp *cmd);
+
+/* c/hca/vroce_hca_comp.c */
+/* Microseconds of each IB_RNR_TIMER_* code. */
+extern const u32 vroce_emu_rnr_usecs[32];
+bool vroce_emu_enabled(struct vroce_emu *emu);
+u32 vroce_emu_qpn_slot(u32 qpn);
+struct vroce_emu_qp *vroce_emu_qp_of(struct vroce_emu *emu, u32 qpn);
+u32 vroce_emu_qp_slot(struct vroce_emu *emu, const struct vroce_emu_qp *qp);
+bool vroce_emu_wq_fetch(struct vroce_emu *emu, const struct vroce_emu_wq *wq,
+			u32 count, void *wqe);
+void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num);
+void vroce_emu_engine_raise(struct vroce_emu *emu);
+void vroce_emu_qp_kick(struct vroce_emu *emu, struct vroce_emu_qp *qp);
+void vroce_emu_rq_enter(struct vroce_emu *emu, const struct vroce_emu_qp *qp);
+void vroce_emu_rq_leave(struct vroce_emu *emu, const struct vroce_emu_qp *qp);
+bool vroce_emu_qp_receives(const struct vroce_emu_qp *qp);
+bool vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp);
+void vroce_emu_qp_fatal(struct vroce_emu *emu, struct vroce_emu_qp *qp);
+void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot);
+bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp, int q);
+void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+		       u32 cqn, struct vroce_cqe *cqe);
+void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+			struct vroce_emu *pemu,
+			const struct vroce_emu_qp *peer);
+void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp);
+void vroce_emu_timer_arm(struct vroce_emu *emu);
 
 /* c/hca/vroce_hca_mpt.c */
 int vroce_emu_mpt_alloc(struct vroce_emu *emu);
