@@ -297,6 +297,24 @@ struct vroce_emu_qp_exec {
 	struct mutex lock;	/* protects the RQ */
 };
 
+/* An rnr_retry of this retries forever. */
+#define VROCE_EMU_RNR_FOREVER		7
+
+/* One send WQE on its way through the engine. */
+struct vroce_emu_op {
+	struct vroce_emu_qp *qp;
+	struct vroce_emu_qp *peer;
+	struct vroce_emu *pemu;		/* the peer's HCA: this one, or across the wire */
+	struct vroce_send_wqe wqe;	/* the HCA's own copy */
+	u8 *buf;			/* the message: a bounce buffer */
+	u32 idx;			/* its SQ count */
+	u32 len;			/* message length */
+	u32 rlen;			/* bytes placed at the receiver */
+	u8 status;			/* the requester's completion */
+	bool rnr;			/* no receive: retry later */
+	bool lost;			/* no answer: retry after the ack timeout */
+};
+
 struct vroce_emu {
 	struct platform_device *pdev;
 	u8 mac[ETH_ALEN];		/* the port's, random, set at plug-in */
@@ -404,6 +422,21 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 			const struct vroce_cmd_modify_qp *cmd);
 u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 			 const struct vroce_cmd_destroy_qp *cmd);
+
+/* c/hca/vroce_hca_resp.c */
+bool vroce_emu_peer_allows(struct vroce_emu *emu, struct vroce_emu_op *op,
+			   u32 right);
+bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
+		      u32 right, bool write);
+struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
+				       struct vroce_emu_op *op,
+				       const struct vroce_wqe_av *av);
+void vroce_emu_ud_drop(struct vroce_emu *emu);
+void vroce_emu_ud_deliver(struct vroce_emu *emu, struct vroce_emu_op *op,
+			  struct vroce_emu_qp *dst, u32 qkey);
+void vroce_emu_send_deliver(struct vroce_emu *emu, struct vroce_emu_op *op);
+void vroce_emu_write_imm_deliver(struct vroce_emu *emu,
+				 struct vroce_emu_op *op);
 
 /* c/hca/vroce_hca_comp.c */
 /* Microseconds of each IB_RNR_TIMER_* code. */

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA, the responder: what a message does at the peer QP
+ * (receives, RNR, RDMA at its memory), and UD/GSI delivery behind a GRH.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <linux/minmax.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "vroce_hca_priv.h"
+
+/* ---- RDMA WRITE and READ at the peer ---- */
+
+/* The peer QP must allow RDMA WRITE or READ at all. */
+bool vroce_emu_peer_allows(struct vroce_emu *emu,
+			   struct vroce_emu_op *op, u32 right)
+{
+	if (op->peer->access & right)
+		return true;
+	op->status = VROCE_CQE_REM_INV_REQ_ERR;
+	vroce_emu_qp_error(op->pemu, op->peer);
+	return false;
+}
+
+/* WRITE or READ the peer's memory through the rkey; length 0 needs none. */
+bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
+		      u32 right, bool write)
+{
+	if (!op->len ||
+	    !vroce_emu_mr_access_locked(op->pemu, le32_to_cpu(op->wqe.rkey),
+					op->peer->pdn,
+					le64_to_cpu(op->wqe.remote_addr),
+					op->buf, op->len, right, write))
+		return true;
+	op->status = VROCE_CQE_REM_ACCESS_ERR;
+	vroce_emu_qp_fatal(op->pemu, op->peer);
+	return false;
+}
+
+/* ---- receives ---- */
+
+/*
+ * No receive at the peer: retry later, or give up when out of retries.
+ * The wait starts under the peer's RQ lock, so that a receive rung there
+ * from now on ends it.
+ */
+static void vroce_emu_rnr(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *qp = op->qp;
+
+	if (!qp->rnr_active) {
+		qp->rnr_active = true;
+		qp->rnr_left = qp->rnr_retry;
+	}
+	if (!qp->rnr_left) {
+		op->status = VROCE_CQE_RNR_RETRY_EXC_ERR;
+		return;
+	}
+	if (qp->rnr_left != VROCE_EMU_RNR_FOREVER)
+		qp->rnr_left--;
+	op->rnr = true;
+	vroce_emu_rnr_wait(emu, qp, op->pemu, op->peer);
+	/*
+	 * A receive doorbell queues the peer's work only while a wait may
+	 * exist (vroce_emu_db_qp()): one rung between the look and the wait
+	 * is found here, and ends the wait at once.
+	 */
+	smp_mb();	/* timed before the doorbell: pairs with db_qp's */
+	vroce_emu_wq_sync(op->pemu, op->peer, VROCE_EMU_RQ);
+}
+
+/* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
+static void vroce_emu_recv_fetch(struct vroce_emu *pemu,
+				 const struct vroce_emu_wq *rq,
+				 struct vroce_recv_wqe *rwqe)
+{
+	if (!vroce_emu_wq_fetch(pemu, rq, rq->ci, rwqe)) {
+		memset(rwqe, 0, sizeof(*rwqe));
+		rwqe->num_sge = U8_MAX;
+	}
+}
+
+/*
+ * The peer's next receive WQE, copied into @rwqe; false when there is
+ * none (RNR) or the peer failed meanwhile. The caller holds the peer's RQ
+ * lock until the receive completes.
+ */
+static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
+				struct vroce_recv_wqe *rwqe)
+{
+	struct vroce_emu_qp *peer = op->peer;
+	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+
+	/* Receives rung since the peer was last looked at count too. */
+	vroce_emu_wq_sync(op->pemu, peer, VROCE_EMU_RQ);
+	if (!vroce_emu_qp_receives(peer)) {
+		op->status = VROCE_CQE_RETRY_EXC_ERR;
+		return false;
+	}
+	if (rq->ci == rq->pi) {
+		vroce_emu_rnr(emu, op);
+		return false;
+	}
+	vroce_emu_recv_fetch(op->pemu, rq, rwqe);
+	return true;
+}
+
+/* A malformed receive WQE: the responder's status (0 when it is sound). */
+static u8 vroce_emu_recv_check(struct vroce_emu_op *op,
+			       const struct vroce_recv_wqe *rwqe)
+{
+	if (rwqe->num_sge <= VROCE_MAX_RECV_SGE)
+		return VROCE_CQE_OK;
+	op->status = VROCE_CQE_REM_OP_ERR;
+	return VROCE_CQE_LOC_QP_OP_ERR;
+}
+
+/* Bytes the receive WQE's buffers hold. */
+static u64 vroce_emu_recv_room(const struct vroce_recv_wqe *rwqe)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < min_t(u32, rwqe->num_sge, VROCE_MAX_RECV_SGE); i++)
+		room += le32_to_cpu(rwqe->sge[i].length);
+	return room;
+}
+
+/* Place the message in the receive WQE's buffers: the responder's status. */
+static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
+				 const struct vroce_recv_wqe *rwqe)
+{
+	const struct vroce_wqe_sge *sge;
+	u32 left = op->rlen, i, len;
+	u8 *buf = op->buf;
+
+	if (op->rlen > vroce_emu_recv_room(rwqe)) {
+		op->status = VROCE_CQE_REM_INV_REQ_ERR;
+		return VROCE_CQE_LOC_LEN_ERR;
+	}
+	for (i = 0; i < rwqe->num_sge && left; i++) {
+		sge = &rwqe->sge[i];
+		len = min(left, le32_to_cpu(sge->length));
+		if (len && vroce_emu_mr_access_locked(op->pemu,
+						      le32_to_cpu(sge->lkey),
+						      op->peer->pdn,
+						      le64_to_cpu(sge->addr),
+						      buf, len,
+						      VROCE_ACC_LOCAL_WRITE,
+						      true)) {
+			op->status = VROCE_CQE_REM_OP_ERR;
+			return VROCE_CQE_LOC_PROT_ERR;
+		}
+		buf += len;
+		left -= len;
+	}
+	return VROCE_CQE_OK;
+}
+
+/* RoCE v2 over IPv4 when both GIDs are IPv4-mapped, else over IPv6. */
+static u8 vroce_emu_net_type(const struct vroce_wqe_av *av)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) &&
+	       ipv6_addr_v4mapped((const struct in6_addr *)av->dgid) ?
+	       VROCE_NET_IPV4 : VROCE_NET_IPV6;
+}
+
+/* Complete the peer's receive WQE; an error fails the peer. */
+static void vroce_emu_recv_complete(struct vroce_emu *emu,
+				    struct vroce_emu_op *op,
+				    const struct vroce_recv_wqe *rwqe,
+				    u8 status)
+{
+	struct vroce_emu_qp *peer = op->peer;
+	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+	u8 opcode = op->wqe.opcode;
+	struct vroce_cqe cqe = {
+		.wr_id = rwqe->wr_id,
+		.qpn = cpu_to_le32(peer->qpn),
+		.byte_len = cpu_to_le32(op->rlen),
+		.src_qp = cpu_to_le32(op->qp->qpn),
+		.wqe_idx = cpu_to_le16((u16)rq->ci),
+		.opcode = opcode == VROCE_WQE_WRITE_IMM ?
+			  VROCE_CQE_RECV_WRITE_IMM : VROCE_CQE_RECV,
+		.status = status,
+		.flags = VROCE_CQE_F_RQ,
+	};
+
+	if (op->wqe.flags & VROCE_WQE_F_SOLICITED)
+		cqe.flags |= VROCE_CQE_F_SOLICITED;
+	if (peer->type != VROCE_QPT_RC) {
+		cqe.flags |= VROCE_CQE_F_GRH;
+		cqe.net_type = vroce_emu_net_type(&op->wqe.av);
+		memcpy(cqe.smac, emu->mac, ETH_ALEN);
+	}
+	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
+		cqe.flags |= VROCE_CQE_F_IMM;
+		cqe.imm_inv = op->wqe.imm_inv;	/* as posted */
+	} else if (opcode == VROCE_WQE_SEND_INV && status == VROCE_CQE_OK) {
+		cqe.flags |= VROCE_CQE_F_INV;
+		cqe.imm_inv = op->wqe.imm_inv;
+	}
+	rq->ci++;
+	vroce_emu_cq_post(op->pemu, peer, peer->rcqn, &cqe);
+	if (status != VROCE_CQE_OK)
+		vroce_emu_qp_error(op->pemu, peer);
+}
+
+/* ---- datagrams (UD and GSI QPs) ---- */
+
+/*
+ * The VROCE_GRH_SIZE bytes placed ahead of a datagram: the packet's IPv6
+ * header, or 20 bytes left zero and its IPv4 header (with checksum).
+ */
+static void vroce_emu_grh(u8 *grh, const struct vroce_wqe_av *av, u32 len)
+{
+	/* UDP header, BTH, DETH, the payload, ICRC. */
+	u32 l4 = 8 + 12 + 8 + len + 4;
+
+	memset(grh, 0, VROCE_GRH_SIZE);
+	if (vroce_emu_net_type(av) == VROCE_NET_IPV4) {
+		struct iphdr *ip = (struct iphdr *)(grh + 20);
+
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = av->traffic_class;
+		ip->tot_len = htons(sizeof(*ip) + l4);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = av->hop_limit;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, &av->sgid[12], 4);
+		memcpy(&ip->daddr, &av->dgid[12], 4);
+		ip->check = ip_fast_csum(ip, ip->ihl);
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+		u32 fl = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
+
+		*(__be32 *)ip6 = cpu_to_be32(6 << 28 | av->traffic_class << 20 |
+					     fl);
+		ip6->payload_len = htons(l4);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = av->hop_limit;
+		memcpy(&ip6->saddr, av->sgid, sizeof(ip6->saddr));
+		memcpy(&ip6->daddr, av->dgid, sizeof(ip6->daddr));
+	}
+}
+
+/*
+ * The UD or GSI QP a datagram for @av reaches, on the port its MAC names
+ * (this HCA's or one across the wire); @op->pemu is set to its HCA.
+ */
+struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
+				       struct vroce_emu_op *op,
+				       const struct vroce_wqe_av *av)
+{
+	struct vroce_emu_qp *dst;
+
+	op->pemu = vroce_emu_wire_find(emu, av->dmac);
+	if (!op->pemu || !vroce_emu_enabled(op->pemu))
+		return NULL;
+	dst = vroce_emu_qp_of(op->pemu, le32_to_cpu(av->dest_qpn));
+	if (!dst || dst->type == VROCE_QPT_RC || !vroce_emu_qp_receives(dst))
+		return NULL;
+	return dst;
+}
+
+/* A datagram lost at @emu's port. */
+void vroce_emu_ud_drop(struct vroce_emu *emu)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	emu->ud_dropped++;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+}
+
+/* Place a datagram at @dst, whose RQ lock is held. */
+void vroce_emu_ud_deliver(struct vroce_emu *emu,
+			  struct vroce_emu_op *op,
+			  struct vroce_emu_qp *dst, u32 qkey)
+{
+	const struct vroce_wqe_av *av = &op->wqe.av;
+	struct vroce_emu_wq *rq = &dst->wq[VROCE_EMU_RQ];
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	vroce_emu_wq_sync(op->pemu, dst, VROCE_EMU_RQ);
+	if (dst->qkey != qkey || READ_ONCE(dst->state) == VROCE_QPS_ERR ||
+	    rq->ci == rq->pi) {
+		vroce_emu_ud_drop(op->pemu);
+		return;
+	}
+	vroce_emu_recv_fetch(op->pemu, rq, &rwqe);
+	if (rwqe.num_sge <= VROCE_MAX_RECV_SGE &&
+	    vroce_emu_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
+		vroce_emu_ud_drop(op->pemu);
+		return;
+	}
+	op->peer = dst;
+	memmove(op->buf + VROCE_GRH_SIZE, op->buf, op->len);
+	vroce_emu_grh(op->buf, av, op->len);
+	op->rlen = op->len + VROCE_GRH_SIZE;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus)
+		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+	/* No ack: what the receiver met stays there. */
+	op->status = VROCE_CQE_OK;
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
+
+/**
+ * vroce_emu_ud_dropped() - datagrams no QP took so far (no such QP, the
+ *	wrong Q_Key, no receive posted)
+ * @emu: the HCA
+ *
+ * Context: process context.
+ * Return: the count, which only grows until a reset.
+ */
+u32 vroce_emu_ud_dropped(struct vroce_emu *emu)
+{
+	u32 n;
+
+	unsigned long flags;
+
+	spin_lock_irqsave(&emu->reg_lock, flags);
+	n = emu->ud_dropped;
+	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
+
+/* ---- SEND and WRITE_IMM at an RC peer ---- */
+
+/* SEND, SEND_IMM, SEND_INV at the peer, whose RQ lock is held. */
+void vroce_emu_send_deliver(struct vroce_emu *emu,
+			    struct vroce_emu_op *op)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	if (!vroce_emu_recv_take(emu, op, &rwqe))
+		return;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus)
+		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
+	    vroce_emu_frmr_invalidate_locked(op->pemu,
+					     le32_to_cpu(op->wqe.imm_inv),
+					     op->peer->pdn)) {
+		op->status = VROCE_CQE_REM_INV_REQ_ERR;
+		rstatus = VROCE_CQE_LOC_PROT_ERR;
+	}
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
+
+/* WRITE_IMM at the peer, whose RQ lock is held. */
+void vroce_emu_write_imm_deliver(struct vroce_emu *emu,
+				 struct vroce_emu_op *op)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	/* With immediate data a receive must be there before any byte moves. */
+	if (!vroce_emu_recv_take(emu, op, &rwqe))
+		return;
+	rstatus = vroce_emu_recv_check(op, &rwqe);
+	if (!rstatus && !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true))
+		return;
+	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+}
