@@ -423,6 +423,10 @@ u16 vroce_emu_modify_qp(struct vroce_emu *emu,
 u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
 			 const struct vroce_cmd_destroy_qp *cmd);
 
+/* c/hca/vroce_hca_req.c */
+void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+		      u32 budget);
+
 /* c/hca/vroce_hca_resp.c */
 bool vroce_emu_peer_allows(struct vroce_emu *emu, struct vroce_emu_op *op,
 			   u32 right);

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA, the requester: a QP's visit to its send queue, each
+ * send WQE fetched, executed through a bounce buffer and completed.
+ */
+
+#include <linux/bitops.h>
+#include <linux/etherdevice.h>
+#include <linux/sched.h>
+#include <linux/semaphore.h>
+#include <linux/string.h>
+
+#include "vroce_hca_priv.h"
+
+/* What a send WQE's CQE says completed. */
+static const u8 vroce_emu_cqe_opcode[] = {
+	[VROCE_WQE_SEND]	= VROCE_CQE_SEND,
+	[VROCE_WQE_SEND_IMM]	= VROCE_CQE_SEND,
+	[VROCE_WQE_SEND_INV]	= VROCE_CQE_SEND,
+	[VROCE_WQE_WRITE]	= VROCE_CQE_WRITE,
+	[VROCE_WQE_WRITE_IMM]	= VROCE_CQE_WRITE,
+	[VROCE_WQE_READ]	= VROCE_CQE_READ,
+	[VROCE_WQE_REG_MR]	= VROCE_CQE_REG_MR,
+	[VROCE_WQE_LOCAL_INV]	= VROCE_CQE_LOCAL_INV,
+};
+
+/* ---- executing a send WQE ---- */
+
+/* Check the WQE's SGE list or inline data; sum the message length. */
+static u8 vroce_emu_op_len(struct vroce_emu_op *op)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	u64 len = 0;
+	u32 i;
+
+	if (wqe->flags & VROCE_WQE_F_INLINE) {
+		if (wqe->opcode == VROCE_WQE_READ ||
+		    le32_to_cpu(wqe->inline_len) > VROCE_MAX_INLINE)
+			return VROCE_CQE_LOC_QP_OP_ERR;
+		op->len = le32_to_cpu(wqe->inline_len);
+		return VROCE_CQE_OK;
+	}
+	if (wqe->num_sge > VROCE_MAX_SEND_SGE)
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	for (i = 0; i < wqe->num_sge; i++)
+		len += le32_to_cpu(wqe->sge[i].length);
+	if (len > VROCE_MAX_MSG_SIZE)
+		return VROCE_CQE_LOC_LEN_ERR;
+	op->len = len;
+	return VROCE_CQE_OK;
+}
+
+/*
+ * Move the message between the bounce buffer and the WQE's own buffers:
+ * gather (a local read needs no right) or, for READ, scatter (LOCAL_WRITE).
+ */
+static u8 vroce_emu_op_local(struct vroce_emu *emu, struct vroce_emu_op *op,
+			     bool write)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	u8 *buf = op->buf;
+	u32 i, len;
+
+	if (wqe->flags & VROCE_WQE_F_INLINE) {
+		memcpy(buf, wqe->inline_data, op->len);
+		return VROCE_CQE_OK;
+	}
+	/* The lengths were summed and bounded by vroce_emu_op_len(). */
+	for (i = 0; i < wqe->num_sge; i++) {
+		len = le32_to_cpu(wqe->sge[i].length);
+		if (len && vroce_emu_mr_access_locked(emu,
+						      le32_to_cpu(wqe->sge[i].lkey),
+						      op->qp->pdn,
+						      le64_to_cpu(wqe->sge[i].addr),
+						      buf, len,
+						      write ? VROCE_ACC_LOCAL_WRITE : 0,
+						      write))
+			return VROCE_CQE_LOC_PROT_ERR;
+		buf += len;
+	}
+	return VROCE_CQE_OK;
+}
+
+/* SEND and WRITE: the message into the bounce buffer. */
+static bool vroce_emu_gather(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	op->status = vroce_emu_op_len(op);
+	if (!op->status)
+		op->status = vroce_emu_op_local(emu, op, false);
+	op->rlen = op->len;
+	return !op->status;
+}
+
+/* No answer to a request: retry it, or give up when out of retries. */
+static void vroce_emu_lost(struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *qp = op->qp;
+
+	if (!qp->retry_active) {
+		qp->retry_active = true;
+		qp->retry_left = qp->retry_cnt;
+	}
+	if (!qp->retry_left) {
+		op->status = VROCE_CQE_RETRY_EXC_ERR;
+		return;
+	}
+	qp->retry_left--;
+	op->lost = true;
+}
+
+/*
+ * The peer: dest_qpn on the HCA whose port has the QP's destination MAC
+ * (this one, or one across the wire), ready to receive, and connected
+ * back to this QP on this port (an RC responder answers only the QP it is
+ * connected to; any other sender's packets are dropped). Else nothing
+ * answers: the request is retried after the ack timeout, retry_cnt
+ * times, and then fails with RETRY_EXC_ERR.
+ */
+static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	struct vroce_emu *pemu = vroce_emu_wire_find(emu, op->qp->dmac);
+	struct vroce_emu_qp *peer = NULL;
+
+	if (pemu && vroce_emu_enabled(pemu))
+		peer = vroce_emu_qp_of(pemu, op->qp->dest_qpn);
+	if (peer && peer->type == VROCE_QPT_RC &&
+	    ether_addr_equal(peer->dmac, emu->mac) &&
+	    peer->dest_qpn == op->qp->qpn && vroce_emu_qp_receives(peer)) {
+		op->peer = peer;
+		op->pemu = pemu;
+		return true;
+	}
+	vroce_emu_lost(op);
+	return false;
+}
+
+/*
+ * SEND and SEND_IMM on a UD or GSI QP. The sender completes once the
+ * message left, whatever happens to it: a datagram that finds no QP, the
+ * wrong Q_Key, no receive posted, or a receive too small for the GRH and
+ * the message is dropped (ud_dropped counts it) and leaves the receiver
+ * alone: its receive stays posted and its QP in its state, so that no
+ * sender can fail another's QP (the GSI QP above all) by its size.
+ */
+static void vroce_emu_do_ud_send(struct vroce_emu *emu,
+				 struct vroce_emu_op *op)
+{
+	u32 qkey = le32_to_cpu(op->wqe.av.qkey);
+	struct vroce_emu_qp *dst;
+
+	/* One MTU at most, checked before a byte is read. */
+	op->status = vroce_emu_op_len(op);
+	if (!op->status && op->len > VROCE_MAX_UD_MSG)
+		op->status = VROCE_CQE_LOC_LEN_ERR;
+	if (!op->status)
+		op->status = vroce_emu_op_local(emu, op, false);
+	if (op->status)
+		return;
+	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
+	if (qkey & BIT(31))
+		qkey = op->qp->qkey;
+	dst = vroce_emu_ud_dest(emu, op, &op->wqe.av);
+	if (!dst) {
+		/* Counted where it was lost: at the receiver, if any. */
+		vroce_emu_ud_drop(emu);
+		return;
+	}
+	vroce_emu_rq_enter(op->pemu, dst);
+	vroce_emu_ud_deliver(emu, op, dst, qkey);
+	vroce_emu_rq_leave(op->pemu, dst);
+}
+
+static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op))
+		return;
+	vroce_emu_rq_enter(op->pemu, op->peer);
+	vroce_emu_send_deliver(emu, op);
+	vroce_emu_rq_leave(op->pemu, op->peer);
+}
+
+/* WRITE, WRITE_IMM (which also consumes a receive). */
+static void vroce_emu_do_write(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op) ||
+	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_WRITE))
+		return;
+	if (op->wqe.opcode != VROCE_WQE_WRITE_IMM) {
+		vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true);
+		return;
+	}
+	vroce_emu_rq_enter(op->pemu, op->peer);
+	vroce_emu_write_imm_deliver(emu, op);
+	vroce_emu_rq_leave(op->pemu, op->peer);
+}
+
+/* READ: the peer's memory into the WQE's own buffers. */
+static void vroce_emu_do_read(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	op->status = vroce_emu_op_len(op);
+	if (op->status || !vroce_emu_find_peer(emu, op) ||
+	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_READ) ||
+	    !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_READ, false))
+		return;
+	op->status = vroce_emu_op_local(emu, op, true);
+}
+
+static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	u32 pdn = op->qp->pdn;
+
+	/* A UD or GSI QP sends datagrams and nothing else. */
+	if (op->qp->type != VROCE_QPT_RC) {
+		if (wqe->opcode == VROCE_WQE_SEND ||
+		    wqe->opcode == VROCE_WQE_SEND_IMM)
+			vroce_emu_do_ud_send(emu, op);
+		else
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		return;
+	}
+
+	switch (wqe->opcode) {
+	case VROCE_WQE_SEND:
+	case VROCE_WQE_SEND_IMM:
+	case VROCE_WQE_SEND_INV:
+		vroce_emu_do_send(emu, op);
+		break;
+	case VROCE_WQE_WRITE:
+	case VROCE_WQE_WRITE_IMM:
+		vroce_emu_do_write(emu, op);
+		break;
+	case VROCE_WQE_READ:
+		vroce_emu_do_read(emu, op);
+		break;
+	case VROCE_WQE_REG_MR:
+		if (vroce_emu_frmr_register_locked(emu, le32_to_cpu(wqe->fr_key),
+						   pdn, le64_to_cpu(wqe->fr_iova),
+						   le64_to_cpu(wqe->fr_length),
+						   le32_to_cpu(wqe->fr_access),
+						   le64_to_cpu(wqe->reg.pbl),
+						   le32_to_cpu(wqe->reg.npages)))
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	case VROCE_WQE_LOCAL_INV:
+		if (vroce_emu_frmr_invalidate_locked(emu,
+						     le32_to_cpu(wqe->imm_inv),
+						     pdn))
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	default:
+		op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	}
+}
+
+/* The requester's CQE: when signaled, and always for an error. */
+static void vroce_emu_sq_complete(struct vroce_emu *emu,
+				  struct vroce_emu_op *op)
+{
+	struct vroce_emu_qp *qp = op->qp;
+	u8 opcode = op->wqe.opcode;
+	struct vroce_cqe cqe = {
+		.wr_id = op->wqe.wr_id,
+		.qpn = cpu_to_le32(qp->qpn),
+		.byte_len = cpu_to_le32(op->len),
+		.wqe_idx = cpu_to_le16((u16)op->idx),
+		.status = op->status,
+	};
+
+	if (opcode < ARRAY_SIZE(vroce_emu_cqe_opcode))
+		cqe.opcode = vroce_emu_cqe_opcode[opcode];
+	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
+		cqe.flags = VROCE_CQE_F_IMM;
+		cqe.imm_inv = op->wqe.imm_inv;
+	}
+	if (op->status != VROCE_CQE_OK || qp->sq_sig_all ||
+	    (op->wqe.flags & VROCE_WQE_F_SIGNALED))
+		vroce_emu_cq_post(emu, qp, qp->scqn, &cqe);
+	if (op->status != VROCE_CQE_OK)
+		vroce_emu_qp_error(emu, qp);
+}
+
+/* ---- bounce buffers ---- */
+
+/* A bounce buffer of @emu's, waiting for one when all are in use. */
+static u32 vroce_emu_bounce_get(struct vroce_emu *emu)
+{
+	u32 i = 0;
+
+	down(&emu->bounce_sem);
+	while (test_and_set_bit_lock(i, &emu->bounce_busy))
+		i = (i + 1) % VROCE_EMU_BOUNCES;
+	return i;
+}
+
+static void vroce_emu_bounce_put(struct vroce_emu *emu, u32 i)
+{
+	clear_bit_unlock(i, &emu->bounce_busy);
+	up(&emu->bounce_sem);
+}
+
+/* ---- a QP's visit: the send queue, flushing ---- */
+
+/* Execute the WQE at the head of the SQ; false when it must wait. */
+static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
+				  struct vroce_emu_qp *qp)
+{
+	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
+	struct vroce_emu_op op = { .qp = qp, .idx = sq->ci };
+	u32 b = vroce_emu_bounce_get(emu);
+
+	op.buf = emu->bounce[b];
+	if (vroce_emu_wq_fetch(emu, sq, op.idx, &op.wqe))
+		vroce_emu_exec(emu, &op);
+	else
+		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
+	vroce_emu_bounce_put(emu, b);
+	/* The peer's HCA learns of what was delivered there at once. */
+	if (op.pemu && op.pemu != emu) {
+		vroce_emu_engine_raise(op.pemu);
+		vroce_emu_timer_arm(op.pemu);	/* a delayed event there */
+	}
+	/* The wait began where the peer's receive queue was found empty. */
+	if (op.rnr)
+		return false;
+	if (op.lost) {
+		vroce_emu_retry_wait(emu, qp);
+		return false;
+	}
+	qp->rnr_active = false;
+	qp->retry_active = false;
+	sq->ci++;
+	vroce_emu_sq_complete(emu, &op);
+	return true;
+}
+
+/* Complete the WQE at the head of queue @q of @qp with a flush error. */
+static void vroce_emu_flush_one(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+				int q)
+{
+	struct vroce_emu_wq *wq = &qp->wq[q];
+	struct vroce_send_wqe wqe = {};	/* big enough for either kind */
+	struct vroce_cqe cqe = {
+		.qpn = cpu_to_le32(qp->qpn),
+		.wqe_idx = cpu_to_le16((u16)wq->ci),
+		.status = VROCE_CQE_WR_FLUSH_ERR,
+	};
+
+	/* wr_id leads both kinds of WQE; an unreadable one completes as 0. */
+	if (vroce_emu_wq_fetch(emu, wq, wq->ci, &wqe))
+		cqe.wr_id = wqe.wr_id;
+	if (q == VROCE_EMU_RQ)
+		cqe.flags = VROCE_CQE_F_RQ;
+	else if (wqe.opcode < ARRAY_SIZE(vroce_emu_cqe_opcode))
+		cqe.opcode = vroce_emu_cqe_opcode[wqe.opcode];
+	wq->ci++;
+	vroce_emu_cq_post(emu, qp, q == VROCE_EMU_RQ ? qp->rcqn : qp->scqn,
+			  &cqe);
+}
+
+/*
+ * What the doorbells and the QP's state allow, in queue order: at most
+ * @budget send WQEs executed (flushes are not counted); a QP with more to
+ * do is kicked again, behind the others.
+ */
+void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+		      u32 budget)
+{
+	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
+	struct vroce_emu_wq *rq = &qp->wq[VROCE_EMU_RQ];
+	u32 state;
+
+	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
+		return;
+	vroce_emu_rq_enter(emu, qp);
+	vroce_emu_wq_sync(emu, qp, VROCE_EMU_RQ);
+	vroce_emu_rq_leave(emu, qp);
+	vroce_emu_wq_sync(emu, qp, VROCE_EMU_SQ);
+	while (sq->ci != sq->pi) {
+		/* Another engine may fail this QP at any time. */
+		state = READ_ONCE(qp->state);
+		if (state == VROCE_QPS_ERR) {
+			vroce_emu_flush_one(emu, qp, VROCE_EMU_SQ);
+		} else if (!budget--) {
+			vroce_emu_qp_kick(emu, qp);
+			break;
+		} else if (state != VROCE_QPS_RTS || READ_ONCE(qp->rnr_wait) ||
+			   !vroce_emu_sq_exec_one(emu, qp)) {
+			break;
+		}
+		cond_resched();
+	}
+	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
+		return;
+	vroce_emu_rq_enter(emu, qp);
+	while (rq->ci != rq->pi) {
+		vroce_emu_flush_one(emu, qp, VROCE_EMU_RQ);
+		cond_resched();
+	}
+	vroce_emu_rq_leave(emu, qp);
+}
