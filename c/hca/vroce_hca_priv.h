@@ -409,6 +409,8 @@ void vroce_emu_engine_quiesce(struct vroce_emu *emu);
 void vroce_emu_engine_stop(struct vroce_emu *emu);
 void vroce_emu_engine_reset(struct vroce_emu *emu);
 bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
+
+/* c/hca/vroce_hca_ctx.c */
 bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
 u16 vroce_emu_create_cq(struct vroce_emu *emu,
 			const struct vroce_cmd_create_cq *cmd,
