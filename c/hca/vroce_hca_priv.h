@@ -402,7 +402,7 @@ static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
 /* c/hca/vroce_hca_cmd.c */
 void vroce_emu_cmd_init(struct vroce_emu *emu);
 
-/* c/hca/vroce_hca_engine.c */
+/* c/hca/vroce_hca_sched.c */
 int vroce_emu_engine_alloc(struct vroce_emu *emu);
 void vroce_emu_engine_free(struct vroce_emu *emu);
 void vroce_emu_engine_quiesce(struct vroce_emu *emu);

@@ -1,69 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce emulated HCA: the data path engine (Documentation/datapath.rst).
- *
- * A doorbell (decoded here, called from the bus's register write) only
- * records a producer index, a CQ consumer index or an arm request, under
- * reg_lock, and queues the QP's work item (for a receive doorbell, only
- * when there is something for it to do: vroce_emu_db_qp()): no
- * allocation, no sleeping, any context. Each QP has a work item of its
- * own on the HCA's unbound qp_wq, so QPs run side by side (on as many
- * CPUs as there are) and each QP's work requests in order. A work item
- * holds the wire's lock for reading, so it never runs beside a command,
- * and does what silicon would:
- *
- *  - Take the recorded SQ and RQ producer indexes; copy each new send WQE
- *    through the SQ ring's MTT into a local struct, check every field and
- *    execute it against the peer (dest_qpn on this HCA, loopback, or on
- *    another across the wire), moving data only through the translation
- *    engine and one of VROCE_EMU_BOUNCES bounce buffers; write CQEs.
- *    Receive WQEs are consumed by arriving SEND and WRITE_IMM messages,
- *    under the receiving QP's RQ lock.
- *  - A visit executes at most VROCE_EMU_QP_BUDGET send WQEs; a QP with
- *    more queues its work again, behind the other QPs' (and the commands,
- *    which wait for every visit to end).
- *  - SQ WQEs execute in RTS only and wait in RESET, INIT and RTR. An error
- *    completes (signaled or not) and moves the QP to ERR; the engine then
- *    completes every WQE of both queues with a flush error, in queue
- *    order. Responder errors do the same to the peer.
- *  - A SEND or WRITE_IMM that finds no receive stays at the head of the SQ
- *    (RNR) until the peer's RQ is rung (a peer on this HCA) or the timer
- *    work retries it after the peer's min_rnr_timer; rnr_retry 7 retries
- *    forever.
- *  - CQEs: body, dma_wmb(), owner byte. A CQ whose producer count would
- *    pass the last CI doorbell by its depth loses the CQE; that is
- *    reported once per CQ (VROCE_EQE_CQ_ERR) and the QP goes to ERR. An
- *    armed CQ disarms and writes a COMP EQE, which the drop_events and
- *    event_delay_ms knobs lose or delay. The interrupt (VROCE_INTR_EQ) is
- *    raised once per visit that wrote events, with emu->lock held, like
- *    command completions.
- *
- * Also here: the CQ and QP commands (the command processor calls them with
- * emu->lock held), the event knobs drop_events and event_delay_ms, and the
- * engine's life cycle (allocation, quiescing for a reset, reset, stop).
- *
- * Calls: c/hca/vroce_hca_mpt.c (moving data through MRs, REG_MR and
- * LOCAL_INV, PD lookups), c/hca/vroce_hca_core.c (rings, the event
- * interrupt, fault injection).
+ * vroce emulated HCA, data path scheduling: doorbells, the QPs' and the
+ * timer's work items, the event and hold knobs, the engine's life cycle.
  */
 
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/bitfield.h>
-#include <linux/bitmap.h>
-#include <linux/build_bug.h>
-#include <linux/etherdevice.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <net/checksum.h>
-#include <net/ip.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
-#include <linux/math.h>
-#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
-#include <linux/sched.h>
 #include <linux/semaphore.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -74,6 +21,20 @@
 #include "vroce_hca_priv.h"
 
 #define VROCE_EMU_QP_BUDGET		16	/* send WQEs per QP visit */
+
+/*
+ * How the engine runs (Documentation/datapath.rst has the model): a
+ * doorbell only records a producer index, a CQ consumer index or an arm
+ * request under reg_lock and queues the QP's work item (a receive doorbell
+ * only when there is something for it to do: vroce_emu_db_qp()); it never
+ * sleeps or allocates. Each QP's work item, on the HCA's unbound qp_wq,
+ * holds the wire's lock for reading: QPs run side by side, never beside a
+ * command, each QP's WQEs in order. A visit executes at most
+ * VROCE_EMU_QP_BUDGET send WQEs (c/hca/vroce_hca_req.c), each through one
+ * of VROCE_EMU_BOUNCES bounce buffers, then queues the QP again behind the
+ * others, and raises the event interrupt once if it wrote events. The
+ * timer work ends RNR and ack timeout waits and writes delayed events.
+ */
 
 /* ---- the engine's work items ---- */
 
@@ -232,7 +193,7 @@ bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val)
 	return true;
 }
 
-/* ---- fault knobs ---- */
+/* ---- knobs: event faults, holding a QP ---- */
 
 /**
  * vroce_emu_set_event_faults() - set the completion event knobs (what
