@@ -22,9 +22,9 @@
  * beyond being stored (Documentation/device.rst has them all, and
  * Documentation/datapath.rst the data path):
  *   CMDQ_PI      wakes the command processor (c/hca/vroce_hca_cmd.c).
- *   DB_SQ/DB_RQ  record a QP's producer index and queue the engine
- *                (c/hca/vroce_hca_engine.c), which executes send WQEs
- *                against the peer QP on this HCA and writes CQEs; DB_CQ
+ *   DB_SQ/DB_RQ  record a QP's producer index and queue its work
+ *                (c/hca/vroce_hca_sched.c), whose requester executes send
+ *                WQEs against the peer QP on this HCA and writes CQEs; DB_CQ
  *                records a CQ's consumer index (for overflow) and arms it
  *                for one completion event.
  *   EQ_BA/EQ_CFG/EQ_CI  the event queue: COMP, CQ_ERR and QP_FATAL
@@ -60,7 +60,7 @@
  * vroce_hca/new_device and del_device plug HCAs in and out at run time
  * (netdevsim's model): write an id from 0 to 7.
  *
- * Calls: c/hca/vroce_hca_cmd.c, c/hca/vroce_hca_engine.c,
+ * Calls: c/hca/vroce_hca_cmd.c, c/hca/vroce_hca_sched.c,
  * c/hca/vroce_hca_mpt.c (setting up, resetting and freeing each role),
  * c/hca/vroce_hca_core.c (fault injection).
  */

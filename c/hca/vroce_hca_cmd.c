@@ -19,9 +19,10 @@
  * both the engine and the MPT whether something still names the PD); the
  * MR commands by the MPT, the CQ and QP commands by the data path engine.
  *
- * Calls: c/hca/vroce_hca_engine.c (CQ and QP commands, PDs in use, the
- * event interrupt), c/hca/vroce_hca_mpt.c (MR commands, PDs),
- * c/hca/vroce_hca_core.c (the command ring, the command interrupt).
+ * Calls: c/hca/vroce_hca_ctx.c (CQ and QP commands, PDs in use),
+ * c/hca/vroce_hca_comp.c (the event interrupt), c/hca/vroce_hca_mpt.c
+ * (MR commands, PDs), c/hca/vroce_hca_core.c (the command ring, the
+ * command interrupt).
  */
 
 #include <kunit/visibility.h>

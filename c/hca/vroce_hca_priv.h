@@ -12,17 +12,29 @@
  *                       directory and knob files
  *   vroce_hca_cmd.c     the command processor: the command ring, the
  *                       fail/drop/delay knobs, QUERY_DEVICE, PD commands
- *   vroce_hca_engine.c  the data path engine: doorbells, QPs, CQs, the
- *                       event queue, RNR and event timers; CQ and QP
- *                       commands
+ *   vroce_hca_sched.c   the data path's scheduling: doorbells, the QPs'
+ *                       and the timer's work items, the event and hold
+ *                       knobs, the engine's life cycle
+ *   vroce_hca_ctx.c     QP and CQ contexts: the CQ and QP commands
+ *   vroce_hca_req.c     the requester: a QP's send queue, each send WQE
+ *                       executed through a bounce buffer and completed
+ *   vroce_hca_resp.c    the responder: receive WQEs, RNR, RDMA at the
+ *                       peer's memory, UD and GSI delivery, the GRH
+ *   vroce_hca_comp.c    what the data path's roles share: QP lookups and
+ *                       state, writing CQEs and events (the event
+ *                       interrupt), RNR and retry waits, the timer
  *   vroce_hca_mpt.c     MPT and PD table, the translation engine, fast
  *                       registration, MR commands
  *   vroce_hca_core.c    what all of them use: the fault injection
  *                       countdown, raising an interrupt, rings in host
  *                       memory
  *   vroce_hca_mtt.c     the table walker (also built by the host harness)
- * Calls: bus -> cmd, engine, mpt, core; cmd -> engine, mpt, core;
- * engine -> mpt, core; mpt -> core, mtt; core -> mtt.
+ * Calls: bus -> cmd, sched, mpt, core; cmd -> ctx, comp, mpt, core, mtt;
+ * sched -> req, comp, core; ctx -> req, comp, mpt; req -> resp, comp,
+ * mpt, core; resp -> comp, mpt, core; comp -> core; mpt -> core, mtt;
+ * core -> mtt. MODIFY_QP to ERR flushes through the requester, and both
+ * sides change QP state: so the commands sit above the requester, and the
+ * QP state below the responder.
  *
  * Locking
  * -------
@@ -286,7 +298,7 @@ struct vroce_emu_irq {
 /**
  * struct vroce_emu_qp_exec - what runs a QP, kept across its contexts
  * @emu: the HCA
- * @work: visits the QP (vroce_hca_engine.c), on &vroce_emu.qp_wq; a work
+ * @work: visits the QP (vroce_hca_sched.c), on &vroce_emu.qp_wq; a work
  *	item never runs beside itself, so a QP's WQEs execute in order
  * @lock: protects the QP's receive queue: its pi and ci, and a receive
  *	WQE from the moment it is looked at until it completes
@@ -353,7 +365,7 @@ struct vroce_emu {
 	u32 fatal;
 	u32 beat;
 
-	/* Data path (c/hca/vroce_hca_engine.c). */
+	/* Data path (c/hca/vroce_hca_sched.c and the files it calls). */
 	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
 	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
 	struct vroce_emu_qp_exec *qpx;	/* VROCE_MAX_QP: work and RQ lock */
