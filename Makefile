@@ -102,7 +102,7 @@ lint: kdir-set
 	scripts/lint.sh
 
 kunit:
-	scripts/kunit.sh
+	VROCE_KUNIT_FILTER='$(FILTER)' scripts/kunit.sh
 
 demo:
 	scripts/demo.sh
@@ -177,6 +177,7 @@ help:
 	@echo '  make deb         Debian packages vroce-dkms, libvroce, source (lintian)'
 	@echo '  make clean       remove what the module build made'
 	@echo '  make kunit       the KUnit suites in the C test kernel'
+	@echo '                   (FILTER=suite[.case] glob: some of them)'
 	@echo '                   (VROCE_MTR_IMPL=rust: the Rust one)'
 	@echo '  make bench       benchmarks: MTR, data path and perftest; C, Rust, rxe'
 	@echo '  make lint        checkpatch --strict, kernel-doc, W=1 + sparse, layers'

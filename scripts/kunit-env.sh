@@ -1,22 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the scripts that run the UML test kernel. VROCE_MTR_IMPL picks
-# the kernel: 'c' (default) builds the MTR from c/driver/vroce_mtr.c, 'rust'
-# builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/), with
-# Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
+# Sourced by the scripts that run the UML test kernel; sourced by hand, it
+# never exits the shell (a bad setting returns non-zero). VROCE_MTR_IMPL
+# picks the kernel: 'c' (default) builds the MTR from c/driver/vroce_mtr.c,
+# 'rust' builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/),
+# with Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
 # picks 'debug' (default: KASAN, lockdep, kmemleak, debugfs) or 'nodebug'
 # (none of them), 'smp' or 'demo' (below). Sets:
 #   repo   the checkout
 #   tree   the cached linux-source-6.12 tree, with the checkout wired in
 #   build  the cached build dir, keyed by kernel version, arch, toolchain
-#          and a hash of the Kconfig fragments
+#          and a hash of the Kconfig fragments (per checkout but for the
+#          shared tree's owner: scripts/kernel-tree.sh)
 #   kunit  the kunit.py run command, with the arch and toolchain options
 #   kunit_opts  those options alone, for kunit.py config/build
 #   make_opts   the toolchain's make variables, for direct make calls
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${VROCE_CACHE:-$HOME/.cache/vroce}
-tree=$("$repo/scripts/kernel-tree.sh")
+tree=$("$repo/scripts/kernel-tree.sh") || return 1
 
 kver=$(basename "$tree")
 kver=${kver#linux-source-}
@@ -40,7 +42,7 @@ rust)
 	;;
 *)
 	echo "VROCE_MTR_IMPL must be c or rust, not '$mtr_impl'" >&2
-	exit 2
+	return 2
 	;;
 esac
 # VROCE_KERNEL=nodebug: the same sources without the debug options and
@@ -78,11 +80,17 @@ nodebug)
 	;;
 *)
 	echo "VROCE_KERNEL must be debug, nodebug, smp or demo, not '$kernel'" >&2
-	exit 2
+	return 2
 	;;
 esac
 key=$(cat "${fragments[@]}" | sha256sum | cut -c1-12)
-build=$cache/build/$flavour-$kver-$key
+# A checkout with a tree of its own (scripts/kernel-tree.sh) has its build
+# dirs beside that tree.
+builds=$cache/build
+case "$tree" in
+"$cache"/checkouts/*) builds=$(dirname "$tree")/build ;;
+esac
+build=$builds/$flavour-$kver-$key
 mkdir -p "$build"
 
 kunit_opts=(--arch="$arch" --build_dir="$build")
