@@ -3,6 +3,16 @@
 #
 # Print the path of the cached, unpacked linux-source-6.12 tree, unpacking it
 # on first use and wiring this checkout into it as drivers/infiniband/vroce.
+# With --no-wire: the shared tree's path, for its tools (checkpatch,
+# kernel-doc), this checkout wired nowhere.
+#
+# The shared tree is wired to one checkout, its owner (the first to use it;
+# another once the owner's directory is gone). Any other checkout gets a
+# tree of its own under $VROCE_CACHE/checkouts/ID/ (hard links to the
+# shared tree's files: seconds, and no space but the directories) with
+# its build dirs beside it (scripts/kunit-env.sh), so that two checkouts
+# build and test at the same time; each of those builds its kernels from
+# scratch once. A private tree whose checkout is gone is removed.
 #
 # The tree lives under $VROCE_CACHE (default ~/.cache/vroce), keyed by the
 # Debian package version, so every checkout and CI run shares it; the build
@@ -32,7 +42,9 @@ tree=$cache/linux-source-${ver//\~/_}
 patches=$(cat "$repo"/scripts/patches/*.patch 2>/dev/null | sha256sum | cut -c1-16)
 if [ "$(cat "$tree/.vroce-patches" 2>/dev/null)" != "$patches" ]; then
 	echo "kernel-tree: unpacking $tarball into $tree" >&2
-	rm -rf "$tree" "$tree.tmp" "$cache/build/"*"-${tree##*/linux-source-}-"*
+	rm -rf "$tree" "$tree.tmp" "$cache/build/"*"-${tree##*/linux-source-}-"* \
+	       "$cache/checkouts/"*/"${tree##*/}" \
+	       "$cache/checkouts/"*/build/*"-${tree##*/linux-source-}-"*
 	mkdir -p "$tree.tmp"
 	tar -C "$tree.tmp" -xf "$tarball" --strip-components=1
 	for p in "$repo"/scripts/patches/*.patch; do
@@ -47,16 +59,46 @@ if [ "$(cat "$tree/.vroce-patches" 2>/dev/null)" != "$patches" ]; then
 		[ "$old" = "$tree" ] || [ ! -d "$old" ] && continue
 		echo "kernel-tree: removing $old and its build dirs" >&2
 		rm -rf "$old" "$cache/build/"*"-${old##*/linux-source-}-"*
+		rm -rf "$cache/checkouts/"*/"${old##*/}" \
+		       "$cache/checkouts/"*/build/*"-${old##*/linux-source-}-"*
 	done
+fi
+[ "${1:-}" = --no-wire ] && { echo "$tree"; exit 0; }
+
+# Private trees of checkouts that are gone.
+for d in "$cache"/checkouts/*/; do
+	[ -e "$d/path" ] || continue
+	[ -e "$(cat "$d/path")/scripts/kernel-tree.sh" ] || rm -rf "$d"
+done
+owner=$(cat "$tree/.vroce-owner" 2>/dev/null ||
+	readlink "$tree/drivers/infiniband/vroce" 2>/dev/null || true)
+if [ -z "$owner" ] || [ ! -e "$owner/scripts/kernel-tree.sh" ]; then
+	owner=$repo
+	echo "$owner" >"$tree/.vroce-owner"
+fi
+builds=$cache/build
+if [ "$owner" != "$repo" ]; then
+	own=$cache/checkouts/$(printf %s "$repo" | sha256sum | cut -c1-12)
+	if [ ! -d "$own/${tree##*/}" ]; then
+		echo "kernel-tree: a tree of this checkout's own in $own" >&2
+		mkdir -p "$own"
+		echo "$repo" >"$own/path"
+		rm -rf "$own/${tree##*/}.tmp"
+		cp -al "$tree" "$own/${tree##*/}.tmp"
+		mv "$own/${tree##*/}.tmp" "$own/${tree##*/}"
+	fi
+	tree=$own/${tree##*/}
+	builds=$own/build
 fi
 
 # Wire the driver in: the hw/ Kconfig entries sit inside "if !UML", so the
 # source line goes after the INFINIBAND block, where UML sees it too.
 ib=$tree/drivers/infiniband
-# Another checkout wired in before: its objects in the cached build dirs
-# may be newer than this checkout's sources, and make would keep them.
+# Another checkout wired in before (the owner that went): its objects in
+# the build dirs may be newer than this checkout's sources, and make
+# would keep them.
 if [ "$(readlink "$ib/vroce" 2>/dev/null)" != "$repo" ]; then
-	for b in "$cache"/build/*/drivers/infiniband/vroce; do
+	for b in "$builds"/*/drivers/infiniband/vroce; do
 		if [ -d "$b" ]; then
 			rm -rf "$b"
 		fi
