@@ -7,6 +7,7 @@
 #   - kernel-doc -none -Wall over every C file and header
 #   - sparse (C=2) and W=1 over the out-of-tree module build
 #   - docutils over Documentation/*.rst
+#   - the tests Documentation/badinput.rst names exist (doc-tests.py)
 # The builds run in a private copy of the checkout's files (tracked and
 # untracked, as they are on disk), so a developer's own build in the
 # checkout is neither cleaned nor rebuilt.
@@ -55,6 +56,10 @@ for f in Documentation/*.rst; do
 		fail=1
 	fi
 done
+
+echo "lint: every test Documentation/badinput.rst names exists (scripts/doc-tests.py)"
+scripts/doc-tests.py | tail -n 1
+scripts/doc-tests.py >/dev/null || { scripts/doc-tests.py | head -n -1; fail=1; }
 
 echo "lint: include boundaries (scripts/layers.py)"
 scripts/layers.py || fail=1
