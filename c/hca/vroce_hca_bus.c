@@ -34,31 +34,14 @@
  *   CTRL RESET   finishes the command and QP visits in flight, then
  *                forgets MPT, PDs, CQs, QPs, doorbells, EQ and registers.
  *
- * Fault knobs, in debugfs under vroce_hca/<device>/ (netdevsim style):
- *   fail_cmds    fail the next N commands ...
- *   fail_status  ... with this status (default VROCE_CMD_INTERNAL)
- *   drop_cmds    carry out the next N commands but never complete them
- *   delay_ms     wait this long before carrying out each command
- *   fault_opcode fail_cmds and drop_cmds count only commands of this
- *                opcode (0: every command)
- *   drop_events  lose the next N completion events: the armed CQ is
- *                disarmed but no EQE is written
- *   event_delay_ms  write each completion event this long after the CQE
- *   eq_lost      (read only) events lost to a full or disabled EQ
- *   hang         1: the firmware hangs: no command or work request is
- *                carried out, the heartbeat (HEALTH) stands still
- *   fatal        1: as hang, and HEALTH reports an internal error; reset
- *                clears both
- *   mr_read      write "<key> <iova> <len>", read back the bytes the
- *                translation engine reads through that MR
- *   reg_frmr     write "<key> <pdn> <iova> <len> <access> <pbl> <npages>"
- *                (hex, decimal, hex, decimal, hex, hex, decimal): do what
- *                a REG_MR work request with that page list does
- * The first five act in the command processor, the next three in the
- * engine, hang and fatal in both, the last two in the MPT
- * (c/hca/vroce_hca_mpt.c), which creates their files. At the top,
- * vroce_hca/new_device and del_device plug HCAs in and out at run time
- * (netdevsim's model): write an id from 0 to 7.
+ * Fault knobs, in debugfs under vroce_hca/<device>/ (netdevsim style), and
+ * vroce_hca/new_device and del_device, which plug HCAs in and out at run
+ * time: Documentation/device.rst, "Fault knobs", is their one list
+ * (scripts/doc-knobs.py checks it against the files created here and in
+ * c/hca/vroce_hca_mpt.c). The command knobs act in the command processor,
+ * the event knobs in the engine (which also counts ud_dropped), hang and
+ * fatal in both; mr_read and reg_frmr are the MPT's, which creates their
+ * files.
  *
  * Calls: c/hca/vroce_hca_cmd.c, c/hca/vroce_hca_sched.c,
  * c/hca/vroce_hca_mpt.c (setting up, resetting and freeing each role),
