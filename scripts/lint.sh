@@ -8,6 +8,7 @@
 #   - sparse (C=2) and W=1 over the out-of-tree module build
 #   - docutils over Documentation/*.rst
 #   - the tests Documentation/badinput.rst names exist (doc-tests.py)
+#   - Documentation/device.rst lists the HCA's debugfs files (doc-knobs.py)
 # The builds run in a private copy of the checkout's files (tracked and
 # untracked, as they are on disk), so a developer's own build in the
 # checkout is neither cleaned nor rebuilt.
@@ -60,6 +61,14 @@ done
 echo "lint: every test Documentation/badinput.rst names exists (scripts/doc-tests.py)"
 scripts/doc-tests.py | tail -n 1
 scripts/doc-tests.py >/dev/null || { scripts/doc-tests.py | head -n -1; fail=1; }
+
+echo "lint: Documentation/device.rst lists the HCA's debugfs files (scripts/doc-knobs.py)"
+if out=$(scripts/doc-knobs.py); then
+	tail -n 1 <<<"$out"
+else
+	echo "$out"
+	fail=1
+fi
 
 echo "lint: include boundaries (scripts/layers.py)"
 scripts/layers.py || fail=1
