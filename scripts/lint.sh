@@ -6,6 +6,8 @@
 #   - checkpatch.pl --strict --no-tree
 #   - kernel-doc -none -Wall over every C file and header
 #   - sparse (C=2) and W=1 over the out-of-tree module build
+#   - the calls between its objects: no cycle but CQ<->QP, and the graphs
+#     of Documentation/design.rst (calls.py)
 #   - docutils over Documentation/*.rst
 #   - the tests Documentation/badinput.rst names exist (doc-tests.py)
 #   - Documentation/device.rst lists the HCA's debugfs files (doc-knobs.py)
@@ -100,9 +102,12 @@ elif grep -E 'warning:|error:' "$log"; then
 	fail=1
 else
 	# Calls between files, from the objects just built: the driver's
-	# form a DAG but for CQ<->QP (retire/clean), the HCA's a DAG.
+	# form a DAG but for CQ<->QP (retire/clean), the HCA's a DAG, and
+	# each is the graph Documentation/design.rst draws (redrawn with
+	# the same arguments and --write).
 	echo "lint: calls between files (scripts/calls.py)"
-	for args in "--allow vroce_cq.o<->vroce_qp.o c/driver/*.o" "c/hca/*.o"; do
+	for args in "--allow vroce_cq.o<->vroce_qp.o --doc Documentation/design.rst:driver c/driver/*.o" \
+		    "--doc Documentation/design.rst:hca c/hca/*.o"; do
 		# shellcheck disable=SC2086 # the globs and options split here
 		if out=$("$repo/scripts/calls.py" $args); then
 			tail -n 1 <<<"$out"
