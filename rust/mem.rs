@@ -30,7 +30,7 @@ pub(crate) const RESCHED_EVERY: u64 = 1024;
 pub(crate) fn fill_entries(dst: &mut [u64], src: &[u64]) -> u64 {
     let mut acc = 0;
     for (d, &s) in dst.iter_mut().zip(src) {
-        // SAFETY: `d` is a unique reference to an initialised, aligned
+        // SAFETY: (U-2) `d` is a unique reference to an initialised, aligned
         // `u64`, so it is valid for a write.
         unsafe { ptr::write_volatile(d, s.to_le()) };
         acc |= s;
@@ -40,7 +40,7 @@ pub(crate) fn fill_entries(dst: &mut [u64], src: &[u64]) -> u64 {
 
 pub(crate) fn maybe_resched(i: u64) {
     if i != 0 && i % RESCHED_EVERY == 0 {
-        // SAFETY: `vroce_core_resched()` has no preconditions beyond a
+        // SAFETY: (U-1) `vroce_core_resched()` has no preconditions beyond a
         // sleepable context, which the callers' contract provides.
         unsafe { bindings::vroce_core_resched() };
     }
@@ -61,8 +61,8 @@ impl Dev {
     ///
     /// # Safety
     ///
-    /// `ptr` is NULL or points to a live `struct vroce_dev` that outlives the
-    /// returned value and every copy of it.
+    /// (U-3) `ptr` is NULL or points to a live `struct vroce_dev` that
+    /// outlives the returned value and every copy of it.
     pub(crate) unsafe fn from_raw(ptr: *mut bindings::vroce_dev) -> Option<Self> {
         // INVARIANT: the caller guarantees liveness of a non-NULL `ptr`.
         NonNull::new(ptr).map(Self)
@@ -91,8 +91,8 @@ impl DmaBuf {
     /// Allocates `size` bytes, `size` at least 1.
     pub(crate) fn alloc(dev: Dev, size: usize) -> Result<Self> {
         let mut dma: bindings::dma_addr_t = 0;
-        // SAFETY: `dev` is live by its type invariant and `dma` is a valid
-        // place for the device address.
+        // SAFETY: (U-4) `dev` is live by its type invariant and `dma` is a
+        // valid place for the device address.
         let va = unsafe { bindings::vroce_core_dma_alloc(dev.as_ptr(), size, &mut dma) };
         let va = NonNull::new(va.cast::<u8>()).ok_or(ENOMEM)?;
         // INVARIANT: `va`/`dma` are the fresh allocation of `size` bytes.
@@ -122,8 +122,8 @@ impl DmaBuf {
         if i >= self.size / 8 {
             return None;
         }
-        // SAFETY: by the type invariant `va` is valid for `size` bytes and
-        // 8-byte aligned, and `i` is in bounds; a volatile read makes no
+        // SAFETY: (U-5) by the type invariant `va` is valid for `size` bytes
+        // and 8-byte aligned, and `i` is in bounds; a volatile read makes no
         // reference to memory the device may change.
         Some(unsafe { ptr::read_volatile(self.va.as_ptr().cast::<u64>().add(i)) })
     }
@@ -145,9 +145,9 @@ impl DmaBuf {
         }
         match start.checked_add(out.len()) {
             Some(end) if end <= len => {
-                // SAFETY: by the type invariant `va` is valid for `size`
-                // bytes and 8-byte aligned, and `start..end` is in bounds;
-                // `out` is a distinct, writable slice of `out.len()`
+                // SAFETY: (U-6) by the type invariant `va` is valid for
+                // `size` bytes and 8-byte aligned, and `start..end` is in
+                // bounds; `out` is a distinct, writable slice of `out.len()`
                 // entries; any bits are a `u64`.
                 unsafe {
                     ptr::copy_nonoverlapping(
@@ -171,8 +171,8 @@ impl DmaBuf {
         if i >= self.size / 8 {
             return Err(ENOMEM);
         }
-        // SAFETY: as in `read_entry()`; the unique borrow of `self` keeps
-        // other CPU writers away.
+        // SAFETY: (U-7) as in `read_entry()`; the unique borrow of `self`
+        // keeps other CPU writers away.
         unsafe { ptr::write_volatile(self.va.as_ptr().cast::<u64>().add(i), value) };
         Ok(())
     }
@@ -184,10 +184,10 @@ impl DmaBuf {
     /// may read or write meanwhile (fast-register page lists and tables)
     /// goes through [`DmaBuf::read_entry`] and [`DmaBuf::write_entry`].
     pub(crate) fn entries_mut(&mut self) -> &mut [u64] {
-        // SAFETY: by the type invariant `va` is valid for `size` bytes, page
-        // (so 8-byte) aligned, and zero-initialised at allocation; any bit
-        // pattern is a valid `u64`; the unique borrow of `self` makes this
-        // the only CPU reference, and the device does not use the memory
+        // SAFETY: (U-8) by the type invariant `va` is valid for `size` bytes,
+        // page (so 8-byte) aligned, and zero-initialised at allocation; any
+        // bit pattern is a valid `u64`; the unique borrow of `self` makes
+        // this the only CPU reference, and the device does not use the memory
         // while it lives (above).
         unsafe { core::slice::from_raw_parts_mut(self.va.as_ptr().cast::<u64>(), self.size / 8) }
     }
@@ -195,7 +195,7 @@ impl DmaBuf {
 
 impl Drop for DmaBuf {
     fn drop(&mut self) {
-        // SAFETY: by the type invariant this value owns the allocation
+        // SAFETY: (U-9) by the type invariant this value owns the allocation
         // `va`/`dma` of `size` bytes for the live `dev`; it is freed once.
         unsafe {
             bindings::vroce_core_dma_free(
@@ -228,7 +228,7 @@ impl<T> CoreVec<T> {
         // kvzalloc() aligns to at least 8 bytes, enough for what we store.
         kernel::build_assert!(align_of::<T>() <= 8);
         let bytes = cap.checked_mul(size_of::<T>()).ok_or(ENOMEM)?;
-        // SAFETY: `dev` is live by its type invariant.
+        // SAFETY: (U-10) `dev` is live by its type invariant.
         let ptr = unsafe { bindings::vroce_core_zalloc(dev.as_ptr(), bytes) };
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or(ENOMEM)?;
         // INVARIANT: a fresh allocation of `cap` values, none initialised.
@@ -245,8 +245,8 @@ impl<T> CoreVec<T> {
         if self.len == self.cap {
             return Err(ENOSPC);
         }
-        // SAFETY: `len < cap`, so the slot is inside the allocation and
-        // uninitialised.
+        // SAFETY: (U-11) `len < cap`, so the slot is inside the allocation
+        // and uninitialised.
         unsafe { self.ptr.as_ptr().add(self.len).write(value) };
         // INVARIANT: the slot just written is initialised.
         self.len += 1;
@@ -268,7 +268,7 @@ impl<T> Deref for CoreVec<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
-        // SAFETY: by the type invariant the first `len` values are
+        // SAFETY: (U-12) by the type invariant the first `len` values are
         // initialised and aligned.
         unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
@@ -276,7 +276,7 @@ impl<T> Deref for CoreVec<T> {
 
 impl<T> DerefMut for CoreVec<T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: as in `deref()`, and `self` is borrowed uniquely.
+        // SAFETY: (U-13) as in `deref()`, and `self` is borrowed uniquely.
         unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -286,14 +286,15 @@ impl<T> Drop for CoreVec<T> {
         if needs_drop::<T>() {
             // Arrays of DMA pages can be millions long.
             for i in 0..self.len {
-                // SAFETY: slot `i < len` holds an initialised value, dropped
-                // once here and never read again.
+                // SAFETY: (U-14) slot `i < len` holds an initialised value,
+                // dropped once here and never read again.
                 unsafe { ptr::drop_in_place(self.ptr.as_ptr().add(i)) };
                 maybe_resched(i as u64);
             }
         }
-        // SAFETY: by the type invariant this value owns the allocation, made
-        // by `vroce_core_zalloc()` for the live `dev`; it is freed once.
+        // SAFETY: (U-15) by the type invariant this value owns the
+        // allocation, made by `vroce_core_zalloc()` for the live `dev`; it is
+        // freed once.
         unsafe { bindings::vroce_core_free(self.dev.as_ptr(), self.ptr.as_ptr().cast()) };
     }
 }
@@ -314,10 +315,11 @@ impl<T> CoreBox<T> {
     /// Moves `value` into a new allocation.
     pub(crate) fn new(dev: Dev, value: T) -> Result<Self> {
         kernel::build_assert!(align_of::<T>() <= 8);
-        // SAFETY: `dev` is live by its type invariant.
+        // SAFETY: (U-16) `dev` is live by its type invariant.
         let ptr = unsafe { bindings::vroce_core_zalloc(dev.as_ptr(), size_of::<T>()) };
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or(ENOMEM)?;
-        // SAFETY: a fresh allocation, large and aligned enough for a `T`.
+        // SAFETY: (U-17) a fresh allocation, large and aligned enough for a
+        // `T`.
         unsafe { ptr.as_ptr().write(value) };
         // INVARIANT: `ptr` holds the initialised `value`.
         Ok(Self { dev, ptr })
@@ -339,8 +341,8 @@ impl<T> CoreBox<T> {
     ///
     /// # Safety
     ///
-    /// `ptr` comes from [`CoreBox::into_raw`] on a box made for `dev`, and
-    /// this is the only call taking it back.
+    /// (U-18) `ptr` comes from [`CoreBox::into_raw`] on a box made for `dev`,
+    /// and this is the only call taking it back.
     pub(crate) unsafe fn from_raw(dev: Dev, ptr: NonNull<T>) -> Self {
         // INVARIANT: the caller guarantees `ptr` is such an allocation, now
         // owned by nobody else.
@@ -352,14 +354,15 @@ impl<T> Deref for CoreBox<T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        // SAFETY: by the type invariant `ptr` holds an initialised `T`.
+        // SAFETY: (U-19) by the type invariant `ptr` holds an initialised
+        // `T`.
         unsafe { self.ptr.as_ref() }
     }
 }
 
 impl<T> DerefMut for CoreBox<T> {
     fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: by the type invariant `ptr` holds an initialised `T`
+        // SAFETY: (U-20) by the type invariant `ptr` holds an initialised `T`
         // owned by this value; the unique borrow of `self` makes this the
         // only reference made through it.
         unsafe { self.ptr.as_mut() }
@@ -368,11 +371,11 @@ impl<T> DerefMut for CoreBox<T> {
 
 impl<T> Drop for CoreBox<T> {
     fn drop(&mut self) {
-        // SAFETY: by the type invariant `ptr` holds an initialised `T`,
-        // owned by this value and dropped once here.
+        // SAFETY: (U-21) by the type invariant `ptr` holds an initialised
+        // `T`, owned by this value and dropped once here.
         unsafe { ptr::drop_in_place(self.ptr.as_ptr()) };
-        // SAFETY: the allocation was made by `vroce_core_zalloc()` for the
-        // live `dev` and is freed once.
+        // SAFETY: (U-22) the allocation was made by `vroce_core_zalloc()` for
+        // the live `dev` and is freed once.
         unsafe { bindings::vroce_core_free(self.dev.as_ptr(), self.ptr.as_ptr().cast()) };
     }
 }
@@ -392,7 +395,7 @@ impl Umem {
     /// Pins `size` bytes of the calling process's memory from `addr` with
     /// `IB_ACCESS_*` flags `access`; errors of `ib_umem_get()` unchanged.
     pub(crate) fn get(dev: Dev, addr: usize, size: usize, access: i32) -> Result<Self> {
-        // SAFETY: `dev` is live by its type invariant; `ib_umem_get()`
+        // SAFETY: (U-23) `dev` is live by its type invariant; `ib_umem_get()`
         // checks the user range itself.
         let ptr = unsafe { bindings::vroce_core_umem_get(dev.as_ptr(), addr as _, size, access) };
         let ptr = NonNull::new(from_err_ptr(ptr)?).ok_or(EFAULT)?;
@@ -403,7 +406,7 @@ impl Umem {
     /// The largest page size from `2^min_shift` to `2^max_shift` mapping
     /// the memory at `iova`, or 0 if none does.
     pub(crate) fn page_size(&self, min_shift: u32, max_shift: u32, iova: u64) -> u64 {
-        // SAFETY: `ptr` is a live umem by the type invariant.
+        // SAFETY: (U-24) `ptr` is a live umem by the type invariant.
         let pgsz = unsafe {
             bindings::vroce_core_umem_page_size(self.ptr.as_ptr(), min_shift, max_shift, iova)
         };
@@ -412,15 +415,15 @@ impl Umem {
 
     /// How many pages of `pgsz` bytes cover the memory.
     pub(crate) fn block_count(&self, pgsz: u64) -> u64 {
-        // SAFETY: `ptr` is a live umem by the type invariant.
+        // SAFETY: (U-25) `ptr` is a live umem by the type invariant.
         unsafe { bindings::vroce_core_umem_block_count(self.ptr.as_ptr(), pgsz as _) }
     }
 
     /// Writes the DMA addresses of the memory's `pgsz` pages into `pages`;
     /// returns how many were written.
     pub(crate) fn dma_blocks(&self, pgsz: u64, pages: &mut [u64]) -> u64 {
-        // SAFETY: `ptr` is a live umem by the type invariant, and `pages` is
-        // valid for writing `pages.len()` addresses.
+        // SAFETY: (U-26) `ptr` is a live umem by the type invariant, and
+        // `pages` is valid for writing `pages.len()` addresses.
         unsafe {
             bindings::vroce_core_umem_dma_blocks(
                 self.ptr.as_ptr(),
@@ -434,7 +437,7 @@ impl Umem {
 
 impl Drop for Umem {
     fn drop(&mut self) {
-        // SAFETY: this value owns the live pin, released once here.
+        // SAFETY: (U-27) this value owns the live pin, released once here.
         unsafe { bindings::vroce_core_umem_release(self.dev.as_ptr(), self.ptr.as_ptr()) };
     }
 }

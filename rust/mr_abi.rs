@@ -46,11 +46,12 @@ fn errno(r: kernel::error::Result) -> c_int {
 ///
 /// # Safety
 ///
-/// `mr` is a handle returned by one of the `vroce_mr_obj_create_*` shims,
-/// not yet destroyed, and nothing changes it for the returned lifetime.
+/// (U-28) `mr` is a handle returned by one of the `vroce_mr_obj_create_*`
+/// shims, not yet destroyed, and nothing changes it for the returned
+/// lifetime.
 unsafe fn obj_ref<'a>(mr: *const bindings::vroce_mr_obj) -> &'a MrObj {
-    // SAFETY: handles are `CoreBox<MrObj>::into_raw()` pointers, live per
-    // the function's contract.
+    // SAFETY: (U-29) handles are `CoreBox<MrObj>::into_raw()` pointers, live
+    // per the function's contract.
     unsafe { &*mr.cast::<MrObj>() }
 }
 
@@ -58,10 +59,10 @@ unsafe fn obj_ref<'a>(mr: *const bindings::vroce_mr_obj) -> &'a MrObj {
 ///
 /// # Safety
 ///
-/// As for [`obj_ref`], and nothing else uses the object for the returned
-/// lifetime (the ABI has callers serialise calls on one object).
+/// (U-30) As for [`obj_ref`], and nothing else uses the object for the
+/// returned lifetime (the ABI has callers serialise calls on one object).
 unsafe fn obj_mut<'a>(mr: *mut bindings::vroce_mr_obj) -> &'a mut MrObj {
-    // SAFETY: as in `obj_ref`, and the access is exclusive per the
+    // SAFETY: (U-31) as in `obj_ref`, and the access is exclusive per the
     // function's contract.
     unsafe { &mut *mr.cast::<MrObj>() }
 }
@@ -71,14 +72,15 @@ unsafe fn obj_mut<'a>(mr: *mut bindings::vroce_mr_obj) -> &'a mut MrObj {
 ///
 /// # Safety
 ///
-/// `dev` is NULL or a live device that outlives the object; `out` is NULL
-/// or valid for writing a pointer.
+/// (U-32) `dev` is NULL or a live device that outlives the object; `out` is
+/// NULL or valid for writing a pointer.
 unsafe fn create(
     dev: *mut bindings::vroce_dev,
     out: *mut *mut bindings::vroce_mr_obj,
     make: impl FnOnce(Dev) -> kernel::error::Result<CoreBox<MrObj>>,
 ) -> c_int {
-    // SAFETY: a live device that outlives the object, per the contract.
+    // SAFETY: (U-33) a live device that outlives the object, per the
+    // contract.
     let Some(dev) = (unsafe { Dev::from_raw(dev) }) else {
         return EINVAL.to_errno();
     };
@@ -87,7 +89,8 @@ unsafe fn create(
     }
     match make(dev) {
         Ok(obj) => {
-            // SAFETY: not NULL, so valid for writing, per the contract.
+            // SAFETY: (U-34) not NULL, so valid for writing, per the
+            // contract.
             unsafe { *out = obj.into_raw().cast() };
             0
         }
@@ -105,10 +108,10 @@ fn mtr_handle(mtr: Option<*mut crate::mtr::Mtr>) -> *const bindings::vroce_mtr {
 ///
 /// # Safety
 ///
-/// `rights` is NULL or valid for writing.
+/// (U-35) `rights` is NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_rights(access: c_int, rights: *mut u32) -> c_int {
-    // SAFETY: NULL or valid for writing, per the contract.
+    // SAFETY: (U-36) NULL or valid for writing, per the contract.
     let Some(out) = (unsafe { rights.as_mut() }) else {
         return EINVAL.to_errno();
     };
@@ -125,8 +128,8 @@ pub unsafe extern "C" fn vroce_mr_rights(access: c_int, rights: *mut u32) -> c_i
 ///
 /// # Safety
 ///
-/// `dev` is NULL or a live device that outlives the object; `mr` is NULL
-/// or valid for writing a pointer.
+/// (U-37) `dev` is NULL or a live device that outlives the object; `mr` is
+/// NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_create_dma(
     dev: *mut bindings::vroce_dev,
@@ -134,7 +137,7 @@ pub unsafe extern "C" fn vroce_mr_obj_create_dma(
     allow_remote: bool,
     mr: *mut *mut bindings::vroce_mr_obj,
 ) -> c_int {
-    // SAFETY: as `create()` requires, per the contract.
+    // SAFETY: (U-38) as `create()` requires, per the contract.
     unsafe { create(dev, mr, |dev| MrObj::dma(dev, access, allow_remote)) }
 }
 
@@ -142,9 +145,9 @@ pub unsafe extern "C" fn vroce_mr_obj_create_dma(
 ///
 /// # Safety
 ///
-/// `dev` is NULL or a live device that outlives the object; `attr` is NULL
-/// or valid for reading; `mr` is NULL or valid for writing a pointer. The
-/// call runs in the memory owner's process context.
+/// (U-39) `dev` is NULL or a live device that outlives the object; `attr` is
+/// NULL or valid for reading; `mr` is NULL or valid for writing a pointer.
+/// The call runs in the memory owner's process context.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_create_user(
     dev: *mut bindings::vroce_dev,
@@ -152,7 +155,7 @@ pub unsafe extern "C" fn vroce_mr_obj_create_user(
     _udata: *mut bindings::ib_udata,
     mr: *mut *mut bindings::vroce_mr_obj,
 ) -> c_int {
-    // SAFETY: NULL or valid for reading, per the contract.
+    // SAFETY: (U-40) NULL or valid for reading, per the contract.
     let Some(attr) = (unsafe { attr.as_ref() }) else {
         return EINVAL.to_errno();
     };
@@ -163,7 +166,7 @@ pub unsafe extern "C" fn vroce_mr_obj_create_user(
         access: attr.access,
         max_length: attr.max_length,
     };
-    // SAFETY: as `create()` requires, per the contract.
+    // SAFETY: (U-41) as `create()` requires, per the contract.
     unsafe { create(dev, mr, |dev| MrObj::user(dev, &mem)) }
 }
 
@@ -171,8 +174,8 @@ pub unsafe extern "C" fn vroce_mr_obj_create_user(
 ///
 /// # Safety
 ///
-/// `dev` is NULL or a live device that outlives the object; `mr` is NULL
-/// or valid for writing a pointer.
+/// (U-42) `dev` is NULL or a live device that outlives the object; `mr` is
+/// NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_create_frmr(
     dev: *mut bindings::vroce_dev,
@@ -180,7 +183,7 @@ pub unsafe extern "C" fn vroce_mr_obj_create_frmr(
     limit: u32,
     mr: *mut *mut bindings::vroce_mr_obj,
 ) -> c_int {
-    // SAFETY: as `create()` requires, per the contract.
+    // SAFETY: (U-43) as `create()` requires, per the contract.
     unsafe { create(dev, mr, |dev| MrObj::frmr(dev, max_pages, limit)) }
 }
 
@@ -188,21 +191,21 @@ pub unsafe extern "C" fn vroce_mr_obj_create_frmr(
 ///
 /// # Safety
 ///
-/// `mr` is NULL or a live handle; `desc` is NULL or valid for writing.
+/// (U-44) `mr` is NULL or a live handle; `desc` is NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_describe(
     mr: *const bindings::vroce_mr_obj,
     pdn: u32,
     desc: *mut bindings::vroce_mr_desc,
 ) -> c_int {
-    // SAFETY: NULL or valid for writing, per the contract.
+    // SAFETY: (U-45) NULL or valid for writing, per the contract.
     let Some(out) = (unsafe { desc.as_mut() }) else {
         return EINVAL.to_errno();
     };
     if mr.is_null() {
         return EINVAL.to_errno();
     }
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-46) a live handle, per the contract.
     match unsafe { obj_ref(mr) }.describe() {
         Ok(info) => {
             *out = bindings::vroce_mr_desc {
@@ -223,14 +226,14 @@ pub unsafe extern "C" fn vroce_mr_obj_describe(
 ///
 /// # Safety
 ///
-/// `mr` is a live handle nobody else uses during the call.
+/// (U-47) `mr` is a live handle nobody else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_registered(
     mr: *mut bindings::vroce_mr_obj,
     key: u32,
     handle: u32,
 ) -> c_int {
-    // SAFETY: a live handle used by nobody else, per the contract.
+    // SAFETY: (U-48) a live handle used by nobody else, per the contract.
     errno(unsafe { obj_mut(mr) }.registered(key, handle))
 }
 
@@ -238,13 +241,13 @@ pub unsafe extern "C" fn vroce_mr_obj_registered(
 ///
 /// # Safety
 ///
-/// `mr` is a live handle nobody else uses during the call.
+/// (U-49) `mr` is a live handle nobody else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_create_failed(
     mr: *mut bindings::vroce_mr_obj,
     err: c_int,
 ) -> bool {
-    // SAFETY: a live handle used by nobody else, per the contract.
+    // SAFETY: (U-50) a live handle used by nobody else, per the contract.
     unsafe { obj_mut(mr) }.create_failed(err)
 }
 
@@ -252,10 +255,10 @@ pub unsafe extern "C" fn vroce_mr_obj_create_failed(
 ///
 /// # Safety
 ///
-/// `mr` is a live handle nobody else uses during the call.
+/// (U-51) `mr` is a live handle nobody else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_parked(mr: *mut bindings::vroce_mr_obj) -> c_int {
-    // SAFETY: a live handle used by nobody else, per the contract.
+    // SAFETY: (U-52) a live handle used by nobody else, per the contract.
     errno(unsafe { obj_mut(mr) }.parked())
 }
 
@@ -263,13 +266,13 @@ pub unsafe extern "C" fn vroce_mr_obj_parked(mr: *mut bindings::vroce_mr_obj) ->
 ///
 /// # Safety
 ///
-/// `mr` is a live handle nobody else uses during the call.
+/// (U-53) `mr` is a live handle nobody else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_released(
     mr: *mut bindings::vroce_mr_obj,
     hca_reset: bool,
 ) -> c_int {
-    // SAFETY: a live handle used by nobody else, per the contract.
+    // SAFETY: (U-54) a live handle used by nobody else, per the contract.
     errno(unsafe { obj_mut(mr) }.released(hca_reset))
 }
 
@@ -277,13 +280,13 @@ pub unsafe extern "C" fn vroce_mr_obj_released(
 ///
 /// # Safety
 ///
-/// `mr` is a live handle; `info` is valid for writing.
+/// (U-55) `mr` is a live handle; `info` is valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_info(
     mr: *const bindings::vroce_mr_obj,
     info: *mut bindings::vroce_mr_info,
 ) {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-56) a live handle, per the contract.
     let Info {
         ty,
         rights: _,
@@ -299,7 +302,7 @@ pub unsafe extern "C" fn vroce_mr_obj_info(
         State::Live { key, handle } | State::Zombie { key, handle } => (key, handle),
         _ => (0, 0),
     };
-    // SAFETY: valid for writing, per the contract.
+    // SAFETY: (U-57) valid for writing, per the contract.
     unsafe {
         *info = bindings::vroce_mr_info {
             type_: ty.abi(),
@@ -320,10 +323,10 @@ pub unsafe extern "C" fn vroce_mr_obj_info(
 ///
 /// # Safety
 ///
-/// `mr` is a live handle nobody else uses during the call.
+/// (U-58) `mr` is a live handle nobody else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_pages_reset(mr: *mut bindings::vroce_mr_obj) -> c_int {
-    // SAFETY: a live handle used by nobody else, per the contract.
+    // SAFETY: (U-59) a live handle used by nobody else, per the contract.
     errno(unsafe { obj_mut(mr) }.pages_reset())
 }
 
@@ -331,10 +334,10 @@ pub unsafe extern "C" fn vroce_mr_obj_pages_reset(mr: *mut bindings::vroce_mr_ob
 ///
 /// # Safety
 ///
-/// `mr` is a live handle nobody else uses during the call.
+/// (U-60) `mr` is a live handle nobody else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_page_add(mr: *mut bindings::vroce_mr_obj, dma: u64) -> c_int {
-    // SAFETY: a live handle used by nobody else, per the contract.
+    // SAFETY: (U-61) a live handle used by nobody else, per the contract.
     errno(unsafe { obj_mut(mr) }.page_add(dma))
 }
 
@@ -342,18 +345,18 @@ pub unsafe extern "C" fn vroce_mr_obj_page_add(mr: *mut bindings::vroce_mr_obj, 
 ///
 /// # Safety
 ///
-/// `mr` is a live handle; `dma` is NULL or valid for writing.
+/// (U-62) `mr` is a live handle; `dma` is NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_page(
     mr: *const bindings::vroce_mr_obj,
     index: u32,
     dma: *mut u64,
 ) -> c_int {
-    // SAFETY: NULL or valid for writing, per the contract.
+    // SAFETY: (U-63) NULL or valid for writing, per the contract.
     let Some(out) = (unsafe { dma.as_mut() }) else {
         return EINVAL.to_errno();
     };
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-64) a live handle, per the contract.
     match unsafe { obj_ref(mr) }.page(index) {
         Ok(v) => {
             *out = v;
@@ -367,27 +370,28 @@ pub unsafe extern "C" fn vroce_mr_obj_page(
 ///
 /// # Safety
 ///
-/// `mr` is NULL or a handle from the `vroce_mr_obj_create_*` shims for
+/// (U-65) `mr` is NULL or a handle from the `vroce_mr_obj_create_*` shims for
 /// `dev`, not used again after this call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mr_obj_destroy(
     dev: *mut bindings::vroce_dev,
     mr: *mut bindings::vroce_mr_obj,
 ) {
-    // SAFETY: the device the object was made for, live per the contract.
+    // SAFETY: (U-66) the device the object was made for, live per the
+    // contract.
     let dev = unsafe { Dev::from_raw(dev) };
     let (Some(dev), Some(ptr)) = (dev, NonNull::new(mr.cast::<MrObj>())) else {
         return;
     };
-    // SAFETY: a live handle, not used by anyone else any more.
+    // SAFETY: (U-67) a live handle, not used by anyone else any more.
     let obj = unsafe { obj_ref(mr) };
     if !obj.may_free() {
         // The HCA may still translate through its tables: leak them.
-        // SAFETY: a plain C function taking an integer.
+        // SAFETY: (U-68) a plain C function taking an integer.
         unsafe { bindings::vroce_core_warn_mr_leak(obj.info().state.abi()) };
         return;
     }
-    // SAFETY: the handle came from `CoreBox::into_raw()` for `dev` and is
-    // given back once, per the contract.
+    // SAFETY: (U-69) the handle came from `CoreBox::into_raw()` for `dev` and
+    // is given back once, per the contract.
     drop(unsafe { CoreBox::from_raw(dev, ptr) });
 }

@@ -46,11 +46,11 @@ const _: () = {
 ///
 /// # Safety
 ///
-/// `mtr` is a handle returned by [`vroce_mtr_create`] and not yet destroyed,
-/// and nothing changes the MTR for the returned lifetime.
+/// (U-70) `mtr` is a handle returned by [`vroce_mtr_create`] and not yet
+/// destroyed, and nothing changes the MTR for the returned lifetime.
 unsafe fn mtr_ref<'a>(mtr: *const bindings::vroce_mtr) -> &'a Mtr {
-    // SAFETY: handles are `CoreBox<Mtr>::into_raw()` pointers, live per the
-    // function's contract.
+    // SAFETY: (U-71) handles are `CoreBox<Mtr>::into_raw()` pointers, live
+    // per the function's contract.
     unsafe { &*mtr.cast::<Mtr>() }
 }
 
@@ -78,8 +78,8 @@ fn buf_attr(attr: &bindings::vroce_buf_attr) -> BufAttr {
 ///
 /// # Safety
 ///
-/// `dev` is NULL or a live device that outlives the MTR; `mtr` is NULL or
-/// valid for writing a pointer; `attr` is NULL or valid for reading.
+/// (U-72) `dev` is NULL or a live device that outlives the MTR; `mtr` is NULL
+/// or valid for writing a pointer; `attr` is NULL or valid for reading.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_create(
     dev: *mut bindings::vroce_dev,
@@ -89,9 +89,9 @@ pub unsafe extern "C" fn vroce_mtr_create(
     udata: *mut bindings::ib_udata,
     user_addr: c_ulong,
 ) -> c_int {
-    // SAFETY: a live device that outlives the MTR, per the contract.
+    // SAFETY: (U-73) a live device that outlives the MTR, per the contract.
     let dev = unsafe { Dev::from_raw(dev) };
-    // SAFETY: NULL or valid for reading, per the contract.
+    // SAFETY: (U-74) NULL or valid for reading, per the contract.
     let attr = unsafe { attr.as_ref() };
     let (Some(dev), Some(attr), false) = (dev, attr, mtr.is_null()) else {
         return EINVAL.to_errno();
@@ -99,7 +99,7 @@ pub unsafe extern "C" fn vroce_mtr_create(
     let user = (!udata.is_null()).then_some(user_addr);
     match Mtr::create(dev, &buf_attr(attr), ba_page_shift, user) {
         Ok(new) => {
-            // SAFETY: `mtr` is not NULL and valid for writing, per the
+            // SAFETY: (U-75) `mtr` is not NULL and valid for writing, per the
             // contract.
             unsafe { *mtr = new.into_raw().cast() };
             0
@@ -112,18 +112,18 @@ pub unsafe extern "C" fn vroce_mtr_create(
 ///
 /// # Safety
 ///
-/// `mtr` is NULL or a handle from [`vroce_mtr_create`] for `dev`, not used
-/// again after this call.
+/// (U-76) `mtr` is NULL or a handle from [`vroce_mtr_create`] for `dev`, not
+/// used again after this call.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_destroy(
     dev: *mut bindings::vroce_dev,
     mtr: *mut bindings::vroce_mtr,
 ) {
-    // SAFETY: the device the MTR was made for, live per the contract.
+    // SAFETY: (U-77) the device the MTR was made for, live per the contract.
     let dev = unsafe { Dev::from_raw(dev) };
     if let (Some(dev), Some(mtr)) = (dev, NonNull::new(mtr.cast::<Mtr>())) {
-        // SAFETY: the handle came from `CoreBox::into_raw()` for `dev` and is
-        // given back once, per the contract.
+        // SAFETY: (U-78) the handle came from `CoreBox::into_raw()` for `dev`
+        // and is given back once, per the contract.
         drop(unsafe { CoreBox::from_raw(dev, mtr) });
     }
 }
@@ -132,8 +132,8 @@ pub unsafe extern "C" fn vroce_mtr_destroy(
 ///
 /// # Safety
 ///
-/// `mtr` is NULL or a live handle that nothing else uses during the call;
-/// `pages` is NULL or valid for reading `count` addresses.
+/// (U-79) `mtr` is NULL or a live handle that nothing else uses during the
+/// call; `pages` is NULL or valid for reading `count` addresses.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_map(
     _dev: *mut bindings::vroce_dev,
@@ -144,14 +144,14 @@ pub unsafe extern "C" fn vroce_mtr_map(
     if mtr.is_null() || pages.is_null() || count == 0 {
         return EINVAL.to_errno();
     }
-    // SAFETY: a live handle used by nobody else during the call, per the
-    // contract.
+    // SAFETY: (U-80) a live handle used by nobody else during the call, per
+    // the contract.
     let mtr = unsafe { &mut *mtr.cast::<Mtr>() };
     if count > mtr.page_count() {
         return EINVAL.to_errno();
     }
-    // SAFETY: `pages` is valid for `count` addresses, per the contract;
-    // `count` is at most the page count, which fits in memory.
+    // SAFETY: (U-81) `pages` is valid for `count` addresses, per the
+    // contract; `count` is at most the page count, which fits in memory.
     let pages = unsafe { core::slice::from_raw_parts(pages, count as usize) };
     match mtr.map(pages) {
         Ok(()) => 0,
@@ -163,9 +163,9 @@ pub unsafe extern "C" fn vroce_mtr_map(
 ///
 /// # Safety
 ///
-/// `mtr` is NULL or a live handle not being mapped concurrently; `addrs` is
-/// NULL or valid for writing `max` addresses; `base_addr` is NULL or valid
-/// for writing one.
+/// (U-82) `mtr` is NULL or a live handle not being mapped concurrently;
+/// `addrs` is NULL or valid for writing `max` addresses; `base_addr` is NULL
+/// or valid for writing one.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_find(
     _dev: *mut bindings::vroce_dev,
@@ -178,11 +178,11 @@ pub unsafe extern "C" fn vroce_mtr_find(
     if mtr.is_null() || addrs.is_null() || max == 0 {
         return EINVAL.to_errno();
     }
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-83) a live handle, per the contract.
     let mtr = unsafe { mtr_ref(mtr) };
     if max == 1 {
         if let Some((addr, table)) = mtr.find_leaf(offset) {
-            // SAFETY: `addrs` is valid for writing one address, and
+            // SAFETY: (U-84) `addrs` is valid for writing one address, and
             // `base_addr` NULL or valid for writing, per the contract.
             unsafe {
                 addrs.write(addr);
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn vroce_mtr_find(
             return 1;
         }
     }
-    // SAFETY: the same contract.
+    // SAFETY: (U-85) the same contract.
     unsafe { find_runs(mtr, offset, addrs, max, base_addr) }
 }
 
@@ -202,7 +202,7 @@ pub unsafe extern "C" fn vroce_mtr_find(
 ///
 /// # Safety
 ///
-/// As [`vroce_mtr_find`], with `addrs` not NULL and `max` above 0.
+/// (U-86) As [`vroce_mtr_find`], with `addrs` not NULL and `max` above 0.
 #[inline(never)]
 unsafe fn find_runs(
     mtr: &Mtr,
@@ -211,11 +211,12 @@ unsafe fn find_runs(
     max: u32,
     base_addr: *mut u64,
 ) -> c_int {
-    // SAFETY: `addrs` is valid for writing `max` addresses, per the contract.
+    // SAFETY: (U-87) `addrs` is valid for writing `max` addresses, per the
+    // contract.
     let addrs = unsafe { core::slice::from_raw_parts_mut(addrs, max as usize) };
     match mtr.find(offset, addrs) {
         Ok((n, table)) => {
-            // SAFETY: NULL or valid for writing, per the contract.
+            // SAFETY: (U-88) NULL or valid for writing, per the contract.
             if let Some(base) = unsafe { base_addr.as_mut() } {
                 *base = table;
             }
@@ -229,10 +230,10 @@ unsafe fn find_runs(
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-89) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_root_ba(mtr: *const bindings::vroce_mtr) -> u64 {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-90) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }.root_ba()
 }
 
@@ -240,10 +241,10 @@ pub unsafe extern "C" fn vroce_mtr_root_ba(mtr: *const bindings::vroce_mtr) -> u
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-91) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_is_direct(mtr: *const bindings::vroce_mtr) -> bool {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-92) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }.is_direct()
 }
 
@@ -251,10 +252,10 @@ pub unsafe extern "C" fn vroce_mtr_is_direct(mtr: *const bindings::vroce_mtr) ->
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-93) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_ba_page_shift(mtr: *const bindings::vroce_mtr) -> u32 {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-94) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }.ba_page_shift()
 }
 
@@ -262,10 +263,10 @@ pub unsafe extern "C" fn vroce_mtr_ba_page_shift(mtr: *const bindings::vroce_mtr
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-95) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_buf_page_shift(mtr: *const bindings::vroce_mtr) -> u32 {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-96) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }.buf_page_shift()
 }
 
@@ -273,10 +274,10 @@ pub unsafe extern "C" fn vroce_mtr_buf_page_shift(mtr: *const bindings::vroce_mt
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-97) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_page_count(mtr: *const bindings::vroce_mtr) -> u64 {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-98) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }.page_count()
 }
 
@@ -284,10 +285,10 @@ pub unsafe extern "C" fn vroce_mtr_page_count(mtr: *const bindings::vroce_mtr) -
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-99) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_region_count(mtr: *const bindings::vroce_mtr) -> u32 {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-100) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }.region_count()
 }
 
@@ -295,19 +296,19 @@ pub unsafe extern "C" fn vroce_mtr_region_count(mtr: *const bindings::vroce_mtr)
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`]; `region` is NULL or
-/// valid for writing.
+/// (U-101) `mtr` is a live handle from [`vroce_mtr_create`]; `region` is NULL
+/// or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_region(
     mtr: *const bindings::vroce_mtr,
     index: u32,
     region: *mut bindings::vroce_mtr_region,
 ) -> c_int {
-    // SAFETY: NULL or valid for writing, per the contract.
+    // SAFETY: (U-102) NULL or valid for writing, per the contract.
     let Some(out) = (unsafe { region.as_mut() }) else {
         return EINVAL.to_errno();
     };
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-103) a live handle, per the contract.
     match unsafe { mtr_ref(mtr) }.region(index) {
         Ok(r) => {
             *out = bindings::vroce_mtr_region {
@@ -325,13 +326,13 @@ pub unsafe extern "C" fn vroce_mtr_region(
 ///
 /// # Safety
 ///
-/// `mtr` is a live handle from [`vroce_mtr_create`].
+/// (U-104) `mtr` is a live handle from [`vroce_mtr_create`].
 #[no_mangle]
 pub unsafe extern "C" fn vroce_mtr_buf_kva(
     mtr: *const bindings::vroce_mtr,
     offset: u64,
 ) -> *mut c_void {
-    // SAFETY: a live handle, per the contract.
+    // SAFETY: (U-105) a live handle, per the contract.
     unsafe { mtr_ref(mtr) }
         .buf_kva(offset)
         .map_or(core::ptr::null_mut(), |va| va.cast())

@@ -5,44 +5,53 @@
 Scans rust/*.rs for every use of the `unsafe` keyword in code (comments,
 string and character literals and attributes such as
 `#![allow(unsafe_op_in_unsafe_fn)]` or `#[unsafe(no_mangle)]` do not
-count) and names each site by what stays put when lines move:
+count). Each site is keyed by an id, U-<n>, that its own comment carries,
+so that renaming or moving code changes no key:
 
-  file     rust/NAME.rs
-  key      the enclosing function, qualified by the self type of the impl
-           it is in (`impl X`, `impl<T> X<T>`, `impl Trait for X` all give
-           `X::f`; a function nested in a function gives `outer::inner`);
-           for an unsafe fn its own name, so qualified; for an unsafe impl
-           `Trait for X`; for an unsafe trait its name. When one file has
-           more than one site of the same key and kind, each gets its
-           ordinal in source order: `CoreBox::drop #1`, `CoreBox::drop #2`.
-  kind     block   `unsafe { ... }`
-           fn      `unsafe fn`, `pub unsafe extern "C" fn`,
-                   `pub(crate) unsafe fn`, ...
-           impl    `unsafe impl`
-           trait   `unsafe trait`
-           extern  `unsafe extern "C" { ... }`
-           An `unsafe` followed by anything else is reported as unknown.
-           `unsafe fn(...)` and `unsafe extern "C" fn(...)` are pointer
-           types, not sites.
+  block    `unsafe { ... }`: the `// SAFETY:` comment before it starts
+           `// SAFETY: (U-<n>)`
+  fn       `unsafe fn`, `pub unsafe extern "C" fn`, `pub(crate) unsafe
+           fn`, ...: the first line of the `# Safety` section of its doc
+           comment starts `/// (U-<n>)`
+  impl     `unsafe impl`, `unsafe trait` and `unsafe extern "C" { ... }`
+  trait    (kinds impl, trait and extern): either form, before it
+  extern
+  An `unsafe` followed by anything else is reported as unknown.
+  `unsafe fn(...)` and `unsafe extern "C" fn(...)` are pointer types, not
+  sites.
+
+A site's id is the one tag between it and the site before it in the same
+file. A new site takes the number after the highest in use (--list);
+the number of a site that goes is not reused.
 
 The document's rows are the list-table rows of its "Unsafe Rust" section
-whose first cell is a literal key and whose second is the kind, under a
-subsection titled with the file:
+whose first cell is a literal id, under a subsection titled with the file;
+the first of the following cells that is a kind is the site's kind, the
+others are the document's own (where the site was when audited, what it
+does, the argument):
 
   ``rust/mem.rs``
   ---------------
   .. list-table::
-     * - ``DmaBuf::read_entry``
+     * - ``U-5``
+       - ``DmaBuf::read_entry``
        - block
 
 Where the section states totals ("holds **N** uses", "N ``unsafe``
-blocks", "N ``unsafe fn``") they are checked too.
+blocks", "N ``unsafe fn``") they are checked too, and every U-<n> the
+document mentions must be a site's.
 
-Prints each site missing from the document, each row matching no site,
-each duplicated row and each wrong total, and exits 1 if there is any;
-otherwise prints the count and exits 0. Exit status 2 when a file cannot
-be read or the document has no "Unsafe Rust" section.
-Usage: scripts/unsafe-audit.py [repo]
+Prints each site without an id or with two, each id given twice, each
+site missing from the document, each row matching no site or of another
+kind or file, each duplicated row, each mention of an id no site has and
+each wrong total, and exits 1 if there is any; otherwise prints the count
+and exits 0. Exit status 2 when a file cannot be read or the document has
+no "Unsafe Rust" section.
+
+With --list, prints every site instead: id, kind, file:line and the
+function it is in (an impl's self type qualifying it), in id order.
+
+Usage: scripts/unsafe-audit.py [--list] [repo]
 """
 
 import collections
@@ -283,23 +292,81 @@ def scan(path, rel):
     return sites
 
 
-def keyed(sites):
-    """{(file, key, kind): site}, with ordinals where a key repeats."""
-    groups = collections.OrderedDict()
-    for s in sites:
-        groups.setdefault((s.file, s.name, s.kind), []).append(s)
-    out = collections.OrderedDict()
-    for (f, name, kind), group in groups.items():
-        for i, s in enumerate(group, 1):
-            key = '%s #%d' % (name, i) if len(group) > 1 else name
-            out[(f, key, kind)] = s
+ID = r'U-[1-9][0-9]*'
+TAG_SAFETY = re.compile(r'^\s*//\s*SAFETY:\s*\((%s)\)' % ID)
+TAG_DOC = re.compile(r'^\s*///\s*\((%s)\)' % ID)
+KINDS = ('block', 'fn', 'impl', 'trait', 'extern')
+
+
+def tags(path):
+    """[(line, id, form)] of the id tags of one file, form 'SAFETY' for a
+    `// SAFETY: (U-n)` comment and 'doc' for a `/// (U-n)` doc line."""
+    out = []
+    with open(path, encoding='utf-8') as f:
+        for i, text in enumerate(f, 1):
+            for form, rx in (('SAFETY', TAG_SAFETY), ('doc', TAG_DOC)):
+                m = rx.match(text)
+                if m:
+                    out.append((i, m.group(1), form))
     return out
+
+
+def attach(sites, tagged):
+    """({id: site}, [problem]): each site's id, the one tag between it and
+    the site before it in its file."""
+    ids, bad = {}, []
+    used = set()
+    by_file = collections.OrderedDict()
+    for s in sites:
+        by_file.setdefault(s.file, []).append(s)
+    for f, group in by_file.items():
+        prev = 0
+        for s in group:
+            mine = [t for t in tagged[f] if prev < t[0] < s.line]
+            prev = s.line
+            want = {'block': ('SAFETY',), 'fn': ('doc',)}.get(
+                s.kind, ('SAFETY', 'doc'))
+            where = '%s:%d: unsafe %s in %s' % (f, s.line, s.kind, s.name)
+            if s.kind == 'unknown':
+                continue
+            if not mine:
+                bad.append('%s: no %s before it' % (
+                    where, '`// SAFETY: (U-n)`' if s.kind == 'block' else
+                    '`/// (U-n)` in its `# Safety` section'
+                    if s.kind == 'fn' else '(U-n) tag'))
+                continue
+            if len(mine) > 1:
+                bad.append('%s: tags %s before it, one is its own' %
+                           (where, ', '.join(t[1] for t in mine)))
+                continue
+            line, uid, form = mine[0]
+            used.add((f, line))
+            if form not in want:
+                bad.append('%s: its tag %s (line %d) is in a %s comment' %
+                           (where, uid, line, form))
+            if uid in ids:
+                o = ids[uid]
+                bad.append('%s: %s is also the id of %s:%d' %
+                           (where, uid, o.file, o.line))
+                continue
+            ids[uid] = s
+    for f, ts in tagged.items():
+        for line, uid, _ in ts:
+            if (f, line) not in used and uid not in ids:
+                bad.append('%s:%d: tag %s belongs to no unsafe' %
+                           (f, line, uid))
+    return ids, bad
+
+
+def next_id(ids):
+    """The id a new site takes."""
+    return 'U-%d' % (1 + max((int(i[2:]) for i in ids), default=0))
 
 
 def doc_rows(path):
     """The rows of the Unsafe Rust section, and the section's text.
 
-    Returns ([(file, key, kind, line)], text, errors); raises ValueError
+    Returns ([(file, id, kind, line)], text, errors); raises ValueError
     when the section is missing.
     """
     with open(path, encoding='utf-8') as f:
@@ -318,27 +385,53 @@ def doc_rows(path):
             end = i
             break
     rows, errors, cur = [], [], None
-    for i in range(start, end):
+    i = start
+    while i < end:
         text = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else ''
         m = re.fullmatch(r'``(rust/[^`]+\.rs)``', text)
         if m and re.fullmatch(r'-+', nxt):
             cur = m.group(1)
+            i += 1
             continue
-        m = re.fullmatch(r'\s*\* - ``([^`]+)``\s*', text)
+        m = re.fullmatch(r'(\s*)\* - (.*)', text)
         if not m:
+            i += 1
             continue
-        k = re.fullmatch(r'\s*- (\w+)\s*', nxt)
-        if not k:
-            errors.append('%s:%d: row ``%s`` has no kind in its second '
-                          'cell' % (DOC, i + 1, m.group(1)))
+        row, indent = i + 1, len(m.group(1))
+        cells = [m.group(2).strip()]
+        i += 1
+        while i < end and (not lines[i].strip() or
+                           len(lines[i]) - len(lines[i].lstrip()) > indent):
+            c = re.fullmatch(r' {%d}- (.*)' % (indent + 2), lines[i])
+            if c:
+                cells.append(c.group(1).strip())
+            i += 1
+        key = re.fullmatch(r'``([^`]+)``', cells[0])
+        if not key:
+            continue                    # a header row
+        if not re.fullmatch(ID, key.group(1)):
+            errors.append('%s:%d: row ``%s``: its first cell is no id '
+                          '(U-<n>)' % (DOC, row, key.group(1)))
+            continue
+        kind = next((c for c in cells[1:] if c in KINDS), None)
+        if kind is None:
+            errors.append('%s:%d: row ``%s`` names no kind' %
+                          (DOC, row, key.group(1)))
             continue
         if cur is None:
             errors.append('%s:%d: row ``%s`` is under no ``rust/*.rs`` '
-                          'title' % (DOC, i + 1, m.group(1)))
+                          'title' % (DOC, row, key.group(1)))
             continue
-        rows.append((cur, m.group(1), k.group(1), i + 1))
+        rows.append((cur, key.group(1), kind, row))
     return rows, ' '.join(lines[start:end]), errors
+
+
+def mentions(path):
+    """[(line, id)] of every U-<n> in the document."""
+    with open(path, encoding='utf-8') as f:
+        return [(i, m.group(0)) for i, text in enumerate(f, 1)
+                for m in re.finditer(r'\b%s\b' % ID, text)]
 
 
 def check_totals(text, sites):
@@ -358,41 +451,69 @@ def check_totals(text, sites):
 
 
 def main():
-    repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.')
-    sites = []
+    args = sys.argv[1:]
+    listing = '--list' in args
+    args = [a for a in args if a != '--list']
+    repo = os.path.abspath(args[0] if args else '.')
+    sites, tagged = [], {}
     try:
         for path in sorted(glob.glob(os.path.join(repo, 'rust', '*.rs'))):
-            sites += scan(path, os.path.relpath(path, repo))
-        rows, text, bad = doc_rows(os.path.join(repo, DOC))
+            rel = os.path.relpath(path, repo)
+            sites += scan(path, rel)
+            tagged[rel] = tags(path)
+        if not listing:
+            rows, text, bad = doc_rows(os.path.join(repo, DOC))
+            said = mentions(os.path.join(repo, DOC))
     except (OSError, ValueError) as e:
         print('unsafe-audit: %s' % e, file=sys.stderr)
         return 2
-    have = keyed(sites)
+    ids, tag_bad = attach(sites, tagged)
+    if listing:
+        for uid, s in sorted(ids.items(), key=lambda x: int(x[0][2:])):
+            print('%-6s %-6s %s:%d %s' % (uid, s.kind, s.file, s.line, s.name))
+        for msg in tag_bad:
+            print(msg, file=sys.stderr)
+        print('unsafe-audit: next id %s' % next_id(ids), file=sys.stderr)
+        return 1 if tag_bad else 0
+    bad += tag_bad
     seen = {}
-    for f, key, kind, line in rows:
-        if (f, key, kind) in seen:
-            bad.append('%s:%d: row ``%s`` (%s, %s) repeats line %d' %
-                       (DOC, line, key, kind, f, seen[(f, key, kind)]))
+    for f, uid, kind, line in rows:
+        if uid in seen:
+            bad.append('%s:%d: row ``%s`` repeats line %d' %
+                       (DOC, line, uid, seen[uid]))
             continue
-        seen[(f, key, kind)] = line
-        if (f, key, kind) not in have:
-            bad.append('%s:%d: row ``%s`` (%s, %s): no such unsafe site' %
-                       (DOC, line, key, kind, f))
-    for (f, key, kind), s in have.items():
-        if kind == 'unknown':
+        seen[uid] = line
+        s = ids.get(uid)
+        if s is None:
+            bad.append('%s:%d: row ``%s``: no unsafe site has this id' %
+                       (DOC, line, uid))
+        elif s.kind != kind:
+            bad.append('%s:%d: row ``%s`` says %s, %s:%d is an unsafe %s' %
+                       (DOC, line, uid, kind, s.file, s.line, s.kind))
+        elif s.file != f:
+            bad.append('%s:%d: row ``%s`` is under ``%s``, the site is '
+                       'at %s:%d' % (DOC, line, uid, f, s.file, s.line))
+    for uid, s in ids.items():
+        if uid not in seen:
+            bad.append('%s:%d: unsafe %s in %s (%s) missing from %s' %
+                       (s.file, s.line, s.kind, s.name, uid, DOC))
+    for s in sites:
+        if s.kind == 'unknown':
             bad.append('%s:%d: `%s`: not a block, fn, impl, trait or '
-                       'extern block' % (f, s.line, key))
-        elif (f, key, kind) not in seen:
-            bad.append('%s:%d: unsafe %s ``%s`` missing from %s' %
-                       (f, s.line, kind, key, DOC))
+                       'extern block' % (s.file, s.line, s.name))
+    for line, uid in said:
+        if uid not in ids:
+            bad.append('%s:%d: %s: no unsafe site has this id' %
+                       (DOC, line, uid))
     bad += check_totals(text, sites)
     for msg in bad:
         print(msg)
     if bad:
-        print('unsafe-audit: %d sites in rust/, %d problems' %
-              (len(sites), len(bad)))
+        print('unsafe-audit: %d sites in rust/, %d problems (next id %s)' %
+              (len(sites), len(bad), next_id(ids)))
         return 1
-    print('unsafe-audit: %d sites in rust/, all in %s' % (len(sites), DOC))
+    print('unsafe-audit: %d sites in rust/, all in %s by id' %
+          (len(sites), DOC))
     return 0
 
 
