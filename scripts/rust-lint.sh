@@ -8,7 +8,8 @@
 #   - clippy: rust/vroce_mtr.o rebuilt with CLIPPY=1 and the kernel's lint
 #     flags; any warning fails
 #   - the checked-in bindings match a fresh bindgen run
-#   - every unsafe in rust/ has its row in Documentation/safety-audit.rst
+#   - every unsafe in rust/ has its id (in its SAFETY comment or # Safety
+#     section) and its row in Documentation/safety-audit.rst
 #     (scripts/unsafe-audit.py)
 set -euo pipefail
 
