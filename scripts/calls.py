@@ -22,13 +22,14 @@ RST. Each of its lines is "a -> b, c, ..." (what a calls; a line with no
 names an object that calls none), text in parentheses aside. A node is an
 object's base name without ".o" and without a leading "vroce_hca_" or
 "vroce_" (the full base name is accepted too), so moving a file to
-another folder changes nothing. Each edge the objects have and the block lacks, each edge the
-block has and the objects lack, each name the block uses that no object
-has, and each object the block never names is printed, and the status is
-1. With --write the block is rewritten from the objects instead. --rst
-prints the block for the objects and nothing else: callers before what
-they call (layers from the top, by name within one), one line per object
-that calls another, and one for an object with no edge at all.
+another folder changes nothing. Each edge the objects have and the block
+lacks, each edge the block has and the objects lack, each name the block
+uses that no object has, and each object the block never names is
+printed, and the status is 1. With --write the block is rewritten from
+the objects instead. --rst prints the block for the objects and nothing
+else: callers before what they call (layers from the top, by name within
+one), one line per object that calls another, and one for an object with
+no edge at all.
 
 Exit status: 0 when the only cycles are allowed ones (and the document
 agrees), 1 when one is not (or it does not), 2 on a usage, nm or read
@@ -40,7 +41,8 @@ and for the driver, whose CQs and QPs call each other on purpose:
   scripts/calls.py --allow 'vroce_cq.o<->vroce_qp.o' c/driver/*.o
 checked against, or rewriting, the graphs Documentation/design.rst draws:
   scripts/calls.py --doc Documentation/design.rst:hca c/hca/*.o
-  scripts/calls.py --doc Documentation/design.rst:driver --write c/driver/*.o
+  scripts/calls.py --allow 'vroce_cq.o<->vroce_qp.o' \\
+          --doc Documentation/design.rst:driver --write c/driver/*.o
 """
 
 import argparse
