@@ -34,10 +34,11 @@
  *                                taken inside cq.lock when a polled CQE
  *                                retires WQEs (vroce_qp_retire()).
  *   vroce_cmdq.lock (spinlock)   the command ring's indices, tokens and
- *                                slot owners; never held while sleeping:
- *                                a submitter drops it to wait. Commands
- *                                are issued under any of the mutexes above,
- *                                never under a spinlock.
+ *                                slot owners (c/driver/vroce_cmdq.c);
+ *                                never held while sleeping: a submitter
+ *                                drops it to wait. Commands are issued
+ *                                under any of the mutexes above, never
+ *                                under a spinlock.
  *
  * Below all of them are the HCA's own locks, taken inside its bus
  * callbacks (register writes); the HCA calls the driver only from its
@@ -60,6 +61,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce_cmd.h"
+#include "vroce_cmdq.h"
 #include "vroce_hw.h"
 #include "vroce_ring.h"
 #include "../ifc/vroce_bus.h"
