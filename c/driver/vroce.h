@@ -19,6 +19,25 @@
  *                                every lock below, and may call
  *                                vroce_eq_forget() (it sees @owner and does
  *                                not take the lock again).
+ *   vroce_mr_cache.reclaim_lock (mutex)  one registration at a time
+ *                                that destroys the cache's idle entries
+ *                                for their MPT slots
+ *                                (vroce_mr_cache_register()); held across
+ *                                cancelling the refill work (which never
+ *                                takes it), the entries' DESTROY_MRs
+ *                                (vroce_mr_cache_shrink(), with
+ *                                mr_cache.lock dropped), the zombies'
+ *                                reaping that follows them, and the second
+ *                                CREATE_MR. Takes mr_cache.lock and
+ *                                zombie_lock inside, one at a time.
+ *   vroce_mr_cache.lock (mutex)  the cache's buckets, counters and PD;
+ *                                held across the cache's CREATE_PD
+ *                                (vroce_mr_cache_take()) and no other
+ *                                command: entries are made (CREATE_MR),
+ *                                revoked and destroyed with it dropped.
+ *                                Never held together with zombie_lock:
+ *                                a discarded entry is parked, and the
+ *                                zombies reaped, after it is dropped.
  *   vroce_dev.zombie_lock (mutex)  the three zombie lists; held across the
  *                                DESTROY commands vroce_mr_reap() retries.
  *   vroce_qp.state_lock (mutex)  serialises modify_qp and query_qp;
@@ -46,7 +65,10 @@
  *
  * Without a lock: &vroce_dev.cqs and .qps are xarrays (their own lock); an
  * entry is live while it is in the array, and leaves only under eq.lock.
- * &vroce_dev.mem is atomics. rtnl_lock is taken alone, by netdev set-up.
+ * &vroce_dev.mem is atomics; &vroce_dev.reap_next moves by cmpxchg().
+ * The MR cache's trim and refill works take mr_cache.lock and
+ * zombie_lock themselves; vroce_mr_cache_drain() cancels them with no
+ * lock held. rtnl_lock is taken alone, by netdev set-up.
  */
 #ifndef _VROCE_H_
 #define _VROCE_H_
@@ -137,7 +159,8 @@ struct vroce_pd_zombie;
  *	(c/driver/vroce_mr_cache.c)
  * @reclaim_lock: held by a registration that destroys the idle entries
  *	for MPT slots and tries CREATE_MR again; taken before @lock
- * @lock: protects the rest
+ * @lock: protects the rest; held across the cache's CREATE_PD, no other
+ *	command
  * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
  * @have_pd: @pdn is the cache's own PD, where idle entries wait
  * @pd_lost: the cache's CREATE_PD timed out: the HCA may hold a PD whose
