@@ -11,14 +11,27 @@
  * Locks of one device, outermost first; a lock is only taken with those
  * above it held, never the reverse:
  *
- *   vroce_eq.lock (mutex)        consumes the event queue and calls the
- *                                consumers' completion and event handlers
- *                                with it held; a destroyed CQ or QP leaves
- *                                &vroce_dev.cqs or .qps under it
- *                                (vroce_eq_forget()). Handlers may take
- *                                every lock below, and may call
- *                                vroce_eq_forget() (it sees @owner and does
- *                                not take the lock again).
+ *   vroce_eq.lock (mutex)        the consumer's: held while it consumes
+ *                                the event queue and calls the consumers'
+ *                                completion and event handlers; a
+ *                                destroyed CQ or QP leaves &vroce_dev.cqs
+ *                                or .qps under it (vroce_eq_forget()), so
+ *                                a destroy in another task waits for the
+ *                                handlers. Handlers may take every lock
+ *                                below and may destroy CQs and QPs, their
+ *                                own included: such a destroy runs in the
+ *                                consumer's task, which holds the lock;
+ *                                vroce_eq_in_handler() (the one test of
+ *                                &vroce_eq.consumer) says so, and the
+ *                                destroy then works under the lock it
+ *                                holds (__vroce_eq_forget(), the deferred
+ *                                vroce_eq_release_qpn()), never taking it
+ *                                again. lockdep checks both answers: the
+ *                                lock is asserted held on the first, and
+ *                                taken (a recursion, were it held) on the
+ *                                other. Handlers must not wait for another
+ *                                event of this device, nor for a task that
+ *                                may be waiting for this lock.
  *   vroce_mr_cache.reclaim_lock (mutex)  one registration at a time
  *                                that destroys the cache's idle entries
  *                                for their MPT slots
@@ -125,9 +138,11 @@ struct vroce_mem_stats {
  *	@lock after it is disconnected
  * @lock: held while events are consumed and while a destroyed CQ or QP
  *	leaves its table; protects @ci and the entries of @ring
- * @owner: the task consuming events under @lock, or NULL; written under
- *	@lock, read without it (WRITE_ONCE/READ_ONCE) to tell a handler
- *	that calls back into vroce_eq_forget()
+ * @consumer: the task holding @lock to consume events and call handlers,
+ *	or NULL; written by that task under @lock (vroce_eq_lock() and
+ *	vroce_eq_unlock()), read without it (READ_ONCE()) by
+ *	vroce_eq_in_handler() only, so that a destroy a handler calls knows
+ *	the lock is held, by its own task
  * @ci: events consumed (free running)
  * @qpn_release: numbers of QPs destroyed by handlers, freed by the
  *	consuming loop once the queue is empty (vroce_eq_release_qpn());
@@ -136,7 +151,7 @@ struct vroce_mem_stats {
 struct vroce_eq {
 	struct vroce_ring ring;
 	struct mutex lock;	/* protects ci, ring entries, qpn_release */
-	struct task_struct *owner;
+	struct task_struct *consumer;
 	u32 ci;
 	DECLARE_BITMAP(qpn_release, VROCE_QPN_LIMIT);
 };
