@@ -11,14 +11,46 @@
  * Locks of one device, outermost first; a lock is only taken with those
  * above it held, never the reverse:
  *
- *   vroce_eq.lock (mutex)        consumes the event queue and calls the
- *                                consumers' completion and event handlers
- *                                with it held; a destroyed CQ or QP leaves
- *                                &vroce_dev.cqs or .qps under it
- *                                (vroce_eq_forget()). Handlers may take
- *                                every lock below, and may call
- *                                vroce_eq_forget() (it sees @owner and does
- *                                not take the lock again).
+ *   vroce_eq.lock (mutex)        the consumer's: held while it consumes
+ *                                the event queue and calls the consumers'
+ *                                completion and event handlers; a
+ *                                destroyed CQ or QP leaves &vroce_dev.cqs
+ *                                or .qps under it (vroce_eq_forget()), so
+ *                                a destroy in another task waits for the
+ *                                handlers. Handlers may take every lock
+ *                                below and may destroy CQs and QPs, their
+ *                                own included: such a destroy runs in the
+ *                                consumer's task, which holds the lock;
+ *                                vroce_eq_in_handler() (the one test of
+ *                                &vroce_eq.consumer) says so, and the
+ *                                destroy then works under the lock it
+ *                                holds (__vroce_eq_forget(), the deferred
+ *                                vroce_eq_release_qpn()), never taking it
+ *                                again. lockdep checks both answers: the
+ *                                lock is asserted held on the first, and
+ *                                taken (a recursion, were it held) on the
+ *                                other. Handlers must not wait for another
+ *                                event of this device, nor for a task that
+ *                                may be waiting for this lock.
+ *   vroce_mr_cache.reclaim_lock (mutex)  one registration at a time
+ *                                that destroys the cache's idle entries
+ *                                for their MPT slots
+ *                                (vroce_mr_cache_register()); held across
+ *                                cancelling the refill work (which never
+ *                                takes it), the entries' DESTROY_MRs
+ *                                (vroce_mr_cache_shrink(), with
+ *                                mr_cache.lock dropped), the zombies'
+ *                                reaping that follows them, and the second
+ *                                CREATE_MR. Takes mr_cache.lock and
+ *                                zombie_lock inside, one at a time.
+ *   vroce_mr_cache.lock (mutex)  the cache's buckets, counters and PD;
+ *                                held across the cache's CREATE_PD
+ *                                (vroce_mr_cache_take()) and no other
+ *                                command: entries are made (CREATE_MR),
+ *                                revoked and destroyed with it dropped.
+ *                                Never held together with zombie_lock:
+ *                                a discarded entry is parked, and the
+ *                                zombies reaped, after it is dropped.
  *   vroce_dev.zombie_lock (mutex)  the three zombie lists; held across the
  *                                DESTROY commands vroce_mr_reap() retries.
  *   vroce_qp.state_lock (mutex)  serialises modify_qp and query_qp;
@@ -34,10 +66,11 @@
  *                                taken inside cq.lock when a polled CQE
  *                                retires WQEs (vroce_qp_retire()).
  *   vroce_cmdq.lock (spinlock)   the command ring's indices, tokens and
- *                                slot owners; never held while sleeping:
- *                                a submitter drops it to wait. Commands
- *                                are issued under any of the mutexes above,
- *                                never under a spinlock.
+ *                                slot owners (c/driver/vroce_cmdq.c);
+ *                                never held while sleeping: a submitter
+ *                                drops it to wait. Commands are issued
+ *                                under any of the mutexes above, never
+ *                                under a spinlock.
  *
  * Below all of them are the HCA's own locks, taken inside its bus
  * callbacks (register writes); the HCA calls the driver only from its
@@ -45,7 +78,10 @@
  *
  * Without a lock: &vroce_dev.cqs and .qps are xarrays (their own lock); an
  * entry is live while it is in the array, and leaves only under eq.lock.
- * &vroce_dev.mem is atomics. rtnl_lock is taken alone, by netdev set-up.
+ * &vroce_dev.mem is atomics; &vroce_dev.reap_next moves by cmpxchg().
+ * The MR cache's trim and refill works take mr_cache.lock and
+ * zombie_lock themselves; vroce_mr_cache_drain() cancels them with no
+ * lock held. rtnl_lock is taken alone, by netdev set-up.
  */
 #ifndef _VROCE_H_
 #define _VROCE_H_
@@ -60,6 +96,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce_cmd.h"
+#include "vroce_cmdq.h"
 #include "vroce_hw.h"
 #include "vroce_ring.h"
 #include "../ifc/vroce_bus.h"
@@ -101,9 +138,11 @@ struct vroce_mem_stats {
  *	@lock after it is disconnected
  * @lock: held while events are consumed and while a destroyed CQ or QP
  *	leaves its table; protects @ci and the entries of @ring
- * @owner: the task consuming events under @lock, or NULL; written under
- *	@lock, read without it (WRITE_ONCE/READ_ONCE) to tell a handler
- *	that calls back into vroce_eq_forget()
+ * @consumer: the task holding @lock to consume events and call handlers,
+ *	or NULL; written by that task under @lock (vroce_eq_lock() and
+ *	vroce_eq_unlock()), read without it (READ_ONCE()) by
+ *	vroce_eq_in_handler() only, so that a destroy a handler calls knows
+ *	the lock is held, by its own task
  * @ci: events consumed (free running)
  * @qpn_release: numbers of QPs destroyed by handlers, freed by the
  *	consuming loop once the queue is empty (vroce_eq_release_qpn());
@@ -112,7 +151,7 @@ struct vroce_mem_stats {
 struct vroce_eq {
 	struct vroce_ring ring;
 	struct mutex lock;	/* protects ci, ring entries, qpn_release */
-	struct task_struct *owner;
+	struct task_struct *consumer;
 	u32 ci;
 	DECLARE_BITMAP(qpn_release, VROCE_QPN_LIMIT);
 };
@@ -135,7 +174,8 @@ struct vroce_pd_zombie;
  *	(c/driver/vroce_mr_cache.c)
  * @reclaim_lock: held by a registration that destroys the idle entries
  *	for MPT slots and tries CREATE_MR again; taken before @lock
- * @lock: protects the rest
+ * @lock: protects the rest; held across the cache's CREATE_PD, no other
+ *	command
  * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
  * @have_pd: @pdn is the cache's own PD, where idle entries wait
  * @pd_lost: the cache's CREATE_PD timed out: the HCA may hold a PD whose

@@ -1,96 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vroce commands: the command ring and one typed function per HCA opcode
- * (c/driver/vroce_cmd.c).
+ * vroce commands: one typed function per HCA opcode (c/driver/vroce_cmd.c),
+ * over the command queue of c/driver/vroce_cmdq.h.
  */
 #ifndef _VROCE_CMD_H_
 #define _VROCE_CMD_H_
 
-#include <linux/completion.h>
 #include <linux/if_ether.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 
 #include "vroce_ring.h"
 #include "../../bindings/vroce_abi.h"
 
 struct vroce_dev;
 struct vroce_mtr;
-
-/* Command ring slots: 16 unless module parameter cmdq_depth says more. */
-#define VROCE_CMDQ_DEPTH_LOG2		4
-#define VROCE_CMDQ_MIN_DEPTH_LOG2	2
-#define VROCE_CMDQ_MAX_DEPTH_LOG2	8
-
-#if IS_ENABLED(CONFIG_KUNIT)
-extern unsigned int vroce_cmdq_depth;
-#endif
-
-struct vroce_cmdq_dbr;
-
-/**
- * struct vroce_cmd_ctx - one posted command waiting for its response; on
- *	the submitter's stack
- * @done: completed once the response is copied into @resp
- * @token: the token the response must carry
- * @resp: the response, copied out of the ring
- * @killed: the device died while it waited (vroce_cmdq_kill()): no
- *	response comes
- */
-struct vroce_cmd_ctx {
-	struct completion done;
-	bool killed;
-	u32 token;
-	u8 resp[64];
-};
-
-/**
- * struct vroce_cmdq - the command ring
- * @ring: the slots (VROCE_CMD_SLOT_SIZE bytes: request, then response)
- * @depth: number of slots, a power of two (module parameter cmdq_depth)
- * @depth_log2: its log2
- * @lock: protects @pi, @ci, @next_token, @owner, @full_waits, @doorbells
- *	and the doorbell record
- * @pi: next slot to post (free-running)
- * @ci: responses collected (free-running); moves only in
- *	vroce_cmdq_collect(), never ahead of what was collected
- * @next_token: token of the next command
- * @owner: per slot, the submitter waiting for that slot's response, or
- *	NULL once it was delivered or its submitter gave up
- * @space: woken when slots may have been freed
- * @full_waits: submitters that found every slot out and waited
- * @dbr: the doorbell record (DMA-coherent), where @pi goes
- * @dbr_dma: its DMA address
- * @doorbells: CMDQ_PI doorbells rung; @pi less this is the commands that
- *	found the HCA busy and needed none
- * @timeout_ms: how long a command may take, waiting for a slot included
- * @dead: the HCA stopped answering (vroce_cmdq_kill()); set once, under
- *	@lock, read with READ_ONCE()
- * @reset_done: completed once a dead device's HCA is reset and touches
- *	no memory
- *
- * A slot is reused only once @ci has passed it: the HCA has consumed the
- * command and its response, if any, went to its own submitter.
- */
-struct vroce_cmdq {
-	struct vroce_ring ring;
-	u32 depth;
-	u32 depth_log2;
-	spinlock_t lock;	/* protects the counters, owner, dbr */
-	u32 pi;
-	u32 ci;
-	u32 next_token;
-	struct vroce_cmd_ctx **owner;
-	wait_queue_head_t space;
-	u64 full_waits;
-	struct vroce_cmdq_dbr *dbr;
-	dma_addr_t dbr_dma;
-	u64 doorbells;
-	unsigned int timeout_ms;
-	bool dead;
-	struct completion reset_done;
-};
 
 /**
  * struct vroce_dev_attr - what QUERY_DEVICE reports
@@ -206,12 +129,6 @@ static inline bool vroce_cmd_let_go(int err)
 {
 	return !err || err == -ENOENT;
 }
-
-int vroce_cmdq_init(struct vroce_dev *vdev);
-int vroce_cmdq_start(struct vroce_dev *vdev);
-void vroce_cmdq_exit(struct vroce_dev *vdev);
-void vroce_cmdq_irq(struct vroce_dev *vdev);
-void vroce_cmdq_kill(struct vroce_dev *vdev);
 
 int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr);
 int vroce_cmd_create_pd(struct vroce_dev *vdev, u32 *pdn);

@@ -55,6 +55,43 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 	}
 }
 
+/*
+ * Who consumes. The consumer takes eq->lock (vroce_eq_lock()) and calls the
+ * consumers' handlers with it held. A handler may destroy CQs and QPs,
+ * its own included, and a destroy takes the object out of its table under
+ * eq->lock: a destroy in another task waits for the lock, and so for the
+ * handler that may be using the object (the RDMA core frees it once the
+ * destroy returns); a destroy called back by a handler, in the consumer's
+ * own task, must not take the lock again. Both find the lock held and the
+ * same object maybe in a handler: only the task tells them apart, so the
+ * consumer writes itself into &vroce_eq.consumer while it holds the lock,
+ * and vroce_eq_in_handler() is the one place that asks. lockdep checks
+ * its answer either way: a yes asserts the lock held by this task, a
+ * wrong no would take the lock again, a recursion lockdep reports. What
+ * runs with the lock held asserts it.
+ */
+static void vroce_eq_lock(struct vroce_dev *vdev)
+{
+	struct vroce_eq *eq = &vdev->eq;
+
+	mutex_lock(&eq->lock);
+	WRITE_ONCE(eq->consumer, current);
+}
+
+/*
+ * Whether the caller runs inside a handler the consumer called, in the
+ * consumer's task: eq->lock is then held, by this task. No other task can
+ * find itself in @consumer: only the holder of the lock writes itself
+ * there, and clears it before it drops the lock.
+ */
+static bool vroce_eq_in_handler(struct vroce_eq *eq)
+{
+	if (READ_ONCE(eq->consumer) != current)
+		return false;
+	lockdep_assert_held(&eq->lock);
+	return true;
+}
+
 /* Deliver every event the HCA has written; eq->lock held. */
 static void vroce_eq_consume(struct vroce_dev *vdev)
 {
@@ -104,11 +141,25 @@ static void vroce_eq_unlock(struct vroce_dev *vdev)
 	struct vroce_eq *eq = &vdev->eq;
 	unsigned long n;
 
-	WRITE_ONCE(eq->owner, NULL);
+	lockdep_assert_held(&eq->lock);
+	WRITE_ONCE(eq->consumer, NULL);
 	for_each_set_bit(n, eq->qpn_release, VROCE_QPN_LIMIT)
 		xa_erase(&vdev->qps, n);
 	bitmap_zero(eq->qpn_release, VROCE_QPN_LIMIT);
 	mutex_unlock(&eq->lock);
+}
+
+/*
+ * Take entry @num of @xa (if any) out of its table, with eq->lock held: no
+ * consumer finds it from now on. xa_store() of NULL: erased from the CQ
+ * table; in the allocating QP table the number stays taken.
+ */
+static void __vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
+			      unsigned long num)
+{
+	lockdep_assert_held(&vdev->eq.lock);
+	if (xa)
+		xa_store(xa, num, NULL, GFP_KERNEL);
 }
 
 /**
@@ -122,27 +173,23 @@ static void vroce_eq_unlock(struct vroce_dev *vdev)
  * the allocating QP table the number stays taken until
  * vroce_eq_release_qpn()), then every event the HCA has written is
  * consumed: those of the object are dropped (none reaches an object given
- * the same number later), the others delivered, in this thread. Whoever
- * consumes is the queue's owner while it does, so that a handler it calls
- * may destroy CQs and QPs in turn: from within a handler the entry is only
- * cleared, and the consuming loop that called the handler drops the rest.
+ * the same number later), the others delivered, in this thread. Called
+ * back by a handler (vroce_eq_in_handler()), which runs with eq->lock held
+ * by its consumer, it only clears the entry: the consuming loop that
+ * called the handler drops the rest.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; eq->lock not held, or held by the
+ * consumer whose handler calls this.
  */
 void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
 		     unsigned long num)
 {
-	struct vroce_eq *eq = &vdev->eq;
-
-	if (READ_ONCE(eq->owner) == current) {
-		if (xa)
-			xa_store(xa, num, NULL, GFP_KERNEL);
+	if (vroce_eq_in_handler(&vdev->eq)) {
+		__vroce_eq_forget(vdev, xa, num);
 		return;
 	}
-	mutex_lock(&eq->lock);
-	if (xa)
-		xa_store(xa, num, NULL, GFP_KERNEL);
-	WRITE_ONCE(eq->owner, current);
+	vroce_eq_lock(vdev);
+	__vroce_eq_forget(vdev, xa, num);
 	vroce_eq_consume(vdev);
 	vroce_eq_unlock(vdev);
 }
@@ -164,12 +211,10 @@ void vroce_eq_flush_work(struct work_struct *work)
 {
 	struct vroce_dev *vdev = container_of(work, struct vroce_dev,
 					      flush_work);
-	struct vroce_eq *eq = &vdev->eq;
 	struct vroce_cq *cq;
 	unsigned long n;
 
-	mutex_lock(&eq->lock);
-	WRITE_ONCE(eq->owner, current);
+	vroce_eq_lock(vdev);
 	xa_for_each(&vdev->cqs, n, cq) {
 		if (xchg(&cq->armed, false) && cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
@@ -185,18 +230,20 @@ void vroce_eq_flush_work(struct work_struct *work)
  * Called by vroce_destroy_qp() once the HCA has let go of the QP and its
  * CQs hold no CQE of it. Outside an event handler every event the HCA
  * wrote for the QP has been consumed (vroce_eq_forget() after DESTROY_QP):
- * the number is free at once. Inside one, events queued behind the
- * handler's own may still name it: the consuming loop that called the
- * handler frees it when the queue is empty, so that none of them reaches
- * a QP created with that number meanwhile.
+ * the number is free at once. Inside one (vroce_eq_in_handler()), events
+ * queued behind the handler's own may still name it: the consuming loop
+ * that called the handler frees it when the queue is empty
+ * (vroce_eq_unlock()), so that none of them reaches a QP created with that
+ * number meanwhile.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; eq->lock not held, or held by the
+ * consumer whose handler calls this.
  */
 void vroce_eq_release_qpn(struct vroce_dev *vdev, u32 qpn)
 {
 	struct vroce_eq *eq = &vdev->eq;
 
-	if (READ_ONCE(eq->owner) == current) {
+	if (vroce_eq_in_handler(eq)) {
 		__set_bit(qpn, eq->qpn_release);
 		return;
 	}

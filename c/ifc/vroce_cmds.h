@@ -14,6 +14,7 @@
 /* One command slot: the request, then the response the HCA writes back. */
 #define VROCE_CMD_SLOT_SIZE	128
 #define VROCE_CMD_REQ_SIZE	64
+#define VROCE_CMD_RESP_SIZE	(VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE)
 
 /**
  * struct vroce_cmdq_dbr - the command ring's doorbell record, in host memory
