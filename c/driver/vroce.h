@@ -131,6 +131,23 @@ struct vroce_pd_zombie;
 #define VROCE_MR_CACHE_USES	16
 
 /**
+ * struct vroce_mr_cache_bucket - the idle cache entries of one rights and
+ *	order, under &vroce_mr_cache.lock
+ * @idle: the entries (struct vroce_mr, linked by @cache)
+ * @count: entries in @idle
+ * @used: a registration took from it or missed in it, or a deregistration
+ *	returned to it, since the last trim
+ * @warm: a registration took from it or missed in it since it was last
+ *	emptied: the refill keeps &vroce_mr_cache.low entries in it
+ */
+struct vroce_mr_cache_bucket {
+	struct list_head idle;
+	u32 count;
+	bool used;
+	bool warm;
+};
+
+/**
  * struct vroce_mr_cache - HCA MR entries kept for re-registration
  *	(c/driver/vroce_mr_cache.c)
  * @reclaim_lock: held by a registration that destroys the idle entries
@@ -143,13 +160,7 @@ struct vroce_pd_zombie;
  *	the cold path) until the HCA is reset
  * @pdn: its number
  * @pd_zombie: the record that keeps @pdn if the HCA refuses to free it
- * @idle: idle entries (struct vroce_mr, linked by @cache), by rights and
- *	order
- * @count: entries in each @idle list
- * @used: buckets a registration took from or missed, or a deregistration
- *	returned to, since the last trim
- * @warm: buckets a registration took from or missed since they were last
- *	emptied: the refill keeps @low entries in them
+ * @bucket: the idle entries, by rights (VROCE_MR_RIGHT_*) and order
  * @low: the low water mark (module parameter mr_cache_low)
  * @reclaiming: registrations destroying idle entries for MPT slots; the
  *	refill makes no entry meanwhile
@@ -177,10 +188,8 @@ struct vroce_mr_cache {
 	bool pd_lost;
 	u32 pdn;
 	struct vroce_pd_zombie *pd_zombie;
-	struct list_head idle[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
-	u32 count[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
-	bool used[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
-	bool warm[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	struct vroce_mr_cache_bucket
+		bucket[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	u32 low;
 	u32 reclaiming;
 	u32 idle_ms;
@@ -423,7 +432,7 @@ struct vroce_pd {
  * @zombie: entry in &vroce_dev.zombies while the HCA may hold the MR
  * @umem: the pinned pages of a user MR made from a cache entry, released
  *	once the HCA revoked the MR
- * @cache: entry in an idle list of &vroce_dev.mr_cache
+ * @cache: entry in the idle list of a bucket of &vroce_dev.mr_cache
  * @cache_rights: the cache bucket's rights (VROCE_MR_RIGHT_*)
  * @cache_order: the bucket's order: the entry's table has 2^order pages
  * @cache_uses: registrations the entry served (VROCE_MR_CACHE_USES at most)

@@ -115,7 +115,7 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
 	c->enabled = vroce_mr_cache_on;
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			INIT_LIST_HEAD(&c->idle[r][o]);
+			INIT_LIST_HEAD(&c->bucket[r][o].idle);
 }
 
 /**
@@ -181,17 +181,17 @@ static bool vroce_mr_cache_discard(struct vroce_dev *vdev,
 }
 
 /*
- * Bucket @r, @o's idle entries onto @list, and the bucket cold; c->lock
- * held. Returns how many.
+ * Bucket @b's idle entries onto @list, and the bucket cold; c->lock held.
+ * Returns how many.
  */
-static u32 vroce_mr_cache_splice(struct vroce_mr_cache *c, u32 r, u32 o,
+static u32 vroce_mr_cache_splice(struct vroce_mr_cache_bucket *b,
 				 struct list_head *list)
 {
-	u32 n = c->count[r][o];
+	u32 n = b->count;
 
-	list_splice_init(&c->idle[r][o], list);
-	c->count[r][o] = 0;
-	c->warm[r][o] = false;
+	list_splice_init(&b->idle, list);
+	b->count = 0;
+	b->warm = false;
 	return n;
 }
 
@@ -203,7 +203,7 @@ static u32 vroce_mr_cache_splice_all(struct vroce_mr_cache *c,
 
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			n += vroce_mr_cache_splice(c, r, o, list);
+			n += vroce_mr_cache_splice(&c->bucket[r][o], list);
 	return n;
 }
 
@@ -231,13 +231,13 @@ static void vroce_mr_cache_discard_all(struct vroce_dev *vdev,
  */
 static bool vroce_mr_cache_add(struct vroce_mr_cache *c, struct vroce_mr *mr)
 {
-	u32 r = mr->cache_rights, o = mr->cache_order;
+	struct vroce_mr_cache_bucket *b =
+		&c->bucket[mr->cache_rights][mr->cache_order];
 
-	if (!c->enabled || !c->have_pd ||
-	    c->count[r][o] >= VROCE_MR_CACHE_HIGH)
+	if (!c->enabled || !c->have_pd || b->count >= VROCE_MR_CACHE_HIGH)
 		return false;
-	list_add(&mr->cache, &c->idle[r][o]);
-	c->count[r][o]++;
+	list_add(&mr->cache, &b->idle);
+	b->count++;
 	/* Entries wait: the trim looks at them a period from now. */
 	queue_delayed_work(system_unbound_wq, &c->trim_work,
 			   msecs_to_jiffies(c->idle_ms));
@@ -260,7 +260,7 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 	if (kept) {
 		c->recycled++;
 		/* Coming back is use too: a long-held MR's entry is not old. */
-		c->used[mr->cache_rights][mr->cache_order] = true;
+		c->bucket[mr->cache_rights][mr->cache_order].used = true;
 	}
 	mutex_unlock(&c->lock);
 	if (!kept)
@@ -272,16 +272,17 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 					    u32 o, u32 *pdn)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_mr_cache_bucket *b = &c->bucket[r][o];
 	struct vroce_mr *mr;
 	int err = 0;
 
 	mutex_lock(&c->lock);
-	c->used[r][o] = true;
-	c->warm[r][o] = true;
-	mr = list_first_entry_or_null(&c->idle[r][o], struct vroce_mr, cache);
+	b->used = true;
+	b->warm = true;
+	mr = list_first_entry_or_null(&b->idle, struct vroce_mr, cache);
 	if (mr) {
 		list_del_init(&mr->cache);
-		c->count[r][o]--;
+		b->count--;
 		c->hits++;
 	} else {
 		c->misses++;
@@ -308,7 +309,7 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 	 * refills from a delayed work too). Not pushed back by later ones:
 	 * under steady load the refill still runs.
 	 */
-	if (c->have_pd && c->count[r][o] < c->low)
+	if (c->have_pd && b->count < c->low)
 		queue_delayed_work(system_unbound_wq, &c->refill_work,
 				   VROCE_MR_CACHE_REFILL_DELAY);
 	*pdn = c->pdn;
@@ -561,7 +562,9 @@ static bool vroce_mr_cache_needy(struct vroce_mr_cache *c, u32 *r, u32 *o,
 		goto out;
 	for (*r = 0; *r < VROCE_MR_CACHE_RIGHTS; (*r)++) {
 		for (*o = 0; *o < VROCE_MR_CACHE_ORDERS; (*o)++) {
-			if (c->warm[*r][*o] && c->count[*r][*o] < c->low) {
+			struct vroce_mr_cache_bucket *b = &c->bucket[*r][*o];
+
+			if (b->warm && b->count < c->low) {
 				found = true;
 				goto out;
 			}
@@ -604,7 +607,7 @@ void vroce_mr_cache_refill(struct vroce_dev *vdev)
 		 * A drain meanwhile took the PD, a trim or a shrink made the
 		 * bucket cold, or a registration is reclaiming: the entry goes.
 		 */
-		kept = pdn == c->pdn && c->warm[r][o] && !c->reclaiming &&
+		kept = pdn == c->pdn && c->bucket[r][o].warm && !c->reclaiming &&
 		       vroce_mr_cache_add(c, mr);
 		if (kept)
 			c->refilled++;
@@ -638,11 +641,12 @@ void vroce_mr_cache_trim(struct vroce_dev *vdev)
 	mutex_lock(&c->lock);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
-			if (!c->used[r][o])
-				c->trimmed += vroce_mr_cache_splice(c, r, o,
-								    &old);
-			c->used[r][o] = false;
-			left |= c->count[r][o] > 0;
+			struct vroce_mr_cache_bucket *b = &c->bucket[r][o];
+
+			if (!b->used)
+				c->trimmed += vroce_mr_cache_splice(b, &old);
+			b->used = false;
+			left |= b->count > 0;
 		}
 	}
 	if (left)
@@ -744,9 +748,9 @@ static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 		   c->low, c->idle_ms);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			if (c->count[r][o])
+			if (c->bucket[r][o].count)
 				seq_printf(m, "rights %#x pages %lu: %u idle\n",
-					   r, BIT(o), c->count[r][o]);
+					   r, BIT(o), c->bucket[r][o].count);
 	mutex_unlock(&c->lock);
 	return 0;
 }
