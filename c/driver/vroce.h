@@ -410,6 +410,17 @@ struct vroce_pd_zombie {
 };
 
 /**
+ * struct vroce_ring_zombie - rings the HCA may still use, kept until it is
+ *	reset; allocated with the CQ or QP so that parking never allocates
+ * @list: entry in &vroce_dev.ring_zombies
+ * @ring: the rings (a CQ's one, or a QP's two); @ring[i].mtr NULL if unused
+ */
+struct vroce_ring_zombie {
+	struct list_head list;
+	struct vroce_ring ring[2];
+};
+
+/**
  * struct vroce_pd - a protection domain
  * @ibpd: the RDMA core's PD; allocated by the core
  * @pdn: the HCA's number for it
@@ -541,14 +552,25 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* c/driver/vroce_mr_entry.c */
-void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
-void vroce_mr_reap_zombies(struct vroce_dev *vdev);
 struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
-void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
-void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
 int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
 		      bool keep_if_full);
 bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr);
+
+/* c/driver/vroce_zombie.c */
+void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+void vroce_mr_reap_zombies(struct vroce_dev *vdev);
+int vroce_pd_create(struct vroce_dev *vdev, u32 *pdn,
+		    struct vroce_pd_zombie **zombie);
+int vroce_pd_destroy(struct vroce_dev *vdev, u32 pdn,
+		     struct vroce_pd_zombie *zombie);
+struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev);
+void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z);
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
+		       const struct vroce_ring *a, const struct vroce_ring *b);
+void vroce_ring_reap(struct vroce_dev *vdev);
 
 struct dentry;
 

@@ -291,17 +291,12 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 	if (!mr && !c->have_pd && c->pd_lost) {
 		err = -ENODEV;
 	} else if (!mr && !c->have_pd) {
-		c->pd_zombie = vroce_core_zalloc(vdev, sizeof(*c->pd_zombie));
-		err = c->pd_zombie ? vroce_cmd_create_pd(vdev, &c->pdn) :
-				     -ENOMEM;
-		if (err) {
-			vroce_core_free(vdev, c->pd_zombie);
-			c->pd_zombie = NULL;
-			/* At most one number lost to the cache per HCA. */
+		err = vroce_pd_create(vdev, &c->pdn, &c->pd_zombie);
+		/* At most one number lost to the cache per HCA. */
+		if (err)
 			WRITE_ONCE(c->pd_lost, err == -ETIMEDOUT);
-		} else {
+		else
 			WRITE_ONCE(c->have_pd, true);
-		}
 	}
 	/*
 	 * Fewer than the low water mark left: more are made from the next
@@ -513,7 +508,6 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	LIST_HEAD(all);
 	bool have_pd;
 	u32 pdn;
-	int err;
 
 	/* A trim under way destroys entries under the PD: let it end. */
 	cancel_delayed_work_sync(&c->trim_work);
@@ -534,19 +528,9 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	cancel_delayed_work_sync(&c->refill_work);
 
 	vroce_mr_cache_discard_all(vdev, &all);
-	if (!have_pd)
-		return;
-	err = vroce_cmd_destroy_pd(vdev, pdn);
-	if (vroce_cmd_let_go(err)) {
-		vroce_core_free(vdev, pz);
-		return;
-	}
-	/* A parked entry still names it: retried when zombies are reaped. */
-	pz->pdn = pdn;
-	pz->lost = err == -ETIMEDOUT;
-	mutex_lock(&vdev->zombie_lock);
-	list_add_tail(&pz->list, &vdev->pd_zombies);
-	mutex_unlock(&vdev->zombie_lock);
+	/* Parked while a parked entry still names it. */
+	if (have_pd)
+		vroce_pd_destroy(vdev, pdn, pz);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
 
