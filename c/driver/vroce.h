@@ -553,9 +553,9 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* c/driver/vroce_mr_entry.c */
 struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
-int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
-		      bool keep_if_full);
-bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr);
+int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
+		       bool keep_if_full);
+bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr);
 
 /* c/driver/vroce_zombie.c */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
@@ -567,7 +567,8 @@ int vroce_pd_create(struct vroce_dev *vdev, u32 *pdn,
 int vroce_pd_destroy(struct vroce_dev *vdev, u32 pdn,
 		     struct vroce_pd_zombie *zombie);
 struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev);
-void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z);
+void vroce_ring_zombie_free(struct vroce_dev *vdev,
+			    struct vroce_ring_zombie *z);
 void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
 		       const struct vroce_ring *a, const struct vroce_ring *b);
 void vroce_ring_reap(struct vroce_dev *vdev);
@@ -579,15 +580,15 @@ void vroce_mr_cache_init(struct vroce_dev *vdev);
 bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 			 const struct vroce_mr_user_attr *attr, u32 *rights,
 			 u32 *order);
-struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
-				 const struct vroce_mr_user_attr *attr,
-				 u32 rights, u32 order);
-bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
+struct ib_mr *vroce_mr_cache_take(struct vroce_dev *vdev, struct ib_pd *ibpd,
+				  const struct vroce_mr_user_attr *attr,
+				  u32 rights, u32 order);
+bool vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
 void vroce_mr_cache_shrink(struct vroce_dev *vdev);
-int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
-			    u32 pdn);
+int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev, struct vroce_mr *mr,
+			       u32 pdn);
 void vroce_mr_cache_refill(struct vroce_dev *vdev);
 void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
 

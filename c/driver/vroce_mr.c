@@ -75,7 +75,7 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
+	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	if (err)
 		return ERR_PTR(err);
 	if (access & VROCE_ACC_REMOTE)
@@ -122,8 +122,8 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 
 	if (vroce_mr_cache_fits(vdev, &attr, &rights, &order)) {
-		struct ib_mr *ibmr = vroce_mr_cache_reg(vdev, ibpd, &attr,
-							rights, order);
+		struct ib_mr *ibmr = vroce_mr_cache_take(vdev, ibpd, &attr,
+							 rights, order);
 
 		/* NULL: the cache's own failure; the cold path may succeed. */
 		if (ibmr)
@@ -137,7 +137,7 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
+	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -174,7 +174,7 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		vroce_mr_free(vdev, mr);
 		return ERR_PTR(err);
 	}
-	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
+	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -229,9 +229,9 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	bool answered;
 
 	if (mr->cached)
-		answered = vroce_mr_cache_dereg(vdev, mr);
+		answered = vroce_mr_cache_put(vdev, mr);
 	else
-		answered = vroce_mr_destroy(vdev, mr);
+		answered = vroce_mr_destroy_hw(vdev, mr);
 	if (answered)
 		vroce_mr_reap_zombies(vdev);
 	return 0;

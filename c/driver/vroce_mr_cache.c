@@ -172,7 +172,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_fits);
 static bool vroce_mr_cache_discard(struct vroce_dev *vdev,
 				   struct vroce_mr *mr)
 {
-	bool freed = vroce_mr_destroy(vdev, mr);
+	bool freed = vroce_mr_destroy_hw(vdev, mr);
 
 	mutex_lock(&vdev->mr_cache.lock);
 	vdev->mr_cache.dropped++;
@@ -248,7 +248,7 @@ static bool vroce_mr_cache_add(struct vroce_mr_cache *c, struct vroce_mr *mr)
  * Back into its bucket, or destroyed: when it does not fit there, or the
  * entry served VROCE_MR_CACHE_USES registrations.
  */
-static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
+static void vroce_mr_cache_recycle(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	bool kept;
@@ -268,8 +268,8 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 }
 
 /* An idle entry of the bucket, or NULL (a miss); @pdn is the cache PD. */
-static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
-					    u32 o, u32 *pdn)
+static struct vroce_mr *vroce_mr_cache_pop(struct vroce_dev *vdev, u32 r,
+					   u32 o, u32 *pdn)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	struct vroce_mr_cache_bucket *b = &c->bucket[r][o];
@@ -332,8 +332,8 @@ static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
 		return ERR_PTR(err);
 	}
 	/* On failure the MR is freed, or parked if the HCA may hold it. */
-	err = reclaim ? vroce_mr_cache_register(vdev, mr, pdn) :
-			vroce_mr_register(vdev, mr, pdn, false);
+	err = reclaim ? vroce_mr_create_hw_reclaim(vdev, mr, pdn) :
+			vroce_mr_create_hw(vdev, mr, pdn, false);
 	if (err)
 		return ERR_PTR(err);
 	mr->cache_rights = r;
@@ -367,7 +367,8 @@ static bool vroce_mr_cache_unanswered(int err)
 }
 
 /**
- * vroce_mr_cache_reg() - reg_user_mr from a cache entry
+ * vroce_mr_cache_take() - take a cache entry for reg_user_mr: an idle one,
+ *	or a new one, made the user's MR over its pages (ENABLE_MR)
  * @vdev: the device
  * @ibpd: the MR's protection domain
  * @attr: the registration, vroce_mr_cache_fits() said it fits
@@ -384,9 +385,9 @@ static bool vroce_mr_cache_unanswered(int err)
  * again); after a lost ENABLE_MR the entry and the pages are kept until
  * the HCA lets go.
  */
-struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
-				 const struct vroce_mr_user_attr *attr,
-				 u32 rights, u32 order)
+struct ib_mr *vroce_mr_cache_take(struct vroce_dev *vdev, struct ib_pd *ibpd,
+				  const struct vroce_mr_user_attr *attr,
+				  u32 rights, u32 order)
 {
 	struct vroce_cmd_enable_desc desc = {
 		.pdn = to_vroce_pd(ibpd)->pdn,
@@ -404,7 +405,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 				   attr->access);
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
-	mr = vroce_mr_cache_take(vdev, rights, order, &pdn);
+	mr = vroce_mr_cache_pop(vdev, rights, order, &pdn);
 	if (!mr)
 		mr = vroce_mr_cache_new(vdev, rights, order, pdn, true);
 	if (IS_ERR(mr)) {
@@ -430,7 +431,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		/* Not enabled: the pages go; the entry too, unless it is fine. */
 		vroce_core_umem_release(vdev, umem);
 		if (err == -EAGAIN || err == -ENOMEM || err == -EBUSY)
-			vroce_mr_cache_put(vdev, mr);
+			vroce_mr_cache_recycle(vdev, mr);
 		else
 			vroce_mr_cache_discard(vdev, mr);
 		return vroce_mr_cache_unanswered(err) ? ERR_PTR(err) : NULL;
@@ -450,7 +451,8 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 }
 
 /**
- * vroce_mr_cache_dereg() - dereg_mr of an MR made from a cache entry
+ * vroce_mr_cache_put() - give back at dereg_mr an MR made from a cache
+ *	entry (REVOKE_MR): to its bucket, or destroyed
  * @vdev: the device
  * @mr: the MR
  *
@@ -461,7 +463,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
  * Return: whether the HCA carried out REVOKE_MR or the DESTROY_MR after it
  * (it answers: zombies are worth retrying).
  */
-bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
+bool vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	struct vroce_mr_info info;
@@ -484,7 +486,7 @@ bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
 	}
 	vroce_core_umem_release(vdev, mr->umem);
 	mr->umem = NULL;
-	vroce_mr_cache_put(vdev, mr);
+	vroce_mr_cache_recycle(vdev, mr);
 	return true;
 }
 
@@ -663,8 +665,8 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
 }
 
 /**
- * vroce_mr_cache_register() - vroce_mr_register(), with the MPT slots of
- *	idle entries when the MPT is full
+ * vroce_mr_create_hw_reclaim() - vroce_mr_create_hw(), reclaiming the MPT
+ *	slots of idle cache entries when the MPT is full
  * @vdev: the device
  * @mr: an MR whose object is NEW
  * @pdn: its PD
@@ -680,10 +682,10 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
  * but the refill's.
  *
  * Context: process context, may sleep.
- * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
+ * Return: 0, or an error of vroce_mr_create_hw(), which then undid @mr.
  */
-int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
-			    u32 pdn)
+int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev, struct vroce_mr *mr,
+			       u32 pdn)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	u64 dropped;
@@ -693,7 +695,7 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	mutex_lock(&c->lock);
 	dropped = c->dropped;
 	mutex_unlock(&c->lock);
-	err = vroce_mr_register(vdev, mr, pdn, true);
+	err = vroce_mr_create_hw(vdev, mr, pdn, true);
 	if (err != -ENOMEM)
 		return err;
 	/* One at a time: each sees what those before it destroyed. */
@@ -708,7 +710,7 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	again = c->dropped != dropped;
 	mutex_unlock(&c->lock);
 	if (again)
-		err = vroce_mr_register(vdev, mr, pdn, false);
+		err = vroce_mr_create_hw(vdev, mr, pdn, false);
 	else
 		vroce_mr_free(vdev, mr);
 	mutex_lock(&c->lock);

@@ -30,8 +30,8 @@ struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
  * but with @keep_if_full, a CREATE_MR refused for want of an MPT entry
  * (-ENOMEM) leaves @mr as it was, for the caller to try again or free.
  */
-int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
-		      bool keep_if_full)
+int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
+		       bool keep_if_full)
 {
 	struct vroce_mr_info info;
 	struct vroce_mr_desc desc;
@@ -75,7 +75,7 @@ int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
  * when DESTROY_MR fails or times out, keep them all until the HCA lets go
  * (see vroce_mr_reap()). Returns whether it was freed.
  */
-bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr)
+bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_info info;
 	int err;
