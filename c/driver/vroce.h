@@ -552,7 +552,13 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* c/driver/vroce_mr_entry.c */
-struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
+struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,
+				  bool allow_remote);
+struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
+				   const struct vroce_mr_user_attr *attr,
+				   struct ib_udata *udata);
+struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
+				   u32 limit);
 int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
 		       bool keep_if_full);
 bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr);
@@ -587,10 +593,46 @@ bool vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
 void vroce_mr_cache_shrink(struct vroce_dev *vdev);
-int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev, struct vroce_mr *mr,
-			       u32 pdn);
+u64 vroce_mr_cache_reclaim_mark(struct vroce_dev *vdev);
+bool vroce_mr_cache_reclaim_begin(struct vroce_dev *vdev, u64 mark);
+void vroce_mr_cache_reclaim_end(struct vroce_dev *vdev);
 void vroce_mr_cache_refill(struct vroce_dev *vdev);
 void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
+
+/**
+ * vroce_mr_create_hw_reclaim() - vroce_mr_create_hw(), reclaiming the MPT
+ *	slots of idle cache entries when the MPT is full
+ * @vdev: the device
+ * @mr: an MR whose object is NEW
+ * @pdn: its PD
+ *
+ * When CREATE_MR finds the MPT full, the MR cache destroys its idle
+ * entries, which hold slots no user has (vroce_mr_cache_reclaim_begin()),
+ * and CREATE_MR is tried once more if the cache destroyed an entry since
+ * the first try. For every MR the driver enters in the HCA but the
+ * refill's: the verbs' MRs that take no cache entry, and the cache's
+ * misses. Inline, for both to call down: the verbs do not hand their MRs
+ * to the cache, and the cache does not call back into the verbs.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or an error of vroce_mr_create_hw(), which then undid @mr.
+ */
+static inline int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev,
+					     struct vroce_mr *mr, u32 pdn)
+{
+	u64 mark = vroce_mr_cache_reclaim_mark(vdev);
+	int err;
+
+	err = vroce_mr_create_hw(vdev, mr, pdn, true);
+	if (err != -ENOMEM)
+		return err;
+	if (vroce_mr_cache_reclaim_begin(vdev, mark))
+		err = vroce_mr_create_hw(vdev, mr, pdn, false);
+	else
+		vroce_mr_free(vdev, mr);
+	vroce_mr_cache_reclaim_end(vdev);
+	return err;
+}
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);

@@ -37,6 +37,12 @@
  * When CREATE_MR finds the MPT full, every idle entry is destroyed for
  * its slot (vroce_mr_cache_shrink()) and every bucket is cold.
  *
+ * Only user MRs the cache fits (vroce_mr_cache_fits(), which the verbs ask
+ * first) pass through it. For the other MRs vroce_mr_create_hw_reclaim()
+ * reads how many entries the cache destroyed before their CREATE_MR and,
+ * when that finds the MPT full, has the cache give its idle entries'
+ * slots back (vroce_mr_cache_reclaim_begin()); the MR stays with it.
+ *
  * The module parameter mr_cache (default on) turns it off: reg_user_mr
  * then builds an MTR for every MR, as it does for those the cache does not
  * fit, and for every MR of an HCA whose QUERY_DEVICE does not offer
@@ -319,18 +325,12 @@ static struct vroce_mr *vroce_mr_cache_pop(struct vroce_dev *vdev, u32 r,
 static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
 					   u32 o, u32 pdn, bool reclaim)
 {
-	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	struct vroce_mr *mr;
 	int err;
 
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	err = vroce_mr_obj_create_frmr(vdev, BIT(o),
-				       vdev->attr.max_fast_reg_pages,
-				       &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
+	mr = vroce_mr_new_frmr(vdev, BIT(o), vdev->attr.max_fast_reg_pages);
+	if (IS_ERR(mr))
+		return mr;
 	/* On failure the MR is freed, or parked if the HCA may hold it. */
 	err = reclaim ? vroce_mr_create_hw_reclaim(vdev, mr, pdn) :
 			vroce_mr_create_hw(vdev, mr, pdn, false);
@@ -665,39 +665,50 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
 }
 
 /**
- * vroce_mr_create_hw_reclaim() - vroce_mr_create_hw(), reclaiming the MPT
- *	slots of idle cache entries when the MPT is full
+ * vroce_mr_cache_reclaim_mark() - the entries the cache has destroyed so far
  * @vdev: the device
- * @mr: an MR whose object is NEW
- * @pdn: its PD
  *
- * When CREATE_MR finds the MPT full, every idle entry is destroyed
- * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more; meanwhile
- * the refill makes no entry (it would take the slots back), and one under
- * way is waited for first, so that its entry goes too. It is tried again
- * whenever the cache destroyed an entry since the first try, even when
- * none was idle here: the refill's entry, or another registration's
- * reclaim (reclaims run one at a time, each after the DESTROY_MRs of
- * those before), freed slots. For every MR the driver enters in the HCA
- * but the refill's.
+ * Taken before a CREATE_MR, for vroce_mr_cache_reclaim_begin() to tell
+ * whether MPT slots came back since.
  *
  * Context: process context, may sleep.
- * Return: 0, or an error of vroce_mr_create_hw(), which then undid @mr.
+ * Return: the count (debugfs dropped).
  */
-int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev, struct vroce_mr *mr,
-			       u32 pdn)
+u64 vroce_mr_cache_reclaim_mark(struct vroce_dev *vdev)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	u64 dropped;
-	bool again;
-	int err;
 
 	mutex_lock(&c->lock);
 	dropped = c->dropped;
 	mutex_unlock(&c->lock);
-	err = vroce_mr_create_hw(vdev, mr, pdn, true);
-	if (err != -ENOMEM)
-		return err;
+	return dropped;
+}
+
+/**
+ * vroce_mr_cache_reclaim_begin() - give the MPT slots of the idle entries
+ *	back, for a CREATE_MR that found the MPT full
+ * @vdev: the device
+ * @mark: vroce_mr_cache_reclaim_mark() from before that CREATE_MR
+ *
+ * Every idle entry is destroyed (vroce_mr_cache_shrink()). Until
+ * vroce_mr_cache_reclaim_end() the refill makes no entry (it would take
+ * the slots back), and one under way is waited for first, so that its
+ * entry goes too. Reclaims run one at a time, each after the DESTROY_MRs
+ * of those before, so a second one may find nothing idle and still have
+ * slots to try: those the refill's entry or the reclaim before it freed.
+ *
+ * Context: process context, may sleep. Returns with the cache's
+ * reclaim_lock held, for the caller's second CREATE_MR; release it with
+ * vroce_mr_cache_reclaim_end().
+ * Return: whether the cache destroyed an entry since @mark: CREATE_MR is
+ * worth trying again.
+ */
+bool vroce_mr_cache_reclaim_begin(struct vroce_dev *vdev, u64 mark)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	bool again;
+
 	/* One at a time: each sees what those before it destroyed. */
 	mutex_lock(&c->reclaim_lock);
 	mutex_lock(&c->lock);
@@ -707,17 +718,27 @@ int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev, struct vroce_mr *mr,
 	vroce_mr_cache_shrink(vdev);
 	mutex_lock(&c->lock);
 	/* Entries destroyed since the first try gave slots back. */
-	again = c->dropped != dropped;
+	again = c->dropped != mark;
 	mutex_unlock(&c->lock);
-	if (again)
-		err = vroce_mr_create_hw(vdev, mr, pdn, false);
-	else
-		vroce_mr_free(vdev, mr);
+	return again;
+}
+
+/**
+ * vroce_mr_cache_reclaim_end() - end what vroce_mr_cache_reclaim_begin()
+ *	started: the refill may make entries again
+ * @vdev: the device
+ *
+ * Context: process context, with the cache's reclaim_lock held by
+ * vroce_mr_cache_reclaim_begin(); releases it.
+ */
+void vroce_mr_cache_reclaim_end(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+
 	mutex_lock(&c->lock);
 	c->reclaiming--;
 	mutex_unlock(&c->lock);
 	mutex_unlock(&c->reclaim_lock);
-	return err;
 }
 
 /* What debugfs shows: the switch, the counters and the buckets in use. */

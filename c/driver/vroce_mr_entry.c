@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce MR entries: an MR's driver record and its HCA entry, made from its
- * MR object (CREATE_MR) and destroyed (DESTROY_MR); when the HCA may still
- * hold it, the MR is parked (c/driver/vroce_zombie.c) instead of freed.
- * Shared by the MR verbs (c/driver/vroce_mr.c) and the MR cache
- * (c/driver/vroce_mr_cache.c), which call it and not each other's.
+ * vroce MR entries: an MR's driver record with its MR object of the ABI
+ * (vroce_mr_new_*()), and its HCA entry, made from the object (CREATE_MR)
+ * and destroyed (DESTROY_MR); when the HCA may still hold it, the MR is
+ * parked (c/driver/vroce_zombie.c) instead of freed. Below the MR verbs
+ * (c/driver/vroce_mr.c) and the MR cache (c/driver/vroce_mr_cache.c),
+ * above the MR object (c/abi/vroce_mr_obj.c or rust/): it never calls up.
  */
 
 #include "vroce.h"
@@ -12,13 +13,94 @@
 #include "../../bindings/vroce_core.h"
 
 /* A zeroed MR, or NULL. */
-struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
+static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 {
 	struct vroce_mr *mr = vroce_core_zalloc(vdev, sizeof(*mr));
 
 	if (mr) {
 		INIT_LIST_HEAD(&mr->zombie);
 		INIT_LIST_HEAD(&mr->cache);
+	}
+	return mr;
+}
+
+/**
+ * vroce_mr_new_dma() - an MR with a NEW DMA object
+ * @vdev: the device
+ * @access: IB_ACCESS_* flags
+ * @allow_remote: remote access may be granted
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, to be entered with vroce_mr_create_hw(); ERR_PTR() of
+ * -ENOMEM or of an error of vroce_mr_obj_create_dma().
+ */
+struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,
+				  bool allow_remote)
+{
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_dma(vdev, access, allow_remote, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+/**
+ * vroce_mr_new_user() - an MR with a NEW object over pinned user memory
+ * @vdev: the device
+ * @attr: the memory
+ * @udata: the owner's user data, or NULL for a kernel caller
+ *
+ * Context: process context of the memory's owner, may sleep.
+ * Return: the MR, to be entered with vroce_mr_create_hw(); ERR_PTR() of
+ * -ENOMEM or of an error of vroce_mr_obj_create_user().
+ */
+struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
+				   const struct vroce_mr_user_attr *attr,
+				   struct ib_udata *udata)
+{
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_user(vdev, attr, udata, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+/**
+ * vroce_mr_new_frmr() - an MR with a NEW fast-register object
+ * @vdev: the device
+ * @max_pages: most pages its page list takes
+ * @limit: the device's maximum
+ *
+ * For alloc_mr, and for the MR cache's entries.
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, to be entered with vroce_mr_create_hw(); ERR_PTR() of
+ * -ENOMEM or of an error of vroce_mr_obj_create_frmr().
+ */
+struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
+				   u32 limit)
+{
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_frmr(vdev, max_pages, limit, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
 	}
 	return mr;
 }
