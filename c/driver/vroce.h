@@ -151,7 +151,9 @@ struct vroce_mr_cache_bucket {
  * struct vroce_mr_cache - HCA MR entries kept for re-registration
  *	(c/driver/vroce_mr_cache.c)
  * @reclaim_lock: held by a registration that destroys the idle entries
- *	for MPT slots and tries CREATE_MR again; taken before @lock
+ *	for MPT slots and tries CREATE_MR again, from
+ *	vroce_mr_cache_reclaim_begin() to vroce_mr_cache_reclaim_end();
+ *	taken before @lock
  * @lock: protects the rest
  * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
  * @have_pd: @pdn is the cache's own PD, where idle entries wait
