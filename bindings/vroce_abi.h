@@ -12,11 +12,12 @@
  * table page. The HCA is given the root BA, the page shifts and the region
  * layout, and walks the tables by DMA address.
  *
- * The implementation behind this header is C (c/vroce_mtr.c) or Rust, chosen
- * in Kconfig. The header is plain C for bindgen: opaque handles, plain types,
- * no inline logic. Unless a function says otherwise, an MTR must not be used
- * concurrently with its destruction, and callers serialise map() against
- * find() on the same MTR; distinct MTRs are independent.
+ * The implementation behind this header is C (c/abi/: vroce_mtr.c and
+ * vroce_mr_obj.c) or Rust (rust/), chosen in Kconfig. The header is plain C
+ * for bindgen: opaque handles, plain types, no inline logic. Unless a
+ * function says otherwise, an MTR must not be used concurrently with its
+ * destruction, and callers serialise map() against find() on the same MTR;
+ * distinct MTRs are independent.
  */
 #ifndef _VROCE_ABI_H_
 #define _VROCE_ABI_H_

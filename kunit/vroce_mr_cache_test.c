@@ -213,12 +213,14 @@ static void vroce_mr_cache_buckets(struct kunit *test)
 	x = ib_reg_user_mr(pd, a, SZ_4K, a, IB_ACCESS_REMOTE_READ);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, x);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(x), 0);
-	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[r][3], 1);
-	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[VROCE_MR_RIGHT_REMOTE_READ][0],
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.bucket[r][3].count, 1);
+	KUNIT_EXPECT_EQ(test,
+			vdev->mr_cache.bucket[VROCE_MR_RIGHT_REMOTE_READ][0].count,
 			1);
 	for (i = 0; i < ARRAY_SIZE(mr); i++)
 		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
-	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[r][0], VROCE_MR_CACHE_HIGH);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.bucket[r][0].count,
+			VROCE_MR_CACHE_HIGH);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.dropped,
 			ARRAY_SIZE(mr) - VROCE_MR_CACHE_HIGH);
 
@@ -227,7 +229,7 @@ static void vroce_mr_cache_buckets(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->pd_zombies));
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -ENOENT);
 	vroce_test_expect_no_memory_held(test, vdev);
-	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[r][0], 0);
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.bucket[r][0].count, 0);
 }
 
 /* Off, or an MR the cache does not fit: an MTR built for it, as before. */
@@ -307,8 +309,8 @@ static void vroce_mr_cache_enable_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.hits, 2);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.dropped, 1);
-	KUNIT_EXPECT_EQ(test, vdev->mr_cache.count[VROCE_MR_RIGHT_LOCAL_WRITE |
-						VROCE_MR_RIGHT_REMOTE_READ][2],
+	KUNIT_EXPECT_EQ(test, vdev->mr_cache.bucket[VROCE_MR_RIGHT_LOCAL_WRITE |
+						 VROCE_MR_RIGHT_REMOTE_READ][2].count,
 			0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
@@ -591,7 +593,7 @@ static u32 cache_idle(struct vroce_mr_cache *c)
 	mutex_lock(&c->lock);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			n += c->count[r][o];
+			n += c->bucket[r][o].count;
 	mutex_unlock(&c->lock);
 	return n;
 }
@@ -709,7 +711,7 @@ static u32 cache_bucket(struct kunit *test, struct vroce_mr_cache *c,
 
 	KUNIT_ASSERT_EQ(test, vroce_mr_rights(CACHE_ACC, &rights), 0);
 	mutex_lock(&c->lock);
-	n = c->count[rights][order];
+	n = c->bucket[rights][order].count;
 	mutex_unlock(&c->lock);
 	return n;
 }
@@ -888,7 +890,7 @@ static int cache_kick_refill(void *data)
 	while (!kthread_should_stop()) {
 		if (!kicked && READ_ONCE(c->reclaimed)) {
 			mutex_lock(&c->lock);
-			c->warm[rights][0] = true;
+			c->bucket[rights][0].warm = true;
 			mutex_unlock(&c->lock);
 			mod_delayed_work(system_unbound_wq, &c->refill_work,
 					 0);

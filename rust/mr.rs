@@ -3,7 +3,7 @@
 //! The MR lifecycle of the MR/MTR ABI: rights, the MR object with its MTR
 //! and fast-register page list, and its states until the HCA lets go.
 //!
-//! The same rules as `c/driver/vroce_mr_obj.c`; the C-ABI shims are in
+//! The same rules as `c/abi/vroce_mr_obj.c`; the C-ABI shims are in
 //! [`crate::mr_abi`]. No `unsafe` here: memory is [`CoreBox`] and
 //! [`DmaBuf`], the tables an [`Mtr`], and dropping an [`MrObj`] frees all
 //! three. Whether it may be dropped is the state's to say

@@ -3,7 +3,7 @@
 //! vroce: memory translate regions (MTR) and MR objects in Rust.
 //!
 //! The Rust implementation of the MR/MTR ABI, `bindings/vroce_abi.h`,
-//! built instead of `c/driver/vroce_mtr.c` and `c/driver/vroce_mr_obj.c`
+//! built instead of `c/abi/vroce_mtr.c` and `c/abi/vroce_mr_obj.c`
 //! when `CONFIG_VROCE_MTR_RUST` is set. The MTR shims are below, the MR
 //! object's in [`mr_abi`].
 //! The functions below are the C ABI: each converts its arguments to safe

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The MTR host harness (kunit/host/, after tools/testing/vma): c/driver/vroce_mtr.c
+# The MTR host harness (kunit/host/, after tools/testing/vma): c/abi/vroce_mtr.c
 # and the HCA's table walker (c/hca/vroce_hca_mtt.c) built as user-space
 # programs with clang, ASan and UBSan.
 #   1. vroce_mtr_host: the table of cases, each allocation failed in turn
@@ -21,7 +21,7 @@ cflags=(-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 	-fno-sanitize-recover=undefined -Wall -Wextra -Werror
 	-Wno-unused-parameter -Wno-sign-compare
 	-I"$host/include" -include "$host/vroce_host.h")
-srcs=("$host/vroce_mtr_check.c" "$host/vroce_host.c" "$repo/c/driver/vroce_mtr.c"
+srcs=("$host/vroce_mtr_check.c" "$host/vroce_host.c" "$repo/c/abi/vroce_mtr.c"
       "$repo/c/hca/vroce_hca_mtt.c")
 
 pass=0 fail=0

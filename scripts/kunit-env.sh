@@ -2,7 +2,7 @@
 #
 # Sourced by the scripts that run the UML test kernel; sourced by hand, it
 # never exits the shell (a bad setting returns non-zero). VROCE_MTR_IMPL
-# picks the kernel: 'c' (default) builds the MTR from c/driver/vroce_mtr.c,
+# picks the kernel: 'c' (default) builds the MTR from c/abi/vroce_mtr.c,
 # 'rust' builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/),
 # with Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
 # picks 'debug' (default: KASAN, lockdep, kmemleak, debugfs) or 'nodebug'

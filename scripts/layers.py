@@ -3,8 +3,11 @@
 """Check the include boundaries of the tree (Documentation/design.rst).
 
   c/driver/  the driver: may include c/ifc/ and bindings/, never c/hca/
-  c/hca/     the emulated HCA: may include c/ifc/, never c/driver/ or
-             bindings/ (it knows the HCA's formats, not the driver's ABI)
+  c/abi/     the C implementation of bindings/vroce_abi.h (what rust/ can
+             replace): bindings/ only, as the Rust side sees nothing else
+  c/hca/     the emulated HCA: may include c/ifc/, never c/driver/,
+             c/abi/ or bindings/ (it knows the HCA's formats, not the
+             driver's ABI)
   c/ifc/     the interface: includes only other c/ifc/ headers
   c/uapi/    the user-space ABI (driver <-> provider): nothing of the rest
   kunit/demo/  the demo ULP: ib_core's public API only, no c/ or bindings/
@@ -32,7 +35,7 @@ RS_INCLUDE = re.compile(r'include!\s*\(([^)]*)\)')
 
 
 def place(path):
-    for p in ('c/driver/', 'c/hca/', 'c/ifc/', 'c/uapi/', 'kunit/demo/',
+    for p in ('c/driver/', 'c/abi/', 'c/hca/', 'c/ifc/', 'c/uapi/', 'kunit/demo/',
               'kunit/', 'bindings/', 'rust/'):
         if path.startswith(p):
             return p.rstrip('/')
@@ -46,8 +49,10 @@ def may_include(src, dst):
         return 'only %s (and the HCA) may include the register map' % HW_FILE
     if s == 'c/driver' and d == 'c/hca':
         return 'the driver includes an HCA file'
-    if s == 'c/hca' and d in ('c/driver', 'bindings', 'c/uapi'):
+    if s == 'c/hca' and d in ('c/driver', 'c/abi', 'bindings', 'c/uapi'):
         return 'the HCA includes a driver file'
+    if s == 'c/abi' and d != 'bindings':
+        return 'the ABI implementation includes something outside bindings/'
     if s == 'c/uapi' and d != 'c/uapi':
         return 'the user-space ABI includes something outside c/uapi/'
     if s == 'c/ifc' and d != 'c/ifc':

@@ -170,10 +170,29 @@ struct vroce_pd_zombie;
 #define VROCE_MR_CACHE_USES	16
 
 /**
+ * struct vroce_mr_cache_bucket - the idle cache entries of one rights and
+ *	order, under &vroce_mr_cache.lock
+ * @idle: the entries (struct vroce_mr, linked by @cache)
+ * @count: entries in @idle
+ * @used: a registration took from it or missed in it, or a deregistration
+ *	returned to it, since the last trim
+ * @warm: a registration took from it or missed in it since it was last
+ *	emptied: the refill keeps &vroce_mr_cache.low entries in it
+ */
+struct vroce_mr_cache_bucket {
+	struct list_head idle;
+	u32 count;
+	bool used;
+	bool warm;
+};
+
+/**
  * struct vroce_mr_cache - HCA MR entries kept for re-registration
  *	(c/driver/vroce_mr_cache.c)
  * @reclaim_lock: held by a registration that destroys the idle entries
- *	for MPT slots and tries CREATE_MR again; taken before @lock
+ *	for MPT slots and tries CREATE_MR again, from
+ *	vroce_mr_cache_reclaim_begin() to vroce_mr_cache_reclaim_end();
+ *	taken before @lock
  * @lock: protects the rest; held across the cache's CREATE_PD, no other
  *	command
  * @enabled: reg_user_mr takes entries from here (module parameter mr_cache)
@@ -183,13 +202,7 @@ struct vroce_pd_zombie;
  *	the cold path) until the HCA is reset
  * @pdn: its number
  * @pd_zombie: the record that keeps @pdn if the HCA refuses to free it
- * @idle: idle entries (struct vroce_mr, linked by @cache), by rights and
- *	order
- * @count: entries in each @idle list
- * @used: buckets a registration took from or missed, or a deregistration
- *	returned to, since the last trim
- * @warm: buckets a registration took from or missed since they were last
- *	emptied: the refill keeps @low entries in them
+ * @bucket: the idle entries, by rights (VROCE_MR_RIGHT_*) and order
  * @low: the low water mark (module parameter mr_cache_low)
  * @reclaiming: registrations destroying idle entries for MPT slots; the
  *	refill makes no entry meanwhile
@@ -217,10 +230,8 @@ struct vroce_mr_cache {
 	bool pd_lost;
 	u32 pdn;
 	struct vroce_pd_zombie *pd_zombie;
-	struct list_head idle[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
-	u32 count[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
-	bool used[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
-	bool warm[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
+	struct vroce_mr_cache_bucket
+		bucket[VROCE_MR_CACHE_RIGHTS][VROCE_MR_CACHE_ORDERS];
 	u32 low;
 	u32 reclaiming;
 	u32 idle_ms;
@@ -441,6 +452,17 @@ struct vroce_pd_zombie {
 };
 
 /**
+ * struct vroce_ring_zombie - rings the HCA may still use, kept until it is
+ *	reset; allocated with the CQ or QP so that parking never allocates
+ * @list: entry in &vroce_dev.ring_zombies
+ * @ring: the rings (a CQ's one, or a QP's two); @ring[i].mtr NULL if unused
+ */
+struct vroce_ring_zombie {
+	struct list_head list;
+	struct vroce_ring ring[2];
+};
+
+/**
  * struct vroce_pd - a protection domain
  * @ibpd: the RDMA core's PD; allocated by the core
  * @pdn: the HCA's number for it
@@ -463,7 +485,7 @@ struct vroce_pd {
  * @zombie: entry in &vroce_dev.zombies while the HCA may hold the MR
  * @umem: the pinned pages of a user MR made from a cache entry, released
  *	once the HCA revoked the MR
- * @cache: entry in an idle list of &vroce_dev.mr_cache
+ * @cache: entry in the idle list of a bucket of &vroce_dev.mr_cache
  * @cache_rights: the cache bucket's rights (VROCE_MR_RIGHT_*)
  * @cache_order: the bucket's order: the entry's table has 2^order pages
  * @cache_uses: registrations the entry served (VROCE_MR_CACHE_USES at most)
@@ -572,14 +594,32 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* c/driver/vroce_mr_entry.c */
-void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
-void vroce_mr_reap_zombies(struct vroce_dev *vdev);
-struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev);
+struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,
+				  bool allow_remote);
+struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
+				   const struct vroce_mr_user_attr *attr,
+				   struct ib_udata *udata);
+struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
+				   u32 limit);
+int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
+		       bool keep_if_full);
+bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr);
+
+/* c/driver/vroce_zombie.c */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
-int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
-		      bool keep_if_full);
-bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
+void vroce_mr_reap_zombies(struct vroce_dev *vdev);
+int vroce_pd_create(struct vroce_dev *vdev, u32 *pdn,
+		    struct vroce_pd_zombie **zombie);
+int vroce_pd_destroy(struct vroce_dev *vdev, u32 pdn,
+		     struct vroce_pd_zombie *zombie);
+struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev);
+void vroce_ring_zombie_free(struct vroce_dev *vdev,
+			    struct vroce_ring_zombie *z);
+void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
+		       const struct vroce_ring *a, const struct vroce_ring *b);
+void vroce_ring_reap(struct vroce_dev *vdev);
 
 struct dentry;
 
@@ -588,17 +628,53 @@ void vroce_mr_cache_init(struct vroce_dev *vdev);
 bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 			 const struct vroce_mr_user_attr *attr, u32 *rights,
 			 u32 *order);
-struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
-				 const struct vroce_mr_user_attr *attr,
-				 u32 rights, u32 order);
-bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
+struct ib_mr *vroce_mr_cache_take(struct vroce_dev *vdev, struct ib_pd *ibpd,
+				  const struct vroce_mr_user_attr *attr,
+				  u32 rights, u32 order);
+bool vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_cache_drain(struct vroce_dev *vdev);
 void vroce_mr_cache_trim(struct vroce_dev *vdev);
 void vroce_mr_cache_shrink(struct vroce_dev *vdev);
-int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
-			    u32 pdn);
+u64 vroce_mr_cache_reclaim_mark(struct vroce_dev *vdev);
+bool vroce_mr_cache_reclaim_begin(struct vroce_dev *vdev, u64 mark);
+void vroce_mr_cache_reclaim_end(struct vroce_dev *vdev);
 void vroce_mr_cache_refill(struct vroce_dev *vdev);
 void vroce_mr_cache_debugfs(struct vroce_dev *vdev, struct dentry *dir);
+
+/**
+ * vroce_mr_create_hw_reclaim() - vroce_mr_create_hw(), reclaiming the MPT
+ *	slots of idle cache entries when the MPT is full
+ * @vdev: the device
+ * @mr: an MR whose object is NEW
+ * @pdn: its PD
+ *
+ * When CREATE_MR finds the MPT full, the MR cache destroys its idle
+ * entries, which hold slots no user has (vroce_mr_cache_reclaim_begin()),
+ * and CREATE_MR is tried once more if the cache destroyed an entry since
+ * the first try. For every MR the driver enters in the HCA but the
+ * refill's: the verbs' MRs that take no cache entry, and the cache's
+ * misses. Inline, for both to call down: the verbs do not hand their MRs
+ * to the cache, and the cache does not call back into the verbs.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or an error of vroce_mr_create_hw(), which then undid @mr.
+ */
+static inline int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev,
+					     struct vroce_mr *mr, u32 pdn)
+{
+	u64 mark = vroce_mr_cache_reclaim_mark(vdev);
+	int err;
+
+	err = vroce_mr_create_hw(vdev, mr, pdn, true);
+	if (err != -ENOMEM)
+		return err;
+	if (vroce_mr_cache_reclaim_begin(vdev, mark))
+		err = vroce_mr_create_hw(vdev, mr, pdn, false);
+	else
+		vroce_mr_free(vdev, mr);
+	vroce_mr_cache_reclaim_end(vdev);
+	return err;
+}
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);

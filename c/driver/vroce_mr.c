@@ -3,14 +3,18 @@
  * vroce MR verbs: get_dma_mr, reg_user_mr, alloc_mr, map_mr_sg, dereg_mr,
  * after pvrdma_get_dma_mr() and its friends.
  *
- * The ib_core glue: what the RDMA core hands in and the commands. An
- * MR's rights, tables, page list and state are an MR object of the MR/MTR
- * ABI (bindings/vroce_abi.h); this file issues CREATE_MR and DESTROY_MR
- * and reports each outcome to it. Deregistration destroys the HCA's entry
- * first and frees the tables only once the HCA confirms: an MR whose
- * DESTROY_MR fails or times out is kept on the device's zombie list and
- * retried, and freed for good only when the HCA lets go or is reset (the
- * object refuses to be freed before).
+ * The ib_core glue: what the RDMA core hands in, and which way each MR
+ * goes. A user MR the MR cache fits (vroce_mr_cache_fits()) is taken
+ * from the cache (c/driver/vroce_mr_cache.c) and given back to it; every
+ * other MR never passes through the cache: c/driver/vroce_mr_entry.c
+ * makes it (an MR object of the MR/MTR ABI, bindings/vroce_abi.h, holds
+ * its rights, tables, page list and state) and enters it in the HCA
+ * (CREATE_MR), and destroys it (DESTROY_MR). Deregistration destroys the
+ * HCA's entry first and frees the tables only once the HCA confirms: an
+ * MR whose DESTROY_MR fails or times out is kept on the device's zombie
+ * list (c/driver/vroce_zombie.c) and retried, and freed for good only
+ * when the HCA lets go or is reset (the object refuses to be freed
+ * before).
  */
 
 #include <kunit/visibility.h>
@@ -66,16 +70,10 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct vroce_mr *mr;
 	int err;
 
-	mr = vroce_mr_alloc(vdev);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	err = vroce_mr_obj_create_dma(vdev, access, vroce_allow_remote_dma_mr,
-				      &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
+	mr = vroce_mr_new_dma(vdev, access, vroce_allow_remote_dma_mr);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	if (err)
 		return ERR_PTR(err);
 	if (access & VROCE_ACC_REMOTE)
@@ -122,22 +120,17 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 
 	if (vroce_mr_cache_fits(vdev, &attr, &rights, &order)) {
-		struct ib_mr *ibmr = vroce_mr_cache_reg(vdev, ibpd, &attr,
-							rights, order);
+		struct ib_mr *ibmr = vroce_mr_cache_take(vdev, ibpd, &attr,
+							 rights, order);
 
 		/* NULL: the cache's own failure; the cold path may succeed. */
 		if (ibmr)
 			return ibmr;
 	}
-	mr = vroce_mr_alloc(vdev);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	err = vroce_mr_obj_create_user(vdev, &attr, udata, &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
+	mr = vroce_mr_new_user(vdev, &attr, udata);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -164,17 +157,10 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EINVAL);
 
-	mr = vroce_mr_alloc(vdev);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	err = vroce_mr_obj_create_frmr(vdev, max_num_sg,
-				       vdev->attr.max_fast_reg_pages,
-				       &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	err = vroce_mr_cache_register(vdev, mr, to_vroce_pd(ibpd)->pdn);
+	mr = vroce_mr_new_frmr(vdev, max_num_sg, vdev->attr.max_fast_reg_pages);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
 }
 
@@ -229,9 +215,9 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	bool answered;
 
 	if (mr->cached)
-		answered = vroce_mr_cache_dereg(vdev, mr);
+		answered = vroce_mr_cache_put(vdev, mr);
 	else
-		answered = vroce_mr_destroy(vdev, mr);
+		answered = vroce_mr_destroy_hw(vdev, mr);
 	if (answered)
 		vroce_mr_reap_zombies(vdev);
 	return 0;

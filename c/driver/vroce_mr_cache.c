@@ -37,6 +37,12 @@
  * When CREATE_MR finds the MPT full, every idle entry is destroyed for
  * its slot (vroce_mr_cache_shrink()) and every bucket is cold.
  *
+ * Only user MRs the cache fits (vroce_mr_cache_fits(), which the verbs ask
+ * first) pass through it. For the other MRs vroce_mr_create_hw_reclaim()
+ * reads how many entries the cache destroyed before their CREATE_MR and,
+ * when that finds the MPT full, has the cache give its idle entries'
+ * slots back (vroce_mr_cache_reclaim_begin()); the MR stays with it.
+ *
  * The module parameter mr_cache (default on) turns it off: reg_user_mr
  * then builds an MTR for every MR, as it does for those the cache does not
  * fit, and for every MR of an HCA whose QUERY_DEVICE does not offer
@@ -115,7 +121,7 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
 	c->enabled = vroce_mr_cache_on;
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			INIT_LIST_HEAD(&c->idle[r][o]);
+			INIT_LIST_HEAD(&c->bucket[r][o].idle);
 }
 
 /**
@@ -172,7 +178,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_fits);
 static bool vroce_mr_cache_discard(struct vroce_dev *vdev,
 				   struct vroce_mr *mr)
 {
-	bool freed = vroce_mr_destroy(vdev, mr);
+	bool freed = vroce_mr_destroy_hw(vdev, mr);
 
 	mutex_lock(&vdev->mr_cache.lock);
 	vdev->mr_cache.dropped++;
@@ -181,17 +187,17 @@ static bool vroce_mr_cache_discard(struct vroce_dev *vdev,
 }
 
 /*
- * Bucket @r, @o's idle entries onto @list, and the bucket cold; c->lock
- * held. Returns how many.
+ * Bucket @b's idle entries onto @list, and the bucket cold; c->lock held.
+ * Returns how many.
  */
-static u32 vroce_mr_cache_splice(struct vroce_mr_cache *c, u32 r, u32 o,
+static u32 vroce_mr_cache_splice(struct vroce_mr_cache_bucket *b,
 				 struct list_head *list)
 {
-	u32 n = c->count[r][o];
+	u32 n = b->count;
 
-	list_splice_init(&c->idle[r][o], list);
-	c->count[r][o] = 0;
-	c->warm[r][o] = false;
+	list_splice_init(&b->idle, list);
+	b->count = 0;
+	b->warm = false;
 	return n;
 }
 
@@ -203,7 +209,7 @@ static u32 vroce_mr_cache_splice_all(struct vroce_mr_cache *c,
 
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			n += vroce_mr_cache_splice(c, r, o, list);
+			n += vroce_mr_cache_splice(&c->bucket[r][o], list);
 	return n;
 }
 
@@ -231,13 +237,13 @@ static void vroce_mr_cache_discard_all(struct vroce_dev *vdev,
  */
 static bool vroce_mr_cache_add(struct vroce_mr_cache *c, struct vroce_mr *mr)
 {
-	u32 r = mr->cache_rights, o = mr->cache_order;
+	struct vroce_mr_cache_bucket *b =
+		&c->bucket[mr->cache_rights][mr->cache_order];
 
-	if (!c->enabled || !c->have_pd ||
-	    c->count[r][o] >= VROCE_MR_CACHE_HIGH)
+	if (!c->enabled || !c->have_pd || b->count >= VROCE_MR_CACHE_HIGH)
 		return false;
-	list_add(&mr->cache, &c->idle[r][o]);
-	c->count[r][o]++;
+	list_add(&mr->cache, &b->idle);
+	b->count++;
 	/* Entries wait: the trim looks at them a period from now. */
 	queue_delayed_work(system_unbound_wq, &c->trim_work,
 			   msecs_to_jiffies(c->idle_ms));
@@ -248,7 +254,7 @@ static bool vroce_mr_cache_add(struct vroce_mr_cache *c, struct vroce_mr *mr)
  * Back into its bucket, or destroyed: when it does not fit there, or the
  * entry served VROCE_MR_CACHE_USES registrations.
  */
-static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
+static void vroce_mr_cache_recycle(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	bool kept;
@@ -260,7 +266,7 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 	if (kept) {
 		c->recycled++;
 		/* Coming back is use too: a long-held MR's entry is not old. */
-		c->used[mr->cache_rights][mr->cache_order] = true;
+		c->bucket[mr->cache_rights][mr->cache_order].used = true;
 	}
 	mutex_unlock(&c->lock);
 	if (!kept)
@@ -268,20 +274,21 @@ static void vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 }
 
 /* An idle entry of the bucket, or NULL (a miss); @pdn is the cache PD. */
-static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
-					    u32 o, u32 *pdn)
+static struct vroce_mr *vroce_mr_cache_pop(struct vroce_dev *vdev, u32 r,
+					   u32 o, u32 *pdn)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
+	struct vroce_mr_cache_bucket *b = &c->bucket[r][o];
 	struct vroce_mr *mr;
 	int err = 0;
 
 	mutex_lock(&c->lock);
-	c->used[r][o] = true;
-	c->warm[r][o] = true;
-	mr = list_first_entry_or_null(&c->idle[r][o], struct vroce_mr, cache);
+	b->used = true;
+	b->warm = true;
+	mr = list_first_entry_or_null(&b->idle, struct vroce_mr, cache);
 	if (mr) {
 		list_del_init(&mr->cache);
-		c->count[r][o]--;
+		b->count--;
 		c->hits++;
 	} else {
 		c->misses++;
@@ -290,17 +297,12 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 	if (!mr && !c->have_pd && c->pd_lost) {
 		err = -ENODEV;
 	} else if (!mr && !c->have_pd) {
-		c->pd_zombie = vroce_core_zalloc(vdev, sizeof(*c->pd_zombie));
-		err = c->pd_zombie ? vroce_cmd_create_pd(vdev, &c->pdn) :
-				     -ENOMEM;
-		if (err) {
-			vroce_core_free(vdev, c->pd_zombie);
-			c->pd_zombie = NULL;
-			/* At most one number lost to the cache per HCA. */
+		err = vroce_pd_create(vdev, &c->pdn, &c->pd_zombie);
+		/* At most one number lost to the cache per HCA. */
+		if (err)
 			WRITE_ONCE(c->pd_lost, err == -ETIMEDOUT);
-		} else {
+		else
 			WRITE_ONCE(c->have_pd, true);
-		}
 	}
 	/*
 	 * Fewer than the low water mark left: more are made from the next
@@ -308,7 +310,7 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 	 * refills from a delayed work too). Not pushed back by later ones:
 	 * under steady load the refill still runs.
 	 */
-	if (c->have_pd && c->count[r][o] < c->low)
+	if (c->have_pd && b->count < c->low)
 		queue_delayed_work(system_unbound_wq, &c->refill_work,
 				   VROCE_MR_CACHE_REFILL_DELAY);
 	*pdn = c->pdn;
@@ -323,21 +325,15 @@ static struct vroce_mr *vroce_mr_cache_take(struct vroce_dev *vdev, u32 r,
 static struct vroce_mr *vroce_mr_cache_new(struct vroce_dev *vdev, u32 r,
 					   u32 o, u32 pdn, bool reclaim)
 {
-	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	struct vroce_mr *mr;
 	int err;
 
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	err = vroce_mr_obj_create_frmr(vdev, BIT(o),
-				       vdev->attr.max_fast_reg_pages,
-				       &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
+	mr = vroce_mr_new_frmr(vdev, BIT(o), vdev->attr.max_fast_reg_pages);
+	if (IS_ERR(mr))
+		return mr;
 	/* On failure the MR is freed, or parked if the HCA may hold it. */
-	err = reclaim ? vroce_mr_cache_register(vdev, mr, pdn) :
-			vroce_mr_register(vdev, mr, pdn, false);
+	err = reclaim ? vroce_mr_create_hw_reclaim(vdev, mr, pdn) :
+			vroce_mr_create_hw(vdev, mr, pdn, false);
 	if (err)
 		return ERR_PTR(err);
 	mr->cache_rights = r;
@@ -371,7 +367,8 @@ static bool vroce_mr_cache_unanswered(int err)
 }
 
 /**
- * vroce_mr_cache_reg() - reg_user_mr from a cache entry
+ * vroce_mr_cache_take() - take a cache entry for reg_user_mr: an idle one,
+ *	or a new one, made the user's MR over its pages (ENABLE_MR)
  * @vdev: the device
  * @ibpd: the MR's protection domain
  * @attr: the registration, vroce_mr_cache_fits() said it fits
@@ -388,9 +385,9 @@ static bool vroce_mr_cache_unanswered(int err)
  * again); after a lost ENABLE_MR the entry and the pages are kept until
  * the HCA lets go.
  */
-struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
-				 const struct vroce_mr_user_attr *attr,
-				 u32 rights, u32 order)
+struct ib_mr *vroce_mr_cache_take(struct vroce_dev *vdev, struct ib_pd *ibpd,
+				  const struct vroce_mr_user_attr *attr,
+				  u32 rights, u32 order)
 {
 	struct vroce_cmd_enable_desc desc = {
 		.pdn = to_vroce_pd(ibpd)->pdn,
@@ -408,7 +405,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 				   attr->access);
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
-	mr = vroce_mr_cache_take(vdev, rights, order, &pdn);
+	mr = vroce_mr_cache_pop(vdev, rights, order, &pdn);
 	if (!mr)
 		mr = vroce_mr_cache_new(vdev, rights, order, pdn, true);
 	if (IS_ERR(mr)) {
@@ -434,7 +431,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 		/* Not enabled: the pages go; the entry too, unless it is fine. */
 		vroce_core_umem_release(vdev, umem);
 		if (err == -EAGAIN || err == -ENOMEM || err == -EBUSY)
-			vroce_mr_cache_put(vdev, mr);
+			vroce_mr_cache_recycle(vdev, mr);
 		else
 			vroce_mr_cache_discard(vdev, mr);
 		return vroce_mr_cache_unanswered(err) ? ERR_PTR(err) : NULL;
@@ -454,7 +451,8 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
 }
 
 /**
- * vroce_mr_cache_dereg() - dereg_mr of an MR made from a cache entry
+ * vroce_mr_cache_put() - give back at dereg_mr an MR made from a cache
+ *	entry (REVOKE_MR): to its bucket, or destroyed
  * @vdev: the device
  * @mr: the MR
  *
@@ -465,7 +463,7 @@ struct ib_mr *vroce_mr_cache_reg(struct vroce_dev *vdev, struct ib_pd *ibpd,
  * Return: whether the HCA carried out REVOKE_MR or the DESTROY_MR after it
  * (it answers: zombies are worth retrying).
  */
-bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
+bool vroce_mr_cache_put(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	struct vroce_mr_info info;
@@ -488,7 +486,7 @@ bool vroce_mr_cache_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
 	}
 	vroce_core_umem_release(vdev, mr->umem);
 	mr->umem = NULL;
-	vroce_mr_cache_put(vdev, mr);
+	vroce_mr_cache_recycle(vdev, mr);
 	return true;
 }
 
@@ -512,7 +510,6 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	LIST_HEAD(all);
 	bool have_pd;
 	u32 pdn;
-	int err;
 
 	/* A trim under way destroys entries under the PD: let it end. */
 	cancel_delayed_work_sync(&c->trim_work);
@@ -533,19 +530,9 @@ void vroce_mr_cache_drain(struct vroce_dev *vdev)
 	cancel_delayed_work_sync(&c->refill_work);
 
 	vroce_mr_cache_discard_all(vdev, &all);
-	if (!have_pd)
-		return;
-	err = vroce_cmd_destroy_pd(vdev, pdn);
-	if (vroce_cmd_let_go(err)) {
-		vroce_core_free(vdev, pz);
-		return;
-	}
-	/* A parked entry still names it: retried when zombies are reaped. */
-	pz->pdn = pdn;
-	pz->lost = err == -ETIMEDOUT;
-	mutex_lock(&vdev->zombie_lock);
-	list_add_tail(&pz->list, &vdev->pd_zombies);
-	mutex_unlock(&vdev->zombie_lock);
+	/* Parked while a parked entry still names it. */
+	if (have_pd)
+		vroce_pd_destroy(vdev, pdn, pz);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_cache_drain);
 
@@ -561,7 +548,9 @@ static bool vroce_mr_cache_needy(struct vroce_mr_cache *c, u32 *r, u32 *o,
 		goto out;
 	for (*r = 0; *r < VROCE_MR_CACHE_RIGHTS; (*r)++) {
 		for (*o = 0; *o < VROCE_MR_CACHE_ORDERS; (*o)++) {
-			if (c->warm[*r][*o] && c->count[*r][*o] < c->low) {
+			struct vroce_mr_cache_bucket *b = &c->bucket[*r][*o];
+
+			if (b->warm && b->count < c->low) {
 				found = true;
 				goto out;
 			}
@@ -604,7 +593,7 @@ void vroce_mr_cache_refill(struct vroce_dev *vdev)
 		 * A drain meanwhile took the PD, a trim or a shrink made the
 		 * bucket cold, or a registration is reclaiming: the entry goes.
 		 */
-		kept = pdn == c->pdn && c->warm[r][o] && !c->reclaiming &&
+		kept = pdn == c->pdn && c->bucket[r][o].warm && !c->reclaiming &&
 		       vroce_mr_cache_add(c, mr);
 		if (kept)
 			c->refilled++;
@@ -638,11 +627,12 @@ void vroce_mr_cache_trim(struct vroce_dev *vdev)
 	mutex_lock(&c->lock);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++) {
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++) {
-			if (!c->used[r][o])
-				c->trimmed += vroce_mr_cache_splice(c, r, o,
-								    &old);
-			c->used[r][o] = false;
-			left |= c->count[r][o] > 0;
+			struct vroce_mr_cache_bucket *b = &c->bucket[r][o];
+
+			if (!b->used)
+				c->trimmed += vroce_mr_cache_splice(b, &old);
+			b->used = false;
+			left |= b->count > 0;
 		}
 	}
 	if (left)
@@ -675,39 +665,50 @@ void vroce_mr_cache_shrink(struct vroce_dev *vdev)
 }
 
 /**
- * vroce_mr_cache_register() - vroce_mr_register(), with the MPT slots of
- *	idle entries when the MPT is full
+ * vroce_mr_cache_reclaim_mark() - the entries the cache has destroyed so far
  * @vdev: the device
- * @mr: an MR whose object is NEW
- * @pdn: its PD
  *
- * When CREATE_MR finds the MPT full, every idle entry is destroyed
- * (vroce_mr_cache_shrink()) and CREATE_MR is tried once more; meanwhile
- * the refill makes no entry (it would take the slots back), and one under
- * way is waited for first, so that its entry goes too. It is tried again
- * whenever the cache destroyed an entry since the first try, even when
- * none was idle here: the refill's entry, or another registration's
- * reclaim (reclaims run one at a time, each after the DESTROY_MRs of
- * those before), freed slots. For every MR the driver enters in the HCA
- * but the refill's.
+ * Taken before a CREATE_MR, for vroce_mr_cache_reclaim_begin() to tell
+ * whether MPT slots came back since.
  *
  * Context: process context, may sleep.
- * Return: 0, or an error of vroce_mr_register(), which then undid @mr.
+ * Return: the count (debugfs dropped).
  */
-int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
-			    u32 pdn)
+u64 vroce_mr_cache_reclaim_mark(struct vroce_dev *vdev)
 {
 	struct vroce_mr_cache *c = &vdev->mr_cache;
 	u64 dropped;
-	bool again;
-	int err;
 
 	mutex_lock(&c->lock);
 	dropped = c->dropped;
 	mutex_unlock(&c->lock);
-	err = vroce_mr_register(vdev, mr, pdn, true);
-	if (err != -ENOMEM)
-		return err;
+	return dropped;
+}
+
+/**
+ * vroce_mr_cache_reclaim_begin() - give the MPT slots of the idle entries
+ *	back, for a CREATE_MR that found the MPT full
+ * @vdev: the device
+ * @mark: vroce_mr_cache_reclaim_mark() from before that CREATE_MR
+ *
+ * Every idle entry is destroyed (vroce_mr_cache_shrink()). Until
+ * vroce_mr_cache_reclaim_end() the refill makes no entry (it would take
+ * the slots back), and one under way is waited for first, so that its
+ * entry goes too. Reclaims run one at a time, each after the DESTROY_MRs
+ * of those before, so a second one may find nothing idle and still have
+ * slots to try: those the refill's entry or the reclaim before it freed.
+ *
+ * Context: process context, may sleep. Returns with the cache's
+ * reclaim_lock held, for the caller's second CREATE_MR; release it with
+ * vroce_mr_cache_reclaim_end().
+ * Return: whether the cache destroyed an entry since @mark: CREATE_MR is
+ * worth trying again.
+ */
+bool vroce_mr_cache_reclaim_begin(struct vroce_dev *vdev, u64 mark)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+	bool again;
+
 	/* One at a time: each sees what those before it destroyed. */
 	mutex_lock(&c->reclaim_lock);
 	mutex_lock(&c->lock);
@@ -717,17 +718,27 @@ int vroce_mr_cache_register(struct vroce_dev *vdev, struct vroce_mr *mr,
 	vroce_mr_cache_shrink(vdev);
 	mutex_lock(&c->lock);
 	/* Entries destroyed since the first try gave slots back. */
-	again = c->dropped != dropped;
+	again = c->dropped != mark;
 	mutex_unlock(&c->lock);
-	if (again)
-		err = vroce_mr_register(vdev, mr, pdn, false);
-	else
-		vroce_mr_free(vdev, mr);
+	return again;
+}
+
+/**
+ * vroce_mr_cache_reclaim_end() - end what vroce_mr_cache_reclaim_begin()
+ *	started: the refill may make entries again
+ * @vdev: the device
+ *
+ * Context: process context, with the cache's reclaim_lock held by
+ * vroce_mr_cache_reclaim_begin(); releases it.
+ */
+void vroce_mr_cache_reclaim_end(struct vroce_dev *vdev)
+{
+	struct vroce_mr_cache *c = &vdev->mr_cache;
+
 	mutex_lock(&c->lock);
 	c->reclaiming--;
 	mutex_unlock(&c->lock);
 	mutex_unlock(&c->reclaim_lock);
-	return err;
 }
 
 /* What debugfs shows: the switch, the counters and the buckets in use. */
@@ -744,9 +755,9 @@ static int vroce_mr_cache_show(struct seq_file *m, void *unused)
 		   c->low, c->idle_ms);
 	for (r = 0; r < VROCE_MR_CACHE_RIGHTS; r++)
 		for (o = 0; o < VROCE_MR_CACHE_ORDERS; o++)
-			if (c->count[r][o])
+			if (c->bucket[r][o].count)
 				seq_printf(m, "rights %#x pages %lu: %u idle\n",
-					   r, BIT(o), c->count[r][o]);
+					   r, BIT(o), c->bucket[r][o].count);
 	mutex_unlock(&c->lock);
 	return 0;
 }

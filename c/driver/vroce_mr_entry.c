@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce MR entries: an MR's driver record, its HCA entry made from its MR
- * object (CREATE_MR), destroyed (DESTROY_MR) or parked while the HCA may
- * hold it, and freed. Shared
- * by the MR verbs (c/driver/vroce_mr.c) and the MR cache
- * (c/driver/vroce_mr_cache.c), which call it and not each other's; so
- * are the zombies' reaping (vroce_mr_reap(), vroce_mr_reap_zombies()).
+ * vroce MR entries: an MR's driver record with its MR object of the ABI
+ * (vroce_mr_new_*()), and its HCA entry, made from the object (CREATE_MR)
+ * and destroyed (DESTROY_MR); when the HCA may still hold it, the MR is
+ * parked (c/driver/vroce_zombie.c) instead of freed. Below the MR verbs
+ * (c/driver/vroce_mr.c) and the MR cache (c/driver/vroce_mr_cache.c),
+ * above the MR object (c/abi/vroce_mr_obj.c or rust/): it never calls up.
  */
-
-#include <kunit/visibility.h>
-#include <linux/jiffies.h>
 
 #include "vroce.h"
 #include "../../bindings/vroce_abi.h"
 #include "../../bindings/vroce_core.h"
 
 /* A zeroed MR, or NULL. */
-struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
+static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 {
 	struct vroce_mr *mr = vroce_core_zalloc(vdev, sizeof(*mr));
 
@@ -27,23 +24,85 @@ struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 	return mr;
 }
 
-/*
- * Free an MR whose object is NEW or GONE (the ABI refuses the others), and
- * the pages a cache entry pinned for it.
+/**
+ * vroce_mr_new_dma() - an MR with a NEW DMA object
+ * @vdev: the device
+ * @access: IB_ACCESS_* flags
+ * @allow_remote: remote access may be granted
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, to be entered with vroce_mr_create_hw(); ERR_PTR() of
+ * -ENOMEM or of an error of vroce_mr_obj_create_dma().
  */
-void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
+struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,
+				  bool allow_remote)
 {
-	vroce_mr_obj_destroy(vdev, mr->obj);
-	vroce_core_umem_release(vdev, mr->umem);
-	vroce_core_free(vdev, mr);
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_dma(vdev, access, allow_remote, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return mr;
 }
 
-/* Keep @mr's memory until the HCA lets go of it (see vroce_mr_reap()). */
-void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
+/**
+ * vroce_mr_new_user() - an MR with a NEW object over pinned user memory
+ * @vdev: the device
+ * @attr: the memory
+ * @udata: the owner's user data, or NULL for a kernel caller
+ *
+ * Context: process context of the memory's owner, may sleep.
+ * Return: the MR, to be entered with vroce_mr_create_hw(); ERR_PTR() of
+ * -ENOMEM or of an error of vroce_mr_obj_create_user().
+ */
+struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
+				   const struct vroce_mr_user_attr *attr,
+				   struct ib_udata *udata)
 {
-	mutex_lock(&vdev->zombie_lock);
-	list_add_tail(&mr->zombie, &vdev->zombies);
-	mutex_unlock(&vdev->zombie_lock);
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_user(vdev, attr, udata, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+/**
+ * vroce_mr_new_frmr() - an MR with a NEW fast-register object
+ * @vdev: the device
+ * @max_pages: most pages its page list takes
+ * @limit: the device's maximum
+ *
+ * For alloc_mr, and for the MR cache's entries.
+ *
+ * Context: process context, may sleep.
+ * Return: the MR, to be entered with vroce_mr_create_hw(); ERR_PTR() of
+ * -ENOMEM or of an error of vroce_mr_obj_create_frmr().
+ */
+struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
+				   u32 limit)
+{
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_frmr(vdev, max_pages, limit, &mr->obj);
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return mr;
 }
 
 /*
@@ -53,8 +112,8 @@ void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
  * but with @keep_if_full, a CREATE_MR refused for want of an MPT entry
  * (-ENOMEM) leaves @mr as it was, for the caller to try again or free.
  */
-int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
-		      bool keep_if_full)
+int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
+		       bool keep_if_full)
 {
 	struct vroce_mr_info info;
 	struct vroce_mr_desc desc;
@@ -98,7 +157,7 @@ int vroce_mr_register(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
  * when DESTROY_MR fails or times out, keep them all until the HCA lets go
  * (see vroce_mr_reap()). Returns whether it was freed.
  */
-bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr)
+bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
 	struct vroce_mr_info info;
 	int err;
@@ -117,85 +176,4 @@ bool vroce_mr_destroy(struct vroce_dev *vdev, struct vroce_mr *mr)
 	vroce_mr_obj_released(mr->obj, false);
 	vroce_mr_free(vdev, mr);
 	return true;
-}
-
-/**
- * vroce_mr_reap() - free zombie MRs the HCA has let go of
- * @vdev: the device
- * @hca_reset: the HCA has been reset and holds nothing: free them all
- *
- * Otherwise DESTROY_MR is retried for each, by the handle CREATE_MR
- * returned; an MR the HCA no longer knows (-ENOENT) is freed too. An MR
- * whose handle was never learnt (CREATE_MR timed out) waits for the reset.
- * Then DESTROY_PD is retried for the PD numbers the HCA refused while
- * their MRs were parked; not for those whose DESTROY_PD was lost, which
- * the HCA may have carried out and whose number it may have given to a
- * new PD.
- *
- * Context: process context, may sleep.
- */
-void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
-{
-	struct vroce_pd_zombie *pz, *ptmp;
-	struct vroce_mr *mr, *tmp;
-	int err;
-
-	mutex_lock(&vdev->zombie_lock);
-	list_for_each_entry_safe(mr, tmp, &vdev->zombies, zombie) {
-		struct vroce_mr_info info;
-
-		vroce_mr_obj_info(mr->obj, &info);
-		if (hca_reset)
-			err = 0;
-		else if (info.state == VROCE_MR_STATE_LOST)
-			continue;
-		else
-			err = vroce_cmd_destroy_mr(vdev, info.handle);
-		if (!vroce_cmd_let_go(err) ||
-		    vroce_mr_obj_released(mr->obj, hca_reset))
-			continue;
-		list_del(&mr->zombie);
-		vroce_mr_free(vdev, mr);
-	}
-	list_for_each_entry_safe(pz, ptmp, &vdev->pd_zombies, list) {
-		if (pz->lost && !hca_reset)
-			continue;
-		err = hca_reset ? 0 : vroce_cmd_destroy_pd(vdev, pz->pdn);
-		if (!vroce_cmd_let_go(err))
-			continue;
-		list_del(&pz->list);
-		vroce_core_free(vdev, pz);
-	}
-	mutex_unlock(&vdev->zombie_lock);
-}
-EXPORT_SYMBOL_IF_KUNIT(vroce_mr_reap);
-
-/**
- * vroce_mr_reap_zombies() - retry the zombies, if there are any
- * @vdev: the device
- *
- * Called after the HCA carried out a command that frees an MR, whichever
- * path (cold, cached, the cache's own discards): a device that answers
- * again lets go of parked MRs and PD numbers (vroce_mr_reap()), so that
- * none keeps the user's pages pinned under a workload that no longer
- * takes the cold path. Tried at most once every VROCE_REAP_PERIOD.
- *
- * Context: process context, may sleep.
- */
-void vroce_mr_reap_zombies(struct vroce_dev *vdev)
-{
-	unsigned long next = READ_ONCE(vdev->reap_next);
-	bool any;
-
-	mutex_lock(&vdev->zombie_lock);
-	any = !list_empty(&vdev->zombies) || !list_empty(&vdev->pd_zombies);
-	mutex_unlock(&vdev->zombie_lock);
-	/*
-	 * At most once a period: a zombie the HCA keeps refusing (its PD
-	 * held by a lost MR until the reset) costs a command each time.
-	 */
-	if (!any || time_before(jiffies, next) ||
-	    cmpxchg(&vdev->reap_next, next, jiffies + VROCE_REAP_PERIOD) != next)
-		return;
-	vroce_mr_reap(vdev, false);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce rings (c/driver/vroce_ring.h): creating and freeing the rings the
- * driver shares with the HCA, describing an MTR to the HCA, and parking
- * the rings of CQs and QPs whose DESTROY the HCA did not confirm.
+ * driver shares with the HCA, and describing an MTR to the HCA. The rings
+ * of CQs and QPs whose DESTROY the HCA did not confirm are parked by
+ * c/driver/vroce_zombie.c.
  */
 
 #include <linux/overflow.h>
@@ -94,75 +95,4 @@ void vroce_ring_mtt(const struct vroce_mtr *mtr, struct vroce_hw_mtt *mtt)
 	mtt->buf_pg_shift = vroce_mtr_buf_page_shift(mtr);
 	mtt->hopnum = rgn.hopnum;
 	mtt->page_count = vroce_mtr_page_count(mtr);
-}
-
-/**
- * vroce_ring_zombie_alloc() - the record a CQ or QP will need to park its
- *	rings, taken when it is created so that parking never allocates
- * @vdev: the device
- *
- * Context: process context, may sleep.
- * Return: the record, to be handed to vroce_ring_zombie() or freed with
- * vroce_ring_zombie_free(), or NULL when memory runs out.
- */
-struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev)
-{
-	return vroce_core_zalloc(vdev, sizeof(struct vroce_ring_zombie));
-}
-
-/**
- * vroce_ring_zombie_free() - free an unused record
- * @vdev: the device
- * @z: the record from vroce_ring_zombie_alloc(), or NULL
- *
- * Context: process context, may sleep.
- */
-void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z)
-{
-	vroce_core_free(vdev, z);
-}
-
-/**
- * vroce_ring_zombie() - keep rings the HCA may still use until its reset
- * @vdev: the device
- * @z: the object's record from vroce_ring_zombie_alloc(); now owned by
- *	the device
- * @a: a ring; the record takes it over
- * @b: another ring, or NULL
- *
- * For a CQ or QP whose CREATE timed out or whose DESTROY failed: the core
- * frees the object regardless, but its rings must stay until the HCA is
- * reset (vroce_ring_reap()).
- *
- * Context: process context, may sleep.
- */
-void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
-		       const struct vroce_ring *a, const struct vroce_ring *b)
-{
-	z->ring[0] = *a;
-	if (b)
-		z->ring[1] = *b;
-	mutex_lock(&vdev->zombie_lock);
-	list_add_tail(&z->list, &vdev->ring_zombies);
-	mutex_unlock(&vdev->zombie_lock);
-}
-
-/**
- * vroce_ring_reap() - free the rings kept by vroce_ring_zombie()
- * @vdev: the device, its HCA reset (it touches no memory)
- *
- * Context: process context, may sleep.
- */
-void vroce_ring_reap(struct vroce_dev *vdev)
-{
-	struct vroce_ring_zombie *z, *tmp;
-
-	mutex_lock(&vdev->zombie_lock);
-	list_for_each_entry_safe(z, tmp, &vdev->ring_zombies, list) {
-		vroce_ring_destroy(vdev, &z->ring[0]);
-		vroce_ring_destroy(vdev, &z->ring[1]);
-		list_del(&z->list);
-		vroce_core_free(vdev, z);
-	}
-	mutex_unlock(&vdev->zombie_lock);
 }

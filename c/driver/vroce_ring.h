@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vroce rings: the arrays of fixed-size entries the driver and the HCA
- * share (command ring, event queue, CQs, send and receive queues), and
- * the rings parked when the HCA does not let go of them
+ * share (command ring, event queue, CQs, send and receive queues)
  * (c/driver/vroce_ring.c).
  *
  * A ring is a kernel-buffer MTR of one region, which the HCA reaches by
@@ -15,7 +14,6 @@
 
 #include <linux/bits.h>
 #include <linux/compiler.h>
-#include <linux/list.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/page.h>
@@ -85,26 +83,9 @@ static inline void *vroce_ring_written(const struct vroce_ring *r, u32 n)
 	return entry;
 }
 
-/**
- * struct vroce_ring_zombie - rings the HCA may still use, kept until it is
- *	reset; allocated with the CQ or QP so that parking never allocates
- * @list: entry in &vroce_dev.ring_zombies
- * @ring: the rings (a CQ's one, or a QP's two); @ring[i].mtr NULL if unused
- */
-struct vroce_ring_zombie {
-	struct list_head list;
-	struct vroce_ring ring[2];
-};
-
 int vroce_ring_create(struct vroce_dev *vdev, struct vroce_ring *r,
 		      u32 log2, u32 entry_size, u32 hopnum);
 void vroce_ring_destroy(struct vroce_dev *vdev, struct vroce_ring *r);
 void vroce_ring_mtt(const struct vroce_mtr *mtr, struct vroce_hw_mtt *mtt);
-
-struct vroce_ring_zombie *vroce_ring_zombie_alloc(struct vroce_dev *vdev);
-void vroce_ring_zombie_free(struct vroce_dev *vdev, struct vroce_ring_zombie *z);
-void vroce_ring_zombie(struct vroce_dev *vdev, struct vroce_ring_zombie *z,
-		       const struct vroce_ring *a, const struct vroce_ring *b);
-void vroce_ring_reap(struct vroce_dev *vdev);
 
 #endif /* _VROCE_RING_H_ */

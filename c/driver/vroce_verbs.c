@@ -14,7 +14,6 @@
 #include <rdma/rdma_netlink.h>
 
 #include "vroce.h"
-#include "../../bindings/vroce_core.h"
 #include "../../bindings/vroce_abi.h"
 
 static int vroce_query_device(struct ib_device *ibdev,
@@ -126,17 +125,10 @@ static void vroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 
 static int vroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct vroce_dev *vdev = to_vroce_dev(ibpd->device);
 	struct vroce_pd *pd = to_vroce_pd(ibpd);
-	int err;
 
-	pd->zombie = vroce_core_zalloc(vdev, sizeof(*pd->zombie));
-	if (!pd->zombie)
-		return -ENOMEM;
-	err = vroce_cmd_create_pd(vdev, &pd->pdn);
-	if (err)
-		vroce_core_free(vdev, pd->zombie);
-	return err;
+	return vroce_pd_create(to_vroce_dev(ibpd->device), &pd->pdn,
+			       &pd->zombie);
 }
 
 static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -145,23 +137,11 @@ static int vroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct vroce_pd *pd = to_vroce_pd(ibpd);
 	int err;
 
-	/*
-	 * A PD holds no memory the HCA could reach. The HCA refuses it while
-	 * an MR or QP of it is still parked: its number is then kept and
-	 * retried when zombies are reaped, until the HCA is reset.
-	 */
-	err = vroce_cmd_destroy_pd(vdev, pd->pdn);
-	if (!vroce_cmd_let_go(err)) {
+	/* Refused while an MR or QP of it is parked: the number is kept. */
+	err = vroce_pd_destroy(vdev, pd->pdn, pd->zombie);
+	if (err)
 		ibdev_warn_ratelimited(&vdev->ibdev, "DESTROY_PD %u failed (%d)\n",
 				       pd->pdn, err);
-		pd->zombie->pdn = pd->pdn;
-		pd->zombie->lost = err == -ETIMEDOUT;
-		mutex_lock(&vdev->zombie_lock);
-		list_add_tail(&pd->zombie->list, &vdev->pd_zombies);
-		mutex_unlock(&vdev->zombie_lock);
-		return 0;
-	}
-	vroce_core_free(vdev, pd->zombie);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce host harness: the vroce_core_* services of bindings/vroce_core.h in
- * user space, for c/vroce_mtr.c, and the memory the walker of
+ * user space, for c/abi/vroce_mtr.c, and the memory the walker of
  * c/hca/vroce_hca_mtt.c may reach.
  *
  * DMA addresses are host addresses of page-aligned allocations; every page

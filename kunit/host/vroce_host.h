@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vroce host harness: the few kernel definitions c/vroce_mtr.c and
+ * vroce host harness: the few kernel definitions c/abi/vroce_mtr.c and
  * c/hca/vroce_hca_mtt.c use, for building them as a user-space program (in
  * the manner of tools/testing/vma). Every linux/ and kunit/ header under
  * kunit/host/include/ includes this one file.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce host harness: build an MTR with c/vroce_mtr.c, map it, and check
+ * vroce host harness: build an MTR with c/abi/vroce_mtr.c, map it, and check
  * every page three ways: what vroce_mtr_find() reports, what the HCA's
  * own walker (c/hca/vroce_hca_mtt.c) finds by reading the tables from the
  * root BA, and what the buffer really is. Then destroy it and check that

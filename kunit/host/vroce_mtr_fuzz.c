@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce host harness: a libFuzzer target for c/vroce_mtr.c. The input is
+ * vroce host harness: a libFuzzer target for c/abi/vroce_mtr.c. The input is
  * decoded into MTR attributes (regions, hop numbers, page and BT page
  * shifts, table-only or user buffer with its DMA segments, a partial map,
  * an allocation to fail); vroce_host_run() builds the MTR, checks every

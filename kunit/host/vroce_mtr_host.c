@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce host harness: c/vroce_mtr.c as a user-space program, in the manner
+ * vroce host harness: c/abi/vroce_mtr.c as a user-space program, in the manner
  * of tools/testing/vma. Each case builds an MTR, maps it, checks every page
  * against the HCA's walker (c/hca/vroce_hca_mtt.c) and destroys it; every
  * allocation of each case is then failed in turn. Built with ASan and

@@ -2,7 +2,8 @@
 /*
  * vroce: exports of the MR/MTR ABI's functions when rust/ implements them
  * (CONFIG_VROCE_MTR_RUST). The Rust shims are plain C-ABI symbols; these
- * are the same exports c/driver/vroce_mtr.c and vroce_mr_obj.c make.
+ * are the same exports vroce_mtr.c and vroce_mr_obj.c beside it make, and
+ * it is built with rust/ in their place: the replaceable side's C glue.
  */
 
 #include <kunit/visibility.h>
