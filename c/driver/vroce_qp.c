@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce: reliable-connected queue pairs (Documentation/datapath.rst).
+ * vroce: queue pairs, RC, UD and GSI (Documentation/datapath.rst).
  *
  * Each QP has a send and a receive ring, kernel-buffer MTRs the HCA reads
  * by DMA address. post_send()/post_recv() write WQEs into the ring and ring
