@@ -24,7 +24,10 @@ trap 'rm -rf "$out"' EXIT
 boots=${VROCE_BENCH_BOOTS:-2}
 
 # The 'vroce-bench:' lines of the suites matching $3 in the kernel that
-# VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2 pick; fails when the suite did not run.
+# VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2 pick; fails when the suite did not run
+# or the kernel splatted (scripts/splat.sh).
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
 suites() {
 	(
 		export VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2
@@ -36,6 +39,10 @@ suites() {
 		if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
 			cat "$build/bench.out" >&2
 			echo "bench: $3 did not run in the $1 $2 kernel (exit $rc)" >&2
+			exit 1
+		fi
+		if splats "$build/test.log" >&2; then
+			echo "bench: kernel splats in $build/test.log" >&2
 			exit 1
 		fi
 		grep -o 'vroce-bench:.*' "$build/test.log" | sed 's/^vroce-bench: //'

@@ -45,9 +45,10 @@ if [ ! -s "$build/test.log" ]; then
 fi
 # A splat fails the run even where no assertion noticed it: KASAN, lockdep,
 # WARN_ON, soft lockups, kmemleak reports.
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
 splat_rc=0
-if grep -nE 'BUG: |WARNING: |INFO: possible|soft lockup|unreferenced object|Kernel panic|Oops' \
-	"$build/test.log"; then
+if splats "$build/test.log"; then
 	echo "kunit: kernel splats in $build/test.log" >&2
 	splat_rc=1
 fi

@@ -9,7 +9,7 @@
 # the guest: load the three modules, check the taint (only out-of-tree and
 # unsigned-module bits), 'rdma dev' and ibv_devinfo list vroce0, two
 # ibv_rc_pingpong pairs at once (two CPUs) register MRs through uverbs and
-# move data, the modules unload, and dmesg has no warning.
+# move data, the modules unload, and dmesg has no splat (scripts/splat.sh).
 #
 # Usage: scripts/qemu-load-test.sh <vroce.ko[.xz]> <kernel release>
 # Last line: 'qemu: N passed, N failed'.
@@ -27,9 +27,11 @@ kernel=/boot/vmlinuz-$rel
 mkdir -p "$root"/{bin,sbin,lib,lib64,etc,proc,sys,dev,tmp,modules,provider}
 cp /bin/busybox "$root/bin/busybox"
 for a in sh mount umount insmod rmmod lsmod cat grep dmesg sleep echo \
-	 ip poweroff ls wc kill; do
+	 ip poweroff ls wc kill sed; do
 	ln -s busybox "$root/bin/$a"
 done
+# What a kernel splat looks like (for dmesg at the end).
+cp "$repo/scripts/splat.sh" "$root/splat.sh"
 # Debian's RDMA core modules of that kernel, and ours, uncompressed.
 mods=/lib/modules/$rel/kernel/drivers/infiniband/core
 for m in ib_core ib_uverbs; do
@@ -100,7 +102,9 @@ for m in vroce ib_uverbs ib_core; do
 	rmmod $m || bad "rmmod $m"
 done
 lsmod | grep -q vroce && bad "vroce still loaded" || ok "unloaded"
-if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|RIP:' >/tmp/splat; then
+. /splat.sh
+dmesg >/tmp/dmesg
+if splats /tmp/dmesg >/tmp/splat; then
 	bad "dmesg: $(cat /tmp/splat)"
 else
 	ok "dmesg: no warning"

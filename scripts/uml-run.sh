@@ -6,6 +6,7 @@
 # snippet as init, and print what it printed. KUnit does not run in this
 # boot. The snippet runs as root inside the UML kernel with /proc, /sys,
 # /dev (devtmpfs) and debugfs mounted and the checkout as working dir.
+# A kernel splat on the console (scripts/splat.sh) fails the run.
 #
 # Usage: [VROCE_UML_ARGS="kernel args"] scripts/uml-run.sh 'SHELL COMMANDS'
 # Exit status: the snippet's.
@@ -67,9 +68,11 @@ if [ ! -s "$work/rc" ]; then
 	exit 1
 fi
 cat "$work/out"
-if grep -qE 'BUG: |WARNING: |INFO: possible|soft lockup|Kernel panic|Oops' "$work/console"; then
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
+if splats "$work/console" >"$work/splats"; then
 	echo "uml-run: kernel splats on the console:" >&2
-	grep -nE -A20 'BUG: |WARNING: |INFO: possible|soft lockup|Kernel panic|Oops' "$work/console" >&2
+	cat "$work/splats" >&2
 	exit 1
 fi
 exit "$(cat "$work/rc")"
