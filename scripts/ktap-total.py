@@ -126,9 +126,13 @@ def read_part(kp, sink, name, path):
     beyond = sum(1 for line in lines if kp.TEST_RESULT.match(line))
     c = test.counts
     part.passed, part.failed, part.skipped = c.passed, c.failed + c.crashed, c.skipped
+    errors = {}
     for msg in sink.getvalue().splitlines():
         if '[ERROR]' in msg:
-            part.notes.append('parser: ' + msg.split('[ERROR]', 1)[1].strip())
+            msg = msg.split('[ERROR]', 1)[1].strip()
+            errors[msg] = errors.get(msg, 0) + 1
+    for msg, n in errors.items():
+        part.notes.append(f'parser: {msg}' + (f' ({n} times)' if n > 1 else ''))
     if test.expected_count is None:
         part.notes.append('no plan (1..N) after the version line')
         c.errors += 1

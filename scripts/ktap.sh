@@ -108,12 +108,12 @@ ktap_subtest() {
 	local desc="$1" out rc
 	shift
 	out=$(mktemp)
+	rc=0
 	(
 		KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
 		KSFT_NUM_TESTS=0
 		"$@"
-	) >"$out" 2>&1
-	rc=$?
+	) >"$out" 2>&1 || rc=$?
 	ktap_nest "$desc" <"$out"
 	rm -f "$out"
 	if [ "$rc" -eq 0 ]; then
