@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# 'make bench': run the vroce_bench KUnit suites (MTR, MR registration
-# and its floor, registrations per second with 1 and 16 threads beside
-# rxe, the command ring's rate and doorbells per command, the data path
-# with 1 and 16 QP pairs beside rxe) in the bench flavour of the UML test
-# kernel (and the data path again in an x86_64 one on two CPUs): the
-# same sources and Kconfig as 'make check' without KASAN, lockdep,
-# kmemleak and debugfs (kunit/nodebug.kunitconfig, VROCE_KERNEL=nodebug),
-# once with the C MTR and MR objects and once with the Rust ones, cached
-# like the debug kernels. The kernels boot alternately VROCE_BENCH_BOOTS
-# times (default 2); each figure is the best over the boots, which keeps
-# boot-to-boot noise out of the Rust/C ratios. It asserts nothing about
-# time. 'limit' does the same work in both kernels (a memcpy of the
-# entries): its ratio shows how far apart the two sides are by noise alone.
+# 'make bench': run the vroce_bench KUnit suites (MTR, MR registration and
+# its floor, registrations per second with 1 and 16 threads beside rxe,
+# the command ring's rate and doorbells per command, the data path with 1
+# and 16 QP pairs beside rxe) in the bench flavour of the UML test kernel
+# (and the data path again in an x86_64 one on two CPUs): the same sources
+# and Kconfig as 'make check' without KASAN, lockdep, kmemleak and debugfs
+# (VROCE_KERNEL=nodebug: kunit/configs/nodebug.config and
+# nodebugfs.config), once with the C MTR and MR objects and once with the
+# Rust ones, cached like the debug kernels. The kernels boot alternately
+# VROCE_BENCH_BOOTS times (default 2); each figure is the best over the
+# boots, which keeps boot-to-boot noise out of the Rust/C ratios. It
+# asserts nothing about time. 'limit' does the same work in both kernels
+# (a memcpy of the entries): its ratio shows how far apart the two sides
+# are by noise alone.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
