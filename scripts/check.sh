@@ -51,8 +51,9 @@ rc=0
 stamp "the kernel-release chooser on recorded apt-cache outputs"
 scripts/kernel-pick-test.sh 2>&1 | tee "$logs/kernel-pick" || rc=1
 
+# A finding here ends make check at once, as it always has.
 stamp "module build (W=1), sparse, checkpatch, kernel-doc, docs"
-scripts/lint.sh
+scripts/lint.sh 2>&1 | tee "$logs/lint"
 
 stamp "make install into a staging directory (Debian's headers), modinfo"
 scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
@@ -90,7 +91,7 @@ for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroc
 done
 
 stamp "Rust: rustfmt, clippy, bindings"
-scripts/rust-lint.sh || rc=1
+scripts/rust-lint.sh 2>&1 | tee "$logs/rust-lint" || rc=1
 
 # The debug kernels run with the MR cache on (the default), this one with
 # it off: the MR and fault suites pass both ways.
@@ -120,8 +121,8 @@ scripts/nvmeof.sh 2>&1 | tee "$logs/nvmeof" || rc=1
 # last line is the sum: 'check: N passed, N failed, N skipped'.
 stamp "done"
 parts=()
-for p in kernel-pick install dkms deb kunit-c uverbs-c kunit-rust uverbs-rust \
-	 kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
+for p in kernel-pick lint install dkms deb kunit-c uverbs-c kunit-rust uverbs-rust \
+	 rust-lint kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
 	parts+=("$p=$logs/$p")
 done
 total=$(ktap_total --name check "${parts[@]}") || rc=1
