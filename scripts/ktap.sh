@@ -103,19 +103,23 @@ ktap_nest() {
 }
 
 # CMD runs in a subshell with counters of its own (it may be a function
-# that uses these helpers); its output is kept until it ends.
+# that uses these helpers); its output is kept, in memory (no file: in a
+# UML guest /tmp is hostfs), until it ends.
 ktap_subtest() {
 	local desc="$1" out rc
 	shift
-	out=$(mktemp)
-	rc=0
-	(
+	out=$(
 		KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
 		KSFT_NUM_TESTS=0
-		"$@"
-	) >"$out" 2>&1 || rc=$?
-	ktap_nest "$desc" <"$out"
-	rm -f "$out"
+		("$@") 2>&1 && echo 0 || echo "$?"
+	)
+	rc=${out##*[!0-9]}
+	out=${out%"$rc"}
+	out=${out%"
+"}
+	if [ -n "$out" ]; then
+		printf '%s\n' "$out" | ktap_nest "$desc"
+	fi
 	if [ "$rc" -eq 0 ]; then
 		ktap_test_pass "$desc"
 	else
