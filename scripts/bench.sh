@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# 'make bench': run the vroce_bench KUnit suites (MTR, MR registration
-# and its floor, registrations per second with 1 and 16 threads beside
-# rxe, the command ring's rate and doorbells per command, the data path
-# with 1 and 16 QP pairs beside rxe) in the bench flavour of the UML test
-# kernel (and the data path again in an x86_64 one on two CPUs): the
-# same sources and Kconfig as 'make check' without KASAN, lockdep,
-# kmemleak and debugfs (kunit/nodebug.kunitconfig, VROCE_KERNEL=nodebug),
-# once with the C MTR and MR objects and once with the Rust ones, cached
-# like the debug kernels. The kernels boot alternately VROCE_BENCH_BOOTS
-# times (default 2); each figure is the best over the boots, which keeps
-# boot-to-boot noise out of the Rust/C ratios. It asserts nothing about
-# time. 'limit' does the same work in both kernels (a memcpy of the
-# entries): its ratio shows how far apart the two sides are by noise alone.
+# 'make bench': run the vroce_bench KUnit suites (MTR, MR registration and
+# its floor, registrations per second with 1 and 16 threads beside rxe,
+# the command ring's rate and doorbells per command, the data path with 1
+# and 16 QP pairs beside rxe) in the bench flavour of the UML test kernel
+# (and the data path again in an x86_64 one on two CPUs): the same sources
+# and Kconfig as 'make check' without KASAN, lockdep, kmemleak and debugfs
+# (VROCE_KERNEL=nodebug: kunit/configs/nodebug.config and
+# nodebugfs.config), once with the C MTR and MR objects and once with the
+# Rust ones, cached like the debug kernels. The kernels boot alternately
+# VROCE_BENCH_BOOTS times (default 2); each figure is the best over the
+# boots, which keeps boot-to-boot noise out of the Rust/C ratios. It
+# asserts nothing about time. 'limit' does the same work in both kernels
+# (a memcpy of the entries): its ratio shows how far apart the two sides
+# are by noise alone.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +25,10 @@ trap 'rm -rf "$out"' EXIT
 boots=${VROCE_BENCH_BOOTS:-2}
 
 # The 'vroce-bench:' lines of the suites matching $3 in the kernel that
-# VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2 pick; fails when the suite did not run.
+# VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2 pick; fails when the suite did not run
+# or the kernel splatted (scripts/splat.sh).
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
 suites() {
 	(
 		export VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2
@@ -36,6 +40,10 @@ suites() {
 		if [ $rc -ne 0 ] || ! grep -q 'vroce-bench:' "$build/test.log" 2>/dev/null; then
 			cat "$build/bench.out" >&2
 			echo "bench: $3 did not run in the $1 $2 kernel (exit $rc)" >&2
+			exit 1
+		fi
+		if splats "$build/test.log" >&2; then
+			echo "bench: kernel splats in $build/test.log" >&2
 			exit 1
 		fi
 		grep -o 'vroce-bench:.*' "$build/test.log" | sed 's/^vroce-bench: //'
@@ -118,5 +126,4 @@ echo "== perftest through libvroce (vroce0) and rxe (rxe0), C test kernel with d
 # NVMe over RDMA, the kernel's own host and target, on vroce0 and on rxe in
 # the bench kernel: 4 KiB I/O at queue depth 1.
 echo "== NVMe over RDMA (nvmet-rdma + nvme-rdma) on vroce0 and rxe0, bench kernel"
-VROCE_KERNEL=nodebug "$repo/scripts/nvmeof.sh" bench | grep -E '^nvmeof(-bench)?:' |
-	grep -v 'dmesg'
+VROCE_KERNEL=nodebug "$repo/scripts/nvmeof.sh" bench | grep -E '^(nvmeof-bench:|(not )?ok [0-9])'

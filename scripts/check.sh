@@ -31,6 +31,9 @@
 #  11. NVMe over RDMA: nvmet-rdma on vroce0's address, 'nvme connect' from
 #      Debian's nvme-cli, a pattern written and read back, disconnect;
 #      the same over rxe
+# Each part prints KTAP (scripts/ktap.sh; KUnit's own, nested, in
+# kunit.sh); scripts/ktap-total.py reads them all with the kernel's KTAP
+# parser and adds them up. A part without its KTAP counts as a failure.
 # The last line counts the tests: 'check: N passed, N failed, N skipped'.
 set -euo pipefail
 
@@ -48,8 +51,9 @@ rc=0
 stamp "the kernel-release chooser on recorded apt-cache outputs"
 scripts/kernel-pick-test.sh 2>&1 | tee "$logs/kernel-pick" || rc=1
 
+# A finding here ends make check at once, as it always has.
 stamp "module build (W=1), sparse, checkpatch, kernel-doc, docs"
-scripts/lint.sh
+scripts/lint.sh 2>&1 | tee "$logs/lint"
 
 stamp "make install into a staging directory (Debian's headers), modinfo"
 scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
@@ -67,11 +71,17 @@ for impl in c rust; do
 	VROCE_MTR_IMPL=$impl scripts/uverbs.sh 2>&1 | tee "$logs/uverbs-$impl" || rc=1
 done
 
+# The kernel tree's tools/testing/kunit reads the parts' KTAP.
+tree=$(scripts/kernel-tree.sh --no-wire) || rc=1
+ktap_total() { python3 scripts/ktap-total.py --tree "$tree" total "$@"; }
+
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
 # suites, which run the MR objects (fault injection is in vroce_fault).
+ktap_total kunit-c="$logs/kunit-c" kunit-rust="$logs/kunit-rust" >"$logs/suites" || true
 for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroce_cm vroce_fault; do
-	in_c=$(grep -o "suite $suite: .*" "$logs/kunit-c" || echo none)
-	in_rust=$(grep -o "suite $suite: .*" "$logs/kunit-rust" || echo none)
+	in_c=$(sed -n "s/^kunit-c: \($suite: .*\)/\1/p" "$logs/suites")
+	in_rust=$(sed -n "s/^kunit-rust: \($suite: .*\)/\1/p" "$logs/suites")
+	in_c=${in_c:-none} in_rust=${in_rust:-none}
 	echo "check: $suite, C ABI:    $in_c"
 	echo "check: $suite, Rust ABI: $in_rust"
 	if [ "$in_c" != "$in_rust" ] || [ "$in_c" = none ]; then
@@ -81,7 +91,7 @@ for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroc
 done
 
 stamp "Rust: rustfmt, clippy, bindings"
-scripts/rust-lint.sh || rc=1
+scripts/rust-lint.sh 2>&1 | tee "$logs/rust-lint" || rc=1
 
 # The debug kernels run with the MR cache on (the default), this one with
 # it off: the MR and fault suites pass both ways.
@@ -89,7 +99,7 @@ stamp "KUnit in UML without debug options or debugfs, MTR in c, MR cache off"
 VROCE_KERNEL=nodebug scripts/kunit.sh --kernel_args vroce.mr_cache=0 2>&1 |
 	tee "$logs/kunit-nodebug" || rc=1
 
-stamp "host harness and fuzzer: c/driver/vroce_mtr.c with ASan, UBSan, libFuzzer"
+stamp "host harness and fuzzer: c/abi/vroce_mtr.c with ASan, UBSan, libFuzzer"
 scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
 
 stamp "user space: ibv_* tools and perftest through libvroce, beside rxe"
@@ -107,20 +117,18 @@ scripts/rdmacm.sh 2>&1 | tee "$logs/rdmacm" || rc=1
 stamp "NVMe over RDMA (nvmet-rdma, nvme-rdma) on vroce0, beside rxe"
 scripts/nvmeof.sh 2>&1 | tee "$logs/nvmeof" || rc=1
 
-# Add up the closing lines; a missing one counts as a failure.
-total() {
-	awk -v want="$2" '
-		$1 == want":" && $3 == "passed," { p = $2; f = $4; s = $6 + 0; seen = 1 }
-		END { if (!seen) { p = 0; f = 1; s = 0 } print p, f, s }' "$1"
-}
-tp=0 tf=0 ts=0
-for f in kernel-pick:kernel-pick install:install dkms:dkms deb:deb kunit-c:vroce uverbs-c:uverbs kunit-rust:vroce uverbs-rust:uverbs \
-	 kunit-nodebug:vroce host:host userspace:userspace unplug:unplug fuzz:fuzz rdmacm:rdmacm \
-	 nvmeof:nvmeof; do
-	read -r p f2 s2 < <(total "$logs/${f%%:*}" "${f##*:}")
-	tp=$((tp + p)) tf=$((tf + f2)) ts=$((ts + s2))
-done
-[ "$tf" -eq 0 ] || rc=1
+# Every part's KTAP, added up; a part without any counts as a failure. The
+# last line is the sum: 'check: N passed, N failed, N skipped'.
 stamp "done"
-echo "check: $tp passed, $tf failed, $ts skipped"
+parts=()
+for p in kernel-pick lint install dkms deb kunit-c uverbs-c kunit-rust uverbs-rust \
+	 rust-lint kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
+	parts+=("$p=$logs/$p")
+done
+total=$(ktap_total --name check "${parts[@]}") || rc=1
+printf '%s\n' "$total"
+if ! tail -n 1 <<<"$total" | grep -qE '^check: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'; then
+	echo "check: 0 passed, 1 failed, 0 skipped"	# the parts could not be read
+	rc=1
+fi
 exit $rc

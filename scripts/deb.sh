@@ -9,7 +9,7 @@
 # machine (DKMS builds vroce.ko for Debian's 6.12 headers), checked, and
 # purged, leaving nothing behind. Packages land in $VROCE_DEB_OUT
 # (default: a temporary directory, removed).
-# Last line: 'deb: N passed, N failed'.
+# KTAP (scripts/ktap.sh): two tests, six with 'install-test'.
 set -euo pipefail
 mode=${1:-build}
 
@@ -18,9 +18,8 @@ work=$(mktemp -d /tmp/vroce-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$repo/dkms.conf")
 src=$work/vroce-$ver
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "deb: ok $*"; }
-fail() { failed=$((failed + 1)); echo "deb: FAIL $*"; }
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
 
 mkdir -p "$src"
 (cd "$repo" && git ls-files -z 2>/dev/null || find . -type f -not -path './.git/*' -print0) |
@@ -29,51 +28,77 @@ mkdir -p "$src"
 rm -rf "$src/debian"
 cp -a "$repo/scripts/debian" "$src/debian"
 
+ktap_print_header
+if [ "$mode" = install-test ]; then
+	ktap_set_plan 6
+else
+	ktap_set_plan 2
+fi
 t0=$(date +%s)
 if (cd "$src" && dpkg-buildpackage -us -uc >"$work/build.log" 2>&1); then
-	ok "dpkg-buildpackage: $(cd "$work" && ls *.deb *.dsc | tr '\n' ' ')in $(( $(date +%s) - t0 )) s"
+	ktap_test_pass "dpkg-buildpackage: $(cd "$work" && ls *.deb *.dsc | tr '\n' ' ')in $(( $(date +%s) - t0 )) s"
 else
-	fail "dpkg-buildpackage"
-	tail -n 30 "$work/build.log"
+	tail -n 30 "$work/build.log" | sed 's/^/# /'
+	ktap_test_fail "dpkg-buildpackage"
 fi
 changes=$(ls "$work"/vroce_*.changes 2>/dev/null | head -n 1)
-if [ -n "$changes" ]; then
-	lintian --fail-on error,warning "$changes" >"$work/lintian.log" 2>&1 &&
-		ok "lintian: no error or warning ($(grep -c . "$work/lintian.log") info/pedantic lines)" ||
-		{ fail "lintian"; cat "$work/lintian.log"; }
+if [ -z "$changes" ]; then
+	ktap_test_skip "lintian" "no packages"
+elif lintian --fail-on error,warning "$changes" >"$work/lintian.log" 2>&1; then
+	ktap_test_pass "lintian: no error or warning ($(grep -c . "$work/lintian.log") info/pedantic lines)"
+else
+	sed 's/^/# /' "$work/lintian.log"
+	ktap_test_fail "lintian: no error or warning"
 fi
 
-if [ "$mode" = install-test ] && [ -n "$changes" ]; then
+if [ "$mode" = install-test ] && [ -z "$changes" ]; then
+	for t in "installed vroce-dkms and libvroce" "dkms status" \
+		 "provider and vroce.driver in place" "purged: nothing left behind"; do
+		ktap_test_skip "$t" "no packages"
+	done
+elif [ "$mode" = install-test ]; then
 	kdir=$("$repo/scripts/kernel-release.sh" --headers)
 	rel=$(cat "$kdir/include/config/kernel.release")
 	if apt-get -q -o=Dpkg::Use-Pty=0 install -y --no-install-recommends \
 		"$work"/vroce-dkms_*.deb "$work"/libvroce_*.deb >"$work/install.log" 2>&1; then
-		ok "installed vroce-dkms and libvroce"
+		ktap_test_pass "installed vroce-dkms and libvroce"
 	else
-		fail "apt-get install"
-		tail -n 20 "$work/install.log"
+		tail -n 20 "$work/install.log" | sed 's/^/# /'
+		ktap_test_fail "installed vroce-dkms and libvroce"
 	fi
 	# Read whole first: grep -q stops at its match, and dkms, writing a
 	# line per kernel (every installed headers release), would then die
 	# of SIGPIPE and fail the pipe.
 	st=$(dkms status vroce)
-	grep -q "$rel.*installed" <<<"$st" &&
-		ok "dkms status: $(grep "$rel" <<<"$st")" ||
-		fail "dkms status: $st"
-	ls /usr/lib/*/libibverbs/libvroce-rdmav34.so >/dev/null 2>&1 &&
-	grep -qx 'driver vroce' /etc/libibverbs.d/vroce.driver &&
-		ok "provider and vroce.driver in place" || fail "provider files"
-	apt-get -q -o=Dpkg::Use-Pty=0 purge -y vroce-dkms libvroce >"$work/purge.log" 2>&1 ||
-		fail "apt-get purge"
-	rest=$({ dkms status vroce; ls -d /usr/src/vroce-* /var/lib/dkms/vroce;
-		 find "/lib/modules/$rel" -name 'vroce.ko*';
-		 ls /usr/lib/*/libibverbs/libvroce-rdmav34.so /etc/libibverbs.d/vroce.driver;
-		 } 2>/dev/null || true)
-	[ -z "$rest" ] && ok "purged: nothing left behind" || fail "left behind: $rest"
+	if grep -q "$rel.*installed" <<<"$st"; then
+		ktap_test_pass "dkms status: $(grep "$rel" <<<"$st")"
+	else
+		sed 's/^/# /' <<<"$st"
+		ktap_test_fail "dkms status: installed for $rel"
+	fi
+	if ls /usr/lib/*/libibverbs/libvroce-rdmav34.so >/dev/null 2>&1 &&
+	   grep -qx 'driver vroce' /etc/libibverbs.d/vroce.driver; then
+		ktap_test_pass "provider and vroce.driver in place"
+	else
+		ktap_test_fail "provider and vroce.driver in place"
+	fi
+	if apt-get -q -o=Dpkg::Use-Pty=0 purge -y vroce-dkms libvroce >"$work/purge.log" 2>&1; then
+		rest=$({ dkms status vroce; ls -d /usr/src/vroce-* /var/lib/dkms/vroce;
+			 find "/lib/modules/$rel" -name 'vroce.ko*';
+			 ls /usr/lib/*/libibverbs/libvroce-rdmav34.so /etc/libibverbs.d/vroce.driver;
+			 } 2>/dev/null || true)
+	else
+		rest="apt-get purge failed: $(tail -n 5 "$work/purge.log")"
+	fi
+	if [ -z "$rest" ]; then
+		ktap_test_pass "purged: nothing left behind"
+	else
+		sed 's/^/# /' <<<"$rest"
+		ktap_test_fail "purged: nothing left behind"
+	fi
 fi
 if [ -n "${VROCE_DEB_OUT:-}" ]; then
 	mkdir -p "$VROCE_DEB_OUT"
 	cp "$work"/*.deb "$work"/*.dsc "$work"/*.tar.* "$work"/*.changes "$VROCE_DEB_OUT"/ 2>/dev/null || true
 fi
-echo "deb: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+ktap_finished

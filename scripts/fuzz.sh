@@ -11,7 +11,8 @@
 # random: printed, so that a failing run replays with
 # 'VROCE_VERBS_FUZZ_SEED=... scripts/fuzz.sh').
 # VROCE_VERBS_FUZZ_SECONDS (default 120) and VROCE_VERBS_FUZZ_PROCS (default 4).
-# Last line: 'fuzz: N passed, N failed, N skipped'.
+# KTAP (scripts/ktap.sh, through scripts/uml-run.sh --ktap): a test per
+# regression seed, the new seed, the unbind after the run, kmemleak.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,65 +27,64 @@ make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
 gcc -O2 -g -rdynamic -Wall -Wextra -Werror -o "$work/vroce_fuzz" \
 	"$repo/kunit/userspace/vroce_fuzz.c" -libverbs
 
+awk '!/^#/ && NF' "$repo/scripts/fuzz-seeds" >"$work/seeds"
 cat >"$work/run" <<RUN
 #!/bin/sh
+. "$repo/scripts/ktap.sh"
 export RDMAV_DRIVERS=$work/libvroce
 ip link set lo up
-pass=0 fail=0 skip=0
 k=/sys/kernel/debug/kmemleak
+ktap_print_header
+ktap_set_plan $(($(wc -l <"$work/seeds") + 3))
 # Regression seeds: "SEED PROCS OPS  # what it found".
-grep -v '^#' "$repo/scripts/fuzz-seeds" | while read -r s p n rest; do
-	[ -n "\$s" ] || continue
-	if timeout 600 $work/vroce_fuzz -s \$s -p \$p -n \$n; then
-		echo "fuzz: pass: regression seed \$s"
+while read -r s p n rest; do
+	if timeout 600 $work/vroce_fuzz -s \$s -p \$p -n \$n </dev/null; then
+		ktap_test_pass "regression seed \$s"
 	else
-		echo "fuzz: FAIL: regression seed \$s"
-		echo x >>/tmp/fuzz-fail
+		ktap_test_fail "regression seed \$s"
 	fi
-done
-[ -e /tmp/fuzz-fail ] && fail=\$(wc -l </tmp/fuzz-fail)
+done <"$work/seeds"
 if timeout $((secs + 300)) $work/vroce_fuzz -s $seed -p $procs -t $secs; then
-	pass=\$((pass + 1))
+	ktap_test_pass "seed $seed, $procs processes, $secs s"
 else
-	echo "fuzz: FAIL: seed $seed (replay: VROCE_VERBS_FUZZ_SEED=$seed scripts/fuzz.sh)"
-	fail=\$((fail + 1))
+	ktap_print_msg "replay: VROCE_VERBS_FUZZ_SEED=$seed scripts/fuzz.sh"
+	ktap_test_fail "seed $seed, $procs processes, $secs s"
 fi
 # What the fuzzing left: unbinding frees every object of the device, and
 # warns (a splat) when the driver's own accounting says memory is held.
 if echo vroce.0 >/sys/bus/platform/drivers/vroce/unbind; then
-	echo "fuzz: vroce0 unbound after the run"
+	ktap_test_pass "vroce0 unbound after the run"
 else
-	echo "fuzz: FAIL: unbind after the run"
-	fail=\$((fail + 1))
+	ktap_test_fail "vroce0 unbound after the run"
 fi
 if [ -e \$k ]; then
 	sleep 6
 	echo scan >\$k
 	echo scan >\$k
 	if grep -q 'unreferenced object' \$k; then
-		cat \$k
-		echo "fuzz: FAIL: kmemleak: \$(grep -c 'unreferenced object' \$k) unreferenced objects after the run"
-		fail=\$((fail + 1))
+		sed 's/^/# /' \$k
+		ktap_test_fail "kmemleak: no leak (\$(grep -c 'unreferenced object' \$k) unreferenced objects after the run)"
 	else
-		echo "fuzz: kmemleak: no leak"
-		pass=\$((pass + 1))
+		ktap_test_pass "kmemleak: no leak"
 	fi
+else
+	ktap_test_skip "kmemleak: no leak" "no kmemleak in this kernel"
 fi
 # ib_core's own leak, which the fuzzer no longer sends (vroce_fuzz.c,
 # -g): probed last, after the leak check, and shown, not counted.
 if [ -e \$k ] && echo vroce.0 >/sys/bus/platform/drivers/vroce/bind &&
-   sleep 1 && $work/vroce_fuzz -g -d vroce0; then
+   sleep 1 && $work/vroce_fuzz -g -d vroce0 >/tmp/fuzz-g 2>&1; then
+	sed 's/^/# /' /tmp/fuzz-g
 	sleep 6
 	echo scan >\$k
 	echo scan >\$k
 	if grep -q 'comm "vroce_fuzz"' \$k; then
-		echo "fuzz: note: this kernel's ib_core keeps the task of a process whose second GET_CONTEXT ioctl it refused (uverbs_std_types_device.c; not vroce's)"
+		ktap_print_msg "fuzz: note: this kernel's ib_core keeps the task of a process whose second GET_CONTEXT ioctl it refused (uverbs_std_types_device.c; not vroce's)"
 	else
-		echo "fuzz: note: kmemleak did not see a task kept by a refused second GET_CONTEXT ioctl"
+		ktap_print_msg "fuzz: note: kmemleak did not see a task kept by a refused second GET_CONTEXT ioctl"
 	fi
 fi
-echo "fuzz: \$pass passed, \$fail failed, \$skip skipped"
-[ \$fail -eq 0 ]
+ktap_finished
 RUN
 chmod +x "$work/run"
-VROCE_UML_TIMEOUT=$((secs + 900)) "$repo/scripts/uml-run.sh" "$work/run"
+VROCE_UML_TIMEOUT=$((secs + 900)) "$repo/scripts/uml-run.sh" --ktap fuzz "$work/run"

@@ -11,7 +11,7 @@
 # Usage: scripts/kernel-patch-check.sh [VERSION...]
 #   VERSION   a linux-source-6.12 package version, e.g. 6.12.117-1~deb12u1;
 #             default: the two newest the archive lists
-# Last line: 'kernel-patch: N passed, N failed'.
+# KTAP (scripts/ktap.sh): a test per version.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,13 +29,17 @@ fi
 # The files the patches change, as paths inside the tarball's top directory.
 mapfile -t files < <(sed -n 's|^+++ b/||p' "$repo"/scripts/patches/*.patch | sort -u)
 
-passed=0 failed=0
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
+ktap_print_header
+ktap_set_plan $#
 for v in "$@"; do
 	d=$work/$v
 	mkdir -p "$d/deb" "$d/src"
 	if ! (cd "$d/deb" && apt-get download -q "linux-source-6.12=$v") >"$d/log" 2>&1; then
-		echo "kernel-patch: FAIL $v: apt-get download"; cat "$d/log"
-		failed=$((failed + 1)); continue
+		sed 's/^/# /' "$d/log"
+		ktap_test_fail "$v: apt-get download"
+		continue
 	fi
 	dpkg-deb --fsys-tarfile "$d"/deb/*.deb |
 		tar -xO ./usr/src/linux-source-6.12.tar.xz |
@@ -44,16 +48,15 @@ for v in "$@"; do
 	ok=1
 	for p in "$repo"/scripts/patches/*.patch; do
 		if ! patch -d "$d/src" -p1 -f <"$p" >"$d/log" 2>&1; then
-			echo "kernel-patch: FAIL $v: ${p##*/}"; cat "$d/log"
+			ktap_print_msg "${p##*/} does not apply:"
+			sed 's/^/# /' "$d/log"
 			ok=0
 		fi
 	done
 	if [ $ok = 1 ]; then
-		echo "kernel-patch: ok $v: $(ls "$repo"/scripts/patches/*.patch | wc -l) patch(es) apply"
-		passed=$((passed + 1))
+		ktap_test_pass "$v: $(ls "$repo"/scripts/patches/*.patch | wc -l) patch(es) apply"
 	else
-		failed=$((failed + 1))
+		ktap_test_fail "$v: the patches apply"
 	fi
 done
-echo "kernel-patch: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+ktap_finished

@@ -6,12 +6,13 @@
 # security archive of 2026-12-02 (6.12.118 with its unsigned image, before
 # the signed one), the others are edits of it (scripts/tests/kernel-pick/).
 # Each case names the pick it must make, or the package the one-line error
-# must name. Ends with 'kernel-pick: N passed, N failed'.
+# must name. KTAP (scripts/ktap.sh): a test per case.
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$repo/scripts/tests/kernel-pick
-pass=0 fail=0
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
 
 h() { echo "linux-headers-$1+deb12-amd64"; }
 # expect CASE "release version image" | expect CASE !error-substring
@@ -23,27 +24,30 @@ expect() {
 	!*)
 		if [ $rc -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
 		   [[ "$out" == *"${2#!}"* ]]; then
-			echo "kernel-pick: ok: $1: refused: $out"
-			pass=$((pass + 1))
+			ktap_test_pass "$1: refused: $out"
 		else
-			echo "kernel-pick: FAILED: $1: want a one-line refusal naming '${2#!}', got (exit $rc): $out"
-			fail=$((fail + 1))
+			ktap_print_msg "want a one-line refusal naming '${2#!}', got (exit $rc):"
+			sed 's/^/# /' <<<"$out"
+			ktap_test_fail "$1"
 		fi
 		;;
 	*)
 		read -r rel ver img <<<"$2"
 		want="$rel+deb12-amd64 $ver $(h "$rel") $img"
 		if [ $rc -eq 0 ] && [ "$out" = "$want" ]; then
-			echo "kernel-pick: ok: $1: $out"
-			pass=$((pass + 1))
+			ktap_test_pass "$1: $out"
 		else
-			echo "kernel-pick: FAILED: $1: want '$want', got (exit $rc): $out"
-			fail=$((fail + 1))
+			ktap_print_msg "want '$want', got (exit $rc):"
+			sed 's/^/# /' <<<"$out"
+			ktap_test_fail "$1"
 		fi
 		;;
 	esac
 }
 
+ktap_print_header
+# One test per 'expect' line below.
+ktap_set_plan "$(grep -c '^expect ' "$0")"
 # Today: 6.12.118's signed image is not published yet; its unsigned one is.
 expect gap "6.12.118 6.12.118-1~deb12u1 linux-image-6.12.118+deb12-amd64-unsigned"
 # The signed image has arrived: it is preferred.
@@ -64,5 +68,4 @@ expect installed-gone-incomplete "6.12.118 6.12.118-1~deb12u1 linux-image-6.12.1
 # archive: the installed release stays, with the image that is installed.
 expect installed-old "6.12.117 6.12.117-1~deb12u1 linux-image-6.12.117+deb12-amd64-unsigned"
 
-echo "kernel-pick: $pass passed, $fail failed, 0 skipped"
-[ $fail -eq 0 ]
+ktap_finished

@@ -10,8 +10,10 @@
 #   repo   the checkout
 #   tree   the cached linux-source-6.12 tree, with the checkout wired in
 #   build  the cached build dir, keyed by kernel version, arch, toolchain
-#          and a hash of the Kconfig fragments (per checkout but for the
-#          shared tree's owner: scripts/kernel-tree.sh)
+#          and a hash of the Kconfig options of the kernel's fragments (per
+#          checkout but for the shared tree's owner: scripts/kernel-tree.sh)
+#   fragments  those fragments: kunit/.kunitconfig, the base, and the ones
+#          of kunit/configs/ the kernel adds (kunit.py merges them)
 #   kunit  the kunit.py run command, with the arch and toolchain options
 #   kunit_opts  those options alone, for kunit.py config/build
 #   make_opts   the toolchain's make variables, for direct make calls
@@ -26,14 +28,12 @@ mtr_impl=${VROCE_MTR_IMPL:-c}
 kernel=${VROCE_KERNEL:-debug}
 case "$mtr_impl" in
 c)
-	fragments=("$repo/kunit/.kunitconfig")
 	make_opts=(LLVM=1)
 	flavour=um-llvm
 	;;
 rust)
 	# Debian's rustc-web (/usr/bin), never a rustup toolchain earlier in
 	# PATH: only Debian's comes with the library source the kernel needs.
-	fragments=("$repo/kunit/.kunitconfig" "$repo/kunit/rust.kunitconfig")
 	make_opts=(LLVM=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 		   HOSTRUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
 		   CLIPPY_DRIVER=/usr/bin/clippy-driver
@@ -45,20 +45,33 @@ rust)
 	return 2
 	;;
 esac
+# The Kconfig of each kernel: the base (kunit/.kunitconfig) and fragments
+# of kunit/configs/. Every UML kernel boots guests: DMA emulation (uml),
+# the host's root (hostfs), rxe and NVMe over RDMA.
+# VROCE_KERNEL=debug: the debug options (debug), with the C or the Rust
+# MTR (rust).
 # VROCE_KERNEL=nodebug: the same sources without the debug options and
-# without debugfs (kunit/nodebug.kunitconfig), with the C or the Rust MTR.
-# VROCE_KERNEL=smp: the nodebug options in an x86_64 kernel that QEMU runs
-# on two CPUs (TCG), for the figures one CPU cannot give
-# (kunit/smp.kunitconfig, C MTR).
+# without debugfs (nodebug, nodebugfs), with the C or the Rust MTR.
+# VROCE_KERNEL=smp: an x86_64 kernel that QEMU runs on two CPUs (TCG),
+# without KASAN or debugfs, for the figures one CPU cannot give (smp,
+# nodebugfs, and rxe for the bench's baseline; C MTR).
 # VROCE_KERNEL=demo: what 'make demo' boots, the nodebug options with
 # debugfs (the demo's files), built with gcc: no clang to install, the
-# quickest build from nothing (kunit/demo.kunitconfig, C MTR).
+# quickest build from nothing (nodebug, demo; C MTR).
+cfg=$repo/kunit/configs
+fragments=("$repo/kunit/.kunitconfig")
+uml=("$cfg/uml.config" "$cfg/hostfs.config" "$cfg/rxe.config" "$cfg/nvme.config")
 arch=um
 qemu_args=()
 case "$kernel" in
-debug) ;;
+debug)
+	fragments+=("${uml[@]}" "$cfg/debug.config")
+	if [ "$mtr_impl" = rust ]; then
+		fragments+=("$cfg/rust.config")
+	fi
+	;;
 smp)
-	fragments=("$repo/kunit/smp.kunitconfig")
+	fragments+=("$cfg/rxe.config" "$cfg/smp.config" "$cfg/nodebugfs.config")
 	flavour=x86_64-llvm-smp
 	arch=x86_64
 	# TCG, one host thread per CPU (MTTCG): KVM is not on every machine,
@@ -66,15 +79,15 @@ smp)
 	qemu_args=(--qemu_args "-smp 2 -accel tcg,thread=multi")
 	;;
 demo)
-	fragments=("$repo/kunit/demo.kunitconfig")
+	fragments+=("${uml[@]}" "$cfg/nodebug.config" "$cfg/demo.config")
 	make_opts=()
 	flavour=um-gcc-demo
 	;;
 nodebug)
-	fragments=("$repo/kunit/nodebug.kunitconfig")
+	fragments+=("${uml[@]}" "$cfg/nodebug.config" "$cfg/nodebugfs.config")
 	flavour=um-llvm-nodebug
 	if [ "$mtr_impl" = rust ]; then
-		fragments+=("$repo/kunit/rust.kunitconfig")
+		fragments+=("$cfg/rust.config")
 		flavour=um-llvm-rust-nodebug
 	fi
 	;;
@@ -83,7 +96,10 @@ nodebug)
 	return 2
 	;;
 esac
-key=$(cat "${fragments[@]}" | sha256sum | cut -c1-12)
+# The key hashes the options, not the files: moving an option from one
+# fragment to another, or a comment, rebuilds nothing.
+key=$(grep -hE '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' "${fragments[@]}" |
+      sort -u | sha256sum | cut -c1-12)
 # A checkout with a tree of its own (scripts/kernel-tree.sh) has its build
 # dirs beside that tree.
 builds=$cache/build

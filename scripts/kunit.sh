@@ -3,11 +3,14 @@
 #
 # Build a clang (LLVM=1) UML kernel from the cached linux-source-6.12 tree
 # with this checkout wired in, run the vroce_* KUnit suites in it through
-# tools/testing/kunit/kunit.py, and count their results from the KTAP log.
+# tools/testing/kunit/kunit.py, and print their results as KTAP: one test
+# per suite, its cases nested, as kunit.py's own parser read them from the
+# kernel's log (scripts/ktap-total.py kunit), then whether the log is free
+# of kernel splats (scripts/splat.sh). kunit.py's own report comes first.
 #
 # The build dir is cached under $VROCE_CACHE/build, keyed by kernel version,
-# arch, toolchain and a hash of kunit/.kunitconfig: a second run only
-# rebuilds what changed.
+# arch, toolchain and the Kconfig options of the kernel's fragments
+# (scripts/kunit-env.sh): a second run only rebuilds what changed.
 #
 # A filter, kunit.py's suite[.case] glob, in VROCE_KUNIT_FILTER (make
 # kunit FILTER='vroce_qp.reused_*'): only the suites it names must report.
@@ -30,28 +33,49 @@ rm -f "$build/test.log"
 start=$(date +%s)
 rc=0
 "${kunit[@]}" "$@" "$filter" || rc=$?
-echo "kunit: kunit.py finished in $(( $(date +%s) - start )) s (exit $rc)"
+took=$(( $(date +%s) - start ))
 
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
+# Every suite the sources declare, and any other the kernel ran; one that
+# did not report is 'not ok'.
+sum_rc=0
+body=$(python3 "$repo/scripts/ktap-total.py" --tree "$tree" kunit "$build/test.log" 1 \
+	"${suites[@]}") || sum_rc=$?
+n=$(grep -cE '^(not )?ok [0-9]+ ' <<<"$body" || true)
+# It prints a line for every suite named, at least: fewer, and it failed.
+if [ "$n" -lt ${#suites[@]} ]; then
+	body=$(n=0; for s in "${suites[@]}"; do
+		n=$((n + 1))
+		echo "not ok $n $s # not read: scripts/ktap-total.py failed"
+	done)
+	n=${#suites[@]}
+	sum_rc=1
+fi
+
+ktap_print_header
+ktap_set_plan $((n + 1))
+ktap_print_msg "kunit: kunit.py finished in $took s (exit $rc)"
 # The debug options asked for must have survived olddefconfig; kunit.py
 # already refuses a config that lost any, this says which are on.
 on=$(grep -oE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|DEBUG_LIST|FORTIFY_SOURCE|PREEMPT)=y' \
-	"$build/.config" | sed 's/^CONFIG_//; s/=y$//' | xargs || true)
-echo "kunit: debug options enabled: ${on:-none}"
+	"$build/.config" 2>/dev/null | sed 's/^CONFIG_//; s/=y$//' | xargs || true)
+ktap_print_msg "kunit: debug options enabled: ${on:-none}"
+printf '%s\n' "$body"
 
-if [ ! -s "$build/test.log" ]; then
-	echo "kunit: no test log (build or boot failed)" >&2
-	echo "vroce: 0 passed, ${#suites[@]} failed"
-	exit 1
-fi
 # A splat fails the run even where no assertion noticed it: KASAN, lockdep,
 # WARN_ON, soft lockups, kmemleak reports.
+KTAP_TESTNO=$((n + 1))
 splat_rc=0
-if grep -nE 'BUG: |WARNING: |INFO: possible|soft lockup|unreferenced object|Kernel panic|Oops' \
-	"$build/test.log"; then
-	echo "kunit: kernel splats in $build/test.log" >&2
+if [ ! -s "$build/test.log" ]; then
+	ktap_test_skip "no kernel splat in the test log" "no test log: the build or the boot failed"
 	splat_rc=1
+elif splats "$build/test.log"; then
+	ktap_test_fail "no kernel splat in the test log ($build/test.log)"
+	splat_rc=1
+else
+	ktap_test_pass "no kernel splat in the test log"
 fi
-
-sum_rc=0
-python3 "$repo/scripts/ktap-summary.py" "$build/test.log" "${suites[@]}" || sum_rc=$?
 [ $rc -eq 0 ] && [ $splat_rc -eq 0 ] && [ $sum_rc -eq 0 ]

@@ -14,13 +14,25 @@
 # The builds run in a private copy of the checkout's files (tracked and
 # untracked, as they are on disk), so a developer's own build in the
 # checkout is neither cleaned nor rebuilt.
-# Fails on any finding.
+# KTAP (scripts/ktap.sh), a test per check, the findings as '#' lines;
+# fails on any finding.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 tree=$(scripts/kernel-tree.sh --no-wire)
-fail=0
+# shellcheck source=ktap.sh
+. scripts/ktap.sh
+# result DESC FAILED: pass when FAILED is 0, the findings printed before.
+result() {
+	if [ "$2" -eq 0 ]; then
+		ktap_test_pass "$1"
+	else
+		ktap_test_fail "$1"
+	fi
+}
+ktap_print_header
+ktap_set_plan 12
 
 # The host harness's shim header stands in for kernel headers (typedefs,
 # READ_ONCE, min/max): kernel style does not apply to it.
@@ -33,117 +45,133 @@ mapfile -t hfiles < <(printf '%s\n' "${cfiles[@]}" | grep '^kunit/host/')
 # as rdma-core, and libibverbs' calls return positive errno values.
 mapfile -t pfiles < <(printf '%s\n' "${cfiles[@]}" | grep '^c/provider/\|^kunit/userspace/')
 
-echo "lint: checkpatch --strict over ${#cfiles[@]} files"
+fail=0
 cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 	--show-types -f "${kfiles[@]}" 2>&1) || fail=1
-grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
+grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" | sed 's/^/# /' || true
 cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 	--show-types --ignore PREFER_KERNEL_TYPES,USE_NEGATIVE_ERRNO \
 	-f "${pfiles[@]}" 2>&1) || fail=1
-grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
+grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" | sed 's/^/# /' || true
 # libFuzzer's entry point is CamelCase by its API.
 cp_out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 	--show-types --ignore CAMELCASE -f "${hfiles[@]}" 2>&1) || fail=1
-grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" || true
+grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$cp_out" | sed 's/^/# /' || true
+result "checkpatch --strict over ${#cfiles[@]} files" $fail
 
-echo "lint: kernel-doc over ${#cfiles[@]} files"
+fail=0
 kd_out=$("$tree/scripts/kernel-doc" -none -Wall "${cfiles[@]}" 2>&1) || true
 if [ -n "$kd_out" ]; then
-	echo "$kd_out"
+	sed 's/^/# /' <<<"$kd_out"
 	fail=1
 fi
+result "kernel-doc over ${#cfiles[@]} files" $fail
 
-echo "lint: reStructuredText of Documentation/"
+fail=0
 for f in Documentation/*.rst; do
-	if ! /usr/bin/rst2pseudoxml --halt=warning --report=warning "$f" >/dev/null; then
+	if ! /usr/bin/rst2pseudoxml --halt=warning --report=warning "$f" 2>&1 >/dev/null |
+	     sed 's/^/# /'; then
 		fail=1
 	fi
 done
+result "reStructuredText of Documentation/" $fail
 
-echo "lint: every test Documentation/badinput.rst names exists (scripts/doc-tests.py)"
-scripts/doc-tests.py | tail -n 1
-scripts/doc-tests.py >/dev/null || { scripts/doc-tests.py | head -n -1; fail=1; }
+fail=0
+out=$(scripts/doc-tests.py) || fail=1
+[ $fail -eq 0 ] && out=$(tail -n 1 <<<"$out")
+sed 's/^/# /' <<<"$out"
+result "every test Documentation/badinput.rst names exists (scripts/doc-tests.py)" $fail
 
-echo "lint: Documentation/device.rst lists the HCA's debugfs files (scripts/doc-knobs.py)"
+fail=0
 if out=$(scripts/doc-knobs.py); then
-	tail -n 1 <<<"$out"
+	out=$(tail -n 1 <<<"$out")
 else
-	echo "$out"
 	fail=1
 fi
+sed 's/^/# /' <<<"$out"
+result "Documentation/device.rst lists the HCA's debugfs files (scripts/doc-knobs.py)" $fail
 
-echo "lint: include boundaries (scripts/layers.py)"
-scripts/layers.py || fail=1
+fail=0
+out=$(scripts/layers.py) || fail=1
+sed 's/^/# /' <<<"$out"
+result "include boundaries (scripts/layers.py)" $fail
 
-echo "lint: make help lists every target"
+fail=0
 help=$(make -s help)
 for t in $(awk '/^\.PHONY:/ { p = 1 } p { print; if ($0 !~ /\\$/) p = 0 }' \
 	   Makefile | tr -d '\\' | sed 's/^\.PHONY://'); do
 	case $t in all | kdir-set) continue ;; esac
 	if ! grep -q "make $t\b" <<<"$help"; then
-		echo "lint: make help does not list '$t'"
+		ktap_print_msg "lint: make help does not list '$t'"
 		fail=1
 	fi
 done
+result "make help lists every target" $fail
 
-echo "lint: W=1 and sparse (C=2) build against ${KDIR:-default headers}"
+ktap_print_msg "lint: W=1 and sparse (C=2) build against ${KDIR:-default headers}"
 log=$(mktemp)
 src=$(mktemp -d)
 trap 'rm -rf "$log" "$src"' EXIT
 git ls-files -co --exclude-standard -z |
 	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
 	xargs -0 cp -P --parents -t "$src" ||
-	{ echo "lint: cannot copy the checkout to $src" >&2; exit 1; }
+	ktap_exit_fail_msg "lint: cannot copy the checkout to $src"
 cd "$src"
+fail=0
 if ! make W=1 C=2 >"$log" 2>&1; then
-	cat "$log"
+	sed 's/^/# /' "$log"
 	fail=1
-elif grep -E 'warning:|error:' "$log"; then
+elif grep -E 'warning:|error:' "$log" | sed 's/^/# /' | grep .; then
 	fail=1
-else
+fi
+result "W=1 and sparse (C=2) build" $fail
+if [ $fail -eq 0 ]; then
 	# Calls between files, from the objects just built: the driver's
 	# with the C side of the MR/MTR ABI (c/abi/) form a DAG but for
 	# CQ<->QP (retire/clean), the HCA's a DAG, and each is the graph
 	# Documentation/design.rst draws (redrawn with the same arguments
 	# and --write).
-	echo "lint: calls between files (scripts/calls.py)"
 	for args in "--allow vroce_cq.o<->vroce_qp.o --doc Documentation/design.rst:driver c/driver/*.o c/abi/*.o" \
 		    "--doc Documentation/design.rst:hca c/hca/*.o"; do
 		# shellcheck disable=SC2086 # the globs and options split here
 		if out=$("$repo/scripts/calls.py" $args); then
-			tail -n 1 <<<"$out"
+			tail -n 1 <<<"$out" | sed 's/^/# /'
 		else
-			echo "$out"
+			sed 's/^/# /' <<<"$out"
 			fail=1
 		fi
 	done
+	result "calls between files (scripts/calls.py)" $fail
+else
+	ktap_test_skip "calls between files (scripts/calls.py)" "no build"
 fi
 make -s clean >/dev/null
 
 # The provider, against Debian's libibverbs, warnings as errors.
-echo "lint: the rdma-core provider (make provider)"
-scripts/provider-abi.py | tail -n 1 || fail=1
+fail=0
+out=$("$repo/scripts/provider-abi.py") || fail=1
+[ $fail -eq 0 ] && out=$(tail -n 1 <<<"$out")
+sed 's/^/# /' <<<"$out"
+result "the provider's ABI (scripts/provider-abi.py)" $fail
+fail=0
 pdir=$(mktemp -d)
 if ! make -s provider PROVIDER_OUT="$pdir" >"$log" 2>&1; then
-	cat "$log"
+	sed 's/^/# /' "$log"
 	fail=1
 fi
 rm -rf "$pdir"
+result "the rdma-core provider builds (make provider)" $fail
 
 # A build for silicon: the driver without the emulated HCA.
-echo "lint: W=1 build without the emulated HCA (CONFIG_VROCE_EMU unset)"
+fail=0
 if ! make W=1 VROCE_KCONFIG=CONFIG_VROCE=m >"$log" 2>&1 ||
-   grep -E 'warning:|error:' "$log"; then
-	cat "$log"
+   grep -E 'warning:|error:' "$log" >/dev/null; then
+	sed 's/^/# /' "$log"
 	fail=1
 elif grep -q ' vroce_hca_\| vroce_emu_' <<<"$(nm vroce.ko)"; then
-	echo "lint: the HCA is still in vroce.ko"
+	ktap_print_msg "lint: the HCA is still in vroce.ko"
 	fail=1
 fi
+result "W=1 build without the emulated HCA (CONFIG_VROCE_EMU unset)" $fail
 cd "$repo"
-
-if [ $fail -ne 0 ]; then
-	echo "lint: FAILED" >&2
-	exit 1
-fi
-echo "lint: clean"
+ktap_finished

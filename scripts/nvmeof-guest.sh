@@ -11,22 +11,26 @@
 # time per I/O side by side.
 #
 # Usage: nvmeof-guest.sh check|bench
-# Last line: 'nvmeof: N passed, N failed'.
+# KTAP (scripts/ktap.sh): four tests per device (connect, its QPs, the
+# I/O, disconnect).
 mode=${1:-check}
 nqn=nqn.2026-12.org.vroce:test
 hostnqn=nqn.2026-12.org.vroce:host
-passed=0
-failed=0
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ktap.sh
+. "$here/ktap.sh"
 work=$(mktemp -d /tmp/vroce-nvmeof.XXXXXX)
 mount -t tmpfs tmpfs "$work"
 cfg=/sys/kernel/config/nvmet
 
-ok() { passed=$((passed + 1)); echo "nvmeof: ok $*"; }
-fail() { failed=$((failed + 1)); echo "nvmeof: FAIL $*"; }
+ok() { ktap_test_pass "$*"; }
+fail() { ktap_test_fail "$*"; }
 
+ktap_print_header
+ktap_set_plan 8
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
-[ -d "$cfg" ] || { echo "nvmeof: no nvmet in this kernel"; exit 1; }
-[ -b /dev/nullb0 ] || { echo "nvmeof: no /dev/nullb0"; exit 1; }
+[ -d "$cfg" ] || ktap_exit_fail_msg "nvmeof: no nvmet in this kernel"
+[ -b /dev/nullb0 ] || ktap_exit_fail_msg "nvmeof: no /dev/nullb0"
 
 # The ports: vroce0's netdev, and rxe0 over dummy0.
 ip link set lo up
@@ -34,7 +38,7 @@ ip addr add 192.0.2.1/24 dev vroce0
 ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy
 ip link set dummy0 up
 ip addr add 198.51.100.1/24 dev dummy0
-rdma link add rxe0 type rxe netdev dummy0 || echo "nvmeof: no rxe"
+rdma link add rxe0 type rxe netdev dummy0 || ktap_print_msg "nvmeof: no rxe"
 
 # The target: one subsystem, namespace 1 on null_blk, any host allowed.
 mkdir "$cfg/subsystems/$nqn"
@@ -71,20 +75,34 @@ nvme_dev() {
 	return 1
 }
 
+# skip_rest DEV WHY: the tests of DEV after the connect, not run.
+skip_rest() {
+	for t in "RC QPs of the connection" "I/O" "nvme disconnect"; do
+		ktap_test_skip "$1: $t" "$2"
+	done
+}
+
 run() {
 	dev=$1 addr=$2 port=$3
 	if ! rdma link show "$dev/1" >/dev/null 2>&1; then
-		echo "nvmeof: skip $dev: no such RDMA device"
+		ktap_test_skip "$dev: nvme connect -t rdma" "no such RDMA device"
+		skip_rest "$dev" "no such RDMA device"
 		return
 	fi
 	t0=$(date +%s%N)
 	if ! nvme connect -t rdma -a "$addr" -s 4420 -n "$nqn" -q "$hostnqn" \
 		>"$work/connect.$dev" 2>&1; then
-		fail "$dev: nvme connect: $(cat "$work/connect.$dev")"
+		sed 's/^/# /' "$work/connect.$dev"
+		fail "$dev: nvme connect -t rdma -a $addr"
+		skip_rest "$dev" "no connection"
 		return
 	fi
 	t1=$(date +%s%N)
-	blk=$(nvme_dev "$addr") || { fail "$dev: no namespace block device"; return; }
+	if ! blk=$(nvme_dev "$addr"); then
+		fail "$dev: nvme connect -t rdma -a $addr: no namespace block device"
+		skip_rest "$dev" "no namespace block device"
+		return
+	fi
 	ok "$dev: nvme connect -t rdma -a $addr: $blk in $(( (t1 - t0) / 1000000 )) ms"
 	# The queues run on RC QPs of this device (host's and target's).
 	nqp=$(rdma res show qp link "$dev/1" 2>/dev/null | grep -c "type RC")
@@ -98,6 +116,7 @@ run() {
 		# 4 KiB O_DIRECT I/O one at a time (queue depth 1) with dd: fio
 		# needs SysV shared memory, which the test kernel has not.
 		n=2000
+		io=0
 		for rw in write read; do
 			if [ $rw = write ]; then
 				set -- if=/dev/zero of="$blk" oflag=direct
@@ -105,11 +124,16 @@ run() {
 				set -- if="$blk" of=/dev/null iflag=direct
 			fi
 			t0=$(date +%s%N)
-			dd "$@" bs=4k count=$n status=none || fail "$dev: dd $rw"
+			dd "$@" bs=4k count=$n status=none || io=1
 			t1=$(date +%s%N)
 			ns=$((t1 - t0))
 			echo "$dev $rw $n $ns" | awk '{ printf "nvmeof-bench: %-6s 4 KiB %-5s QD1 %8.0f IOPS %9.1f us per I/O\n", $1, $2, $3 * 1e9 / $4, $4 / $3 / 1000 }'
 		done
+		if [ $io -eq 0 ]; then
+			ok "$dev: I/O: $n 4 KiB writes and reads, one at a time"
+		else
+			fail "$dev: I/O: dd of 4 KiB blocks"
+		fi
 	else
 		head -c 1048576 /dev/urandom >"$work/pattern"
 		t0=$(date +%s%N)
@@ -127,7 +151,8 @@ run() {
 	   grep -q "disconnected 1 controller" "$work/disc.$dev"; then
 		ok "$dev: nvme disconnect"
 	else
-		fail "$dev: nvme disconnect: $(cat "$work/disc.$dev")"
+		sed 's/^/# /' "$work/disc.$dev"
+		fail "$dev: nvme disconnect"
 	fi
 }
 
@@ -141,7 +166,6 @@ rdma link show rxe0/1 >/dev/null 2>&1 && target_port 198.51.100.1 2
 run vroce0 192.0.2.1 1
 run rxe0 198.51.100.1 2
 
-dmesg | grep -E 'nvme|nvmet' | tail -n 20 | sed 's/^/nvmeof: dmesg: /'
-echo "nvmeof: $passed passed, $failed failed"
+dmesg | grep -E 'nvme|nvmet' | tail -n 20 | sed 's/^/# nvmeof: dmesg: /'
 umount "$work"
-[ "$failed" -eq 0 ]
+ktap_finished

@@ -7,11 +7,14 @@
 # with Debian's nvme-cli ('nvme connect -t rdma'), writes a pattern with
 # dd, reads it back, compares and disconnects; then the same over rxe.
 # 'bench' times 4 KiB I/O at queue depth 1 instead and prints IOPS and
-# latency of both.
+# latency of both. KTAP (scripts/ktap.sh); with 'check', through
+# scripts/uml-run.sh --ktap.
 #
 # Usage: scripts/nvmeof.sh [check|bench]
 set -euo pipefail
 mode=${1:-check}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+ktap=(--ktap nvmeof)
+[ "$mode" = bench ] && ktap=()
 VROCE_UML_ARGS="null_blk.memory_backed=1 null_blk.gb=1 ${VROCE_UML_ARGS:-}" \
-	"$repo/scripts/uml-run.sh" "$repo/scripts/nvmeof-guest.sh $mode"
+	"$repo/scripts/uml-run.sh" "${ktap[@]}" "$repo/scripts/nvmeof-guest.sh $mode"

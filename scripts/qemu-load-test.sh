@@ -9,10 +9,12 @@
 # the guest: load the three modules, check the taint (only out-of-tree and
 # unsigned-module bits), 'rdma dev' and ibv_devinfo list vroce0, two
 # ibv_rc_pingpong pairs at once (two CPUs) register MRs through uverbs and
-# move data, the modules unload, and dmesg has no warning.
+# move data, the modules unload, and dmesg has no splat (scripts/splat.sh).
 #
 # Usage: scripts/qemu-load-test.sh <vroce.ko[.xz]> <kernel release>
-# Last line: 'qemu: N passed, N failed'.
+# Prints the guest's KTAP (scripts/ktap.sh), a test per step, from the
+# serial console; when the kernel never ran the tests, a KTAP document of
+# one failed test.
 set -euo pipefail
 
 ko=$1
@@ -22,14 +24,24 @@ work=$(mktemp -d /tmp/vroce-qemu.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 root=$work/root
 kernel=/boot/vmlinuz-$rel
-[ -r "$kernel" ] || { echo "qemu: no $kernel (linux-image-$rel)"; exit 1; }
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
+booted="Debian's kernel $rel boots and runs the tests under QEMU"
+if [ ! -r "$kernel" ]; then
+	ktap_print_header
+	ktap_set_plan 1
+	ktap_test_fail "$booted: no $kernel (linux-image-$rel)"
+	exit 1
+fi
 
 mkdir -p "$root"/{bin,sbin,lib,lib64,etc,proc,sys,dev,tmp,modules,provider}
 cp /bin/busybox "$root/bin/busybox"
 for a in sh mount umount insmod rmmod lsmod cat grep dmesg sleep echo \
-	 ip poweroff ls wc kill; do
+	 ip poweroff ls wc kill sed tr printf tail; do
 	ln -s busybox "$root/bin/$a"
 done
+# The KTAP helpers, and what a kernel splat looks like (for dmesg).
+cp "$repo/scripts/ktap.sh" "$repo/scripts/splat.sh" "$root/"
 # Debian's RDMA core modules of that kernel, and ours, uncompressed.
 mods=/lib/modules/$rel/kernel/drivers/infiniband/core
 for m in ib_core ib_uverbs; do
@@ -57,27 +69,49 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 export PATH=/bin RDMAV_DRIVERS=/provider/libvroce LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "qemu: ok $*"; }
-bad() { fail=$((fail + 1)); echo "qemu: FAIL $*"; }
+sh /tests.sh
+echo "# qemu: tests exited $?"
+poweroff -f
+INIT
+cat >"$root/tests.sh" <<'TESTS'
+#!/bin/sh
+. /ktap.sh
+. /splat.sh
+ktap_print_header
+ktap_set_plan 8
 ip link set lo up
+loaded=1
 for m in ib_core ib_uverbs vroce; do
-	insmod /modules/$m.ko || bad "insmod $m"
+	insmod /modules/$m.ko || { ktap_print_msg "insmod $m failed"; loaded=0; }
 done
+if [ $loaded -eq 1 ]; then
+	ktap_test_pass "insmod ib_core ib_uverbs vroce"
+else
+	ktap_test_fail "insmod ib_core ib_uverbs vroce"
+fi
 sleep 1
 t=$(cat /proc/sys/kernel/tainted)
 # 4096: out-of-tree (O); 8192: unsigned or unverified module (E), which a
 # module not signed by a key the kernel trusts always sets.
 if [ $((t & ~(4096 | 8192))) -eq 0 ] && [ $((t & 4096)) -ne 0 ]; then
-	ok "loaded; taint $t (out-of-tree$( [ $((t & 8192)) -ne 0 ] && echo ', unverified signature'))"
+	ktap_test_pass "taint $t (out-of-tree$( [ $((t & 8192)) -ne 0 ] && echo ', unverified signature'))"
 else
-	bad "taint $t"
+	ktap_test_fail "taint $t: only out-of-tree and unverified signature"
 fi
 rdma dev >/tmp/rdma 2>&1
-grep -q "vroce0" /tmp/rdma && ok "rdma dev: $(grep vroce0 /tmp/rdma)" || bad "rdma dev: $(cat /tmp/rdma)"
+if grep -q "vroce0" /tmp/rdma; then
+	ktap_test_pass "rdma dev: $(grep vroce0 /tmp/rdma)"
+else
+	sed 's/^/# /' /tmp/rdma
+	ktap_test_fail "rdma dev lists vroce0"
+fi
 ibv_devinfo -d vroce0 >/tmp/devinfo 2>&1
-grep -q "hca_id:.*vroce0" /tmp/devinfo && grep -q PORT_ACTIVE /tmp/devinfo &&
-	ok "ibv_devinfo: vroce0, port active" || bad "ibv_devinfo: $(cat /tmp/devinfo)"
+if grep -q "hca_id:.*vroce0" /tmp/devinfo && grep -q PORT_ACTIVE /tmp/devinfo; then
+	ktap_test_pass "ibv_devinfo: vroce0, port active"
+else
+	sed 's/^/# /' /tmp/devinfo
+	ktap_test_fail "ibv_devinfo: vroce0, port active"
+fi
 # Two pairs at once, on two CPUs: four QPs' engines side by side.
 ibv_rc_pingpong -d vroce0 -g 0 -n 50 >/tmp/srv 2>&1 &
 srv=$!
@@ -87,28 +121,36 @@ sleep 2
 ibv_rc_pingpong -d vroce0 -g 0 -n 500 -p 18517 127.0.0.1 >/tmp/cli2 2>&1 &
 cli2=$!
 if ibv_rc_pingpong -d vroce0 -g 0 -n 50 127.0.0.1 >/tmp/cli 2>&1 && wait $srv; then
-	ok "ibv_rc_pingpong: $(grep -m1 'bytes in' /tmp/cli)"
+	ktap_test_pass "ibv_rc_pingpong: $(grep -m1 'bytes in' /tmp/cli)"
 else
-	bad "ibv_rc_pingpong: $(cat /tmp/cli /tmp/srv)"
+	cat /tmp/cli /tmp/srv | sed 's/^/# /'
+	ktap_test_fail "ibv_rc_pingpong"
 fi
 if wait $cli2 && wait $srv2; then
-	ok "ibv_rc_pingpong, second pair beside it: $(grep -m1 'bytes in' /tmp/cli2)"
+	ktap_test_pass "ibv_rc_pingpong, second pair beside it: $(grep -m1 'bytes in' /tmp/cli2)"
 else
-	bad "ibv_rc_pingpong, second pair: $(cat /tmp/cli2 /tmp/srv2)"
+	cat /tmp/cli2 /tmp/srv2 | sed 's/^/# /'
+	ktap_test_fail "ibv_rc_pingpong, second pair beside it"
 fi
+unloaded=1
 for m in vroce ib_uverbs ib_core; do
-	rmmod $m || bad "rmmod $m"
+	rmmod $m || { ktap_print_msg "rmmod $m failed"; unloaded=0; }
 done
-lsmod | grep -q vroce && bad "vroce still loaded" || ok "unloaded"
-if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|RIP:' >/tmp/splat; then
-	bad "dmesg: $(cat /tmp/splat)"
+lsmod | grep -q vroce && unloaded=0
+if [ $unloaded -eq 1 ]; then
+	ktap_test_pass "unloaded"
 else
-	ok "dmesg: no warning"
+	ktap_test_fail "unloaded"
 fi
-dmesg | grep -i vroce | tail -n 5 | sed 's/^/qemu: dmesg: /'
-echo "qemu: $pass passed, $fail failed"
-poweroff -f
-INIT
+dmesg >/tmp/dmesg
+if splats /tmp/dmesg; then
+	ktap_test_fail "dmesg: no kernel splat"
+else
+	ktap_test_pass "dmesg: no kernel splat"
+fi
+dmesg | grep -i vroce | tail -n 5 | sed 's/^/# qemu: dmesg: /'
+ktap_finished
+TESTS
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd"
 
@@ -117,11 +159,21 @@ timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -m 1024 -smp 2 \
 	-nographic -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
 	</dev/null >"$work/console" 2>&1 || true
-echo "qemu: Debian's $rel booted under QEMU (TCG) in $(( $(date +%s) - t0 )) s"
-grep '^qemu: ' "$work/console" | tr -d '\r' || true
-if ! grep -q '^qemu: [0-9]* passed, 0 failed' "$work/console"; then
-	echo "qemu: console:"
-	tail -n 40 "$work/console"
-	grep -q '^qemu: [0-9]* passed' "$work/console" || echo "qemu: 0 passed, 1 failed"
+took=$(( $(date +%s) - t0 ))
+# The guest's KTAP, from its version line to its exit status.
+tr -d '\r' <"$work/console" | sed -n '/^KTAP version 1$/,/^# qemu: tests exited/p' >"$work/ktap"
+if [ ! -s "$work/ktap" ]; then
+	ktap_print_header
+	ktap_set_plan 1
+	ktap_print_msg "qemu: the console, last lines:"
+	tail -n 40 "$work/console" | tr -d '\r' | sed 's/^/# /'
+	ktap_test_fail "$booted"
 	exit 1
 fi
+cat "$work/ktap"
+ktap_print_msg "qemu: Debian's $rel booted under QEMU (TCG) and ran the tests in $took s"
+if ! grep -q '^# qemu: tests exited' "$work/ktap"; then
+	ktap_print_msg "qemu: the tests did not end; the console, last lines:"
+	tail -n 40 "$work/console" | tr -d '\r' | sed 's/^/# /'
+fi
+grep -qx '# qemu: tests exited 0' "$work/ktap"

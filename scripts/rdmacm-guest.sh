@@ -12,18 +12,21 @@
 # vroce1's namespace, client on vroce0.
 #
 # Usage: rdmacm-guest.sh <dir>/libvroce
-# Last line: 'rdmacm: N passed, N failed'.
+# KTAP (scripts/ktap.sh): three tests.
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
-passed=0
-failed=0
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ktap.sh
+. "$here/ktap.sh"
 log=$(mktemp -d /tmp/vroce-rdmacm.XXXXXX)
 mount -t tmpfs tmpfs "$log"
 
-ok() { passed=$((passed + 1)); echo "rdmacm: ok $*"; }
-fail() { failed=$((failed + 1)); echo "rdmacm: FAIL $*"; }
+ok() { ktap_test_pass "$*"; }
+fail() { ktap_test_fail "$*"; }
 
+ktap_print_header
+ktap_set_plan 3
 for d in vroce0 vroce1; do
-	[ -e /sys/class/infiniband/$d ] || { echo "rdmacm: no $d"; exit 1; }
+	[ -e /sys/class/infiniband/$d ] || ktap_exit_fail_msg "rdmacm: no $d"
 done
 mac() { cat /sys/class/net/"$1"/address; }
 mac_a=$(mac vroce0)
@@ -55,8 +58,8 @@ pair() {
 	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
 		ok "$1: vroce0 (client) -> vroce1 (server): $(tail -n 1 "$log/$1.cli")"
 	else
+		tail -n 8 "$log/$1.cli" "$log/$1.srv" | sed 's/^/# /'
 		fail "$1: client exit $crc, server exit $src"
-		tail -n 8 "$log/$1.cli" "$log/$1.srv"
 	fi
 }
 
@@ -71,6 +74,5 @@ fi
 pair ucmatose "ucmatose -b 192.0.2.2" "ucmatose -s 192.0.2.2 -b 192.0.2.1"
 
 kill $ns 2>/dev/null
-echo "rdmacm: $passed passed, $failed failed"
 umount "$log"
-[ "$failed" -eq 0 ]
+ktap_finished

@@ -11,35 +11,47 @@
 #   - every unsafe in rust/ has its id (in its SAFETY comment or # Safety
 #     section) and its row in Documentation/safety-audit.rst
 #     (scripts/unsafe-audit.py)
+# KTAP (scripts/ktap.sh), a test per check, the findings as '#' lines.
 set -euo pipefail
 
 . "$(dirname "$0")/rust-build.sh"
-fail=0
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
+ktap_print_header
+ktap_set_plan 4
 
-echo "rust-lint: rustfmt --check"
-if ! /usr/bin/rustfmt --check --config-path "$tree/.rustfmt.toml" --edition 2021 \
-	"$repo"/rust/*.rs; then
-	fail=1
+if out=$(/usr/bin/rustfmt --check --config-path "$tree/.rustfmt.toml" --edition 2021 \
+	"$repo"/rust/*.rs 2>&1); then
+	ktap_test_pass "rustfmt --check"
+else
+	sed 's/^/# /' <<<"$out"
+	ktap_test_fail "rustfmt --check"
 fi
 
-echo "rust-lint: clippy (CLIPPY=1)"
 obj=drivers/infiniband/vroce/rust/vroce_mtr.o
 rm -f "$build/$obj"
 if ! kmake CLIPPY=1 "$obj" >"$build/clippy.log" 2>&1; then
-	cat "$build/clippy.log"
-	fail=1
-elif grep -E -A12 '^(warning|error)' "$build/clippy.log"; then
-	fail=1
+	sed 's/^/# /' "$build/clippy.log"
+	ktap_test_fail "clippy (CLIPPY=1)"
+elif grep -E -A12 '^(warning|error)' "$build/clippy.log" | sed 's/^/# /' | grep .; then
+	ktap_test_fail "clippy (CLIPPY=1)"
+else
+	ktap_test_pass "clippy (CLIPPY=1)"
 fi
 
-echo "rust-lint: bindings"
-"$repo/scripts/bindings.sh" --check || fail=1
-
-echo "rust-lint: every unsafe audited"
-"$repo/scripts/unsafe-audit.py" || fail=1
-
-if [ $fail -ne 0 ]; then
-	echo "rust-lint: FAILED" >&2
-	exit 1
+if out=$("$repo/scripts/bindings.sh" --check 2>&1); then
+	sed 's/^/# /' <<<"$out"
+	ktap_test_pass "bindings match a fresh bindgen run"
+else
+	sed 's/^/# /' <<<"$out"
+	ktap_test_fail "bindings match a fresh bindgen run"
 fi
-echo "rust-lint: clean"
+
+if out=$("$repo/scripts/unsafe-audit.py" 2>&1); then
+	sed 's/^/# /' <<<"$out"
+	ktap_test_pass "every unsafe audited (scripts/unsafe-audit.py)"
+else
+	sed 's/^/# /' <<<"$out"
+	ktap_test_fail "every unsafe audited (scripts/unsafe-audit.py)"
+fi
+ktap_finished

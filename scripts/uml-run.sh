@@ -6,18 +6,39 @@
 # snippet as init, and print what it printed. KUnit does not run in this
 # boot. The snippet runs as root inside the UML kernel with /proc, /sys,
 # /dev (devtmpfs) and debugfs mounted and the checkout as working dir.
+# A kernel splat on the console (scripts/splat.sh) fails the run.
 #
-# Usage: [VROCE_UML_ARGS="kernel args"] scripts/uml-run.sh 'SHELL COMMANDS'
-# Exit status: the snippet's.
+# Usage: [VROCE_UML_ARGS="kernel args"] scripts/uml-run.sh [--ktap NAME] 'SHELL COMMANDS'
+# Exit status: the snippet's; 1 when the kernel did not run it to its end
+# or splatted.
+# With --ktap NAME the snippet prints KTAP (scripts/ktap.sh), and so does
+# this script: two tests, the snippet's document nested as NAME, and the
+# console free of kernel splats.
 set -euo pipefail
 
-[ $# -eq 1 ] || { echo "usage: $0 'shell commands'" >&2; exit 2; }
+name=
+if [ "${1:-}" = --ktap ] && [ $# -eq 3 ]; then
+	name=$2
+	shift 2
+fi
+[ $# -eq 1 ] || { echo "usage: $0 [--ktap NAME] 'shell commands'" >&2; exit 2; }
 . "$(dirname "$0")/kunit-env.sh"
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
 
 kpy=(python3 "$tree/tools/testing/kunit/kunit.py")
 if ! "${kpy[@]}" config "${kunit_opts[@]}" >"$build/uml-build.log" 2>&1 ||
    ! "${kpy[@]}" build --jobs="$(nproc)" "${kunit_opts[@]}" >>"$build/uml-build.log" 2>&1; then
 	cat "$build/uml-build.log" >&2
+	if [ -n "$name" ]; then
+		ktap_print_header
+		ktap_set_plan 2
+		ktap_print_msg "uml-run: the test kernel did not build (its log is above)"
+		ktap_test_fail "$name"
+		ktap_test_skip "no kernel splat on the console" "the test kernel did not build"
+	fi
 	exit 1
 fi
 
@@ -60,16 +81,45 @@ mkdir "$work/guest"
 timeout "${VROCE_UML_TIMEOUT:-300}" "$build/linux" mem=1G rootfstype=hostfs rootflags=/ rw \
 	init="$work/init" kunit.enable=0 quiet ${VROCE_UML_ARGS:-} </dev/null >"$work/console" 2>&1 || true
 
-if [ ! -s "$work/rc" ]; then
-	echo "uml-run: the test kernel did not run the snippet to its end; console:" >&2
-	tail -n 40 "$work/console" >&2
-	[ -f "$work/out" ] && cat "$work/out"
-	exit 1
+ran=1
+[ -s "$work/rc" ] || ran=0
+if [ -z "$name" ]; then
+	if [ $ran -eq 0 ]; then
+		echo "uml-run: the test kernel did not run the snippet to its end; console:" >&2
+		tail -n 40 "$work/console" >&2
+		[ -f "$work/out" ] && cat "$work/out"
+		exit 1
+	fi
+	cat "$work/out"
+	if splats "$work/console" >"$work/splats"; then
+		echo "uml-run: kernel splats on the console:" >&2
+		cat "$work/splats" >&2
+		exit 1
+	fi
+	exit "$(cat "$work/rc")"
 fi
-cat "$work/out"
-if grep -qE 'BUG: |WARNING: |INFO: possible|soft lockup|Kernel panic|Oops' "$work/console"; then
-	echo "uml-run: kernel splats on the console:" >&2
-	grep -nE -A20 'BUG: |WARNING: |INFO: possible|soft lockup|Kernel panic|Oops' "$work/console" >&2
-	exit 1
+
+ktap_print_header
+ktap_set_plan 2
+rc=1
+if [ $ran -eq 0 ]; then
+	ktap_print_msg "uml-run: the test kernel did not run the snippet to its end; console:"
+	tail -n 40 "$work/console" | sed 's/^/# /'
+	[ -f "$work/out" ] && ktap_nest "$name" <"$work/out"
+	ktap_test_fail "$name"
+else
+	rc=$(cat "$work/rc")
+	ktap_nest "$name" <"$work/out"
+	if [ "$rc" -eq 0 ]; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name"
+	fi
 fi
-exit "$(cat "$work/rc")"
+if splats "$work/console"; then
+	ktap_test_fail "no kernel splat on the console"
+	rc=1
+else
+	ktap_test_pass "no kernel splat on the console"
+fi
+exit "$rc"

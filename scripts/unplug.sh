@@ -6,7 +6,7 @@
 # (debugfs knob 'hang'), and HCAs plugged in and out at run time
 # (vroce_hca/new_device, del_device); rxe beside it for the unplug. The
 # process is kunit/userspace/vroce_unplug_test.c; scripts/unplug-guest.sh
-# drives it. Last line: 'unplug: N passed, N failed, N skipped'.
+# drives it. KTAP (scripts/ktap.sh, through scripts/uml-run.sh --ktap).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,4 +16,4 @@ trap 'rm -rf "$work"' EXIT
 make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
 gcc -O2 -pthread -Wall -Wextra -Werror -o "$work/vroce_unplug_test" \
 	"$repo/kunit/userspace/vroce_unplug_test.c" -libverbs
-"$repo/scripts/uml-run.sh" "$repo/scripts/unplug-guest.sh $work/libvroce $work"
+"$repo/scripts/uml-run.sh" --ktap unplug "$repo/scripts/unplug-guest.sh $work/libvroce $work"

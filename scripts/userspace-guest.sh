@@ -5,9 +5,14 @@
 # $1: the provider, as RDMAV_DRIVERS names it (<dir>/libvroce); $2: the
 # host's CPU clock in MHz, for perftest; $3: 'check' (default) or 'bench'
 # (perftest only, more iterations) or 'pyverbs' (the pyverbs suite only).
+# KTAP (scripts/ktap.sh), but for 'bench', which prints figures: a test
+# per program on vroce0 (rxe0's result beside it, not counted), and one for
+# the pyverbs suite on vroce0.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ktap.sh
+. "$here/ktap.sh"
 
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
 mhz=$2
@@ -16,6 +21,15 @@ iters=200
 [ "$mode" = bench ] && iters=1000
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
+programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
+if [ "$mode" != bench ]; then
+	ktap_print_header
+	if [ "$mode" = pyverbs ]; then
+		ktap_set_plan 1
+	else
+		ktap_set_plan $(($(echo $programs | wc -w) + 1))
+	fi
+fi
 
 # Loopback for the programs' TCP handshake; rxe on a dummy netdev; IPv4
 # addresses on both netdevs (pyverbs' rdmacm tests look for one).
@@ -23,7 +37,7 @@ ip link set lo up
 ip link set dummy0 up
 ip addr add 10.77.0.1/24 dev dummy0
 ip addr add 10.77.1.1/24 dev vroce0
-rdma link add rxe0 type rxe netdev dummy0 || echo "userspace: no rxe"
+rdma link add rxe0 type rxe netdev dummy0 || ktap_print_msg "userspace: no rxe"
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 # Python's multiprocessing (the pyverbs rdmacm tests) needs /dev/shm.
@@ -31,8 +45,6 @@ mkdir -p /dev/shm
 mount -t tmpfs shm /dev/shm
 sleep 1		# the IPv6 link-local GIDs appear once the links are up
 
-pass=0 fail=0 skip=0
-rows=""
 
 # run DEV NAME CMD...: one program alone.
 run() {
@@ -126,24 +138,29 @@ if [ "$mode" = bench ]; then
 fi
 
 if [ -n "$progdevs" ]; then
-	printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
-	for p in devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+	{
+		printf '\n%-16s %-22s %-22s\n' program vroce0 rxe0
+		for p in $programs; do
+			eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
+			printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
+		done
+		echo
+		figures_table
+	} | sed 's/^/# /'
+	for p in $programs; do
 		eval "v=\${r_vroce0_$p:-skip} x=\${r_rxe0_$p:-skip}"
-		printf '%-16s %-22s %-22s\n' "$p" "$v" "$x"
 		case $v in
-		pass) pass=$((pass + 1)) ;;
-		skip) skip=$((skip + 1)) ;;
+		pass) ktap_test_pass "vroce0: $p (rxe0: $x)" ;;
+		skip) ktap_test_skip "vroce0: $p (rxe0: $x)" "no vroce0" ;;
 		*)
-			fail=$((fail + 1))
 			for f in "$log"/vroce0."$p"*; do
 				echo "---- $f"
 				tail -n 15 "$f"
-			done
+			done | sed 's/^/# /'
+			ktap_test_fail "vroce0: $p: $v (rxe0: $x)"
 			;;
 		esac
 	done
-	echo
-	figures_table
 fi
 
 # rdma-core's pyverbs suite, as Debian ships it (gzipped), on each device.
@@ -156,35 +173,36 @@ for dev in vroce0 rxe0; do
 		>"$log/pyverbs.$dev" 2>"$log/pyverbs.$dev.err"
 	echo $? >"$log/pyverbs.$dev.rc"
 done
-echo
-printf '%-26s %-24s %-24s\n' "pyverbs module" "vroce0 pass/skip/fail" "rxe0 pass/skip/fail"
-for m in $(cat "$log"/pyverbs.vroce0 "$log"/pyverbs.rxe0 2>/dev/null |
-	   awk '$1 == "pyverbs:" && $4 == "passed," { print $2 }' | sort -u); do
-	v=$(awk -v m=$m '$2 == m && $4 == "passed," { print $3 "/" $5 "/" $7 }' "$log/pyverbs.vroce0" 2>/dev/null)
-	x=$(awk -v m=$m '$2 == m && $4 == "passed," { print $3 "/" $5 "/" $7 }' "$log/pyverbs.rxe0" 2>/dev/null)
-	printf '%-26s %-24s %-24s\n' "$m" "${v:--}" "${x:--}"
-done
+{
+	echo
+	printf '%-26s %-24s %-24s\n' "pyverbs module" "vroce0 pass/skip/fail" "rxe0 pass/skip/fail"
+	for m in $(cat "$log"/pyverbs.vroce0 "$log"/pyverbs.rxe0 2>/dev/null |
+		   awk '$1 == "pyverbs:" && $4 == "passed," { print $2 }' | sort -u); do
+		v=$(awk -v m=$m '$2 == m && $4 == "passed," { print $3 "/" $5 "/" $7 }' "$log/pyverbs.vroce0" 2>/dev/null)
+		x=$(awk -v m=$m '$2 == m && $4 == "passed," { print $3 "/" $5 "/" $7 }' "$log/pyverbs.rxe0" 2>/dev/null)
+		printf '%-26s %-24s %-24s\n' "$m" "${v:--}" "${x:--}"
+	done
+} | sed 's/^/# /'
 if [ -s "$log/pyverbs.vroce0" ]; then
-	grep '^pyverbs: FAIL' "$log/pyverbs.vroce0" | sed 's/^/vroce0 /'
+	grep '^pyverbs: FAIL' "$log/pyverbs.vroce0" | sed 's/^/# vroce0 /'
 	# What rxe passes and vroce does not: each is a bug or a documented
 	# non-feature (Documentation/userspace.rst).
 	grep -o 'skip [^:]*' "$log/pyverbs.vroce0" | cut -d' ' -f2 | sort >"$log/v.skip"
 	grep -o 'skip [^:]*' "$log/pyverbs.rxe0" 2>/dev/null | cut -d' ' -f2 | sort >"$log/x.skip"
 	for t in $(comm -23 "$log/v.skip" "$log/x.skip"); do
 		grep -F "skip $t: " "$log/pyverbs.vroce0" | head -n 1 |
-			sed "s/^pyverbs: skip [^:]*: /pyverbs: passes on rxe0, skipped on vroce0: $t: /"
+			sed "s/^pyverbs: skip [^:]*: /# pyverbs: passes on rxe0, skipped on vroce0: $t: /"
 	done
 	n=$(grep -c '^pyverbs: FAIL' "$log/pyverbs.vroce0")
 	if [ "$n" -eq 0 ] && [ "$(cat "$log/pyverbs.vroce0.rc")" -eq 0 ]; then
-		pass=$((pass + 1))
+		ktap_test_pass "pyverbs suite on vroce0"
 	else
-		fail=$((fail + 1))
-		tail -n 30 "$log/pyverbs.vroce0.err"
+		tail -n 30 "$log/pyverbs.vroce0.err" | sed 's/^/# /'
+		ktap_test_fail "pyverbs suite on vroce0: $n failed"
 	fi
 else
-	echo "pyverbs: no result on vroce0"
-	tail -n 30 "$log/pyverbs.vroce0.err" 2>/dev/null
-	fail=$((fail + 1))
+	ktap_print_msg "pyverbs: no result on vroce0"
+	tail -n 30 "$log/pyverbs.vroce0.err" 2>/dev/null | sed 's/^/# /'
+	ktap_test_fail "pyverbs suite on vroce0: no result"
 fi
-echo "userspace: $pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+ktap_finished

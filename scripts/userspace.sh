@@ -8,9 +8,10 @@
 # on the device). libibverbs (Debian's, rdma-core 44) loads the provider
 # built here from c/provider/ through RDMAV_DRIVERS. Prints one row per
 # program with the result on each device and the perftest figures; fails
-# when a program fails on vroce. Last line: 'userspace: N passed, N failed,
-# N skipped'. With 'bench': perftest only, 1000 iterations, figures side
-# by side (make bench). With 'pyverbs': the pyverbs suite only.
+# when a program fails on vroce. KTAP (scripts/ktap.sh, through
+# scripts/uml-run.sh --ktap). With 'bench': perftest only, 1000
+# iterations, figures side by side (make bench), no KTAP. With 'pyverbs':
+# the pyverbs suite only.
 set -euo pipefail
 mode=${1:-check}
 
@@ -27,5 +28,7 @@ gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_verbs_test" \
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
 # The tools, perftest and pyverbs on two devices take 4-5 minutes under
 # UML: more than uml-run.sh's default of 300 s allows.
-VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} "$repo/scripts/uml-run.sh" \
+ktap=(--ktap userspace)
+[ "$mode" = bench ] && ktap=()
+VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} "$repo/scripts/uml-run.sh" "${ktap[@]}" \
 	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"

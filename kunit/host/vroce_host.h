@@ -60,10 +60,46 @@ typedef uint64_t phys_addr_t;
 #define lower_32_bits(n)	((u32)(n))
 #define upper_32_bits(n)	((u32)((u64)(n) >> 32))
 
-#define min(a, b)		((a) < (b) ? (a) : (b))
-#define max(a, b)		((a) > (b) ? (a) : (b))
-#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
-#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+/*
+ * min() and max() with the kernel's checks (<linux/minmax.h>): each
+ * argument evaluated once, and a compile error where a signed and an
+ * unsigned argument meet. As in the kernel, an unsigned argument may meet
+ * a signed constant that is not negative, and unsigned char and short
+ * (promoted to int) meet either. min_t() and max_t() convert both
+ * arguments to the type named first.
+ */
+#define __PASTE(a, b)		a##b
+#define __VROCE_ID(p, n)	__PASTE(p, n)
+#define __UNIQUE_ID(p)		__VROCE_ID(__UNIQUE_ID_##p, __COUNTER__)
+#define __is_constexpr(x) \
+	(sizeof(int) == sizeof(*(8 ? ((void *)((long)(x) * 0l)) : (int *)8)))
+#define is_signed_type(t)	(((t)(-1)) < (t)1)
+#define __is_nonneg_constant(x) \
+	__builtin_choose_expr(__is_constexpr(x), (long long)(x) >= 0, 0)
+/* Bit 0: fit for an unsigned comparison; bit 1: for a signed one. */
+#define __sign_use(x) \
+	(is_signed_type(typeof(x)) ? 2 + __is_nonneg_constant(x) : \
+				     1 + 2 * (sizeof(x) < 4))
+#define __cmp_op_min		<
+#define __cmp_op_max		>
+#define __cmp(op, x, y)		((x) __cmp_op_##op (y) ? (x) : (y))
+#define __careful_cmp_once(op, x, y, ux, uy) ({				\
+	_Static_assert(__sign_use(x) & __sign_use(y),			\
+		       #op "(" #x ", " #y ") signedness error");	\
+	__auto_type ux = (x);						\
+	__auto_type uy = (y);						\
+	__cmp(op, ux, uy); })
+#define __careful_cmp(op, x, y) \
+	__careful_cmp_once(op, x, y, __UNIQUE_ID(x_), __UNIQUE_ID(y_))
+#define __cmp_once_unique(op, t, x, y, ux, uy) \
+	({ t ux = (x); t uy = (y); __cmp(op, ux, uy); })
+#define __cmp_once(op, t, x, y) \
+	__cmp_once_unique(op, t, x, y, __UNIQUE_ID(x_), __UNIQUE_ID(y_))
+
+#define min(x, y)		__careful_cmp(min, x, y)
+#define max(x, y)		__careful_cmp(max, x, y)
+#define min_t(t, x, y)		__cmp_once(min, t, x, y)
+#define max_t(t, x, y)		__cmp_once(max, t, x, y)
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #define swap(a, b)		do { typeof(a) __t = (a); (a) = (b); (b) = __t; } while (0)
 

@@ -4,7 +4,8 @@
  * of tools/testing/vma. Each case builds an MTR, maps it, checks every page
  * against the HCA's walker (c/hca/vroce_hca_mtt.c) and destroys it; every
  * allocation of each case is then failed in turn. Built with ASan and
- * UBSan by scripts/host-test.sh. Last line: 'host: N passed, N failed'.
+ * UBSan (kunit/host/Makefile, scripts/host-test.sh). Prints KTAP: a result
+ * per case.
  */
 
 #include <stdio.h>
@@ -116,42 +117,49 @@ static int run_child(const struct vroce_host_case *c, int *ret)
 
 int main(void)
 {
-	unsigned int pass = 0, fail = 0, i, n, injected = 0;
+	unsigned int fail = 0, i, n, injected = 0;
 	struct vroce_host_case c;
+	bool crashed;
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(cases));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = cases[i].c;
 		ret = 0;
 		if (run_child(&c, &ret) || ret != cases[i].want) {
-			printf("host: FAIL: %s (create %d, want %d)\n",
-			       cases[i].name, ret, cases[i].want);
+			printf("# %s: create %d, want %d\n", cases[i].name, ret,
+			       cases[i].want);
+			printf("not ok %u %s\n", i + 1, cases[i].name);
 			fail++;
 			continue;
 		}
-		printf("host: ok: %s\n", cases[i].name);
-		pass++;
-		if (cases[i].want)
-			continue;
 		/* Every allocation of create, failed in turn: -ENOMEM, no leak. */
-		for (n = 1;; n++) {
+		crashed = false;
+		for (n = 1; !cases[i].want; n++) {
 			c.fail_nth = n;
 			if (run_child(&c, &ret)) {
-				printf("host: FAIL: %s, allocation %u failed: crashed\n",
+				printf("# %s: allocation %u failed: crashed\n",
 				       cases[i].name, n);
-				fail++;
+				crashed = true;
 				break;
 			}
 			if (!ret)
 				break;	/* fewer than n allocations */
 			injected++;
 		}
+		if (crashed) {
+			printf("not ok %u %s\n", i + 1, cases[i].name);
+			fail++;
+			continue;
+		}
 		if (n > 1)
-			printf("host: ok: %s: %u allocations failed in turn\n",
+			printf("# %s: %u allocations failed in turn\n",
 			       cases[i].name, n - 1);
+		printf("ok %u %s\n", i + 1, cases[i].name);
 	}
-	printf("host: %u allocation failures injected\n", injected);
-	printf("host: %u passed, %u failed\n", pass, fail);
+	printf("# %u allocation failures injected\n", injected);
+	printf("# Totals: pass:%zu fail:%u xfail:0 xpass:0 skip:0 error:0\n",
+	       ARRAY_SIZE(cases) - fail, fail);
 	return fail ? 1 : 0;
 }

@@ -16,7 +16,9 @@
  * Build: gcc -O2 -pthread -Wall -Wextra -Werror [-static] -o <binary> <this file>
  * Run as root: vroce_uverbs_test [/dev/infiniband/uverbsN]
  * With VROCE_UVERBS_HOLD set, that shell command runs while the MR lives.
- * Exit: 0 all checks passed, 1 a check failed, 2 no usable device.
+ * Output: KTAP, a result line per check (no plan: how many depends on how
+ * far the run gets). Exit: 0 all checks passed, 1 a check failed, 2 no
+ * usable device.
  */
 #include <assert.h>
 #include <dirent.h>
@@ -61,13 +63,29 @@ static_assert(sizeof(struct ib_uverbs_dealloc_pd) == 4, "dealloc_pd");
 
 static unsigned int n_pass, n_fail;
 
+/*
+ * One KTAP result line (Documentation/dev-tools/ktap.rst); everything else
+ * the program prints is a '#' diagnostic line. The number of checks
+ * depends on how far the run gets, so there is no plan: the caller nests
+ * this output under a name of its own (scripts/ktap.sh ktap_subtest).
+ */
 static void check(int ok, const char *what)
 {
+	const char *c;
+
 	if (ok)
 		n_pass++;
 	else
 		n_fail++;
-	printf("uverbs: %s: %s\n", ok ? "ok" : "FAIL", what);
+	printf("%s %u ", ok ? "ok" : "not ok", n_pass + n_fail);
+	/* One line, and no '#': KTAP reads what follows ' # ' as a directive. */
+	for (c = what; *c; c++) {
+		if (*c == '#')
+			fputs("No.", stdout);
+		else
+			putchar(*c == '\n' ? ' ' : *c);
+	}
+	putchar('\n');
 }
 
 /*
@@ -96,13 +114,13 @@ static int uv_cmd(int fd, __u32 command, const void *req, size_t req_len,
 	if (ret < 0) {
 		int err = errno;
 
-		printf("uverbs: %s: write(cmd %u, in_words %u, out_words %u): %s\n",
+		printf("# uverbs: %s: write(cmd %u, in_words %u, out_words %u): %s\n",
 		       name, command, hdr.in_words, hdr.out_words,
 		       strerror(err));
 		return -err;
 	}
 	if ((size_t)ret != len) {
-		printf("uverbs: %s: short write %zd of %zu\n", name, ret, len);
+		printf("# uverbs: %s: short write %zd of %zu\n", name, ret, len);
 		return -EIO;
 	}
 	return 0;
@@ -164,7 +182,7 @@ static int find_vroce(char *dev, size_t dsize, char *ibdev, size_t isize)
 
 	d = opendir(DEV_DIR);
 	if (!d) {
-		printf("uverbs: opendir %s: %s\n", DEV_DIR, strerror(errno));
+		printf("# uverbs: opendir %s: %s\n", DEV_DIR, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -204,7 +222,7 @@ static int device_read(const char *path, __u32 key, __u64 iova, size_t len,
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		err = errno;
-		printf("uverbs: open %s: %s\n", path, strerror(err));
+		printf("# uverbs: open %s: %s\n", path, strerror(err));
 		return -err;
 	}
 	n = snprintf(line, sizeof(line), "0x%x 0x%llx %zu\n", key,
@@ -213,18 +231,18 @@ static int device_read(const char *path, __u32 key, __u64 iova, size_t len,
 	if (ret < 0) {
 		err = errno;
 		*refused = 1;
-		printf("uverbs: debugfs write \"0x%x 0x%llx %zu\": %s (errno %d)\n",
+		printf("# uverbs: debugfs write \"0x%x 0x%llx %zu\": %s (errno %d)\n",
 		       key, (unsigned long long)iova, len, strerror(err), err);
 		goto out;
 	}
 	if (ret != n) {
-		printf("uverbs: debugfs: short write %zd of %d\n", ret, n);
+		printf("# uverbs: debugfs: short write %zd of %d\n", ret, n);
 		err = EIO;
 		goto out;
 	}
 	if (lseek(fd, 0, SEEK_SET) < 0) {
 		err = errno;
-		printf("uverbs: debugfs lseek: %s\n", strerror(err));
+		printf("# uverbs: debugfs lseek: %s\n", strerror(err));
 		goto out;
 	}
 	while (got < len) {
@@ -233,7 +251,7 @@ static int device_read(const char *path, __u32 key, __u64 iova, size_t len,
 			if (errno == EINTR)
 				continue;
 			err = errno;
-			printf("uverbs: debugfs read: %s\n", strerror(err));
+			printf("# uverbs: debugfs read: %s\n", strerror(err));
 			goto out;
 		}
 		if (!ret)
@@ -241,7 +259,7 @@ static int device_read(const char *path, __u32 key, __u64 iova, size_t len,
 		got += (size_t)ret;
 	}
 	if (got != len) {
-		printf("uverbs: debugfs: got %zu of %zu bytes\n", got, len);
+		printf("# uverbs: debugfs: got %zu of %zu bytes\n", got, len);
 		err = EIO;
 	}
 out:
@@ -437,12 +455,12 @@ static void fault_each(const char *drv, const char *dir, const char *file,
 		if (err == EEXIST) {
 			/* In use by whoever runs us (make demo's kmr). */
 			write_line(nth, "0");
-			printf("uverbs: note: %s in use, its faults not injected\n",
+			printf("# uverbs: note: %s in use, its faults not injected\n",
 			       file);
 			return;
 		}
 		if (err != ENOMEM && !bad++)
-			printf("uverbs: %s \"%s\", point %d: %s\n", file, line,
+			printf("# uverbs: %s \"%s\", point %d: %s\n", file, line,
 			       n, strerror(err));
 	}
 	write_line(nth, "0");
@@ -854,7 +872,7 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	      "CREATE_CQ of a user CQ");
 	if (err)
 		return;
-	printf("uverbs: user CQ handle %u, cqn %u, %u CQEs\n",
+	printf("# uverbs: user CQ handle %u, cqn %u, %u CQEs\n",
 	       cq.core.cq_handle, cq.drv.cqn, cq.core.cqe);
 
 	qp_drv.comp_mask = 4;
@@ -881,7 +899,7 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 			goto out;
 		nqp++;
 	}
-	printf("uverbs: user QPs %u and %u\n", qp[0].core.qpn, qp[1].core.qpn);
+	printf("# uverbs: user QPs %u and %u\n", qp[0].core.qpn, qp[1].core.qpn);
 
 	{
 		/* The device has one port: port 2 is refused, state kept. */
@@ -1034,6 +1052,7 @@ int main(int argc, char **argv)
 	__u64 iova;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n");
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr, "usage: %s [/dev/infiniband/uverbsN]\n",
 			argv[0]);
@@ -1045,26 +1064,26 @@ int main(int argc, char **argv)
 		snprintf(dev, sizeof(dev), "%s", argv[1]);
 		base = base ? base + 1 : argv[1];
 		if (ibdev_of(base, ibdev, sizeof(ibdev))) {
-			printf("uverbs: error: cannot read %s/%s/ibdev: %s\n",
+			printf("# uverbs: error: cannot read %s/%s/ibdev: %s\n",
 			       SYS_VERBS, base, strerror(errno));
 			return 2;
 		}
 	} else if (find_vroce(dev, sizeof(dev), ibdev, sizeof(ibdev))) {
-		printf("uverbs: error: no uverbs device of a vroce* ibdev in %s\n",
+		printf("# uverbs: error: no uverbs device of a vroce* ibdev in %s\n",
 		       DEV_DIR);
 		return 2;
 	}
 	if (hca_dir_of(ibdev, hca, sizeof(hca))) {
-		printf("uverbs: error: cannot read %s/%s/device: %s\n",
+		printf("# uverbs: error: cannot read %s/%s/device: %s\n",
 		       SYS_IB, ibdev, strerror(errno));
 		return 2;
 	}
 	snprintf(dbg, sizeof(dbg), "%s/mr_read", hca);
-	printf("uverbs: device %s (ibdev %s), debugfs %s\n", dev, ibdev, dbg);
+	printf("# uverbs: device %s (ibdev %s), debugfs %s\n", dev, ibdev, dbg);
 
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		printf("uverbs: error: open %s: %s\n", dev, strerror(errno));
+		printf("# uverbs: error: open %s: %s\n", dev, strerror(errno));
 		return 2;
 	}
 
@@ -1084,7 +1103,7 @@ int main(int argc, char **argv)
 		check(!err, "GET_CONTEXT");
 		if (err)
 			goto out;
-		printf("uverbs: async_fd %u, num_comp_vectors %u\n",
+		printf("# uverbs: async_fd %u, num_comp_vectors %u\n",
 		       ctx_resp.async_fd, ctx_resp.num_comp_vectors);
 	}
 	{
@@ -1094,7 +1113,7 @@ int main(int argc, char **argv)
 			     sizeof(dev_resp), "QUERY_DEVICE");
 		check(!err, "QUERY_DEVICE");
 		if (!err)
-			printf("uverbs: max_mr_size 0x%llx page_size_cap 0x%llx vendor 0x%x\n",
+			printf("# uverbs: max_mr_size 0x%llx page_size_cap 0x%llx vendor 0x%x\n",
 			       (unsigned long long)dev_resp.max_mr_size,
 			       (unsigned long long)dev_resp.page_size_cap,
 			       dev_resp.vendor_id);
@@ -1108,7 +1127,7 @@ int main(int argc, char **argv)
 		if (err)
 			goto out;
 		have_pd = 1;
-		printf("uverbs: pd_handle %u\n", pd_resp.pd_handle);
+		printf("# uverbs: pd_handle %u\n", pd_resp.pd_handle);
 	}
 
 	page = (size_t)sysconf(_SC_PAGESIZE);
@@ -1144,7 +1163,7 @@ int main(int argc, char **argv)
 		if (err)
 			goto out;
 		have_mr = 1;
-		printf("uverbs: mr_handle %u lkey 0x%x rkey 0x%x iova 0x%llx len %zu\n",
+		printf("# uverbs: mr_handle %u lkey 0x%x rkey 0x%x iova 0x%llx len %zu\n",
 		       mr_resp.mr_handle, mr_resp.lkey, mr_resp.rkey,
 		       (unsigned long long)iova, len);
 	}
@@ -1157,11 +1176,11 @@ int main(int argc, char **argv)
 			if (back[i] == buf[i])
 				continue;
 			if (!bad++)
-				printf("uverbs: first mismatch at %zu: 0x%02x != 0x%02x\n",
+				printf("# uverbs: first mismatch at %zu: 0x%02x != 0x%02x\n",
 				       i, back[i], buf[i]);
 		}
 		if (bad)
-			printf("uverbs: %zu of %zu bytes differ\n", bad, len);
+			printf("# uverbs: %zu of %zu bytes differ\n", bad, len);
 		check(!bad, "device bytes match the buffer");
 	}
 
@@ -1210,7 +1229,7 @@ int main(int argc, char **argv)
 	if (getenv("VROCE_UVERBS_HOLD")) {
 		fflush(stdout);
 		if (system(getenv("VROCE_UVERBS_HOLD")) != 0)
-			printf("uverbs: note: VROCE_UVERBS_HOLD command failed\n");
+			printf("# uverbs: note: VROCE_UVERBS_HOLD command failed\n");
 	}
 
 out:
@@ -1237,6 +1256,7 @@ out:
 	close(fd);
 	free(back);
 	free(mem);
-	printf("uverbs: %u passed, %u failed\n", n_pass, n_fail);
+	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:0 error:0\n",
+	       n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }
