@@ -12,7 +12,7 @@
 #   make bench      MTR and data-path timings (C, Rust, rxe) and perftest, in the test
 #                   kernels
 #   make kunit      the KUnit suites in the C test kernel
-#                   (VROCE_MTR_IMPL=rust: in the Rust one)
+#                   (VROCE_ABI_IMPL=rust: in the Rust one)
 #   make bindings   regenerate bindings/vroce_abi_generated.rs (bindgen)
 #   make rust-lint  rustfmt, clippy and the bindings check
 #   make install    install vroce.ko for the headers' release (depmod,
@@ -36,7 +36,7 @@ endif
 # Kconfig symbols for an out-of-tree build: the headers know nothing of ours.
 # The demo module is built too (so lint covers it), and the KUnit module
 # where the target kernel has KUnit.
-VROCE_KCONFIG := CONFIG_VROCE=m CONFIG_VROCE_EMU=y CONFIG_VROCE_DEMO=m
+VROCE_KCONFIG := CONFIG_VROCE=m CONFIG_VROCE_HCA=y CONFIG_VROCE_DEMO=m
 ifneq ($(KDIR),)
 ifneq ($(shell grep -s '^CONFIG_KUNIT=[ym]' $(KDIR)/include/config/auto.conf),)
 VROCE_KCONFIG += CONFIG_VROCE_KUNIT_TEST=m
@@ -46,7 +46,7 @@ endif
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
 # What 'make install' deploys: the driver with its emulated HCA, not the
 # demo ULP or the KUnit module.
-DEPLOY_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_VROCE=m CONFIG_VROCE_EMU=y
+DEPLOY_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_VROCE=m CONFIG_VROCE_HCA=y
 # The release the headers are for (not the name of their directory), for
 # modules_install and depmod; INSTALL_MOD_PATH stages the install.
 KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
@@ -178,7 +178,7 @@ help:
 	@echo '  make clean       remove what the module build made'
 	@echo '  make kunit       the KUnit suites in the C test kernel'
 	@echo '                   (FILTER=suite[.case] glob: some of them)'
-	@echo '                   (VROCE_MTR_IMPL=rust: the Rust one)'
+	@echo '                   (VROCE_ABI_IMPL=rust: the Rust one)'
 	@echo '  make bench       benchmarks: MTR, data path and perftest; C, Rust, rxe'
 	@echo '  make lint        checkpatch --strict, kernel-doc, W=1 + sparse, layers'
 	@echo '  make rust-lint   rustfmt, clippy and the bindings check'

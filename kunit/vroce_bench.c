@@ -387,7 +387,7 @@ static void bench_mtr(struct kunit *test, u64 n, u32 shift)
 	pr_info("vroce-bench: %llu pages of %lu KiB (%llu MiB), hop %u, best of %d rounds, lookups x%llu, MTR in %s\n",
 		n, BIT(shift) / SZ_1K, (n << shift) / SZ_1M, hop,
 		BENCH_MTR_ROUNDS,
-		b.reps, IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
+		b.reps, IS_ENABLED(CONFIG_VROCE_ABI_RUST) ? "Rust" : "C");
 	pr_info("vroce-bench: %-22s %10s %10s %12s %12s\n", "operation",
 		"ns/page", "vs limit", "xarray/this", "pdir/this");
 	bench_row("limit (copy entries)", limit, n, limit, x.ns[T_BUILD],
@@ -609,7 +609,7 @@ static void vroce_bench_mr_reg(struct kunit *test)
 	uaddr = vroce_test_user_mem(test, SZ_2M, 1);
 
 	pr_info("vroce-bench: MR registration, best of %d rounds, MR objects in %s\n",
-		BENCH_ROUNDS, IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C");
+		BENCH_ROUNDS, IS_ENABLED(CONFIG_VROCE_ABI_RUST) ? "Rust" : "C");
 	pr_info("vroce-bench: mr %-30s %10s %12s\n", "operation", "ns/op",
 		"per second");
 	cmds = bench_cmds(test, vdev, 200);

@@ -501,7 +501,7 @@ static void vroce_bench_reg_rates(struct kunit *test)
 
 	pr_info("vroce-bench: registrations per second, best of %d rounds, 1 and %d threads; MR objects in %s; MR cache %s (1 GiB does not fit it)\n",
 		REG_ROUNDS, REG_THREADS,
-		IS_ENABLED(CONFIG_VROCE_MTR_RUST) ? "Rust" : "C",
+		IS_ENABLED(CONFIG_VROCE_ABI_RUST) ? "Rust" : "C",
 		vdev->mr_cache.enabled ? "on" : "off");
 	pr_info("vroce-bench: reg %-30s %9s %9s %7s | %9s %9s %7s | %7s %7s\n",
 		"operation", "vroce 1", "vroce 16", "16/1", "rxe 1", "rxe 16",

@@ -14,7 +14,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "demo/vroce_lb.h"
@@ -106,7 +106,7 @@ static int cmd_cmp_u32(const void *a, const void *b)
 static void vroce_cmd_many_submitters(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn, *keys, len;
 	struct vroce_mr_info info;
@@ -124,8 +124,8 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 		t[i].id = i;
 	}
 	waits = vdev->cmdq.full_waits;
-	vroce_test_faults_off(test, emu);
-	vroce_emu_set_faults(emu, 0, 0, 0, 1);
+	vroce_test_faults_off(test, hca);
+	vroce_hca_set_faults(hca, 0, 0, 0, 1);
 
 	cmd_run_threads(test, t, false);
 	/* More submitters than slots: some found the ring full and waited. */
@@ -140,19 +140,19 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 			vroce_test_mr_info(t[i].mr[j], &info);
 			pbl = info.pbl_dma;
 			KUNIT_EXPECT_EQ_MSG(test,
-					    vroce_emu_frmr_register(emu, t[i].mr[j]->lkey,
+					    vroce_hca_frmr_register(hca, t[i].mr[j]->lkey,
 								    pdn, 0, len + SZ_4K,
 								    VROCE_ACC_LOCAL_WRITE,
 								    pbl, cmd_pages(i, j) + 1),
-					    -VROCE_EMU_EBOUNDS, "thread %d MR %d", i, j);
+					    -VROCE_HCA_EBOUNDS, "thread %d MR %d", i, j);
 			KUNIT_EXPECT_EQ_MSG(test,
-					    vroce_emu_frmr_register(emu, t[i].mr[j]->lkey,
+					    vroce_hca_frmr_register(hca, t[i].mr[j]->lkey,
 								    pdn, 0, len,
 								    VROCE_ACC_LOCAL_WRITE,
 								    pbl, cmd_pages(i, j)),
 					    0, "thread %d MR %d", i, j);
 			KUNIT_EXPECT_EQ(test,
-					vroce_emu_frmr_invalidate(emu, t[i].mr[j]->lkey),
+					vroce_hca_frmr_invalidate(hca, t[i].mr[j]->lkey),
 					0);
 		}
 	}
@@ -162,7 +162,7 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 		KUNIT_EXPECT_NE(test, keys[i], keys[i - 1]);
 
 	cmd_run_threads(test, t, true);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	/* Whatever a failure left behind goes now, before the counts. */
 	for (i = 0; i < CMD_THREADS; i++)
 		for (j = 0; j < CMD_MRS; j++)
@@ -179,16 +179,16 @@ static void vroce_cmd_many_submitters(struct kunit *test)
 static void vroce_cmd_deadline(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct vroce_dev_attr attr;
 	unsigned long start;
 	struct vroce_test_busy *b;
 	unsigned int ms;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 300);
 	/* Each command takes 100 ms: a full ring takes 1.6 s to drain. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 100);
+	vroce_hca_set_faults(hca, 0, 0, 0, 100);
 	b = vroce_test_fill_ring(test, vdev);
 	start = jiffies;
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
@@ -198,7 +198,7 @@ static void vroce_cmd_deadline(struct kunit *test)
 	vroce_test_ring_wait(vdev, b);
 
 	/* Once the HCA catches up, the ring works again. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
@@ -213,21 +213,21 @@ static void vroce_cmd_deadline(struct kunit *test)
 static void cmd_expect_no_slot(struct kunit *test, struct vroce_dev *vdev,
 			       u32 delay_ms)
 {
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct vroce_dev_attr attr;
 	struct vroce_test_busy *b;
 	u32 pi;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 50);
-	vroce_emu_set_faults(emu, 0, 0, 0, delay_ms);
+	vroce_hca_set_faults(hca, 0, 0, 0, delay_ms);
 	b = vroce_test_fill_ring(test, vdev);
 	pi = READ_ONCE(vdev->cmdq.pi);
 	KUNIT_EXPECT_EQ(test, pi - READ_ONCE(vdev->cmdq.ci), vdev->cmdq.depth);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(vdev->cmdq.pi), pi);
 	/* The command under way keeps its delay; the others run at once. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	vroce_test_ring_wait(vdev, b);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
@@ -280,24 +280,24 @@ static void vroce_cmd_depth(struct kunit *test)
 static void vroce_cmd_deep_ring_destroy(struct kunit *test)
 {
 	struct vroce_dev *vdev;
-	struct vroce_emu *emu;
+	struct vroce_hca *hca;
 	struct vroce_test_busy *b;
 
 	vroce_test_cmdq_depth(test, 64);
 	vdev = vroce_test_dev(test);
-	emu = vroce_test_emu(test);
+	hca = vroce_test_hca(test);
 	KUNIT_ASSERT_EQ(test, vdev->cmdq.depth, 64);
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	/* The first command takes 2.1 s, those after it 20 ms each. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 2100);
+	vroce_hca_set_faults(hca, 0, 0, 0, 2100);
 	b = vroce_test_fill_ring(test, vdev);	/* full, the first under way */
-	vroce_emu_set_faults(emu, 0, 0, 0, 10);
+	vroce_hca_set_faults(hca, 0, 0, 0, 10);
 	/* No such PD: the HCA answers BAD_HANDLE, if it is waited for. */
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD),
 			-ENOENT);
 	vroce_test_ring_wait(vdev, b);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 }
 
 /*
@@ -307,17 +307,17 @@ static void vroce_cmd_deep_ring_destroy(struct kunit *test)
 static void vroce_cmd_dropped_fill_ring(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	u32 depth = vdev->cmdq.depth, i;
 	struct vroce_dev_attr attr;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 50);
-	vroce_emu_set_faults(emu, 0, 0, depth + 1, 0);
+	vroce_hca_set_faults(hca, 0, 0, depth + 1, 0);
 	for (i = 0; i <= depth; i++)
 		KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr),
 				-ETIMEDOUT);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	for (i = 0; i < 2 * depth; i++)
 		KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 	KUNIT_EXPECT_EQ(test, attr.max_mr, vdev->attr.max_mr);
@@ -628,7 +628,7 @@ static int cmd_query_fn(void *data)
 static void vroce_cmd_doorbell_record(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct cmdq_counts { u32 pi; u64 rung; } before;
 	struct vroce_dev_attr attr;
 	struct cmd_query *q;
@@ -636,7 +636,7 @@ static void vroce_cmd_doorbell_record(struct kunit *test)
 	u64 rung;
 	int i;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	/*
 	 * One at a time: each finds the HCA idle or about to be, and each
 	 * completes; a driver that skipped the doorbell the HCA waits for
@@ -656,7 +656,7 @@ static void vroce_cmd_doorbell_record(struct kunit *test)
 	 */
 	q = kunit_kcalloc(test, CMD_BATCH, sizeof(*q), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	vroce_emu_set_faults(emu, 0, 0, 0, 20);
+	vroce_hca_set_faults(hca, 0, 0, 0, 20);
 	before = (struct cmdq_counts){ vdev->cmdq.pi, vdev->cmdq.doorbells };
 	for (i = 0; i < CMD_BATCH; i++) {
 		q[i].vdev = vdev;
@@ -668,7 +668,7 @@ static void vroce_cmd_doorbell_record(struct kunit *test)
 		wait_for_completion(&q[i].done);
 		KUNIT_EXPECT_EQ(test, q[i].err, 0);
 	}
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, vdev->cmdq.pi - before.pi, CMD_BATCH);
 	rung = vdev->cmdq.doorbells - before.rung;
 	KUNIT_EXPECT_GE(test, rung, 1);
@@ -688,20 +688,20 @@ static void vroce_cmd_doorbell_record(struct kunit *test)
 static void vroce_cmd_stuck_destroy(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	unsigned long start;
 	struct vroce_test_busy *b;
 	u32 i;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 100);
-	vroce_emu_set_faults(emu, 0, 0, 0, 2000);
+	vroce_hca_set_faults(hca, 0, 0, 0, 2000);
 	b = vroce_test_fill_ring(test, vdev);
 	start = jiffies;
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, VROCE_TEST_NO_PD), 0);
 	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - start), 4000);
 	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	vroce_test_ring_wait(vdev, b);
 	for (i = 0; i < vdev->cmdq.depth; i++)
 		KUNIT_EXPECT_TRUE_MSG(test, !b[i].err || b[i].err == -ETIMEDOUT ||

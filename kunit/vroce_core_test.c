@@ -17,7 +17,7 @@
 #include <rdma/ib_mad.h>
 
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
@@ -154,8 +154,8 @@ static void vroce_core_rebind_cycles(struct kunit *test)
  */
 static void vroce_core_probe_hca_fails(struct kunit *test)
 {
-	struct vroce_emu *emu = vroce_test_add_emu(test);
-	struct platform_device *pdev = vroce_emu_pdev(emu);
+	struct vroce_hca *hca = vroce_test_add_hca(test);
+	struct platform_device *pdev = vroce_hca_pdev(hca);
 	static const u32 statuses[] = {
 		VROCE_CMD_INTERNAL, VROCE_CMD_NO_RESOURCE, VROCE_CMD_BAD_OPCODE,
 		VROCE_CMD_BAD_PARAM, VROCE_CMD_BAD_HANDLE, VROCE_CMD_BUSY,
@@ -166,13 +166,13 @@ static void vroce_core_probe_hca_fails(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(statuses); i++) {
 		device_release_driver(&pdev->dev);
 		if (statuses[i])
-			vroce_emu_set_faults(emu, 1, statuses[i], 0, 0);
+			vroce_hca_set_faults(hca, 1, statuses[i], 0, 0);
 		else
-			vroce_emu_set_faults(emu, 0, 0, 1, 0);
+			vroce_hca_set_faults(hca, 0, 0, 1, 0);
 		KUNIT_EXPECT_EQ(test, device_attach(&pdev->dev), 0);
 		KUNIT_EXPECT_NULL(test, pdev->dev.driver);
 		KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
-		vroce_emu_set_faults(emu, 0, 0, 0, 0);
+		vroce_hca_set_faults(hca, 0, 0, 0, 0);
 		KUNIT_ASSERT_EQ(test, device_attach(&pdev->dev), 1);
 		KUNIT_EXPECT_NOT_NULL(test, platform_get_drvdata(pdev));
 	}

@@ -13,7 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
@@ -69,25 +69,25 @@ static void vroce_fault_alloc_pd(struct kunit *test)
 }
 
 /* Fail each allocation of plugging in an HCA in turn. */
-static void vroce_fault_emu_add(struct kunit *test)
+static void vroce_fault_hca_add(struct kunit *test)
 {
-	struct vroce_emu *emu;
+	struct vroce_hca *hca;
 	int n;
 
 	for (n = 1; n < 100; n++) {
-		atomic_set(&vroce_emu_fail_nth, n);
-		emu = vroce_emu_add(PLATFORM_DEVID_AUTO);
-		if (!IS_ERR(emu))
+		atomic_set(&vroce_hca_fail_nth, n);
+		hca = vroce_hca_add(PLATFORM_DEVID_AUTO);
+		if (!IS_ERR(hca))
 			break;
-		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(emu), -ENOMEM, "point %d", n);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(hca), -ENOMEM, "point %d", n);
 	}
-	atomic_set(&vroce_emu_fail_nth, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(emu));
+	atomic_set(&vroce_hca_fail_nth, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hca));
 	kunit_info(test, "%d injection points in plugging in an HCA", n - 1);
 	KUNIT_EXPECT_GE(test, n - 1, 9);
 	/* The last one bound the driver as usual. */
-	KUNIT_EXPECT_NOT_NULL(test, platform_get_drvdata(vroce_emu_pdev(emu)));
-	vroce_emu_del(emu);
+	KUNIT_EXPECT_NOT_NULL(test, platform_get_drvdata(vroce_hca_pdev(hca)));
+	vroce_hca_del(hca);
 }
 
 /* The verbs, each with the command it issues that the case fails. */
@@ -185,7 +185,7 @@ static void vroce_fault_cmd(struct kunit *test)
 	u16 status = fault_status[i % ARRAY_SIZE(fault_status)];
 	int want = fault_errno[i % ARRAY_SIZE(fault_status)];
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_cq_init_attr cqa = { .cqe = 8 };
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT, .port_num = 1 };
 	struct ib_pd *pd = NULL;
@@ -199,7 +199,7 @@ static void vroce_fault_cmd(struct kunit *test)
 
 	if ((v == FV_ENABLE_MR || v == FV_REVOKE_MR) && !vdev->mr_cache.enabled)
 		kunit_skip(test, "the MR cache is off (vroce.mr_cache=0)");
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 100);
 
 	/* What the verb needs, made before the fault is armed. */
@@ -234,8 +234,8 @@ static void vroce_fault_cmd(struct kunit *test)
 	 * cache's (a miss); when it fails, the cold path's is the second.
 	 */
 	fails = v == FV_REG_USER_MR && vdev->mr_cache.enabled ? 2 : 1;
-	vroce_emu_set_fault_opcode(emu, fault_verb_opcode[v]);
-	vroce_emu_set_faults(emu, lost ? 0 : fails, status, lost ? 1 : 0, 0);
+	vroce_hca_set_fault_opcode(hca, fault_verb_opcode[v]);
+	vroce_hca_set_faults(hca, lost ? 0 : fails, status, lost ? 1 : 0, 0);
 	switch (v) {
 	case FV_ALLOC_PD:
 	case FV_PD_DMA_MR:
@@ -286,7 +286,7 @@ static void vroce_fault_cmd(struct kunit *test)
 	default:
 		break;
 	}
-	vroce_emu_faults_clear(emu);
+	vroce_hca_faults_clear(hca);
 
 	/*
 	 * Destroying verbs cannot fail for their caller. A create whose
@@ -358,7 +358,7 @@ static void vroce_fault_cmd(struct kunit *test)
 
 static struct kunit_case vroce_fault_cases[] = {
 	KUNIT_CASE(vroce_fault_probe),
-	KUNIT_CASE(vroce_fault_emu_add),
+	KUNIT_CASE(vroce_fault_hca_add),
 	KUNIT_CASE(vroce_fault_alloc_pd),
 	KUNIT_CASE_PARAM(vroce_fault_cmd, fault_case_gen_params),
 	{}

@@ -23,7 +23,7 @@
 
 #include "../bindings/vroce_abi.h"
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "demo/vroce_lb.h"
 #include "vroce_test.h"
@@ -43,7 +43,7 @@ static struct vroce_dev *cache_dev(struct kunit *test)
 static int cache_read(struct kunit *test, u32 key, u32 pdn, u64 iova,
 		      u8 *buf, u32 len)
 {
-	return vroce_emu_mr_access(vroce_test_emu(test), key, pdn, iova, buf,
+	return vroce_hca_mr_access(vroce_test_hca(test), key, pdn, iova, buf,
 				   len, 0, false);
 }
 
@@ -55,7 +55,7 @@ static int cache_read(struct kunit *test, u32 key, u32 pdn, u64 iova,
 static void vroce_mr_cache_reuse(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn;
 	unsigned long a = vroce_test_user_mem(test, SZ_16K, 1);
@@ -86,20 +86,20 @@ static void vroce_mr_cache_reuse(struct kunit *test)
 			0);
 	KUNIT_EXPECT_MEMEQ(test, got, want, SZ_16K);
 	/* A user MR: the data path can neither invalidate nor register it. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey),
-			-VROCE_EMU_EKEY);
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_invalidate(hca, mr->rkey),
+			-VROCE_HCA_EKEY);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_EQ(test, cache_read(test, keys[0], pdn, a, got, 8),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 1);
 	/*
 	 * Idle, it waits under the cache's own PD, where no QP is: a REG_MR
 	 * work request from the user's PD cannot register it.
 	 */
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, keys[0], pdn, a,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, keys[0], pdn, a,
 						      SZ_4K, VROCE_ACC_LOCAL_WRITE,
 						      info.pbl_dma, 1),
-			-VROCE_EMU_EPD);
+			-VROCE_HCA_EPD);
 
 	for (i = 1; i < 3; i++) {
 		mr = ib_reg_user_mr(pd, b, SZ_16K, b + SZ_16K * i, CACHE_ACC);
@@ -115,7 +115,7 @@ static void vroce_mr_cache_reuse(struct kunit *test)
 				FIELD_GET(VROCE_KEY_GEN, keys[i - 1]));
 		KUNIT_EXPECT_EQ(test, cache_read(test, keys[i - 1], pdn,
 						 b + SZ_16K * i, got, 8),
-				-VROCE_EMU_EKEY);
+				-VROCE_HCA_EKEY);
 		/* The table now leads to b's pages, at the new iova. */
 		KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)b,
 						     SZ_16K), 0);
@@ -125,11 +125,11 @@ static void vroce_mr_cache_reuse(struct kunit *test)
 		KUNIT_EXPECT_MEMEQ(test, got, want, SZ_16K);
 		KUNIT_EXPECT_EQ(test, cache_read(test, keys[i], pdn,
 						 b + SZ_16K * i - 1, got, 1),
-				-VROCE_EMU_EBOUNDS);
+				-VROCE_HCA_EBOUNDS);
 		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	}
 	KUNIT_EXPECT_EQ(test, cache_read(test, keys[2], pdn, b + 2 * SZ_16K,
-					 got, 8), -VROCE_EMU_EKEY);
+					 got, 8), -VROCE_HCA_EKEY);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -141,7 +141,7 @@ static void vroce_mr_cache_reuse(struct kunit *test)
 static void vroce_mr_cache_revoke_fails(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn;
 	unsigned long a = vroce_test_user_mem(test, SZ_16K, 3);
@@ -149,13 +149,13 @@ static void vroce_mr_cache_revoke_fails(struct kunit *test)
 	struct ib_mr *mr;
 	u32 key;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	key = mr->lkey;
 	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)a, 64), 0);
 
-	vroce_emu_set_faults(emu, 2, VROCE_CMD_BUSY, 0, 0);
+	vroce_hca_set_faults(hca, 2, VROCE_CMD_BUSY, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_ASSERT_FALSE(test, list_empty(&vdev->zombies));
 	/* Its pages are still pinned, and the HCA still reaches them. */
@@ -168,7 +168,7 @@ static void vroce_mr_cache_revoke_fails(struct kunit *test)
 	vroce_mr_reap(vdev, false);
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
 	KUNIT_EXPECT_EQ(test, cache_read(test, key, pdn, a, got, 8),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	vroce_test_expect_no_memory_held(test, vdev);
 
 	/* Lost: the HCA revoked it but said nothing; destroyed after. */
@@ -176,12 +176,12 @@ static void vroce_mr_cache_revoke_fails(struct kunit *test)
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	key = mr->lkey;
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_REVOKE_MR);
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_REVOKE_MR);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
 	KUNIT_EXPECT_EQ(test, cache_read(test, key, pdn, a, got, 8),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.recycled, 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
@@ -281,14 +281,14 @@ static void vroce_mr_cache_cold(struct kunit *test)
 static void vroce_mr_cache_enable_fails(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long a = vroce_test_user_mem(test, SZ_16K, 6);
 	struct ib_mr *mr;
 
-	vroce_test_faults_off(test, emu);
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_ENABLE_MR);
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	vroce_test_faults_off(test, hca);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_ENABLE_MR);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
 	/* The entry is kept, and the registration takes the cold path. */
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -302,7 +302,7 @@ static void vroce_mr_cache_enable_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 
 	/* Refused as not idle, or unknown: the entry is not kept. */
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_BAD_PARAM, 0, 0);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_BAD_PARAM, 0, 0);
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
@@ -477,7 +477,7 @@ static void vroce_mr_cache_large(struct kunit *test)
 					     64), 0);
 	KUNIT_EXPECT_MEMEQ(test, got, want, 64);
 	KUNIT_EXPECT_EQ(test, cache_read(test, mr->rkey, pdn, a + len - 64,
-					 got, 65), -VROCE_EMU_EBOUNDS);
+					 got, 65), -VROCE_HCA_EBOUNDS);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
@@ -554,18 +554,18 @@ static void vroce_mr_cache_no_cap(struct kunit *test)
 	struct platform_device *pdev;
 	struct vroce_mr_info info;
 	struct vroce_dev *vdev;
-	struct vroce_emu *emu;
+	struct vroce_hca *hca;
 	struct ib_mr *mr;
 	struct ib_pd *pd;
 	unsigned long a;
 	u32 key;
 
 	cache_dev(test);
-	emu = vroce_test_emu(test);
-	pdev = vroce_emu_pdev(emu);
+	hca = vroce_test_hca(test);
+	pdev = vroce_hca_pdev(hca);
 	a = vroce_test_user_mem(test, SZ_4K, 11);
 	device_release_driver(&pdev->dev);
-	vroce_emu_set_caps(emu, 0);
+	vroce_hca_set_caps(hca, 0);
 	KUNIT_ASSERT_EQ(test, device_attach(&pdev->dev), 1);
 	vdev = platform_get_drvdata(pdev);
 	KUNIT_ASSERT_NOT_NULL(test, vdev);
@@ -796,12 +796,12 @@ static void vroce_mr_cache_refill_fails(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
 	struct vroce_mr_cache *c = &vdev->mr_cache;
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	unsigned long a = vroce_test_user_mem(test, SZ_4K, 15);
 	struct ib_mr *mr;
 	struct ib_pd *pd;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	/* The PD's DMA MR, the user's and two more. */
 	vroce_test_free_mr(test, 4);
 	pd = vroce_test_pd(test, vdev, 0);
@@ -810,8 +810,8 @@ static void vroce_mr_cache_refill_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
 
 	c->low = CACHE_LOW;
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_CREATE_MR);
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_INTERNAL, 0, 0);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_CREATE_MR);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_INTERNAL, 0, 0);
 	vroce_mr_cache_refill(vdev);
 	KUNIT_EXPECT_EQ(test, c->refill_failed, 1);
 	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
@@ -836,18 +836,18 @@ static void vroce_mr_cache_refill_drain(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
 	struct vroce_mr_cache *c = &vdev->mr_cache;
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long a = vroce_test_user_mem(test, SZ_4K, 16), deadline;
 	struct ib_mr *mr;
 	u64 dropped;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	mr = ib_reg_user_mr(pd, a, SZ_4K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, cache_idle(c), 0);
 	c->low = 1;
-	vroce_emu_set_faults(emu, 0, 0, 0, 200);
+	vroce_hca_set_faults(hca, 0, 0, 0, 200);
 	dropped = c->dropped;
 	mod_delayed_work(system_unbound_wq, &c->refill_work, 0);
 	/* Running, it posts its CREATE_MR at once. */
@@ -867,7 +867,7 @@ static void vroce_mr_cache_refill_drain(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->pd_zombies));
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
 	mutex_unlock(&vdev->zombie_lock);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	/* With no cache PD, the MR is destroyed, not revoked. */
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	vroce_test_expect_no_memory_held(test, vdev);
@@ -911,13 +911,13 @@ static void vroce_mr_cache_reclaim_refill(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
 	struct vroce_mr_cache *c = &vdev->mr_cache;
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	unsigned long a = vroce_test_user_mem(test, SZ_8K, 17);
 	struct task_struct *kick;
 	struct ib_mr *mr, *user;
 	struct ib_pd *pd;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	/* The PD's DMA MR, the user's MR and an idle entry of 2 pages. */
 	vroce_test_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
@@ -929,12 +929,12 @@ static void vroce_mr_cache_reclaim_refill(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cache_idle(c), 1);
 
 	c->low = 1;
-	vroce_emu_set_faults(emu, 0, 0, 0, 50);
+	vroce_hca_set_faults(hca, 0, 0, 0, 50);
 	kick = kthread_run(cache_kick_refill, c, "vroce-kick");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kick));
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 	kthread_stop(kick);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	flush_delayed_work(&c->refill_work);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, c->reclaimed, 1);
@@ -967,7 +967,7 @@ static int cache_alloc_fn(void *data)
 static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	unsigned long a = vroce_test_user_mem(test, SZ_8K, 18);
 	struct cache_alloc *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	struct ib_mr *mr[2], *y;
@@ -975,7 +975,7 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	/* The PD's DMA MR and two idle entries, of 1 and of 2 pages. */
 	vroce_test_free_mr(test, 3);
 	pd = vroce_test_pd(test, vdev, 0);
@@ -987,7 +987,7 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
 	KUNIT_ASSERT_EQ(test, cache_idle(&vdev->mr_cache), 2);
 
-	vroce_emu_set_faults(emu, 0, 0, 0, 50);
+	vroce_hca_set_faults(hca, 0, 0, 0, 50);
 	x->pd = pd;
 	init_completion(&x->done);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cache_alloc_fn, x,
@@ -996,7 +996,7 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 	usleep_range(10000, 11000);
 	y = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 	wait_for_completion(&x->done);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, x->mr);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, y);
 	KUNIT_EXPECT_EQ(test, vdev->mr_cache.reclaimed, 2);
@@ -1016,17 +1016,17 @@ static void vroce_mr_cache_reclaim_twice(struct kunit *test)
 static void vroce_mr_cache_zombie_reaped(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long a = vroce_test_user_mem(test, SZ_16K, 9);
 	struct ib_mr *mr;
 	int i;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_TRUE(test, to_vroce_mr(mr)->cached);
-	vroce_emu_set_faults(emu, 2, VROCE_CMD_BUSY, 0, 0);
+	vroce_hca_set_faults(hca, 2, VROCE_CMD_BUSY, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_ASSERT_FALSE(test, list_empty(&vdev->zombies));
 
@@ -1051,7 +1051,7 @@ static void vroce_mr_cache_zombie_reaped(struct kunit *test)
 static void vroce_mr_cache_pd_fails(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	u32 pdn = to_vroce_pd(pd)->pdn;
 	unsigned long a = vroce_test_user_mem(test, SZ_16K, 10);
@@ -1059,10 +1059,10 @@ static void vroce_mr_cache_pd_fails(struct kunit *test)
 	struct ib_mr *mr;
 	u8 got[8];
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	KUNIT_ASSERT_FALSE(test, vdev->mr_cache.have_pd);
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_CREATE_PD);
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_CREATE_PD);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
@@ -1072,7 +1072,7 @@ static void vroce_mr_cache_pd_fails(struct kunit *test)
 
 	/* Lost. */
 	vroce_test_cmd_timeout(test, vdev, 100);
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, a, SZ_16K, a,
 						     CACHE_ACC)),
 			-ETIMEDOUT);
@@ -1081,7 +1081,7 @@ static void vroce_mr_cache_pd_fails(struct kunit *test)
 	 * A CREATE_PD would now fail: the next miss does not issue one (it
 	 * takes the cold path), so the user's alloc_pd meets the failure.
 	 */
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
 	mr = ib_reg_user_mr(pd, a, SZ_16K, a, CACHE_ACC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
@@ -1102,22 +1102,22 @@ static void vroce_mr_cache_pd_fails(struct kunit *test)
 static void vroce_mr_cache_lost_pd_number(struct kunit *test)
 {
 	struct vroce_dev *vdev = cache_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long a = vroce_test_user_mem(test, SZ_16K, 11);
 	struct ib_pd *gone;
 	struct ib_mr *mr;
 	u32 lost;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	gone = ib_alloc_pd(&vdev->ibdev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gone);
 	lost = to_vroce_pd(gone)->pdn;
 	vroce_test_cmd_timeout(test, vdev, 100);
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_DESTROY_PD);
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_DESTROY_PD);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	ib_dealloc_pd(gone);
-	vroce_emu_faults_clear(emu);
+	vroce_hca_faults_clear(hca);
 	KUNIT_ASSERT_FALSE(test, list_empty(&vdev->pd_zombies));
 
 	/* The cache's PD, made by its first miss, gets the number. */

@@ -16,7 +16,7 @@
 
 #include "../bindings/vroce_abi.h"
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
@@ -41,7 +41,7 @@ static u64 mr_pbl(struct ib_mr *mr)
 static void vroce_mr_dma_mr_moves_bytes(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, MR_LEN);
 	u8 *in = kunit_kzalloc(test, MR_LEN, GFP_KERNEL);
@@ -53,7 +53,7 @@ static void vroce_mr_dma_mr_moves_bytes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pd->unsafe_global_rkey, 0);
 
 	vroce_test_fill(in, MR_LEN, 1);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, pd->local_dma_lkey,
 						  vroce_test_pdn(pd), b->dma,
 						  in, MR_LEN,
 						  VROCE_ACC_LOCAL_WRITE, true),
@@ -63,20 +63,20 @@ static void vroce_mr_dma_mr_moves_bytes(struct kunit *test)
 
 	vroce_test_fill(b->va, MR_LEN, 99);
 	dma_sync_single_for_device(b->dev, b->dma, MR_LEN, DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, pd->local_dma_lkey,
 						  vroce_test_pdn(pd), b->dma,
 						  out, MR_LEN, 0, false), 0);
 	KUNIT_EXPECT_MEMEQ(test, out, b->va, MR_LEN);
 
 	/* It grants no remote access, and belongs to its PD only. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, pd->local_dma_lkey,
 						  vroce_test_pdn(pd), b->dma,
 						  out, 8, VROCE_ACC_REMOTE_READ,
-						  false), -VROCE_EMU_EACCESS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, pd->local_dma_lkey,
+						  false), -VROCE_HCA_EACCESS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, pd->local_dma_lkey,
 						  vroce_test_pdn(pd) + 1,
 						  b->dma, out, 8, 0, false),
-			-VROCE_EMU_EPD);
+			-VROCE_HCA_EPD);
 }
 
 static void vroce_test_forbid_remote_dma_mr(void *data)
@@ -88,7 +88,7 @@ static void vroce_test_forbid_remote_dma_mr(void *data)
 static void vroce_mr_unsafe_global_rkey(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, SZ_4K);
 	struct ib_pd *pd;
 	u64 v = 0;
@@ -104,7 +104,7 @@ static void vroce_mr_unsafe_global_rkey(struct kunit *test)
 	KUNIT_ASSERT_NE(test, pd->unsafe_global_rkey, 0);
 	*(u64 *)b->va = 0x1122334455667788ULL;
 	dma_sync_single_for_device(b->dev, b->dma, SZ_4K, DMA_BIDIRECTIONAL);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, pd->unsafe_global_rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, pd->unsafe_global_rkey,
 						  vroce_test_pdn(pd), b->dma,
 						  &v, sizeof(v),
 						  VROCE_ACC_REMOTE_READ, false),
@@ -134,7 +134,7 @@ static void vroce_mr_dma_mr_bad_access(struct kunit *test)
 static void vroce_mr_user_mr_moves_bytes(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long uaddr = vroce_test_user_mem(test, 4 * SZ_4K, 5);
 	u64 start = uaddr + 100, iova = 0x7700000000ULL + 100;
@@ -155,10 +155,10 @@ static void vroce_mr_user_mr_moves_bytes(struct kunit *test)
 	/* Read through the MR, across page boundaries. */
 	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void __user *)start, MR_LEN),
 			0);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova, got,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->lkey, pdn, iova, got,
 						  MR_LEN, 0, false), 0);
 	KUNIT_EXPECT_MEMEQ(test, got, want, MR_LEN);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey, pdn,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->rkey, pdn,
 						  iova + 4000, got, 300,
 						  VROCE_ACC_REMOTE_READ, false),
 			0);
@@ -166,7 +166,7 @@ static void vroce_mr_user_mr_moves_bytes(struct kunit *test)
 
 	/* Write through it; the user sees the bytes. */
 	vroce_test_fill(want, MR_LEN, 200);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova, want,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->lkey, pdn, iova, want,
 						  MR_LEN, VROCE_ACC_LOCAL_WRITE,
 						  true), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)start, MR_LEN),
@@ -174,30 +174,30 @@ static void vroce_mr_user_mr_moves_bytes(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, got, want, MR_LEN);
 
 	/* What the MR does not allow. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova - 1,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey, pdn, iova - 1,
 						  got, 1, 0, false),
-			-VROCE_EMU_EBOUNDS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, iova,
+			-VROCE_HCA_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey, pdn, iova,
 						  got, MR_LEN + 1, 0, false),
-			-VROCE_EMU_EBOUNDS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn, U64_MAX,
+			-VROCE_HCA_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey, pdn, U64_MAX,
 						  got, 2, 0, false),
-			-VROCE_EMU_EBOUNDS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey, pdn, iova, got,
+			-VROCE_HCA_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->rkey, pdn, iova, got,
 						  8, VROCE_ACC_REMOTE_WRITE, true),
-			-VROCE_EMU_EACCESS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey, pdn + 1, iova,
+			-VROCE_HCA_EACCESS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey, pdn + 1, iova,
 						  got, 8, 0, false),
-			-VROCE_EMU_EPD);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey ^ 0x80, pdn,
+			-VROCE_HCA_EPD);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey ^ 0x80, pdn,
 						  iova, got, 8, 0, false),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 
 	/* After dereg the key is dead and the memory is back. */
 	key = mr->lkey;
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, key, pdn, iova, got, 8, 0,
-						  false), -VROCE_EMU_EKEY);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, key, pdn, iova, got, 8, 0,
+						  false), -VROCE_HCA_EKEY);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -254,7 +254,7 @@ static void vroce_mr_user_mr_errors(struct kunit *test)
 static void vroce_mr_keys(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct ib_mr *mr[8], *again;
 	bool same_stride = true;
@@ -279,9 +279,9 @@ static void vroce_mr_keys(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, again);
 	/* The stale key stays dead. */
 	KUNIT_EXPECT_NE(test, again->lkey, old);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, old, VROCE_EMU_ANY_PD,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, old, VROCE_HCA_ANY_PD,
 						  0, &v, 8, 0, false),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	mr[3] = again;
 
 	for (i = 0; i < ARRAY_SIZE(mr); i++)
@@ -296,7 +296,7 @@ static void vroce_mr_keys(struct kunit *test)
 static void vroce_mr_fast_reg(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct vroce_test_kbuf *b = vroce_test_kbuf(test, vdev, 5 * SZ_4K);
 	u8 *in = kunit_kzalloc(test, 3 * SZ_4K, GFP_KERNEL);
@@ -327,9 +327,9 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 3);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	/* Not registered yet: the HCA does not translate it. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->lkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey,
 						  vroce_test_pdn(pd), 0, &v, 8,
-						  0, false), -VROCE_EMU_EKEY);
+						  0, false), -VROCE_HCA_EKEY);
 
 	/* Two DMA-mapped pieces: pages 0..1 and 3 of the buffer. */
 	sg_init_table(sg, 2);
@@ -359,46 +359,46 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	 */
 	old_key = mr->rkey;
 	ib_update_fast_reg_key(mr, (mr->rkey + 1) & 0xff);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd) + 1,
 						      mr->iova, mr->length,
 						      VROCE_ACC_LOCAL_WRITE,
 						      mr_pbl(mr), 3),
-			-VROCE_EMU_EPD);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+			-VROCE_HCA_EPD);
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, 3 * SZ_4K + 1,
 						      VROCE_ACC_LOCAL_WRITE,
 						      mr_pbl(mr), 3),
-			-VROCE_EMU_EBOUNDS);
+			-VROCE_HCA_EBOUNDS);
 	/* The HCA itself refuses remote write or atomic without local write. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, mr->length,
 						      VROCE_ACC_REMOTE_WRITE,
 						      mr_pbl(mr), 3),
-			-VROCE_EMU_EACCESS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+			-VROCE_HCA_EACCESS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, mr->length,
 						      VROCE_ACC_REMOTE_ATOMIC |
 						      VROCE_ACC_REMOTE_READ,
 						      mr_pbl(mr), 3),
-			-VROCE_EMU_EACCESS);
-	KUNIT_ASSERT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+			-VROCE_HCA_EACCESS);
+	KUNIT_ASSERT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, mr->length,
 						      VROCE_ACC_LOCAL_WRITE |
 						      VROCE_ACC_REMOTE_READ,
 						      mr_pbl(mr), 3),
 			0);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, mr->length, 0,
 						      mr_pbl(mr), 3),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	vroce_test_fill(in, 3 * SZ_4K, 77);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->lkey,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->lkey,
 						  vroce_test_pdn(pd), mr->iova,
 						  in, 3 * SZ_4K,
 						  VROCE_ACC_LOCAL_WRITE, true), 0);
@@ -407,16 +407,16 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, b->va, in, 2 * SZ_4K);
 	KUNIT_EXPECT_MEMEQ(test, b->va + 3 * SZ_4K, in + 2 * SZ_4K, SZ_4K);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->va + 2 * SZ_4K, 0, SZ_4K), NULL);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 						  vroce_test_pdn(pd),
 						  mr->iova + SZ_4K + 100, out,
 						  SZ_4K, VROCE_ACC_REMOTE_READ,
 						  false), 0);
 	KUNIT_EXPECT_MEMEQ(test, out, in + SZ_4K + 100, SZ_4K);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, old_key,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, old_key,
 						  vroce_test_pdn(pd), mr->iova,
 						  out, 8, 0, false),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	/*
 	 * map_mr_sg on the registered MR (iSER's map, then LOCAL_INV +
 	 * REG_MR): the live key still reaches the old pages only.
@@ -427,46 +427,46 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	off = 0;
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 1, &off, SZ_4K), 1);
 	for (i = 0; i < 2; i++) {
-		KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+		KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 							  vroce_test_pdn(pd),
 							  b->dma + i * SZ_4K,
 							  out, SZ_4K, 0, false),
 				0);
 		KUNIT_EXPECT_MEMEQ(test, out, in + i * SZ_4K, SZ_4K);
 	}
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 						  vroce_test_pdn(pd),
 						  b->dma + 2 * SZ_4K, out,
 						  SZ_4K, 0, false), 0);
 	KUNIT_EXPECT_MEMEQ(test, out, in + 2 * SZ_4K, SZ_4K);
 
 	/* LOCAL_INV: the key is dead again. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey), 0);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_invalidate(hca, mr->rkey), 0);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 						  vroce_test_pdn(pd), mr->iova,
 						  out, 8, 0, false),
-			-VROCE_EMU_EKEY);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_invalidate(hca, mr->rkey),
+			-VROCE_HCA_EKEY);
 
 	/*
 	 * REG_MR with the one new page: the table gets it now, and the range
 	 * is checked against the pages the request carries, not the MR's
 	 * size: the old pages past it are out of reach.
 	 */
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, 2 * SZ_4K,
 						      VROCE_ACC_LOCAL_WRITE,
 						      mr_pbl(mr), 1),
-			-VROCE_EMU_EBOUNDS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+			-VROCE_HCA_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, SZ_4K,
 						      VROCE_ACC_LOCAL_WRITE,
 						      mr_pbl(mr), 4),
-			-VROCE_EMU_EBOUNDS);
-	KUNIT_ASSERT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+			-VROCE_HCA_EBOUNDS);
+	KUNIT_ASSERT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, SZ_4K,
 						      VROCE_ACC_LOCAL_WRITE,
@@ -474,26 +474,26 @@ static void vroce_mr_fast_reg(struct kunit *test)
 	vroce_test_fill(b->va + 4 * SZ_4K, SZ_4K, 5);
 	dma_sync_single_for_device(b->dev, b->dma, 5 * SZ_4K,
 				   DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 						  vroce_test_pdn(pd), mr->iova,
 						  out, SZ_4K, 0, false), 0);
 	KUNIT_EXPECT_MEMEQ(test, out, b->va + 4 * SZ_4K, SZ_4K);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 						  vroce_test_pdn(pd),
 						  mr->iova + SZ_4K, out, 8, 0,
-						  false), -VROCE_EMU_EBOUNDS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_invalidate(emu, mr->rkey), 0);
+						  false), -VROCE_HCA_EBOUNDS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_invalidate(hca, mr->rkey), 0);
 	/* A page list the HCA cannot reach leaves the MR unregistered. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, mr->rkey,
 						      vroce_test_pdn(pd),
 						      mr->iova, SZ_4K,
 						      VROCE_ACC_LOCAL_WRITE,
 						      mr_pbl(mr) + 4, 1),
 			-EFAULT);
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, mr->rkey,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->rkey,
 						  vroce_test_pdn(pd), mr->iova,
 						  out, 8, 0, false),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 
 	/* More pages than the MR holds: only what fits is mapped. */
 	sg_init_table(sg, 2);
@@ -513,23 +513,23 @@ static void vroce_mr_fast_reg(struct kunit *test)
 static void vroce_mr_knob_fail(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 0);
 
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
 			-ENOMEM);
 	/*
 	 * With the MR cache on, its command (CREATE_PD or CREATE_MR of a
 	 * miss) fails first, and the cold path's CREATE_MR after it.
 	 */
-	vroce_emu_set_faults(emu, vdev->mr_cache.enabled ? 2 : 1,
+	vroce_hca_set_faults(hca, vdev->mr_cache.enabled ? 2 : 1,
 			     VROCE_CMD_BAD_PARAM, 0, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_16K, uaddr,
 						     IB_ACCESS_LOCAL_WRITE)),
 			-EINVAL);
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_INTERNAL, 0, 0);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_INTERNAL, 0, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -EIO);
 	vroce_test_expect_no_memory_held(test, vdev);
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
@@ -543,22 +543,22 @@ static void vroce_mr_knob_fail(struct kunit *test)
 static void vroce_mr_knob_timeout(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct ib_mr *mr;
 
 	vroce_test_cmd_timeout(test, vdev, 100);
 
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
 			-ETIMEDOUT);
 	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
 
 	/* A slow HCA is a timeout too, and the ring still works afterwards. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 300);
+	vroce_hca_set_faults(hca, 0, 0, 0, 300);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8)),
 			-ETIMEDOUT);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 8);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
@@ -581,7 +581,7 @@ static void vroce_mr_knob_timeout(struct kunit *test)
 static void vroce_mr_knob_failed_destroy(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 9);
 	u8 want[64], got[64];
@@ -597,21 +597,21 @@ static void vroce_mr_knob_failed_destroy(struct kunit *test)
 	 * From the MR cache, dereg revokes the MR first and destroys it when
 	 * that fails: both fail here.
 	 */
-	vroce_emu_set_faults(emu, vdev->mr_cache.enabled ? 2 : 1,
+	vroce_hca_set_faults(hca, vdev->mr_cache.enabled ? 2 : 1,
 			     VROCE_CMD_BUSY, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
 	/* The HCA can still reach the pages: they must still be there. */
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, key, VROCE_EMU_ANY_PD,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, key, VROCE_HCA_ANY_PD,
 						  uaddr, got, 64, 0, false), 0);
 	KUNIT_EXPECT_MEMEQ(test, got, want, 64);
 	KUNIT_EXPECT_NE(test, vroce_test_allocs(test, vdev), 0);
 
 	vroce_mr_reap(vdev, false);
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
-	KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, key, VROCE_EMU_ANY_PD,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, key, VROCE_HCA_ANY_PD,
 						  uaddr, got, 64, 0, false),
-			-VROCE_EMU_EKEY);
+			-VROCE_HCA_EKEY);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
@@ -622,7 +622,7 @@ static void vroce_mr_knob_failed_destroy(struct kunit *test)
 static void vroce_mr_pd_waits_for_zombie(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = ib_alloc_pd(&vdev->ibdev, 0);
 	struct ib_mr *mr;
 	u32 pdn;
@@ -632,13 +632,13 @@ static void vroce_mr_pd_waits_for_zombie(struct kunit *test)
 	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	/* This MR's DESTROY_MR fails, and so does the PD's own DMA MR's. */
-	vroce_test_faults_off(test, emu);
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_DESTROY_MR);
-	vroce_emu_set_faults(emu, 2, VROCE_CMD_BUSY, 0, 0);
+	vroce_test_faults_off(test, hca);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_DESTROY_MR);
+	vroce_hca_set_faults(hca, 2, VROCE_CMD_BUSY, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->zombies));
 	ib_dealloc_pd(pd);
-	vroce_emu_faults_clear(emu);
+	vroce_hca_faults_clear(hca);
 	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->pd_zombies));
 	/* The HCA still has the PD. */
 	KUNIT_EXPECT_EQ(test, vroce_cmd_destroy_pd(vdev, pdn), -EBUSY);
@@ -708,7 +708,7 @@ static void vroce_mr_alloc_faults(struct kunit *test)
 static void vroce_mr_bumped_key_dereg(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd;
 	struct ib_mr *mr;
 	u32 created, bumped;
@@ -726,18 +726,18 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 		bumped = mr->lkey;
 		KUNIT_ASSERT_EQ(test, ib_dereg_mr(mr), 0);
 		/* Gone from the HCA under either key. */
-		KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, bumped,
+		KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, bumped,
 							      vroce_test_pdn(pd),
 							      0, SZ_4K, 0, 0, 1),
-				-VROCE_EMU_EKEY);
-		KUNIT_EXPECT_EQ(test, vroce_emu_frmr_register(emu, created,
+				-VROCE_HCA_EKEY);
+		KUNIT_EXPECT_EQ(test, vroce_hca_frmr_register(hca, created,
 							      vroce_test_pdn(pd),
 							      0, SZ_4K, 0, 0, 1),
-				-VROCE_EMU_EKEY);
-		KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, bumped,
-							  VROCE_EMU_ANY_PD, 0,
+				-VROCE_HCA_EKEY);
+		KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, bumped,
+							  VROCE_HCA_ANY_PD, 0,
 							  &v, 8, 0, false),
-				-VROCE_EMU_EKEY);
+				-VROCE_HCA_EKEY);
 	}
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->zombies));
 	vroce_test_expect_no_memory_held(test, vdev);
@@ -751,7 +751,7 @@ static void vroce_mr_bumped_key_dereg(struct kunit *test)
 static void vroce_mr_free_mr_limit(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_mr *low[2], *mr[3];
 	struct ib_pd *pd;
 	int i;
@@ -763,7 +763,7 @@ static void vroce_mr_free_mr_limit(struct kunit *test)
 	vroce_test_free_mr(test, 1);
 	pd = vroce_test_pd(test, vdev, 0);
 	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 1), 1);
+		KUNIT_ASSERT_EQ(test, vroce_hca_set_free_mr(hca, 1), 1);
 		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, mr[i], "low MR %d", i);
 	}
@@ -772,7 +772,7 @@ static void vroce_mr_free_mr_limit(struct kunit *test)
 	low[1] = mr[2];
 
 	/* Two more: the hole and one past the last. */
-	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, 2), 2);
+	KUNIT_ASSERT_EQ(test, vroce_hca_set_free_mr(hca, 2), 2);
 	for (i = 0; i < 2; i++) {
 		mr[i] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, mr[i], "MR %d", i);
@@ -816,7 +816,7 @@ static void vroce_mr_key_slots(struct kunit *test)
 static void vroce_mr_key_generations(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	u32 *keys = kunit_kcalloc(test, 256, sizeof(*keys), GFP_KERNEL);
 	struct ib_mr *mr[2];
 	struct ib_pd *pd;
@@ -848,15 +848,15 @@ static void vroce_mr_key_generations(struct kunit *test)
 		/* The key of the previous reuse, whatever its tag, is dead. */
 		if (i)
 			KUNIT_EXPECT_EQ(test,
-					vroce_emu_frmr_register(emu, keys[i - 1],
+					vroce_hca_frmr_register(hca, keys[i - 1],
 								vroce_test_pdn(pd),
 								0, SZ_4K, 0, 0, 1),
-					-VROCE_EMU_EKEY);
+					-VROCE_HCA_EKEY);
 		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[0]), 0);
-		KUNIT_EXPECT_EQ(test, vroce_emu_mr_access(emu, keys[i],
-							  VROCE_EMU_ANY_PD, 0,
+		KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, keys[i],
+							  VROCE_HCA_ANY_PD, 0,
 							  &v, 8, 0, false),
-				-VROCE_EMU_EKEY);
+				-VROCE_HCA_EKEY);
 	}
 	vroce_test_expect_no_memory_held(test, vdev);
 }

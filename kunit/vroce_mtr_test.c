@@ -14,7 +14,7 @@
 
 #include "../bindings/vroce_abi.h"
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "vroce_test.h"
 
 #define UNIT		512ULL		/* entries in a 4 KiB table page */
@@ -33,7 +33,7 @@ static struct device *vroce_test_dma_dev(struct vroce_dev *vdev)
 
 /* The translation as the HCA would be programmed with it. */
 static void vroce_test_mtt(struct kunit *test, struct vroce_mtr *mtr,
-			   struct vroce_emu_mtt *mtt)
+			   struct vroce_hca_mtt *mtt)
 {
 	struct vroce_mtr_region r;
 	u32 i;
@@ -43,7 +43,7 @@ static void vroce_test_mtt(struct kunit *test, struct vroce_mtr *mtr,
 	mtt->ba_pg_shift = vroce_mtr_ba_page_shift(mtr);
 	mtt->buf_pg_shift = vroce_mtr_buf_page_shift(mtr);
 	mtt->region_count = vroce_mtr_region_count(mtr);
-	KUNIT_ASSERT_LE(test, mtt->region_count, VROCE_EMU_MAX_REGIONS);
+	KUNIT_ASSERT_LE(test, mtt->region_count, VROCE_HCA_MAX_REGIONS);
 	for (i = 0; i < mtt->region_count; i++) {
 		KUNIT_ASSERT_EQ(test, vroce_mtr_region(mtr, i, &r), 0);
 		mtt->region[i].offset = r.offset;
@@ -91,12 +91,12 @@ static void vroce_test_find_batch(struct kunit *test, struct vroce_dev *vdev,
  */
 static u64 vroce_test_walk_page(struct kunit *test, struct vroce_dev *vdev,
 				struct vroce_mtr *mtr,
-				const struct vroce_emu_mtt *mtt, u64 i)
+				const struct vroce_hca_mtt *mtt, u64 i)
 {
 	u64 addr = 0, table = 0, found = 0, base = 0;
 	int ret;
 
-	ret = vroce_emu_mtt_translate(vroce_test_dma_dev(vdev), mtt, i, &addr,
+	ret = vroce_hca_mtt_translate(vroce_test_dma_dev(vdev), mtt, i, &addr,
 				      &table);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "walk of page %llu", i);
 	ret = vroce_mtr_find(vdev, mtr, i << mtt->buf_pg_shift, &found, 1,
@@ -125,7 +125,7 @@ static bool vroce_test_sampled(u64 i, u64 count)
 static void vroce_test_walk_kbuf(struct kunit *test, struct vroce_dev *vdev,
 				 struct vroce_mtr *mtr)
 {
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 	u64 i, n = vroce_mtr_page_count(mtr), *p;
 	u32 shift = vroce_mtr_buf_page_shift(mtr);
 
@@ -142,9 +142,9 @@ static void vroce_test_walk_kbuf(struct kunit *test, struct vroce_dev *vdev,
 	vroce_test_mtt(test, mtr, &mtt);
 	for (i = 0; i < n; i++) {
 		u64 addr = vroce_test_walk_page(test, vdev, mtr, &mtt, i);
-		u64 *head = vroce_emu_dma_to_virt(vroce_test_dma_dev(vdev),
+		u64 *head = vroce_hca_dma_to_virt(vroce_test_dma_dev(vdev),
 						  addr, sizeof(u64));
-		u64 *tail = vroce_emu_dma_to_virt(vroce_test_dma_dev(vdev),
+		u64 *tail = vroce_hca_dma_to_virt(vroce_test_dma_dev(vdev),
 						  addr + BIT_ULL(shift) - 8,
 						  sizeof(u64));
 
@@ -177,7 +177,7 @@ static void vroce_test_walk_fake(struct kunit *test, struct vroce_dev *vdev,
 {
 	u64 i, n = vroce_mtr_page_count(mtr), found;
 	u32 shift = vroce_mtr_buf_page_shift(mtr);
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 	dma_addr_t *pages;
 	int ret;
 
@@ -185,7 +185,7 @@ static void vroce_test_walk_fake(struct kunit *test, struct vroce_dev *vdev,
 	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, 0, &found, 1, NULL),
 			-ENOENT);
 	vroce_test_mtt(test, mtr, &mtt);
-	ret = vroce_emu_mtt_translate(vroce_test_dma_dev(vdev), &mtt, n - 1,
+	ret = vroce_hca_mtt_translate(vroce_test_dma_dev(vdev), &mtt, n - 1,
 				      &found, NULL);
 	KUNIT_EXPECT_EQ(test, ret, -ENOENT);
 
@@ -314,7 +314,7 @@ static void vroce_mtr_layouts_walk(struct kunit *test)
 	}
 	if (direct && !l->mtt_only)
 		KUNIT_EXPECT_PTR_EQ(test,
-				    vroce_emu_dma_to_virt(vroce_test_dma_dev(vdev),
+				    vroce_hca_dma_to_virt(vroce_test_dma_dev(vdev),
 							  vroce_mtr_root_ba(mtr),
 							  8),
 				    vroce_mtr_buf_kva(mtr, 0));
@@ -338,7 +338,7 @@ static void vroce_mtr_table_counts(struct kunit *test)
 	struct vroce_buf_attr attr = {
 		.region_count = 1, .page_shift = 12, .mtt_only = true,
 	};
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 	dma_addr_t *pages;
 	u32 c;
 
@@ -355,7 +355,7 @@ static void vroce_mtr_table_counts(struct kunit *test)
 		vroce_test_mtt(test, mtr, &mtt);
 		for (i = 0; i < n; i++) {
 			KUNIT_ASSERT_EQ(test,
-					vroce_emu_mtt_translate(vroce_test_dma_dev(vdev),
+					vroce_hca_mtt_translate(vroce_test_dma_dev(vdev),
 								&mtt, i, &addr,
 								&table), 0);
 			KUNIT_ASSERT_EQ(test, addr, pages[i]);
@@ -832,14 +832,14 @@ static void vroce_mtr_64g_table_only(struct kunit *test)
 					       true);
 	u64 n = SZ_64G >> 12, i, addr, table, last = 0;
 	dma_addr_t *pages = vroce_test_fake_pages(test, UNIT + 1, 12);
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 	int ret;
 
 	KUNIT_EXPECT_EQ(test, vroce_mtr_page_count(mtr), n);
 	KUNIT_EXPECT_EQ(test, vroce_mtr_ba_page_shift(mtr), 12);
 	vroce_test_mtt(test, mtr, &mtt);
 	for (i = 0; i < n; i += UNIT) {
-		ret = vroce_emu_mtt_translate(vroce_test_dma_dev(vdev), &mtt,
+		ret = vroce_hca_mtt_translate(vroce_test_dma_dev(vdev), &mtt,
 					      i + UNIT - 1, &addr, &table);
 		/* The walk reaches a bottom table whose entry is empty. */
 		KUNIT_ASSERT_EQ_MSG(test, ret, -ENOENT, "page %llu", i);
@@ -868,7 +868,7 @@ static void vroce_test_walk_ubuf(struct kunit *test, struct vroce_dev *vdev,
 {
 	u32 shift = vroce_mtr_buf_page_shift(mtr);
 	u64 pgmask = BIT_ULL(shift) - 1, o, rel, addr;
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 	u8 want[16], *p;
 	size_t k;
 
@@ -876,7 +876,7 @@ static void vroce_test_walk_ubuf(struct kunit *test, struct vroce_dev *vdev,
 	for (o = 0; o < len; o += SZ_4K) {
 		rel = (iova & pgmask) + o;
 		addr = vroce_test_walk_page(test, vdev, mtr, &mtt, rel >> shift);
-		p = vroce_emu_dma_to_virt(vroce_test_dma_dev(vdev),
+		p = vroce_hca_dma_to_virt(vroce_test_dma_dev(vdev),
 					  addr + (rel & pgmask), sizeof(*p));
 		KUNIT_ASSERT_NOT_NULL(test, p);
 		for (k = 0; k < sizeof(want); k++)
@@ -1066,7 +1066,7 @@ static void vroce_mtr_walker_malformed(struct kunit *test)
 		.page_shift = 12, .mtt_only = true,
 	};
 	dma_addr_t pages[4] = { 0x100000, 0x101000, 0x102000, 0x103000 };
-	struct vroce_emu_mtt good, m;
+	struct vroce_hca_mtt good, m;
 	struct vroce_mtr *mtr;
 	u64 addr, table;
 
@@ -1074,7 +1074,7 @@ static void vroce_mtr_walker_malformed(struct kunit *test)
 			0);
 	KUNIT_ASSERT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 4), 0);
 	vroce_test_mtt(test, mtr, &good);
-	KUNIT_ASSERT_EQ(test, vroce_emu_mtt_translate(dma, &good, 3, &addr,
+	KUNIT_ASSERT_EQ(test, vroce_hca_mtt_translate(dma, &good, 3, &addr,
 						      &table), 0);
 	KUNIT_EXPECT_EQ(test, addr, 0x103000);
 
@@ -1083,13 +1083,13 @@ static void vroce_mtr_walker_malformed(struct kunit *test)
 		m = good;						\
 		field_change;						\
 		KUNIT_EXPECT_EQ_MSG(test,				\
-				    vroce_emu_mtt_translate(dma, &m, 0,	\
+				    vroce_hca_mtt_translate(dma, &m, 0,	\
 							    &addr, &table), \
 				    err, what);				\
 	} while (0)
 
 	WALK_REFUSED(m.region_count = 0, -EINVAL, "no region");
-	WALK_REFUSED(m.region_count = VROCE_EMU_MAX_REGIONS + 1, -EINVAL,
+	WALK_REFUSED(m.region_count = VROCE_HCA_MAX_REGIONS + 1, -EINVAL,
 		     "too many regions");
 	WALK_REFUSED(m.ba_pg_shift = 11, -EINVAL, "table pages of 2 KiB");
 	WALK_REFUSED(m.ba_pg_shift = 22, -EINVAL, "table pages of 4 MiB");
@@ -1106,7 +1106,7 @@ static void vroce_mtr_walker_malformed(struct kunit *test)
 	WALK_REFUSED(m.root_ba = 0xfff0000000000000ULL, -EFAULT,
 		     "a root table that is not memory");
 #undef WALK_REFUSED
-	KUNIT_EXPECT_EQ(test, vroce_emu_mtt_translate(dma, &good, 4, &addr,
+	KUNIT_EXPECT_EQ(test, vroce_hca_mtt_translate(dma, &good, 4, &addr,
 						      &table), -ERANGE);
 	vroce_mtr_destroy(vdev, mtr);
 }

@@ -23,7 +23,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "demo/vroce_lb.h"
@@ -765,7 +765,7 @@ static void vroce_qp_reset_and_reuse(struct kunit *test)
 static void vroce_qp_destroy_fails(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct ib_cq *cq = qp_cq(test, vdev, 16, IB_POLL_DIRECT);
 	struct ib_qp_init_attr init = {
@@ -781,10 +781,10 @@ static void vroce_qp_destroy_fails(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
 	qpn = qp->qp_num;
 	held = atomic64_read(&vdev->mem.dma_bytes);
-	vroce_test_faults_off(test, emu);
-	vroce_emu_set_faults(emu, 1, 0, 0, 0);
+	vroce_test_faults_off(test, hca);
+	vroce_hca_set_faults(hca, 1, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
 	next = qp_create(test, pd, cq, 4);
 	KUNIT_EXPECT_NE(test, next->qp_num, qpn);
@@ -797,7 +797,7 @@ static void vroce_qp_destroy_fails(struct kunit *test)
 static void vroce_qp_create_timeout(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	struct ib_cq *cq = qp_cq(test, vdev, 16, IB_POLL_DIRECT);
 	struct ib_cq_init_attr cqa = { .cqe = 16 };
@@ -808,27 +808,27 @@ static void vroce_qp_create_timeout(struct kunit *test)
 	};
 	s64 held;
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 100);
 	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->ring_zombies));
 
 	held = atomic64_read(&vdev->mem.dma_bytes);
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cq(&vdev->ibdev, NULL, NULL,
 						   NULL, &cqa)), -ETIMEDOUT);
 	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->ring_zombies));
 	KUNIT_EXPECT_GT(test, atomic64_read(&vdev->mem.dma_bytes), held);
 
 	held = atomic64_read(&vdev->mem.dma_bytes);
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &init)), -ETIMEDOUT);
 	KUNIT_EXPECT_GT(test, atomic64_read(&vdev->mem.dma_bytes), held);
 
 	/* The device still works, and a failed (not lost) command frees all. */
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	held = atomic64_read(&vdev->mem.dma_bytes);
-	vroce_emu_set_faults(emu, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(pd, &init)), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
 	qp_create(test, pd, cq, 4);
@@ -1024,14 +1024,14 @@ static void qp_comp_handler(struct ib_cq *cq, void *ctx)
 
 static void qp_restore_events(void *data)
 {
-	vroce_emu_set_event_faults(data, 0, 0);
+	vroce_hca_set_event_faults(data, 0, 0);
 }
 
 /* Completion events: armed CQs call back once; knobs drop or delay them. */
 static void vroce_qp_events(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_cq_init_attr cqa = { .cqe = 64 };
 	struct qp_armed armed = { .calls = ATOMIC_INIT(0) };
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
@@ -1049,7 +1049,7 @@ static void vroce_qp_events(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_connect(vdev, qp, peer->qp_num, 7), 0);
 	KUNIT_ASSERT_EQ(test, qp_connect(vdev, peer, qp->qp_num, 7), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_restore_events,
-							emu), 0);
+							hca), 0);
 
 	/* Zero-length WRITEs: no memory, no key. Not armed: no call. */
 	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 1, NULL, 0, 0, 0,
@@ -1070,7 +1070,7 @@ static void vroce_qp_events(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp_poll(cq, &wc, 1), 1);
 
 	/* The HCA drops the next event. */
-	vroce_emu_set_event_faults(emu, 1, 0);
+	vroce_hca_set_event_faults(hca, 1, 0);
 	atomic_set(&armed.calls, 0);
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 4, NULL, 0, 0, 0,
@@ -1080,7 +1080,7 @@ static void vroce_qp_events(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&armed.calls), 0);
 
 	/* ... and delays the one after. */
-	vroce_emu_set_event_faults(emu, 0, 100);
+	vroce_hca_set_event_faults(hca, 0, 100);
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	start = jiffies;
 	KUNIT_ASSERT_EQ(test, qp_post(qp, IB_WR_RDMA_WRITE, 5, NULL, 0, 0, 0,
@@ -1474,7 +1474,7 @@ static void vroce_qp_no_peer(struct kunit *test)
 
 static void qp_release_hold(void *data)
 {
-	vroce_emu_hold_qp(data, 0);
+	vroce_hca_hold_qp(data, 0);
 }
 
 /*
@@ -1485,7 +1485,7 @@ static void qp_release_hold(void *data)
 static void vroce_qp_engines_apart(struct kunit *test)
 {
 	struct qp_pair *p = qp_pair(test, 16, 64, 7);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_sge r0 = qp_sge(p, 0, 0, 256), r1 = qp_sge(p, 1, 0, 256);
 	struct ib_sge s0 = qp_sge(p, 0, 4096, 64), s1 = qp_sge(p, 1, 4096, 64);
 
@@ -1494,8 +1494,8 @@ static void vroce_qp_engines_apart(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[0], 10, &r0, 1), 0);
 	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 11, &r1, 1), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_release_hold,
-							emu), 0);
-	vroce_emu_hold_qp(emu, p->qp[0]->qp_num);
+							hca), 0);
+	vroce_hca_hold_qp(hca, p->qp[0]->qp_num);
 	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 20, &s0, 1, 0, 0,
 				      IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, qp_post(p->qp[1], IB_WR_SEND, 21, &s1, 1, 0, 0,
@@ -1507,7 +1507,7 @@ static void vroce_qp_engines_apart(struct kunit *test)
 			0);
 	qp_expect_quiet(test, p->cq);
 
-	vroce_emu_hold_qp(emu, 0);
+	vroce_hca_hold_qp(hca, 0);
 	qp_expect_two(test, p->cq, 11, 20);
 	KUNIT_EXPECT_EQ(test, memcmp(p->buf[1]->va, p->buf[0]->va + 4096, 64),
 			0);
@@ -1793,7 +1793,7 @@ static void qp_destroyer_fn(struct work_struct *work)
 static void vroce_qp_reused_number_completions(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct qp_reuse *r = qp_reuse_setup(test, vdev);
 	struct qp_destroyer *d;
 	struct ib_wc wc[8];
@@ -1815,10 +1815,10 @@ static void vroce_qp_reused_number_completions(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, qp_set_state(d->qp, IB_QPS_ERR), 0);
 	msleep(50);
 
-	vroce_test_faults_off(test, emu);
+	vroce_test_faults_off(test, hca);
 	vroce_test_cmd_timeout(test, vdev, 1000);
-	vroce_emu_set_fault_opcode(emu, VROCE_CMD_DESTROY_QP);
-	vroce_emu_set_faults(emu, 0, 0, 1, 0);
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_DESTROY_QP);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
 	INIT_WORK(&d->work, qp_destroyer_fn);
 	queue_work(system_unbound_wq, &d->work);
 	msleep(200);	/* DESTROY_QP carried out, its completion awaited */
@@ -1836,8 +1836,8 @@ static void vroce_qp_reused_number_completions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp_state(b), IB_QPS_INIT);
 	flush_work(&d->work);
 	KUNIT_EXPECT_EQ(test, d->err, 0);
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	vroce_emu_set_fault_opcode(emu, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
+	vroce_hca_set_fault_opcode(hca, 0);
 	/* b's receive is still posted: flushing b completes it, named b. */
 	KUNIT_ASSERT_EQ(test, qp_set_state(b, IB_QPS_ERR), 0);
 	KUNIT_ASSERT_EQ(test, qp_poll(r->cq, wc, 1), 1);
@@ -1919,7 +1919,7 @@ static void vroce_dead_hang_mid_traffic(struct kunit *test)
 {
 	struct qp_pair *p = qp_pair(test, 16, 64, 7);
 	struct vroce_dev *vdev = p->vdev;
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct dead_watch *w = dead_watch(test, vdev);
 	unsigned long uaddr = vroce_test_user_mem(test, 8 * SZ_4K, 3);
 	struct qp_drain_wr d = { .cqe.done = qp_drain_done };
@@ -1961,7 +1961,7 @@ static void vroce_dead_hang_mid_traffic(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_RDMA_WRITE, i,
 					      &src, 1, rmr->iova, rmr->rkey,
 					      IB_SEND_SIGNALED), 0);
-	vroce_emu_set_health(emu, true, false);
+	vroce_hca_set_health(hca, true, false);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_pd(&vdev->ibdev, 0)), -EIO);
 	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
@@ -2025,7 +2025,7 @@ static void vroce_dead_hang_mid_traffic(struct kunit *test)
 static void vroce_dead_destroys_finish(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	unsigned long uaddr = vroce_test_user_mem(test, 4 * SZ_4K, 5);
 	struct ib_mr *umr, *fmr;
 	struct ib_cq *cq;
@@ -2043,7 +2043,7 @@ static void vroce_dead_destroys_finish(struct kunit *test)
 	cq = ib_alloc_cq(&vdev->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
 
-	vroce_emu_set_health(emu, true, false);
+	vroce_hca_set_health(hca, true, false);
 	start = jiffies;
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(umr), 0);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(fmr), 0);
@@ -2070,7 +2070,7 @@ static void vroce_dead_destroys_finish(struct kunit *test)
 static void vroce_dead_health_poll(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct dead_watch *w = dead_watch(test, vdev);
 	struct vroce_dev_attr attr;
 
@@ -2078,15 +2078,15 @@ static void vroce_dead_health_poll(struct kunit *test)
 	/* Alive and idle: the poll leaves it be. */
 	msleep(500);
 	KUNIT_EXPECT_FALSE(test, vroce_dev_dead(vdev));
-	vroce_emu_set_health(emu, true, false);
+	vroce_hca_set_health(hca, true, false);
 	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
 	KUNIT_EXPECT_TRUE(test, vroce_dev_dead(vdev));
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EIO);
 
 	vdev = vroce_test_dev(test);
-	emu = vroce_test_emu(test);
+	hca = vroce_test_hca(test);
 	w = dead_watch(test, vdev);
-	vroce_emu_set_health(emu, false, true);
+	vroce_hca_set_health(hca, false, true);
 	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EIO);
 }
@@ -2095,23 +2095,23 @@ static void vroce_dead_health_poll(struct kunit *test)
 static void vroce_dead_fatal_command(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct dead_watch *w = dead_watch(test, vdev);
 	struct vroce_dev_attr attr;
 
 	dead_poll_ms(test, 0);
 	vroce_test_cmd_timeout(test, vdev, 100);
-	vroce_emu_set_health(emu, false, true);
+	vroce_hca_set_health(hca, false, true);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -EIO);
 	KUNIT_EXPECT_TRUE(test, dead_wait_fatal(w, 2000));
 	/* A late command on a live HCA is only late. */
 	vdev = vroce_test_dev(test);
-	emu = vroce_test_emu(test);
+	hca = vroce_test_hca(test);
 	vroce_test_cmd_timeout(test, vdev, 100);
-	vroce_emu_set_faults(emu, 0, 0, 0, 300);
+	vroce_hca_set_faults(hca, 0, 0, 0, 300);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
 	KUNIT_EXPECT_FALSE(test, vroce_dev_dead(vdev));
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	msleep(300);
 	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
 }
@@ -2139,7 +2139,7 @@ static void vroce_dead_flush_after_reset(struct kunit *test)
 {
 	struct qp_pair *p = qp_pair(test, 16, 64, 7);
 	struct vroce_dev *vdev = p->vdev;
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_sge dst = qp_sge(p, 1, 0, 64);
 	struct vroce_test_busy *b, *destroy = kunit_kzalloc(test,
 							      sizeof(*destroy),
@@ -2153,7 +2153,7 @@ static void vroce_dead_flush_after_reset(struct kunit *test)
 	dead_poll_ms(test, 0);
 	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 5, &dst, 1), 0);
 	vroce_test_cmd_timeout(test, vdev, 100);
-	vroce_emu_set_faults(emu, 0, 0, 0, 1500);
+	vroce_hca_set_faults(hca, 0, 0, 0, 1500);
 	/* The ring full first, then the destroy. */
 	b = vroce_test_fill_ring(test, vdev);
 	init_completion(&destroy->done);
@@ -2170,7 +2170,7 @@ static void vroce_dead_flush_after_reset(struct kunit *test)
 	}
 	kunit_info(test, "polled between death and reset: %s",
 		   windowed ? "yes" : "no (missed the window)");
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
 	vroce_test_ring_wait(vdev, b);
 	wait_for_completion(&destroy->done);
 	KUNIT_EXPECT_EQ(test, destroy->err, 0);

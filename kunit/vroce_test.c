@@ -13,35 +13,35 @@
 #include <linux/uaccess.h>
 
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "vroce_test.h"
 
 /* What a test's device held when the test got it. */
 struct vroce_test_ctx {
-	struct vroce_emu *emu;
+	struct vroce_hca *hca;
 	s64 allocs;
 	s64 frees;
 };
 
-KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_emu_del, vroce_emu_del,
-			    struct vroce_emu *);
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_hca_del, vroce_hca_del,
+			    struct vroce_hca *);
 
 /**
- * vroce_test_add_emu() - plug in an emulated HCA for one test
+ * vroce_test_add_hca() - plug in an emulated HCA for one test
  * @test: the test; KUnit unplugs the HCA when it ends
  *
  * The driver binds to it at once (unless a stub makes the probe fail).
  *
  * Return: the HCA.
  */
-struct vroce_emu *vroce_test_add_emu(struct kunit *test)
+struct vroce_hca *vroce_test_add_hca(struct kunit *test)
 {
-	struct vroce_emu *emu = vroce_emu_add(PLATFORM_DEVID_AUTO);
+	struct vroce_hca *hca = vroce_hca_add(PLATFORM_DEVID_AUTO);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, emu);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_emu_del,
-							emu), 0);
-	return emu;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, hca);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vroce_test_hca_del,
+							hca), 0);
+	return hca;
 }
 
 /**
@@ -52,7 +52,7 @@ struct vroce_emu *vroce_test_add_emu(struct kunit *test)
  */
 struct platform_device *vroce_test_add_hca(struct kunit *test)
 {
-	return vroce_emu_pdev(vroce_test_add_emu(test));
+	return vroce_hca_pdev(vroce_test_add_hca(test));
 }
 
 /**
@@ -60,7 +60,7 @@ struct platform_device *vroce_test_add_hca(struct kunit *test)
  * @test: the test; KUnit unplugs the HCA when it ends
  *
  * Its allocation counters are remembered, for vroce_test_allocs() and
- * vroce_test_expect_no_memory_held(); vroce_test_emu() returns its HCA.
+ * vroce_test_expect_no_memory_held(); vroce_test_hca() returns its HCA.
  * Its MR cache makes no entries in the background (mr_cache.low is 0).
  *
  * Return: the driver's device, started and registered.
@@ -72,8 +72,8 @@ struct vroce_dev *vroce_test_dev(struct kunit *test)
 	struct vroce_dev *vdev;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->emu = vroce_test_add_emu(test);
-	vdev = platform_get_drvdata(vroce_emu_pdev(ctx->emu));
+	ctx->hca = vroce_test_add_hca(test);
+	vdev = platform_get_drvdata(vroce_hca_pdev(ctx->hca));
 	KUNIT_ASSERT_NOT_NULL(test, vdev);
 	test->priv = ctx;
 	/*
@@ -101,17 +101,17 @@ void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev)
 }
 
 /**
- * vroce_test_emu() - the HCA behind the test's vroce_test_dev()
+ * vroce_test_hca() - the HCA behind the test's vroce_test_dev()
  * @test: the test
  *
  * Return: the HCA.
  */
-struct vroce_emu *vroce_test_emu(struct kunit *test)
+struct vroce_hca *vroce_test_hca(struct kunit *test)
 {
 	struct vroce_test_ctx *ctx = test->priv;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	return ctx->emu;
+	return ctx->hca;
 }
 
 /**
@@ -232,50 +232,50 @@ void vroce_test_cmd_timeout(struct kunit *test, struct vroce_dev *vdev,
 }
 
 /**
- * vroce_emu_faults_clear() - turn every command fault knob off
- * @emu: the HCA
+ * vroce_hca_faults_clear() - turn every command fault knob off
+ * @hca: the HCA
  */
-void vroce_emu_faults_clear(struct vroce_emu *emu)
+void vroce_hca_faults_clear(struct vroce_hca *hca)
 {
-	vroce_emu_set_faults(emu, 0, 0, 0, 0);
-	vroce_emu_set_fault_opcode(emu, 0);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
+	vroce_hca_set_fault_opcode(hca, 0);
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_faults_clear, vroce_emu_faults_clear,
-			    struct vroce_emu *);
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_test_faults_clear, vroce_hca_faults_clear,
+			    struct vroce_hca *);
 
 /**
  * vroce_test_faults_off() - turn the command fault knobs off when the test
  *	ends, whatever it set
  * @test: the test
- * @emu: the HCA
+ * @hca: the HCA
  */
-void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu)
+void vroce_test_faults_off(struct kunit *test, struct vroce_hca *hca)
 {
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							vroce_test_faults_clear,
-							emu), 0);
+							hca), 0);
 }
 
-static void vroce_test_free_mr_restore(void *emu)
+static void vroce_test_free_mr_restore(void *hca)
 {
-	vroce_emu_set_max_mr(emu, U32_MAX);
+	vroce_hca_set_max_mr(hca, U32_MAX);
 }
 
 /**
  * vroce_test_free_mr() - room for @n more MRs on the test's HCA
  * @test: the test; the whole MPT comes back when it ends
- * @n: MPT entries new MRs may take, at least 1: vroce_emu_set_free_mr(),
+ * @n: MPT entries new MRs may take, at least 1: vroce_hca_set_free_mr(),
  *	which must find them
  */
 void vroce_test_free_mr(struct kunit *test, u32 n)
 {
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							vroce_test_free_mr_restore,
-							emu), 0);
-	KUNIT_ASSERT_EQ(test, vroce_emu_set_free_mr(emu, n), n);
+							hca), 0);
+	KUNIT_ASSERT_EQ(test, vroce_hca_set_free_mr(hca, n), n);
 }
 
 static void vroce_test_cmdq_depth_restore(void *depth)

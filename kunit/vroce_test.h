@@ -13,7 +13,7 @@ struct ib_mr;
 struct ib_pd;
 struct platform_device;
 struct vroce_dev;
-struct vroce_emu;
+struct vroce_hca;
 struct vroce_lb;
 struct vroce_mr_info;
 
@@ -49,10 +49,10 @@ bool vroce_bench_rxe(struct kunit *test, struct vroce_lb *lb);
 void vroce_bench_rxe_put(struct vroce_lb *lb);
 void vroce_bench_ratio(char *buf, size_t len, u64 a, u64 b);
 
-struct vroce_emu *vroce_test_add_emu(struct kunit *test);
+struct vroce_hca *vroce_test_add_hca(struct kunit *test);
 struct platform_device *vroce_test_add_hca(struct kunit *test);
 struct vroce_dev *vroce_test_dev(struct kunit *test);
-struct vroce_emu *vroce_test_emu(struct kunit *test);
+struct vroce_hca *vroce_test_hca(struct kunit *test);
 void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev);
 s64 vroce_test_allocs(struct kunit *test, struct vroce_dev *vdev);
 u8 vroce_test_pattern(size_t off, u8 seed);
@@ -66,11 +66,11 @@ void vroce_test_expect_no_memory_held(struct kunit *test,
 				      struct vroce_dev *vdev);
 void vroce_test_cmd_timeout(struct kunit *test, struct vroce_dev *vdev,
 			    unsigned int ms);
-void vroce_test_faults_off(struct kunit *test, struct vroce_emu *emu);
+void vroce_test_faults_off(struct kunit *test, struct vroce_hca *hca);
 void vroce_test_cmdq_depth(struct kunit *test, unsigned int depth);
 void vroce_test_free_mr(struct kunit *test, u32 n);
 void vroce_test_mr_info(struct ib_mr *mr, struct vroce_mr_info *info);
-void vroce_emu_faults_clear(struct vroce_emu *emu);
+void vroce_hca_faults_clear(struct vroce_hca *hca);
 struct vroce_test_busy *vroce_test_fill_ring(struct kunit *test,
 					     struct vroce_dev *vdev);
 void vroce_test_ring_wait(const struct vroce_dev *vdev,

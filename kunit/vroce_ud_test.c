@@ -24,7 +24,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
-#include "../c/hca/vroce_emu.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "vroce_test.h"
 
@@ -313,8 +313,8 @@ static void vroce_ud_ipv4_grh(struct kunit *test)
 static void vroce_ud_qkey(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY + 1);
-	struct vroce_emu *emu = vroce_test_emu(test);
-	u32 dropped = vroce_emu_ud_dropped(emu);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	u32 dropped = vroce_hca_ud_dropped(hca);
 	struct ib_qp_attr attr = {};
 	struct ib_wc wc[2];
 
@@ -331,14 +331,14 @@ static void vroce_ud_qkey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_SEND);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, wc), 0);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 2);
 
 	/* The right Q_Key takes the receive that is still posted. */
 	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num,
 				      UD_QKEY + 1, UD_MSG, IB_WR_SEND), 0);
 	ud_expect_delivered(test, p, wc, UD_MSG);
 	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 1);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 2);
 
 	/* Bit 31 with a sender whose own Q_Key is the receiver's: taken. */
 	attr.qkey = UD_QKEY + 1;
@@ -348,7 +348,7 @@ static void vroce_ud_qkey(struct kunit *test)
 				      IB_QP_SET_QKEY, UD_MSG, IB_WR_SEND), 0);
 	ud_expect_delivered(test, p, wc, UD_MSG);
 	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 3);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 2);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 2);
 }
 
 /*
@@ -358,8 +358,8 @@ static void vroce_ud_qkey(struct kunit *test)
 static void vroce_ud_dropped(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
-	struct vroce_emu *emu = vroce_test_emu(test);
-	u32 dropped = vroce_emu_ud_dropped(emu);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	u32 dropped = vroce_hca_ud_dropped(hca);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
 	struct ib_wc wc;
 
@@ -381,7 +381,7 @@ static void vroce_ud_dropped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 3);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 3);
 }
 
 /*
@@ -422,7 +422,7 @@ static void vroce_ud_bad_inputs(struct kunit *test)
 	p->qp[1] = ud_qp(test, p, IB_QPT_UD);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->qp[1]);
 	KUNIT_ASSERT_EQ(test, ud_ready(p->qp[1], UD_QKEY), 0);
-	dropped = vroce_emu_ud_dropped(vroce_test_emu(test));
+	dropped = vroce_hca_ud_dropped(vroce_test_hca(test));
 	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 2, UD_MSG), 0);
 	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, p->qp[1]->qp_num, UD_QKEY,
 				      UD_MSG, IB_WR_SEND), 0);
@@ -431,7 +431,7 @@ static void vroce_ud_bad_inputs(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, p->qp[0]);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, wc), 0);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(vroce_test_emu(test)),
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(vroce_test_hca(test)),
 			dropped + 1);
 	KUNIT_ASSERT_EQ(test, ib_query_qp(p->qp[1], &attr, IB_QP_STATE, &init),
 			0);
@@ -452,7 +452,7 @@ static void vroce_ud_gsi(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
 	struct vroce_qp *gsi = xa_load(&p->vdev->qps, VROCE_GSI_QPN);
-	struct vroce_emu *emu = vroce_test_emu(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr attr;
 	struct ib_qp *qp;
@@ -477,19 +477,19 @@ static void vroce_ud_gsi(struct kunit *test)
 	 * A datagram to QP 1 with the sender's own Q_Key: dropped unless
 	 * that is the GSI Q_Key (then ib_mad takes it, and drops the junk).
 	 */
-	dropped = vroce_emu_ud_dropped(emu);
+	dropped = vroce_hca_ud_dropped(hca);
 	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, VROCE_GSI_QPN, IB_QP1_QKEY,
 				      UD_MSG, IB_WR_SEND), 0);
 	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 1);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 1);
 	attr.qkey = IB_QP1_QKEY;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[0], &attr, IB_QP_QKEY), 0);
 	KUNIT_ASSERT_EQ(test, ud_send(p, p->ah, VROCE_GSI_QPN, IB_QP1_QKEY,
 				      UD_MSG, IB_WR_SEND), 0);
 	KUNIT_ASSERT_EQ(test, ud_poll(p->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, vroce_emu_ud_dropped(emu), dropped + 1);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 1);
 	/* The GSI QP took it and is still up. */
 	KUNIT_ASSERT_EQ(test, ib_query_qp(&gsi->ibqp, &attr, IB_QP_STATE,
 					  &init), 0);

@@ -2,7 +2,7 @@
 
 //! The C-ABI shims of the MR lifecycle (`vroce_mr_*` of
 //! `bindings/vroce_abi.h`), built instead of `c/abi/vroce_mr_obj.c`
-//! when `CONFIG_VROCE_MTR_RUST` is set. Each turns raw arguments into safe
+//! when `CONFIG_VROCE_ABI_RUST` is set. Each turns raw arguments into safe
 //! types, calls [`MrObj`], and turns the result into an errno or the ABI's
 //! structures. An MR object handle is a `CoreBox<MrObj>::into_raw()`
 //! pointer.

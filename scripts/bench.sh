@@ -25,13 +25,13 @@ trap 'rm -rf "$out"' EXIT
 boots=${VROCE_BENCH_BOOTS:-2}
 
 # The 'vroce-bench:' lines of the suites matching $3 in the kernel that
-# VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2 pick; fails when the suite did not run
+# VROCE_KERNEL=$1 VROCE_ABI_IMPL=$2 pick; fails when the suite did not run
 # or the kernel splatted (scripts/splat.sh).
 # shellcheck source=splat.sh
 . "$repo/scripts/splat.sh"
 suites() {
 	(
-		export VROCE_KERNEL=$1 VROCE_MTR_IMPL=$2
+		export VROCE_KERNEL=$1 VROCE_ABI_IMPL=$2
 		. "$repo/scripts/kunit-env.sh"
 		rm -f "$build/test.log"
 		rc=0

@@ -16,7 +16,7 @@
 #      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
 #   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR and MR
-#      objects (CONFIG_VROCE_MTR_RUST); the MTR, MR, QP and fault suites
+#      objects (CONFIG_VROCE_ABI_RUST); the MTR, MR, QP and fault suites
 #      must count the same
 #   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
 #   7. the KUnit suites again in a kernel without the debug options and
@@ -66,9 +66,9 @@ scripts/deb.sh install-test 2>&1 | tee "$logs/deb" || rc=1
 
 for impl in c rust; do
 	stamp "KUnit in UML (LLVM=1), MTR in $impl"
-	VROCE_MTR_IMPL=$impl scripts/kunit.sh 2>&1 | tee "$logs/kunit-$impl" || rc=1
+	VROCE_ABI_IMPL=$impl scripts/kunit.sh 2>&1 | tee "$logs/kunit-$impl" || rc=1
 	stamp "user space: raw uverbs test in the $impl test kernel"
-	VROCE_MTR_IMPL=$impl scripts/uverbs.sh 2>&1 | tee "$logs/uverbs-$impl" || rc=1
+	VROCE_ABI_IMPL=$impl scripts/uverbs.sh 2>&1 | tee "$logs/uverbs-$impl" || rc=1
 done
 
 # The kernel tree's tools/testing/kunit reads the parts' KTAP.

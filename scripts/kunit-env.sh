@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the scripts that run the UML test kernel; sourced by hand, it
-# never exits the shell (a bad setting returns non-zero). VROCE_MTR_IMPL
+# never exits the shell (a bad setting returns non-zero). VROCE_ABI_IMPL
 # picks the kernel: 'c' (default) builds the MTR from c/abi/vroce_mtr.c,
-# 'rust' builds a CONFIG_RUST kernel with CONFIG_VROCE_MTR_RUST (rust/),
+# 'rust' builds a CONFIG_RUST kernel with CONFIG_VROCE_ABI_RUST (rust/),
 # with Debian's Rust toolchain and the project's cached bindgen. VROCE_KERNEL
 # picks 'debug' (default: KASAN, lockdep, kmemleak, debugfs) or 'nodebug'
 # (none of them), 'smp' or 'demo' (below). Sets:
@@ -24,9 +24,9 @@ tree=$("$repo/scripts/kernel-tree.sh") || return 1
 
 kver=$(basename "$tree")
 kver=${kver#linux-source-}
-mtr_impl=${VROCE_MTR_IMPL:-c}
+abi_impl=${VROCE_ABI_IMPL:-c}
 kernel=${VROCE_KERNEL:-debug}
-case "$mtr_impl" in
+case "$abi_impl" in
 c)
 	make_opts=(LLVM=1)
 	flavour=um-llvm
@@ -41,7 +41,7 @@ rust)
 	flavour=um-llvm-rust
 	;;
 *)
-	echo "VROCE_MTR_IMPL must be c or rust, not '$mtr_impl'" >&2
+	echo "VROCE_ABI_IMPL must be c or rust, not '$abi_impl'" >&2
 	return 2
 	;;
 esac
@@ -66,7 +66,7 @@ qemu_args=()
 case "$kernel" in
 debug)
 	fragments+=("${uml[@]}" "$cfg/debug.config")
-	if [ "$mtr_impl" = rust ]; then
+	if [ "$abi_impl" = rust ]; then
 		fragments+=("$cfg/rust.config")
 	fi
 	;;
@@ -86,7 +86,7 @@ demo)
 nodebug)
 	fragments+=("${uml[@]}" "$cfg/nodebug.config" "$cfg/nodebugfs.config")
 	flavour=um-llvm-nodebug
-	if [ "$mtr_impl" = rust ]; then
+	if [ "$abi_impl" = rust ]; then
 		fragments+=("$cfg/rust.config")
 		flavour=um-llvm-rust-nodebug
 	fi

@@ -168,10 +168,10 @@ if ! make W=1 VROCE_KCONFIG=CONFIG_VROCE=m >"$log" 2>&1 ||
    grep -E 'warning:|error:' "$log" >/dev/null; then
 	sed 's/^/# /' "$log"
 	fail=1
-elif grep -q ' vroce_hca_\| vroce_emu_' <<<"$(nm vroce.ko)"; then
+elif grep -q ' vroce_hca_\| vroce_hca_' <<<"$(nm vroce.ko)"; then
 	ktap_print_msg "lint: the HCA is still in vroce.ko"
 	fail=1
 fi
-result "W=1 build without the emulated HCA (CONFIG_VROCE_EMU unset)" $fail
+result "W=1 build without the emulated HCA (CONFIG_VROCE_HCA unset)" $fail
 cd "$repo"
 ktap_finished

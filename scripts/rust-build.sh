@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the Rust scripts: sets up the Rust test kernel's environment
-# (kunit-env.sh with VROCE_MTR_IMPL=rust), makes sure its build dir is
+# (kunit-env.sh with VROCE_ABI_IMPL=rust), makes sure its build dir is
 # configured and built, and defines kmake to run make in it.
 
-VROCE_MTR_IMPL=rust
+VROCE_ABI_IMPL=rust
 . "$(dirname "${BASH_SOURCE[0]}")/kunit-env.sh"
 
 kmake() {

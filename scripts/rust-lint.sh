@@ -5,7 +5,7 @@
 #   - rustfmt --check with the kernel's .rustfmt.toml (what the kernel's
 #     rustfmtcheck target runs; that target does not follow the symlink
 #     that wires this checkout into the tree)
-#   - clippy: rust/vroce_mtr.o rebuilt with CLIPPY=1 and the kernel's lint
+#   - clippy: rust/vroce_abi.o rebuilt with CLIPPY=1 and the kernel's lint
 #     flags; any warning fails
 #   - the checked-in bindings match a fresh bindgen run
 #   - every unsafe in rust/ has its id (in its SAFETY comment or # Safety
@@ -28,7 +28,7 @@ else
 	ktap_test_fail "rustfmt --check"
 fi
 
-obj=drivers/infiniband/vroce/rust/vroce_mtr.o
+obj=drivers/infiniband/vroce/rust/vroce_abi.o
 rm -f "$build/$obj"
 if ! kmake CLIPPY=1 "$obj" >"$build/clippy.log" 2>&1; then
 	sed 's/^/# /' "$build/clippy.log"

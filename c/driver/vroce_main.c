@@ -3,7 +3,7 @@
  * vroce: module init/exit and the platform driver that binds to the HCA.
  *
  * Until silicon is attached the HCA is the emulated one shipped in this
- * module (c/hca/, CONFIG_VROCE_EMU); vroce_hca_plug() plugs its HCAs in as
+ * module (c/hca/, CONFIG_VROCE_HCA); vroce_hca_plug() plugs its HCAs in as
  * platform devices "vroce.0", "vroce.1", ... at load time, and the driver
  * binds to each like to any other device: its platform data is the bus the
  * HCA sits on (c/ifc/vroce_bus.h).

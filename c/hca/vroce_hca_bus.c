@@ -62,30 +62,30 @@
 
 #include "vroce_hca_priv.h"
 
-static struct dentry *vroce_emu_debugfs_root;
+static struct dentry *vroce_hca_debugfs_root;
 
 /* ---- register decode ---- */
 
 /* The firmware's clock: one beat per tick. */
-static u32 vroce_emu_beat_now(void)
+static u32 vroce_hca_beat_now(void)
 {
 	return jiffies_to_msecs(jiffies) / VROCE_HEALTH_TICK_MS;
 }
 
 /* HEALTH: the heartbeat, standing still while hung; under reg_lock. */
-static u32 vroce_emu_health(struct vroce_emu *emu)
+static u32 vroce_hca_health(struct vroce_hca *hca)
 {
 	u32 val;
 
-	lockdep_assert_held(&emu->reg_lock);
-	val = (emu->hang || emu->fatal ? emu->beat : vroce_emu_beat_now()) &
+	lockdep_assert_held(&hca->reg_lock);
+	val = (hca->hang || hca->fatal ? hca->beat : vroce_hca_beat_now()) &
 	      VROCE_HEALTH_BEAT;
-	return emu->fatal ? val | VROCE_HEALTH_FATAL : val;
+	return hca->fatal ? val | VROCE_HEALTH_FATAL : val;
 }
 
 /**
- * vroce_emu_set_health() - hang the HCA's firmware, or fail it
- * @emu: the HCA
+ * vroce_hca_set_health() - hang the HCA's firmware, or fail it
+ * @hca: the HCA
  * @hang: from now on nothing is carried out (commands, QPs' engines,
  *	timers) and the heartbeat stands still
  * @fatal: as @hang, and HEALTH reports an internal error
@@ -95,22 +95,22 @@ static u32 vroce_emu_health(struct vroce_emu *emu)
  *
  * Context: any context.
  */
-void vroce_emu_set_health(struct vroce_emu *emu, bool hang, bool fatal)
+void vroce_hca_set_health(struct vroce_hca *hca, bool hang, bool fatal)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	if (!emu->hang && !emu->fatal)
-		emu->beat = vroce_emu_beat_now();
-	WRITE_ONCE(emu->hang, hang);
-	WRITE_ONCE(emu->fatal, fatal);
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	if (!hca->hang && !hca->fatal)
+		hca->beat = vroce_hca_beat_now();
+	WRITE_ONCE(hca->hang, hang);
+	WRITE_ONCE(hca->fatal, fatal);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_health);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_set_health);
 
-static u32 vroce_emu_read32(void *ctx, u32 off)
+static u32 vroce_hca_read32(void *ctx, u32 off)
 {
-	struct vroce_emu *emu = ctx;
+	struct vroce_hca *hca = ctx;
 	unsigned long flags;
 	u32 val = 0;
 
@@ -118,36 +118,36 @@ static u32 vroce_emu_read32(void *ctx, u32 off)
 		return ~0U;	/* what a bus returns for a bad read */
 
 	/* Doorbells are write-only: never stored, they read as 0. */
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	val = vroce_emu_reg(emu, off);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	val = vroce_hca_reg(hca, off);
 	if (off == VROCE_REG_HEALTH)
-		val = vroce_emu_health(emu);
+		val = vroce_hca_health(hca);
 	if (off == VROCE_REG_INTR_CAUSE)
-		emu->regs[off / sizeof(u32)] = 0;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+		hca->regs[off / sizeof(u32)] = 0;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	return val;
 }
 
-static void vroce_emu_reset(struct vroce_emu *emu)
+static void vroce_hca_reset(struct vroce_hca *hca)
 {
 	unsigned long flags;
 
-	down_write(emu->lock);
-	vroce_emu_mpt_reset(emu);
-	vroce_emu_engine_reset(emu);
-	up_write(emu->lock);
+	down_write(hca->wire_lock);
+	vroce_hca_mpt_reset(hca);
+	vroce_hca_engine_reset(hca);
+	up_write(hca->wire_lock);
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	memset(emu->regs, 0, sizeof(emu->regs));
-	emu->regs[VROCE_REG_VERSION / sizeof(u32)] = VROCE_HW_VERSION;
-	WRITE_ONCE(emu->hang, 0);
-	WRITE_ONCE(emu->fatal, 0);
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	memset(hca->regs, 0, sizeof(hca->regs));
+	hca->regs[VROCE_REG_VERSION / sizeof(u32)] = VROCE_HW_VERSION;
+	WRITE_ONCE(hca->hang, 0);
+	WRITE_ONCE(hca->fatal, 0);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 }
 
-static void vroce_emu_write32(void *ctx, u32 off, u32 val)
+static void vroce_hca_write32(void *ctx, u32 off, u32 val)
 {
-	struct vroce_emu *emu = ctx;
+	struct vroce_hca *hca = ctx;
 	unsigned long flags;
 	bool kick = false;
 
@@ -157,53 +157,53 @@ static void vroce_emu_write32(void *ctx, u32 off, u32 val)
 	    off == VROCE_REG_CMDQ_CI || off == VROCE_REG_INTR_CAUSE ||
 	    off == VROCE_REG_HEALTH)
 		return;		/* read-only */
-	if (vroce_emu_doorbell(emu, off, val))
+	if (vroce_hca_doorbell(hca, off, val))
 		return;
 	/* The doorbell record stays where it was while the ring runs. */
 	if ((off == VROCE_REG_CMDQ_DBR || off == VROCE_REG_CMDQ_DBR + 4) &&
-	    (READ_ONCE(emu->regs[VROCE_REG_CTRL / sizeof(u32)]) &
+	    (READ_ONCE(hca->regs[VROCE_REG_CTRL / sizeof(u32)]) &
 	     VROCE_CTRL_ENABLE))
 		return;
 
 	if (off == VROCE_REG_CTRL && (val & VROCE_CTRL_RESET)) {
 		/* Finish what is in flight, then forget everything. */
-		spin_lock_irqsave(&emu->reg_lock, flags);
-		emu->regs[VROCE_REG_CTRL / sizeof(u32)] = 0;
-		spin_unlock_irqrestore(&emu->reg_lock, flags);
-		flush_work(&emu->cmd_work);
-		vroce_emu_engine_quiesce(emu);
-		vroce_emu_reset(emu);
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		hca->regs[VROCE_REG_CTRL / sizeof(u32)] = 0;
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+		flush_work(&hca->cmd_work);
+		vroce_hca_engine_quiesce(hca);
+		vroce_hca_reset(hca);
 		return;
 	}
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
 	/* Enabling the event queue starts it afresh, at entry 0. */
 	if (off == VROCE_REG_EQ_CFG && (val & VROCE_EQ_CFG_ENABLE) &&
-	    !(vroce_emu_reg(emu, off) & VROCE_EQ_CFG_ENABLE))
-		emu->eq_pi = 0;
-	emu->regs[off / sizeof(u32)] = val;
+	    !(vroce_hca_reg(hca, off) & VROCE_EQ_CFG_ENABLE))
+		hca->eq_pi = 0;
+	hca->regs[off / sizeof(u32)] = val;
 	if (off == VROCE_REG_CTRL) {
 		if (val & VROCE_CTRL_ENABLE)
-			emu->regs[VROCE_REG_STATUS / sizeof(u32)] |=
+			hca->regs[VROCE_REG_STATUS / sizeof(u32)] |=
 				VROCE_STATUS_READY;
 		else
-			emu->regs[VROCE_REG_STATUS / sizeof(u32)] &=
+			hca->regs[VROCE_REG_STATUS / sizeof(u32)] &=
 				~VROCE_STATUS_READY;
 	}
 	kick = off == VROCE_REG_CMDQ_PI &&
-	       (vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE);
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	       (vroce_hca_reg(hca, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 
 	if (kick)
-		queue_work(emu->wq, &emu->cmd_work);
+		queue_work(hca->wq, &hca->cmd_work);
 }
 
 /* ---- interrupt vectors ---- */
 
-/* Deliver what vroce_emu_raise_irq() raised: the handler, if connected. */
-static void vroce_emu_irq_work(struct work_struct *work)
+/* Deliver what vroce_hca_raise_irq() raised: the handler, if connected. */
+static void vroce_hca_irq_work(struct work_struct *work)
 {
-	struct vroce_emu_irq *irq = container_of(work, struct vroce_emu_irq,
+	struct vroce_hca_irq *irq = container_of(work, struct vroce_hca_irq,
 						 work);
 
 	mutex_lock(&irq->lock);
@@ -212,16 +212,16 @@ static void vroce_emu_irq_work(struct work_struct *work)
 	mutex_unlock(&irq->lock);
 }
 
-static int vroce_emu_request_irq(void *ctx, unsigned int vec,
+static int vroce_hca_request_irq(void *ctx, unsigned int vec,
 				 void (*handler)(void *data), void *data)
 {
-	struct vroce_emu *emu = ctx;
-	struct vroce_emu_irq *irq;
+	struct vroce_hca *hca = ctx;
+	struct vroce_hca_irq *irq;
 	int err = 0;
 
 	if (vec >= VROCE_NUM_IRQS)
 		return -EINVAL;
-	irq = &emu->irq[vec];
+	irq = &hca->irq[vec];
 	mutex_lock(&irq->lock);
 	if (irq->handler) {
 		err = -EBUSY;
@@ -233,14 +233,14 @@ static int vroce_emu_request_irq(void *ctx, unsigned int vec,
 	return err;
 }
 
-static void vroce_emu_free_irq(void *ctx, unsigned int vec)
+static void vroce_hca_free_irq(void *ctx, unsigned int vec)
 {
-	struct vroce_emu *emu = ctx;
-	struct vroce_emu_irq *irq;
+	struct vroce_hca *hca = ctx;
+	struct vroce_hca_irq *irq;
 
 	if (vec >= VROCE_NUM_IRQS)
 		return;
-	irq = &emu->irq[vec];
+	irq = &hca->irq[vec];
 	/* The handler runs under the lock, so none is running after this. */
 	mutex_lock(&irq->lock);
 	irq->handler = NULL;
@@ -248,74 +248,74 @@ static void vroce_emu_free_irq(void *ctx, unsigned int vec)
 	mutex_unlock(&irq->lock);
 }
 
-static const struct vroce_bus_ops vroce_emu_bus_ops = {
-	.read32 = vroce_emu_read32,
-	.write32 = vroce_emu_write32,
-	.request_irq = vroce_emu_request_irq,
-	.free_irq = vroce_emu_free_irq,
+static const struct vroce_bus_ops vroce_hca_bus_ops = {
+	.read32 = vroce_hca_read32,
+	.write32 = vroce_hca_write32,
+	.request_irq = vroce_hca_request_irq,
+	.free_irq = vroce_hca_free_irq,
 };
 
 /* ---- debugfs ---- */
 
-static int vroce_emu_hang_get(void *data, u64 *val)
+static int vroce_hca_hang_get(void *data, u64 *val)
 {
-	*val = READ_ONCE(((struct vroce_emu *)data)->hang);
+	*val = READ_ONCE(((struct vroce_hca *)data)->hang);
 	return 0;
 }
 
-static int vroce_emu_hang_set(void *data, u64 val)
+static int vroce_hca_hang_set(void *data, u64 val)
 {
-	struct vroce_emu *emu = data;
+	struct vroce_hca *hca = data;
 
-	vroce_emu_set_health(emu, val, READ_ONCE(emu->fatal));
+	vroce_hca_set_health(hca, val, READ_ONCE(hca->fatal));
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(vroce_emu_hang_fops, vroce_emu_hang_get,
-			 vroce_emu_hang_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(vroce_hca_hang_fops, vroce_hca_hang_get,
+			 vroce_hca_hang_set, "%llu\n");
 
-static int vroce_emu_fatal_get(void *data, u64 *val)
+static int vroce_hca_fatal_get(void *data, u64 *val)
 {
-	*val = READ_ONCE(((struct vroce_emu *)data)->fatal);
+	*val = READ_ONCE(((struct vroce_hca *)data)->fatal);
 	return 0;
 }
 
-static int vroce_emu_fatal_set(void *data, u64 val)
+static int vroce_hca_fatal_set(void *data, u64 val)
 {
-	struct vroce_emu *emu = data;
+	struct vroce_hca *hca = data;
 
-	vroce_emu_set_health(emu, READ_ONCE(emu->hang), val);
+	vroce_hca_set_health(hca, READ_ONCE(hca->hang), val);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(vroce_emu_fatal_fops, vroce_emu_fatal_get,
-			 vroce_emu_fatal_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(vroce_hca_fatal_fops, vroce_hca_fatal_get,
+			 vroce_hca_fatal_set, "%llu\n");
 
-static void vroce_emu_debugfs_init(struct vroce_emu *emu)
+static void vroce_hca_debugfs_init(struct vroce_hca *hca)
 {
 	struct dentry *d;
 
-	if (IS_ERR_OR_NULL(vroce_emu_debugfs_root))
+	if (IS_ERR_OR_NULL(vroce_hca_debugfs_root))
 		return;
-	d = debugfs_create_dir(dev_name(vroce_emu_dev(emu)),
-			       vroce_emu_debugfs_root);
-	emu->debugfs = d;
-	debugfs_create_u32("fail_cmds", 0600, d, &emu->fail_cmds);
-	debugfs_create_u32("fail_status", 0600, d, &emu->fail_status);
-	debugfs_create_u32("drop_cmds", 0600, d, &emu->drop_cmds);
-	debugfs_create_u32("delay_ms", 0600, d, &emu->delay_ms);
-	debugfs_create_u32("fault_opcode", 0600, d, &emu->fault_opcode);
-	debugfs_create_u32("drop_events", 0600, d, &emu->drop_events);
-	debugfs_create_u32("event_delay_ms", 0600, d, &emu->event_delay_ms);
-	debugfs_create_u32("ud_dropped", 0400, d, &emu->ud_dropped);
-	debugfs_create_u32("eq_lost", 0400, d, &emu->eq_lost);
-	debugfs_create_file_unsafe("hang", 0600, d, emu, &vroce_emu_hang_fops);
-	debugfs_create_file_unsafe("fatal", 0600, d, emu, &vroce_emu_fatal_fops);
-	vroce_emu_mpt_debugfs_init(emu, d);
+	d = debugfs_create_dir(dev_name(vroce_hca_dev(hca)),
+			       vroce_hca_debugfs_root);
+	hca->debugfs = d;
+	debugfs_create_u32("fail_cmds", 0600, d, &hca->fail_cmds);
+	debugfs_create_u32("fail_status", 0600, d, &hca->fail_status);
+	debugfs_create_u32("drop_cmds", 0600, d, &hca->drop_cmds);
+	debugfs_create_u32("delay_ms", 0600, d, &hca->delay_ms);
+	debugfs_create_u32("fault_opcode", 0600, d, &hca->fault_opcode);
+	debugfs_create_u32("drop_events", 0600, d, &hca->drop_events);
+	debugfs_create_u32("event_delay_ms", 0600, d, &hca->event_delay_ms);
+	debugfs_create_u32("ud_dropped", 0400, d, &hca->ud_dropped);
+	debugfs_create_u32("eq_lost", 0400, d, &hca->eq_lost);
+	debugfs_create_file_unsafe("hang", 0600, d, hca, &vroce_hca_hang_fops);
+	debugfs_create_file_unsafe("fatal", 0600, d, hca, &vroce_hca_fatal_fops);
+	vroce_hca_mpt_debugfs_init(hca, d);
 }
 
 /* ---- the device ---- */
 
 /**
- * vroce_emu_add() - plug in an emulated HCA
+ * vroce_hca_add() - plug in an emulated HCA
  * @id: platform device id (PLATFORM_DEVID_AUTO for any)
  *
  * Adds platform device "vroce.<id>"; the vroce driver binds to it when
@@ -324,157 +324,157 @@ static void vroce_emu_debugfs_init(struct vroce_emu *emu)
  * Context: process context, may sleep.
  * Return: the HCA, or an ERR_PTR().
  */
-struct vroce_emu *vroce_emu_add(int id)
+struct vroce_hca *vroce_hca_add(int id)
 {
-	struct vroce_hca_res res = { .bus = &vroce_emu_bus_ops };
-	struct vroce_emu *emu;
+	struct vroce_hca_res res = { .bus = &vroce_hca_bus_ops };
+	struct vroce_hca *hca;
 	int err = -ENOMEM;
 	unsigned int i;
 
-	emu = vroce_emu_inject() ? NULL : kzalloc(sizeof(*emu), GFP_KERNEL);
-	if (!emu)
+	hca = vroce_hca_inject() ? NULL : kzalloc(sizeof(*hca), GFP_KERNEL);
+	if (!hca)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&emu->reg_lock);
-	emu->lock = vroce_emu_wire_lock();
-	INIT_LIST_HEAD(&emu->wire_node);
+	spin_lock_init(&hca->reg_lock);
+	hca->wire_lock = vroce_hca_wire_lock();
+	INIT_LIST_HEAD(&hca->wire_node);
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
-	eth_random_addr(emu->mac);
-	emu->caps = VROCE_CAP_MR_ENABLE;
-	vroce_emu_cmd_init(emu);
+	eth_random_addr(hca->mac);
+	hca->caps = VROCE_CAP_MR_ENABLE;
+	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
-		emu->irq[i].emu = emu;
-		mutex_init(&emu->irq[i].lock);
-		INIT_WORK(&emu->irq[i].work, vroce_emu_irq_work);
+		hca->irq[i].hca = hca;
+		mutex_init(&hca->irq[i].lock);
+		INIT_WORK(&hca->irq[i].work, vroce_hca_irq_work);
 	}
 
-	err = vroce_emu_mpt_alloc(emu);
+	err = vroce_hca_mpt_alloc(hca);
 	if (err)
-		goto err_free_emu;
-	err = vroce_emu_engine_alloc(emu);
+		goto err_free_hca;
+	err = vroce_hca_engine_alloc(hca);
 	if (err)
 		goto err_free_mpt;
 	err = -ENOMEM;
-	emu->wq = vroce_emu_inject() ? NULL :
-		  alloc_ordered_workqueue("vroce_emu", 0);
-	if (!emu->wq)
+	hca->wq = vroce_hca_inject() ? NULL :
+		  alloc_ordered_workqueue("vroce_hca", 0);
+	if (!hca->wq)
 		goto err_free_engine;
-	emu->irq_wq = vroce_emu_inject() ? NULL :
+	hca->irq_wq = vroce_hca_inject() ? NULL :
 		      alloc_workqueue("vroce_irq", 0, 0);
-	if (!emu->irq_wq)
+	if (!hca->irq_wq)
 		goto err_destroy_wq;
-	vroce_emu_reset(emu);
+	vroce_hca_reset(hca);
 
-	emu->pdev = vroce_emu_inject() ? NULL :
+	hca->pdev = vroce_hca_inject() ? NULL :
 		    platform_device_alloc("vroce", id);
-	if (!emu->pdev)
+	if (!hca->pdev)
 		goto err_destroy_irq_wq;
-	res.ctx = emu;
-	err = vroce_emu_inject() ? -ENOMEM :
-	      platform_device_add_data(emu->pdev, &res, sizeof(res));
+	res.ctx = hca;
+	err = vroce_hca_inject() ? -ENOMEM :
+	      platform_device_add_data(hca->pdev, &res, sizeof(res));
 	if (err)
 		goto err_put_pdev;
-	err = vroce_emu_inject() ? -ENOMEM : platform_device_add(emu->pdev);
+	err = vroce_hca_inject() ? -ENOMEM : platform_device_add(hca->pdev);
 	if (err)
 		goto err_put_pdev;
 
-	vroce_emu_debugfs_init(emu);
-	vroce_emu_wire_join(emu);
-	return emu;
+	vroce_hca_debugfs_init(hca);
+	vroce_hca_wire_join(hca);
+	return hca;
 
 err_put_pdev:
-	platform_device_put(emu->pdev);
+	platform_device_put(hca->pdev);
 err_destroy_irq_wq:
-	destroy_workqueue(emu->irq_wq);
+	destroy_workqueue(hca->irq_wq);
 err_destroy_wq:
-	destroy_workqueue(emu->wq);
+	destroy_workqueue(hca->wq);
 err_free_engine:
-	vroce_emu_engine_free(emu);
+	vroce_hca_engine_free(hca);
 err_free_mpt:
-	vroce_emu_mpt_free(emu);
-err_free_emu:
-	kfree(emu);
+	vroce_hca_mpt_free(hca);
+err_free_hca:
+	kfree(hca);
 	return ERR_PTR(err);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_add);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_add);
 
 /**
- * vroce_emu_del() - unplug an emulated HCA
- * @emu: the HCA from vroce_emu_add()
+ * vroce_hca_del() - unplug an emulated HCA
+ * @hca: the HCA from vroce_hca_add()
  *
  * The driver is unbound first (its reset quiesces the data path), then
  * the engine is stopped for good and the device's memory goes.
  *
  * Context: process context, may sleep.
  */
-void vroce_emu_del(struct vroce_emu *emu)
+void vroce_hca_del(struct vroce_hca *hca)
 {
-	debugfs_remove_recursive(emu->debugfs);
-	platform_device_unregister(emu->pdev);
+	debugfs_remove_recursive(hca->debugfs);
+	platform_device_unregister(hca->pdev);
 	/* Off the wire: no other HCA's engine delivers here from now on. */
-	vroce_emu_wire_leave(emu);
+	vroce_hca_wire_leave(hca);
 	/* A QP a test left held must not keep the engine from stopping. */
-	vroce_emu_hold_qp(emu, 0);
+	vroce_hca_hold_qp(hca, 0);
 	/* No RNR retry or delayed event may fire into a freed HCA. */
-	vroce_emu_engine_stop(emu);
-	destroy_workqueue(emu->wq);
-	destroy_workqueue(emu->irq_wq);
-	vroce_emu_engine_free(emu);
-	vroce_emu_mpt_free(emu);
-	kfree(emu);
+	vroce_hca_engine_stop(hca);
+	destroy_workqueue(hca->wq);
+	destroy_workqueue(hca->irq_wq);
+	vroce_hca_engine_free(hca);
+	vroce_hca_mpt_free(hca);
+	kfree(hca);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_del);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_del);
 
 /**
- * vroce_emu_pdev() - the platform device of an emulated HCA
- * @emu: the HCA
+ * vroce_hca_pdev() - the platform device of an emulated HCA
+ * @hca: the HCA
  *
  * Return: its platform device.
  */
-struct platform_device *vroce_emu_pdev(struct vroce_emu *emu)
+struct platform_device *vroce_hca_pdev(struct vroce_hca *hca)
 {
-	return emu->pdev;
+	return hca->pdev;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_pdev);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_pdev);
 
 static unsigned int num_hcas = 1;
 module_param(num_hcas, uint, 0444);
 MODULE_PARM_DESC(num_hcas, "emulated HCAs to plug in at load time (0-8)");
 
-#define VROCE_EMU_MAX_PLUGGED	8
+#define VROCE_HCA_MAX_PLUGGED	8
 
 /*
- * HCAs plugged in by id ("vroce.<id>"), under vroce_emu_plug_lock;
- * VROCE_EMU_UNPLUGGING while one is being unplugged, so that its id is not
+ * HCAs plugged in by id ("vroce.<id>"), under vroce_hca_plug_lock;
+ * VROCE_HCA_UNPLUGGING while one is being unplugged, so that its id is not
  * given again before the old device is gone.
  */
-static DEFINE_MUTEX(vroce_emu_plug_lock);
-static struct vroce_emu *vroce_emu_plugged[VROCE_EMU_MAX_PLUGGED];
-#define VROCE_EMU_UNPLUGGING	ERR_PTR(-EBUSY)
+static DEFINE_MUTEX(vroce_hca_plug_lock);
+static struct vroce_hca *vroce_hca_plugged[VROCE_HCA_MAX_PLUGGED];
+#define VROCE_HCA_UNPLUGGING	ERR_PTR(-EBUSY)
 
 /*
  * Plug HCA @id in: -EINVAL past the ids, -EEXIST when it is in, -EBUSY
  * while it is being unplugged.
  */
-static int vroce_emu_plug_one(unsigned int id)
+static int vroce_hca_plug_one(unsigned int id)
 {
-	struct vroce_emu *emu;
+	struct vroce_hca *hca;
 	int err = 0;
 
-	if (id >= VROCE_EMU_MAX_PLUGGED)
+	if (id >= VROCE_HCA_MAX_PLUGGED)
 		return -EINVAL;
-	mutex_lock(&vroce_emu_plug_lock);
-	if (vroce_emu_plugged[id]) {
-		err = vroce_emu_plugged[id] == VROCE_EMU_UNPLUGGING ? -EBUSY :
+	mutex_lock(&vroce_hca_plug_lock);
+	if (vroce_hca_plugged[id]) {
+		err = vroce_hca_plugged[id] == VROCE_HCA_UNPLUGGING ? -EBUSY :
 		      -EEXIST;
 		goto out;
 	}
-	emu = vroce_emu_add(id);
-	if (IS_ERR(emu))
-		err = PTR_ERR(emu);
+	hca = vroce_hca_add(id);
+	if (IS_ERR(hca))
+		err = PTR_ERR(hca);
 	else
-		vroce_emu_plugged[id] = emu;
+		vroce_hca_plugged[id] = hca;
 out:
-	mutex_unlock(&vroce_emu_plug_lock);
+	mutex_unlock(&vroce_hca_plug_lock);
 	return err;
 }
 
@@ -482,48 +482,48 @@ out:
  * Unplug HCA @id: -EINVAL past the ids, -ENOENT when it is not in, -EBUSY
  * while another write unplugs it.
  */
-static int vroce_emu_unplug_one(unsigned int id)
+static int vroce_hca_unplug_one(unsigned int id)
 {
-	struct vroce_emu *emu;
+	struct vroce_hca *hca;
 
-	if (id >= VROCE_EMU_MAX_PLUGGED)
+	if (id >= VROCE_HCA_MAX_PLUGGED)
 		return -EINVAL;
-	mutex_lock(&vroce_emu_plug_lock);
-	emu = vroce_emu_plugged[id];
-	if (emu && emu != VROCE_EMU_UNPLUGGING)
-		vroce_emu_plugged[id] = VROCE_EMU_UNPLUGGING;
-	mutex_unlock(&vroce_emu_plug_lock);
-	if (!emu)
+	mutex_lock(&vroce_hca_plug_lock);
+	hca = vroce_hca_plugged[id];
+	if (hca && hca != VROCE_HCA_UNPLUGGING)
+		vroce_hca_plugged[id] = VROCE_HCA_UNPLUGGING;
+	mutex_unlock(&vroce_hca_plug_lock);
+	if (!hca)
 		return -ENOENT;
-	if (emu == VROCE_EMU_UNPLUGGING)
+	if (hca == VROCE_HCA_UNPLUGGING)
 		return -EBUSY;
 	/* Unbinding may wait for RDMA users: not under the lock. */
-	vroce_emu_del(emu);
-	mutex_lock(&vroce_emu_plug_lock);
-	vroce_emu_plugged[id] = NULL;
-	mutex_unlock(&vroce_emu_plug_lock);
+	vroce_hca_del(hca);
+	mutex_lock(&vroce_hca_plug_lock);
+	vroce_hca_plugged[id] = NULL;
+	mutex_unlock(&vroce_hca_plug_lock);
 	return 0;
 }
 
 /* new_device and del_device: one id, in decimal, per write. */
-static ssize_t vroce_emu_plug_write(struct file *file, const char __user *ubuf,
+static ssize_t vroce_hca_plug_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *ppos)
 {
-	bool plug = file->private_data == &vroce_emu_plugged;
+	bool plug = file->private_data == &vroce_hca_plugged;
 	unsigned int id;
 	int err;
 
 	err = kstrtouint_from_user(ubuf, len, 10, &id);
 	if (err)
 		return err;
-	err = plug ? vroce_emu_plug_one(id) : vroce_emu_unplug_one(id);
+	err = plug ? vroce_hca_plug_one(id) : vroce_hca_unplug_one(id);
 	return err ?: len;
 }
 
-static const struct file_operations vroce_emu_plug_fops = {
+static const struct file_operations vroce_hca_plug_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.write = vroce_emu_plug_write,
+	.write = vroce_hca_plug_write,
 };
 
 /**
@@ -542,21 +542,21 @@ int vroce_hca_plug(void)
 	unsigned int i;
 	int err;
 
-	if (num_hcas > VROCE_EMU_MAX_PLUGGED)
+	if (num_hcas > VROCE_HCA_MAX_PLUGGED)
 		return -EINVAL;
-	vroce_emu_debugfs_root = debugfs_create_dir("vroce_hca", NULL);
+	vroce_hca_debugfs_root = debugfs_create_dir("vroce_hca", NULL);
 	for (i = 0; i < num_hcas; i++) {
-		err = vroce_emu_plug_one(i);
+		err = vroce_hca_plug_one(i);
 		if (err) {
 			vroce_hca_unplug();
 			return err;
 		}
 	}
-	/* &vroce_emu_plugged tells new_device from del_device. */
-	debugfs_create_file("new_device", 0200, vroce_emu_debugfs_root,
-			    &vroce_emu_plugged, &vroce_emu_plug_fops);
-	debugfs_create_file("del_device", 0200, vroce_emu_debugfs_root,
-			    NULL, &vroce_emu_plug_fops);
+	/* &vroce_hca_plugged tells new_device from del_device. */
+	debugfs_create_file("new_device", 0200, vroce_hca_debugfs_root,
+			    &vroce_hca_plugged, &vroce_hca_plug_fops);
+	debugfs_create_file("del_device", 0200, vroce_hca_debugfs_root,
+			    NULL, &vroce_hca_plug_fops);
 	return 0;
 }
 
@@ -572,10 +572,10 @@ void vroce_hca_unplug(void)
 {
 	unsigned int i;
 
-	debugfs_lookup_and_remove("new_device", vroce_emu_debugfs_root);
-	debugfs_lookup_and_remove("del_device", vroce_emu_debugfs_root);
-	for (i = 0; i < VROCE_EMU_MAX_PLUGGED; i++)
-		vroce_emu_unplug_one(i);
-	debugfs_remove_recursive(vroce_emu_debugfs_root);
-	vroce_emu_debugfs_root = NULL;
+	debugfs_lookup_and_remove("new_device", vroce_hca_debugfs_root);
+	debugfs_lookup_and_remove("del_device", vroce_hca_debugfs_root);
+	for (i = 0; i < VROCE_HCA_MAX_PLUGGED; i++)
+		vroce_hca_unplug_one(i);
+	debugfs_remove_recursive(vroce_hca_debugfs_root);
+	vroce_hca_debugfs_root = NULL;
 }

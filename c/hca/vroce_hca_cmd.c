@@ -3,7 +3,7 @@
  * vroce emulated HCA: the command processor.
  *
  * When the driver writes CMDQ_PI while the HCA is enabled, the command work
- * runs in the HCA's ordered workqueue, holding emu->lock for writing (no
+ * runs in the HCA's ordered workqueue, holding hca->wire_lock for writing (no
  * engine runs meanwhile): it takes each
  * command up to the producer index (the doorbell record's when CMDQ_DBR
  * names one, else CMDQ_PI's) from the command ring (reached through its tables, as CMDQ_BA
@@ -38,49 +38,49 @@
 #include "vroce_hca_priv.h"
 
 /* The IEEE OUI vroce GUIDs carry: locally administered (0x02 bit). */
-#define VROCE_EMU_VENDOR_ID		0x02f000
-#define VROCE_EMU_MAX_CMDQ_DEPTH_LOG2	12
+#define VROCE_HCA_VENDOR_ID		0x02f000
+#define VROCE_HCA_MAX_CMDQ_DEPTH_LOG2	12
 
-static u16 vroce_emu_create_pd(struct vroce_emu *emu,
+static u16 vroce_hca_create_pd(struct vroce_hca *hca,
 			       struct vroce_resp_create_pd *resp)
 {
-	unsigned long pdn = find_first_zero_bit(emu->pd_map, VROCE_EMU_MAX_PD);
+	unsigned long pdn = find_first_zero_bit(hca->pd_map, VROCE_HCA_MAX_PD);
 
-	if (pdn >= VROCE_EMU_MAX_PD)
+	if (pdn >= VROCE_HCA_MAX_PD)
 		return VROCE_CMD_NO_RESOURCE;
-	__set_bit(pdn, emu->pd_map);
+	__set_bit(pdn, hca->pd_map);
 	resp->pdn = cpu_to_le32(pdn);
 	return VROCE_CMD_OK;
 }
 
-static u16 vroce_emu_destroy_pd(struct vroce_emu *emu,
+static u16 vroce_hca_destroy_pd(struct vroce_hca *hca,
 				const struct vroce_cmd_destroy_pd *cmd)
 {
 	u32 pdn = le32_to_cpu(cmd->pdn);
 
-	if (!vroce_emu_pd_valid(emu, pdn))
+	if (!vroce_hca_pd_valid(hca, pdn))
 		return VROCE_CMD_BAD_HANDLE;
-	if (vroce_emu_pd_busy(emu, pdn) || vroce_emu_pd_has_mr(emu, pdn))
+	if (vroce_hca_pd_busy(hca, pdn) || vroce_hca_pd_has_mr(hca, pdn))
 		return VROCE_CMD_BUSY;	/* a QP or an MR still names it */
-	__clear_bit(pdn, emu->pd_map);
+	__clear_bit(pdn, hca->pd_map);
 	return VROCE_CMD_OK;
 }
 
-static u16 vroce_emu_query_device(struct vroce_emu *emu,
+static u16 vroce_hca_query_device(struct vroce_hca *hca,
 				  struct vroce_resp_query_device *resp)
 {
-	resp->max_mr_size = cpu_to_le64(VROCE_EMU_MAX_MR_SIZE);
-	resp->page_size_cap = cpu_to_le64(VROCE_EMU_PAGE_SIZE_CAP);
-	resp->max_pd = cpu_to_le32(VROCE_EMU_MAX_PD);
-	resp->max_mr = cpu_to_le32(emu->max_mr);
-	resp->max_fast_reg_pages = cpu_to_le32(VROCE_EMU_MAX_FRMR_PAGES);
-	resp->vendor_id = cpu_to_le32(VROCE_EMU_VENDOR_ID);
+	resp->max_mr_size = cpu_to_le64(VROCE_HCA_MAX_MR_SIZE);
+	resp->page_size_cap = cpu_to_le64(VROCE_HCA_PAGE_SIZE_CAP);
+	resp->max_pd = cpu_to_le32(VROCE_HCA_MAX_PD);
+	resp->max_mr = cpu_to_le32(hca->max_mr);
+	resp->max_fast_reg_pages = cpu_to_le32(VROCE_HCA_MAX_FRMR_PAGES);
+	resp->vendor_id = cpu_to_le32(VROCE_HCA_VENDOR_ID);
 	resp->max_qp = cpu_to_le32(VROCE_MAX_QP);
 	resp->max_cq = cpu_to_le32(VROCE_MAX_CQ);
 	resp->max_wq_depth_log2 = cpu_to_le32(VROCE_MAX_WQ_DEPTH_LOG2);
 	resp->max_cq_depth_log2 = cpu_to_le32(VROCE_MAX_CQ_DEPTH_LOG2);
-	memcpy(resp->mac, emu->mac, ETH_ALEN);
-	resp->caps = emu->caps;
+	memcpy(resp->mac, hca->mac, ETH_ALEN);
+	resp->caps = hca->caps;
 	return VROCE_CMD_OK;
 }
 
@@ -97,83 +97,83 @@ static_assert(offsetof(struct vroce_resp_query_device, caps) ==
 	      offsetof(struct vroce_resp_query_device, mac) + 6);
 static_assert(sizeof(struct vroce_resp_query_device) == 64);
 
-static u16 vroce_emu_execute(struct vroce_emu *emu, const void *req,
+static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 			     void *resp)
 {
 	const struct vroce_cmd_hdr *hdr = req;
 
 	switch (le16_to_cpu(hdr->opcode)) {
 	case VROCE_CMD_QUERY_DEVICE:
-		return vroce_emu_query_device(emu, resp);
+		return vroce_hca_query_device(hca, resp);
 	case VROCE_CMD_CREATE_PD:
-		return vroce_emu_create_pd(emu, resp);
+		return vroce_hca_create_pd(hca, resp);
 	case VROCE_CMD_DESTROY_PD:
-		return vroce_emu_destroy_pd(emu, req);
+		return vroce_hca_destroy_pd(hca, req);
 	case VROCE_CMD_CREATE_MR:
-		return vroce_emu_create_mr(emu, req, resp);
+		return vroce_hca_create_mr(hca, req, resp);
 	case VROCE_CMD_DESTROY_MR:
-		return vroce_emu_destroy_mr(emu, req);
+		return vroce_hca_destroy_mr(hca, req);
 	case VROCE_CMD_ENABLE_MR:
-		if (!(emu->caps & VROCE_CAP_MR_ENABLE))
+		if (!(hca->caps & VROCE_CAP_MR_ENABLE))
 			return VROCE_CMD_BAD_OPCODE;
-		return vroce_emu_enable_mr(emu, req, resp);
+		return vroce_hca_enable_mr(hca, req, resp);
 	case VROCE_CMD_REVOKE_MR:
-		if (!(emu->caps & VROCE_CAP_MR_ENABLE))
+		if (!(hca->caps & VROCE_CAP_MR_ENABLE))
 			return VROCE_CMD_BAD_OPCODE;
-		return vroce_emu_revoke_mr(emu, req);
+		return vroce_hca_revoke_mr(hca, req);
 	case VROCE_CMD_CREATE_CQ:
-		return vroce_emu_create_cq(emu, req, resp);
+		return vroce_hca_create_cq(hca, req, resp);
 	case VROCE_CMD_DESTROY_CQ:
-		return vroce_emu_destroy_cq(emu, req);
+		return vroce_hca_destroy_cq(hca, req);
 	case VROCE_CMD_CREATE_QP:
-		return vroce_emu_create_qp(emu, req, resp);
+		return vroce_hca_create_qp(hca, req, resp);
 	case VROCE_CMD_MODIFY_QP:
-		return vroce_emu_modify_qp(emu, req);
+		return vroce_hca_modify_qp(hca, req);
 	case VROCE_CMD_DESTROY_QP:
-		return vroce_emu_destroy_qp(emu, req);
+		return vroce_hca_destroy_qp(hca, req);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}
 }
 
 /* Carry out one command; false when the ring is unusable. */
-static bool vroce_emu_one_cmd(struct vroce_emu *emu,
-			      const struct vroce_emu_ring *ring, u32 ci,
+static bool vroce_hca_one_cmd(struct vroce_hca *hca,
+			      const struct vroce_hca_ring *ring, u32 ci,
 			      bool *complete)
 {
 	u8 req[VROCE_CMD_REQ_SIZE], resp[VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE];
 	struct vroce_resp_hdr *rh = (void *)resp;
 	const struct vroce_cmd_hdr *hdr = (void *)req;
-	u32 delay = READ_ONCE(emu->delay_ms);
+	u32 delay = READ_ONCE(hca->delay_ms);
 	bool faulty;
 	u8 *p;
 	u16 status;
 
-	p = vroce_emu_ring_entry(emu, ring, ci);
+	p = vroce_hca_ring_entry(hca, ring, ci);
 	if (!p)
 		return false;
 	memcpy(req, p, sizeof(req));
 	memset(resp, 0, sizeof(resp));
 
 	if (delay) {
-		up_write(emu->lock);
+		up_write(hca->wire_lock);
 		msleep(delay);
-		down_write(emu->lock);
+		down_write(hca->wire_lock);
 	}
 
 	/* The knobs apply to every command, or to one opcode only. */
-	faulty = !emu->fault_opcode ||
-		 le16_to_cpu(hdr->opcode) == emu->fault_opcode;
-	if (faulty && emu->fail_cmds) {
-		emu->fail_cmds--;
-		status = emu->fail_status ?: VROCE_CMD_INTERNAL;
+	faulty = !hca->fault_opcode ||
+		 le16_to_cpu(hdr->opcode) == hca->fault_opcode;
+	if (faulty && hca->fail_cmds) {
+		hca->fail_cmds--;
+		status = hca->fail_status ?: VROCE_CMD_INTERNAL;
 	} else {
-		status = vroce_emu_execute(emu, req, resp);
+		status = vroce_hca_execute(hca, req, resp);
 	}
 
 	*complete = true;
-	if (faulty && emu->drop_cmds) {
-		emu->drop_cmds--;
+	if (faulty && hca->drop_cmds) {
+		hca->drop_cmds--;
 		*complete = false;
 		return true;
 	}
@@ -190,49 +190,49 @@ static bool vroce_emu_one_cmd(struct vroce_emu *emu,
  * (the producer index is then the CMDQ_PI register's). @*bad is set when
  * it gave one the HCA cannot reach.
  */
-static struct vroce_cmdq_dbr *vroce_emu_cmdq_dbr(struct vroce_emu *emu,
+static struct vroce_cmdq_dbr *vroce_hca_cmdq_dbr(struct vroce_hca *hca,
 						 bool *bad)
 {
-	u64 dbr = (u64)vroce_emu_reg(emu, VROCE_REG_CMDQ_DBR + 4) << 32 |
-		  vroce_emu_reg(emu, VROCE_REG_CMDQ_DBR);
+	u64 dbr = (u64)vroce_hca_reg(hca, VROCE_REG_CMDQ_DBR + 4) << 32 |
+		  vroce_hca_reg(hca, VROCE_REG_CMDQ_DBR);
 	struct vroce_cmdq_dbr *rec;
 
 	*bad = false;
 	if (!dbr)
 		return NULL;
 	rec = IS_ALIGNED(dbr, sizeof(u64)) ?
-	      vroce_emu_dma_to_virt(vroce_emu_dev(emu), dbr, sizeof(*rec)) :
+	      vroce_hca_dma_to_virt(vroce_hca_dev(hca), dbr, sizeof(*rec)) :
 	      NULL;
 	*bad = !rec;
 	return rec;
 }
 
-static void vroce_emu_cmd_work(struct work_struct *work)
+static void vroce_hca_cmd_work(struct work_struct *work)
 {
-	struct vroce_emu *emu = container_of(work, struct vroce_emu, cmd_work);
+	struct vroce_hca *hca = container_of(work, struct vroce_hca, cmd_work);
 	struct vroce_cmdq_dbr *dbr;
-	struct vroce_emu_ring ring;
+	struct vroce_hca_ring ring;
 	bool complete, sane, bad;
 	u32 pi, ci, ctrl;
 	unsigned long flags;
 
 	/* A hung firmware consumes nothing; the reset forgets the ring. */
-	if (vroce_emu_hung(emu))
+	if (vroce_hca_hung(hca))
 		return;
-	down_write(emu->lock);
+	down_write(hca->wire_lock);
 	for (;;) {
-		spin_lock_irqsave(&emu->reg_lock, flags);
-		ctrl = vroce_emu_reg(emu, VROCE_REG_CTRL);
-		pi = vroce_emu_reg(emu, VROCE_REG_CMDQ_PI);
-		ci = vroce_emu_reg(emu, VROCE_REG_CMDQ_CI);
-		sane = vroce_emu_ring_from_regs(emu, VROCE_REG_CMDQ_BA,
-						vroce_emu_reg(emu, VROCE_REG_CMDQ_CFG),
-						VROCE_EMU_MAX_CMDQ_DEPTH_LOG2,
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		ctrl = vroce_hca_reg(hca, VROCE_REG_CTRL);
+		pi = vroce_hca_reg(hca, VROCE_REG_CMDQ_PI);
+		ci = vroce_hca_reg(hca, VROCE_REG_CMDQ_CI);
+		sane = vroce_hca_ring_from_regs(hca, VROCE_REG_CMDQ_BA,
+						vroce_hca_reg(hca, VROCE_REG_CMDQ_CFG),
+						VROCE_HCA_MAX_CMDQ_DEPTH_LOG2,
 						VROCE_CMD_SLOT_SIZE, &ring);
-		dbr = vroce_emu_cmdq_dbr(emu, &bad);
-		spin_unlock_irqrestore(&emu->reg_lock, flags);
+		dbr = vroce_hca_cmdq_dbr(hca, &bad);
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
 		if (!(ctrl & VROCE_CTRL_ENABLE) || !sane || bad ||
-		    vroce_emu_hung(emu))
+		    vroce_hca_hung(hca))
 			break;
 		if (dbr) {
 			pi = le32_to_cpu(READ_ONCE(dbr->pi));
@@ -253,44 +253,44 @@ static void vroce_emu_cmd_work(struct work_struct *work)
 		}
 		if (pi == ci || pi - ci > BIT(ring.depth_log2))
 			break;
-		if (!vroce_emu_one_cmd(emu, &ring, ci, &complete))
+		if (!vroce_hca_one_cmd(hca, &ring, ci, &complete))
 			break;
 
 		/* The response is in memory before the index moves. */
-		spin_lock_irqsave(&emu->reg_lock, flags);
-		emu->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
-		spin_unlock_irqrestore(&emu->reg_lock, flags);
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		hca->regs[VROCE_REG_CMDQ_CI / sizeof(u32)] = ci + 1;
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
 		/*
 		 * One interrupt per completed command (coalesced while the
 		 * handler has not run yet): a busy ring must not hold back
 		 * the responses already written.
 		 */
 		if (complete)
-			vroce_emu_raise_irq(emu, VROCE_IRQ_CMD,
+			vroce_hca_raise_irq(hca, VROCE_IRQ_CMD,
 					    VROCE_INTR_CMD_DONE);
 	}
 
 	/* Events a command wrote (MODIFY_QP to ERR flushes). */
-	vroce_emu_engine_raise(emu);
-	up_write(emu->lock);
+	vroce_hca_engine_raise(hca);
+	up_write(hca->wire_lock);
 }
 
 /**
- * vroce_emu_cmd_init() - set up the command processor of a new HCA
- * @emu: the HCA
+ * vroce_hca_cmd_init() - set up the command processor of a new HCA
+ * @hca: the HCA
  *
- * Writing CMDQ_PI while the HCA is enabled queues its work on @emu->wq.
+ * Writing CMDQ_PI while the HCA is enabled queues its work on @hca->wq.
  */
-void vroce_emu_cmd_init(struct vroce_emu *emu)
+void vroce_hca_cmd_init(struct vroce_hca *hca)
 {
-	INIT_WORK(&emu->cmd_work, vroce_emu_cmd_work);
+	INIT_WORK(&hca->cmd_work, vroce_hca_cmd_work);
 }
 
 /* ---- fault knobs ---- */
 
 /**
- * vroce_emu_set_faults() - set the fault knobs (what debugfs sets)
- * @emu: the HCA
+ * vroce_hca_set_faults() - set the fault knobs (what debugfs sets)
+ * @hca: the HCA
  * @fail_cmds: fail this many next commands
  * @fail_status: with this status (0: VROCE_CMD_INTERNAL)
  * @drop_cmds: carry out this many next commands without completing them
@@ -298,21 +298,21 @@ void vroce_emu_cmd_init(struct vroce_emu *emu)
  *
  * Context: process context.
  */
-void vroce_emu_set_faults(struct vroce_emu *emu, u32 fail_cmds,
+void vroce_hca_set_faults(struct vroce_hca *hca, u32 fail_cmds,
 			  u32 fail_status, u32 drop_cmds, u32 delay_ms)
 {
-	down_write(emu->lock);
-	emu->fail_cmds = fail_cmds;
-	emu->fail_status = fail_status;
-	emu->drop_cmds = drop_cmds;
-	WRITE_ONCE(emu->delay_ms, delay_ms);
-	up_write(emu->lock);
+	down_write(hca->wire_lock);
+	hca->fail_cmds = fail_cmds;
+	hca->fail_status = fail_status;
+	hca->drop_cmds = drop_cmds;
+	WRITE_ONCE(hca->delay_ms, delay_ms);
+	up_write(hca->wire_lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_set_faults);
 
 /**
- * vroce_emu_set_caps() - what QUERY_DEVICE offers, as another firmware would
- * @emu: the HCA
+ * vroce_hca_set_caps() - what QUERY_DEVICE offers, as another firmware would
+ * @hca: the HCA
  * @caps: VROCE_CAP_* (plugging in sets VROCE_CAP_MR_ENABLE); a command of
  *	a capability not offered fails with BAD_OPCODE
  *
@@ -321,26 +321,26 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_faults);
  *
  * Context: process context.
  */
-void vroce_emu_set_caps(struct vroce_emu *emu, u32 caps)
+void vroce_hca_set_caps(struct vroce_hca *hca, u32 caps)
 {
-	down_write(emu->lock);
-	emu->caps = caps;
-	up_write(emu->lock);
+	down_write(hca->wire_lock);
+	hca->caps = caps;
+	up_write(hca->wire_lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_caps);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_set_caps);
 
 /**
- * vroce_emu_set_fault_opcode() - aim the command knobs at one opcode
- * @emu: the HCA
+ * vroce_hca_set_fault_opcode() - aim the command knobs at one opcode
+ * @hca: the HCA
  * @opcode: fail_cmds and drop_cmds apply to commands of this opcode only
  *	(VROCE_CMD_*); 0 for every command
  *
  * Context: process context.
  */
-void vroce_emu_set_fault_opcode(struct vroce_emu *emu, u32 opcode)
+void vroce_hca_set_fault_opcode(struct vroce_hca *hca, u32 opcode)
 {
-	down_write(emu->lock);
-	emu->fault_opcode = opcode;
-	up_write(emu->lock);
+	down_write(hca->wire_lock);
+	hca->fault_opcode = opcode;
+	up_write(hca->wire_lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_fault_opcode);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_set_fault_opcode);

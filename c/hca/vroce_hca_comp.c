@@ -16,7 +16,7 @@
 
 #include "vroce_hca_priv.h"
 
-#define VROCE_EMU_MAX_EQ_DEPTH_LOG2	15
+#define VROCE_HCA_MAX_EQ_DEPTH_LOG2	15
 
 static_assert(sizeof(struct vroce_send_wqe) == VROCE_SEND_WQE_SIZE);
 static_assert(sizeof(struct vroce_recv_wqe) == VROCE_RECV_WQE_SIZE);
@@ -24,7 +24,7 @@ static_assert(sizeof(struct vroce_cqe) == VROCE_CQE_SIZE);
 static_assert(sizeof(struct vroce_eqe) == VROCE_EQE_SIZE);
 
 /* Microseconds of each IB_RNR_TIMER_* code. */
-const u32 vroce_emu_rnr_usecs[] = {
+const u32 vroce_hca_rnr_usecs[] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
 	61440, 81920, 122880, 163840, 245760, 327680, 491520,
@@ -32,49 +32,49 @@ const u32 vroce_emu_rnr_usecs[] = {
 
 /* ---- lookups ---- */
 
-bool vroce_emu_enabled(struct vroce_emu *emu)
+bool vroce_hca_enabled(struct vroce_hca *hca)
 {
 	unsigned long flags;
 	bool on;
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	on = vroce_emu_reg(emu, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	on = vroce_hca_reg(hca, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	/* A hung HCA's engine does nothing: its work waits for the reset. */
-	return on && !vroce_emu_hung(emu);
+	return on && !vroce_hca_hung(hca);
 }
 
 /* The context slot of QP number @qpn, or VROCE_MAX_QP when it has none. */
-u32 vroce_emu_qpn_slot(u32 qpn)
+u32 vroce_hca_qpn_slot(u32 qpn)
 {
 	u32 slot = qpn - VROCE_QPN_BASE;	/* wraps below the base */
 
 	return slot < VROCE_MAX_QP ? slot : VROCE_MAX_QP;
 }
 
-struct vroce_emu_qp *vroce_emu_qp_of(struct vroce_emu *emu, u32 qpn)
+struct vroce_hca_qp *vroce_hca_qp_of(struct vroce_hca *hca, u32 qpn)
 {
-	u32 slot = vroce_emu_qpn_slot(qpn);
+	u32 slot = vroce_hca_qpn_slot(qpn);
 
-	if (slot == VROCE_MAX_QP || !emu->qps[slot].valid)
+	if (slot == VROCE_MAX_QP || !hca->qps[slot].valid)
 		return NULL;
-	return &emu->qps[slot];
+	return &hca->qps[slot];
 }
 
-u32 vroce_emu_qp_slot(struct vroce_emu *emu,
-		      const struct vroce_emu_qp *qp)
+u32 vroce_hca_qp_slot(struct vroce_hca *hca,
+		      const struct vroce_hca_qp *qp)
 {
-	return qp - emu->qps;
+	return qp - hca->qps;
 }
 
 /* ---- rings ---- */
 
 /* Copy WQE @count of @wq out of host memory. */
-bool vroce_emu_wq_fetch(struct vroce_emu *emu,
-			const struct vroce_emu_wq *wq, u32 count,
+bool vroce_hca_wq_fetch(struct vroce_hca *hca,
+			const struct vroce_hca_wq *wq, u32 count,
 			void *wqe)
 {
-	void *p = vroce_emu_ring_entry(emu, &wq->ring, count);
+	void *p = vroce_hca_ring_entry(hca, &wq->ring, count);
 
 	if (!p)
 		return false;
@@ -85,13 +85,13 @@ bool vroce_emu_wq_fetch(struct vroce_emu *emu,
 /* ---- event queue and interrupt ---- */
 
 /* The event queue as programmed; false when it is off or malformed. */
-static bool vroce_emu_eq_ring(struct vroce_emu *emu,
-			      struct vroce_emu_ring *ring)
+static bool vroce_hca_eq_ring(struct vroce_hca *hca,
+			      struct vroce_hca_ring *ring)
 {
-	u32 cfg = vroce_emu_reg(emu, VROCE_REG_EQ_CFG);
+	u32 cfg = vroce_hca_reg(hca, VROCE_REG_EQ_CFG);
 
-	return vroce_emu_ring_from_regs(emu, VROCE_REG_EQ_BA, cfg,
-					VROCE_EMU_MAX_EQ_DEPTH_LOG2,
+	return vroce_hca_ring_from_regs(hca, VROCE_REG_EQ_BA, cfg,
+					VROCE_HCA_MAX_EQ_DEPTH_LOG2,
 					VROCE_EQE_SIZE, ring) &&
 	       (cfg & VROCE_EQ_CFG_ENABLE);
 }
@@ -100,82 +100,82 @@ static bool vroce_emu_eq_ring(struct vroce_emu *emu,
  * Write an event: its body, then the owner byte. An EQ that is off, full
  * (against EQ_CI) or unreachable loses the event; eq_lost counts it.
  */
-void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num)
+void vroce_hca_eq_post(struct vroce_hca *hca, u8 type, u32 num)
 {
-	struct vroce_emu_ring ring;
+	struct vroce_hca_ring ring;
 	struct vroce_eqe *e = NULL;
 	unsigned long flags;
 	u32 pi;
 
 	/* Engines of several QPs post at once: one event at a time. */
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	pi = emu->eq_pi;
-	if (vroce_emu_eq_ring(emu, &ring) &&
-	    pi - vroce_emu_reg(emu, VROCE_REG_EQ_CI) < BIT(ring.depth_log2))
-		e = vroce_emu_ring_entry(emu, &ring, pi);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	pi = hca->eq_pi;
+	if (vroce_hca_eq_ring(hca, &ring) &&
+	    pi - vroce_hca_reg(hca, VROCE_REG_EQ_CI) < BIT(ring.depth_log2))
+		e = vroce_hca_ring_entry(hca, &ring, pi);
 	if (e) {
-		emu->eq_pi = pi + 1;
+		hca->eq_pi = pi + 1;
 		e->num = cpu_to_le32(num);
 		e->type = type;
 		memset(e->rsvd, 0, sizeof(e->rsvd));
 		dma_wmb();
 		WRITE_ONCE(e->owner, ((pi >> ring.depth_log2) & 1) ^ 1);
 	} else {
-		emu->eq_lost++;
+		hca->eq_lost++;
 	}
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	if (e)
-		atomic_set(&emu->eq_raise, 1);
+		atomic_set(&hca->eq_raise, 1);
 }
 
 /**
- * vroce_emu_engine_raise() - interrupt for the events written so far
- * @emu: the HCA
+ * vroce_hca_engine_raise() - interrupt for the events written so far
+ * @hca: the HCA
  *
  * Raises VROCE_INTR_EQ on the event vector, when events were written since
  * the last time. Once per QP visit or command batch.
  *
- * Context: process context, @emu->lock held.
+ * Context: process context, @hca->wire_lock held.
  */
-void vroce_emu_engine_raise(struct vroce_emu *emu)
+void vroce_hca_engine_raise(struct vroce_hca *hca)
 {
-	lockdep_assert_held(emu->lock);
-	if (atomic_xchg(&emu->eq_raise, 0))
-		vroce_emu_raise_irq(emu, VROCE_IRQ_EQ, VROCE_INTR_EQ);
+	lockdep_assert_held(hca->wire_lock);
+	if (atomic_xchg(&hca->eq_raise, 0))
+		vroce_hca_raise_irq(hca, VROCE_IRQ_EQ, VROCE_INTR_EQ);
 }
 
 /* ---- QP state ---- */
 
 /* Have @qp's work visit it (again, if it runs now). */
-void vroce_emu_qp_kick(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+void vroce_hca_qp_kick(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
-	queue_work(emu->qp_wq, &emu->qpx[vroce_emu_qp_slot(emu, qp)].work);
+	queue_work(hca->qp_wq, &hca->qpx[vroce_hca_qp_slot(hca, qp)].work);
 }
 
 /* The receive queue lock of @qp. */
-static struct mutex *vroce_emu_rq_lock(struct vroce_emu *emu,
-				       const struct vroce_emu_qp *qp)
+static struct mutex *vroce_hca_rq_lock(struct vroce_hca *hca,
+				       const struct vroce_hca_qp *qp)
 {
-	return &emu->qpx[vroce_emu_qp_slot(emu, qp)].lock;
+	return &hca->qpx[vroce_hca_qp_slot(hca, qp)].lock;
 }
 
-void vroce_emu_rq_enter(struct vroce_emu *emu,
-			const struct vroce_emu_qp *qp)
+void vroce_hca_rq_enter(struct vroce_hca *hca,
+			const struct vroce_hca_qp *qp)
 {
-	mutex_lock(vroce_emu_rq_lock(emu, qp));
+	mutex_lock(vroce_hca_rq_lock(hca, qp));
 }
 
-void vroce_emu_rq_leave(struct vroce_emu *emu,
-			const struct vroce_emu_qp *qp)
+void vroce_hca_rq_leave(struct vroce_hca *hca,
+			const struct vroce_hca_qp *qp)
 {
-	mutex_unlock(vroce_emu_rq_lock(emu, qp));
+	mutex_unlock(vroce_hca_rq_lock(hca, qp));
 }
 
 /*
  * Whether @qp takes messages (RTR or RTS), from one look at its state:
  * another engine may fail it at any time.
  */
-bool vroce_emu_qp_receives(const struct vroce_emu_qp *qp)
+bool vroce_hca_qp_receives(const struct vroce_hca_qp *qp)
 {
 	u32 state = READ_ONCE(qp->state);
 
@@ -186,17 +186,17 @@ bool vroce_emu_qp_receives(const struct vroce_emu_qp *qp)
  * Move @qp to the error state; its work flushes both its queues, and an
  * RNR or retry wait ends. Any engine may fail any QP (a responder error
  * fails the requester), so the state moves by exchange (a full barrier:
- * see vroce_emu_db_qp()); commands change it only with every engine out.
+ * see vroce_hca_db_qp()); commands change it only with every engine out.
  * True when this call moved it.
  */
-bool vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+bool vroce_hca_qp_error(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
 	if (xchg(&qp->state, VROCE_QPS_ERR) == VROCE_QPS_ERR)
 		return false;
-	spin_lock(&emu->timer_lock);
+	spin_lock(&hca->timer_lock);
 	WRITE_ONCE(qp->rnr_wait, false);
-	spin_unlock(&emu->timer_lock);
-	vroce_emu_qp_kick(emu, qp);
+	spin_unlock(&hca->timer_lock);
+	vroce_hca_qp_kick(hca, qp);
 	return true;
 }
 
@@ -204,29 +204,29 @@ bool vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp)
  * An error not tied to a completion: the QP fails and an event says so,
  * once, and only when it did not fail before for another reason.
  */
-void vroce_emu_qp_fatal(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+void vroce_hca_qp_fatal(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
-	if (vroce_emu_qp_error(emu, qp))
-		vroce_emu_eq_post(emu, VROCE_EQE_QP_FATAL, qp->qpn);
+	if (vroce_hca_qp_error(hca, qp))
+		vroce_hca_eq_post(hca, VROCE_EQE_QP_FATAL, qp->qpn);
 }
 
 /* Requesters waiting for a receive at QP slot @slot try again now. */
-void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot)
+void vroce_hca_rnr_wake(struct vroce_hca *hca, u32 slot)
 {
-	struct vroce_emu_qp *qp;
+	struct vroce_hca_qp *qp;
 	u32 i;
 
-	if (!READ_ONCE(emu->timed))
+	if (!READ_ONCE(hca->timed))
 		return;
-	spin_lock(&emu->timer_lock);
+	spin_lock(&hca->timer_lock);
 	for (i = 0; i < VROCE_MAX_QP; i++) {
-		qp = &emu->qps[i];
+		qp = &hca->qps[i];
 		if (qp->valid && qp->rnr_wait && qp->rnr_peer == slot) {
 			WRITE_ONCE(qp->rnr_wait, false);
-			vroce_emu_qp_kick(emu, qp);
+			vroce_hca_qp_kick(hca, qp);
 		}
 	}
-	spin_unlock(&emu->timer_lock);
+	spin_unlock(&hca->timer_lock);
 }
 
 /*
@@ -234,21 +234,21 @@ void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot)
  * moved. An index more than the ring's depth ahead of the consumer, or
  * behind what was rung before, is a broken doorbell: the QP fails.
  */
-bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       int q)
 {
-	struct vroce_emu_wq *wq = &qp->wq[q];
-	u32 slot = vroce_emu_qp_slot(emu, qp), pi;
+	struct vroce_hca_wq *wq = &qp->wq[q];
+	u32 slot = vroce_hca_qp_slot(hca, qp), pi;
 	unsigned long flags;
 	u16 rung;
 
-	if (q == VROCE_EMU_RQ)
-		lockdep_assert_held(vroce_emu_rq_lock(emu, qp));
+	if (q == VROCE_HCA_RQ)
+		lockdep_assert_held(vroce_hca_rq_lock(hca, qp));
 	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
 		return false;
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	rung = emu->qp_db[slot].pi[q];
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	rung = hca->qp_db[slot].pi[q];
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	/* The WQEs were written before the doorbell that announced them. */
 	dma_rmb();
 
@@ -256,12 +256,12 @@ bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
-		vroce_emu_qp_fatal(emu, qp);
+		vroce_hca_qp_fatal(hca, qp);
 		return false;
 	}
 	wq->pi = pi;
-	if (q == VROCE_EMU_RQ)
-		vroce_emu_rnr_wake(emu, slot);
+	if (q == VROCE_HCA_RQ)
+		vroce_hca_rnr_wake(hca, slot);
 	return true;
 }
 
@@ -271,45 +271,45 @@ bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp,
  * An armed CQ got @cqe: disarm it and send (or lose, or delay) the event.
  * Context: the CQ's lock held.
  */
-static void vroce_emu_cq_event(struct vroce_emu *emu, u32 cqn,
+static void vroce_hca_cq_event(struct vroce_hca *hca, u32 cqn,
 			       const struct vroce_cqe *cqe)
 {
-	struct vroce_emu_cq *cq = &emu->cqs[cqn];
+	struct vroce_hca_cq *cq = &hca->cqs[cqn];
 	unsigned long flags;
 	bool fire, drop = false;
 	u32 delay;
 	u8 arm;
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	arm = emu->cq_db[cqn].arm;
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	arm = hca->cq_db[cqn].arm;
 	fire = arm == VROCE_DB_CQ_CMD_ARM_NEXT ||
 	       (arm == VROCE_DB_CQ_CMD_ARM_SOL &&
 		((cqe->flags & VROCE_CQE_F_SOLICITED) ||
 		 cqe->status != VROCE_CQE_OK));
 	if (fire)
-		emu->cq_db[cqn].arm = 0;
+		hca->cq_db[cqn].arm = 0;
 	/* The knob counts events of every CQ. */
-	if (fire && emu->drop_events) {
-		emu->drop_events--;
+	if (fire && hca->drop_events) {
+		hca->drop_events--;
 		drop = true;
 	}
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 
 	if (!fire || drop)
 		return;
-	delay = READ_ONCE(emu->event_delay_ms);
+	delay = READ_ONCE(hca->event_delay_ms);
 	if (!delay) {
-		vroce_emu_eq_post(emu, VROCE_EQE_COMP, cqn);
+		vroce_hca_eq_post(hca, VROCE_EQE_COMP, cqn);
 		return;
 	}
 	/* The timer work writes it; one pending event per CQ. */
-	spin_lock(&emu->timer_lock);
+	spin_lock(&hca->timer_lock);
 	if (!cq->event_pending) {
 		cq->event_due = jiffies + msecs_to_jiffies(delay);
 		WRITE_ONCE(cq->event_pending, true);
-		WRITE_ONCE(emu->timed, true);
+		WRITE_ONCE(hca->timed, true);
 	}
-	spin_unlock(&emu->timer_lock);
+	spin_unlock(&hca->timer_lock);
 }
 
 /*
@@ -317,28 +317,28 @@ static void vroce_emu_cq_event(struct vroce_emu *emu, u32 cqn,
  * (against its last CI doorbell) loses it: the overflow is reported once
  * per CQ and @qp goes to the error state.
  */
-void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       u32 cqn, struct vroce_cqe *cqe)
 {
-	struct vroce_emu_cq *cq = &emu->cqs[cqn];
+	struct vroce_hca_cq *cq = &hca->cqs[cqn];
 	struct vroce_cqe *slot = NULL;
 	unsigned long flags;
 	u16 ci;
 
 	/* QPs of any engine complete to a CQ: one CQE at a time. */
-	spin_lock(&emu->cq_lock[cqn]);
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	ci = emu->cq_db[cqn].ci;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock(&hca->cq_lock[cqn]);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	ci = hca->cq_db[cqn].ci;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 
 	if ((u16)((u16)cq->pi - ci) < BIT(cq->ring.depth_log2))
-		slot = vroce_emu_ring_entry(emu, &cq->ring, cq->pi);
+		slot = vroce_hca_ring_entry(hca, &cq->ring, cq->pi);
 	if (!slot) {
 		if (!cq->overflowed) {
 			cq->overflowed = true;
-			vroce_emu_eq_post(emu, VROCE_EQE_CQ_ERR, cqn);
+			vroce_hca_eq_post(hca, VROCE_EQE_CQ_ERR, cqn);
 		}
-		vroce_emu_qp_error(emu, qp);
+		vroce_hca_qp_error(hca, qp);
 		goto out;
 	}
 	cqe->owner = 0;
@@ -346,9 +346,9 @@ void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	dma_wmb();
 	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
 	cq->pi++;
-	vroce_emu_cq_event(emu, cqn, cqe);
+	vroce_hca_cq_event(hca, cqn, cqe);
 out:
-	spin_unlock(&emu->cq_lock[cqn]);
+	spin_unlock(&hca->cq_lock[cqn]);
 }
 
 /* ---- RNR and retry waits ---- */
@@ -357,56 +357,56 @@ out:
  * Park the head send WQE of @qp for @delay jiffies (at least one), or
  * until a receive is rung at QP slot @peer_slot of this HCA.
  */
-static void vroce_emu_sq_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+static void vroce_hca_sq_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			      u32 peer_slot, unsigned long delay)
 {
-	spin_lock(&emu->timer_lock);
+	spin_lock(&hca->timer_lock);
 	/*
 	 * Failed meanwhile by another engine: its work flushes, no wait.
-	 * vroce_emu_qp_error() moves the state before it takes timer_lock
+	 * vroce_hca_qp_error() moves the state before it takes timer_lock
 	 * to end waits, so one of the two sees the other.
 	 */
 	if (READ_ONCE(qp->state) == VROCE_QPS_ERR) {
-		spin_unlock(&emu->timer_lock);
+		spin_unlock(&hca->timer_lock);
 		return;
 	}
 	qp->rnr_peer = peer_slot;
 	qp->rnr_deadline = jiffies + max(delay, 1UL);
 	WRITE_ONCE(qp->rnr_wait, true);
-	WRITE_ONCE(emu->timed, true);
-	spin_unlock(&emu->timer_lock);
+	WRITE_ONCE(hca->timed, true);
+	spin_unlock(&hca->timer_lock);
 }
 
 /* RNR: wait for the peer's min_rnr_timer, or a receive there. */
-void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			struct vroce_emu *pemu,
-			const struct vroce_emu_qp *peer)
+void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			struct vroce_hca *phca,
+			const struct vroce_hca_qp *peer)
 {
 	u32 code = min_t(u32, peer->min_rnr_timer,
-			 ARRAY_SIZE(vroce_emu_rnr_usecs) - 1);
+			 ARRAY_SIZE(vroce_hca_rnr_usecs) - 1);
 
 	/* A receive there wakes a waiter on the same HCA; across, the timer. */
-	vroce_emu_sq_wait(emu, qp,
-			  pemu == emu ? vroce_emu_qp_slot(emu, peer) : U32_MAX,
-			  usecs_to_jiffies(vroce_emu_rnr_usecs[code]));
+	vroce_hca_sq_wait(hca, qp,
+			  phca == hca ? vroce_hca_qp_slot(hca, peer) : U32_MAX,
+			  usecs_to_jiffies(vroce_hca_rnr_usecs[code]));
 }
 
 /*
  * No answer: wait the local ack timeout, 4.096 us * 2^timeout (0 is
  * infinite in the IB spec; the longest code stands for it), then retry.
  */
-void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp)
+void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
 	u32 code = qp->timeout ? min_t(u32, qp->timeout, 31) : 31;
 
 	/* Never shorter than the timeout: jiffies round down. */
-	vroce_emu_sq_wait(emu, qp, U32_MAX,
+	vroce_hca_sq_wait(hca, qp, U32_MAX,
 			  nsecs_to_jiffies(4096ULL << code) + 1);
 }
 
 /* ---- the timer ---- */
 
-static void vroce_emu_earliest(unsigned long *next, bool *any,
+static void vroce_hca_earliest(unsigned long *next, bool *any,
 			       unsigned long when)
 {
 	if (!*any || time_before(when, *next))
@@ -419,25 +419,25 @@ static void vroce_emu_earliest(unsigned long *next, bool *any,
  * Whoever starts a wait sets @timed under timer_lock and calls this after,
  * so a scan that missed the new wait is followed by one that sees it.
  */
-void vroce_emu_timer_arm(struct vroce_emu *emu)
+void vroce_hca_timer_arm(struct vroce_hca *hca)
 {
 	unsigned long next = 0, now = jiffies;
 	bool any = false;
 	u32 i;
 
-	if (!READ_ONCE(emu->timed))
+	if (!READ_ONCE(hca->timed))
 		return;
-	spin_lock(&emu->timer_lock);
+	spin_lock(&hca->timer_lock);
 	for (i = 0; i < VROCE_MAX_QP; i++)
-		if (emu->qps[i].valid && emu->qps[i].rnr_wait)
-			vroce_emu_earliest(&next, &any, emu->qps[i].rnr_deadline);
+		if (hca->qps[i].valid && hca->qps[i].rnr_wait)
+			vroce_hca_earliest(&next, &any, hca->qps[i].rnr_deadline);
 	for (i = 0; i < VROCE_MAX_CQ; i++)
-		if (emu->cqs[i].valid && emu->cqs[i].event_pending)
-			vroce_emu_earliest(&next, &any, emu->cqs[i].event_due);
+		if (hca->cqs[i].valid && hca->cqs[i].event_pending)
+			vroce_hca_earliest(&next, &any, hca->cqs[i].event_due);
 	if (any)
-		mod_delayed_work(emu->qp_wq, &emu->timer_work,
+		mod_delayed_work(hca->qp_wq, &hca->timer_work,
 				 time_after(next, now) ? next - now : 0);
 	/* The scans can stop until one is set again. */
-	WRITE_ONCE(emu->timed, any);
-	spin_unlock(&emu->timer_lock);
+	WRITE_ONCE(hca->timed, any);
+	spin_unlock(&hca->timer_lock);
 }

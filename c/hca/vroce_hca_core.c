@@ -32,7 +32,7 @@
 /*
  * One Ethernet segment joins every emulated HCA, as netdevsim links its
  * devices: a frame goes to the port whose MAC it names. Its lock is every
- * HCA's state lock (&vroce_emu.lock, a rw_semaphore), so an engine holding
+ * HCA's state lock (&vroce_hca.wire_lock, a rw_semaphore), so an engine holding
  * it for reading delivers into another HCA exactly as into its own, under
  * that HCA's object locks: messages of different QPs cross side by side,
  * each whole, and those of one QP in order.
@@ -41,56 +41,56 @@ static DECLARE_RWSEM(vroce_wire_lock);
 static LIST_HEAD(vroce_wire_hcas);
 
 /**
- * vroce_emu_wire_lock() - the lock of the wire and of every HCA on it
+ * vroce_hca_wire_lock() - the lock of the wire and of every HCA on it
  *
- * Return: the rw_semaphore, which each HCA keeps in &vroce_emu.lock.
+ * Return: the rw_semaphore, which each HCA keeps in &vroce_hca.wire_lock.
  */
-struct rw_semaphore *vroce_emu_wire_lock(void)
+struct rw_semaphore *vroce_hca_wire_lock(void)
 {
 	return &vroce_wire_lock;
 }
 
 /**
- * vroce_emu_wire_join() - plug @emu's port into the wire
- * @emu: a set-up HCA
+ * vroce_hca_wire_join() - plug @hca's port into the wire
+ * @hca: a set-up HCA
  *
  * Context: process context; takes the wire's lock.
  */
-void vroce_emu_wire_join(struct vroce_emu *emu)
+void vroce_hca_wire_join(struct vroce_hca *hca)
 {
 	down_write(&vroce_wire_lock);
-	list_add_tail(&emu->wire_node, &vroce_wire_hcas);
+	list_add_tail(&hca->wire_node, &vroce_wire_hcas);
 	up_write(&vroce_wire_lock);
 }
 
 /**
- * vroce_emu_wire_leave() - unplug @emu's port: nothing reaches it after
- * @emu: an HCA on the wire
+ * vroce_hca_wire_leave() - unplug @hca's port: nothing reaches it after
+ * @hca: an HCA on the wire
  *
  * Context: process context; takes the wire's lock.
  */
-void vroce_emu_wire_leave(struct vroce_emu *emu)
+void vroce_hca_wire_leave(struct vroce_hca *hca)
 {
 	down_write(&vroce_wire_lock);
-	list_del_init(&emu->wire_node);
+	list_del_init(&hca->wire_node);
 	up_write(&vroce_wire_lock);
 }
 
 /**
- * vroce_emu_wire_find() - the HCA whose port has MAC @mac
- * @emu: the HCA sending (found first: loopback never crosses the wire)
+ * vroce_hca_wire_find() - the HCA whose port has MAC @mac
+ * @hca: the HCA sending (found first: loopback never crosses the wire)
  * @mac: a destination MAC
  *
  * Context: the wire's lock held.
  * Return: the HCA, or NULL when no port on the wire has @mac.
  */
-struct vroce_emu *vroce_emu_wire_find(struct vroce_emu *emu, const u8 *mac)
+struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac)
 {
-	struct vroce_emu *e;
+	struct vroce_hca *e;
 
 	lockdep_assert_held(&vroce_wire_lock);
-	if (ether_addr_equal(mac, emu->mac))
-		return emu;
+	if (ether_addr_equal(mac, hca->mac))
+		return hca;
 	list_for_each_entry(e, &vroce_wire_hcas, wire_node)
 		if (ether_addr_equal(mac, e->mac))
 			return e;
@@ -99,33 +99,33 @@ struct vroce_emu *vroce_emu_wire_find(struct vroce_emu *emu, const u8 *mac)
 
 /*
  * Tests: when n > 0, the n-th allocation of plugging in an HCA from then
- * on fails (vroce_emu_inject()), and the count drops back to 0.
+ * on fails (vroce_hca_inject()), and the count drops back to 0.
  */
-VISIBLE_IF_KUNIT atomic_t vroce_emu_fail_nth = ATOMIC_INIT(0);
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_fail_nth);
+VISIBLE_IF_KUNIT atomic_t vroce_hca_fail_nth = ATOMIC_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_fail_nth);
 
 /**
- * vroce_emu_inject() - a fault injection point of the HCA's own setup
+ * vroce_hca_inject() - a fault injection point of the HCA's own setup
  *
  * Context: any context.
- * Return: true when this allocation must fail (see vroce_emu_fail_nth).
+ * Return: true when this allocation must fail (see vroce_hca_fail_nth).
  */
-bool vroce_emu_inject(void)
+bool vroce_hca_inject(void)
 {
-	int old = atomic_read(&vroce_emu_fail_nth);
+	int old = atomic_read(&vroce_hca_fail_nth);
 
 	do {
 		if (old <= 0)
 			return false;
-	} while (!atomic_try_cmpxchg(&vroce_emu_fail_nth, &old, old - 1));
+	} while (!atomic_try_cmpxchg(&vroce_hca_fail_nth, &old, old - 1));
 	return old == 1;
 }
 
 /* ---- the interrupt line ---- */
 
 /**
- * vroce_emu_raise_irq() - signal an interrupt
- * @emu: the HCA
+ * vroce_hca_raise_irq() - signal an interrupt
+ * @hca: the HCA
  * @vec: the vector, VROCE_IRQ_*
  * @cause: the VROCE_INTR_* bit it stands for
  *
@@ -134,45 +134,45 @@ bool vroce_emu_inject(void)
  *
  * Context: any context.
  */
-void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause)
+void vroce_hca_raise_irq(struct vroce_hca *hca, unsigned int vec, u32 cause)
 {
 	unsigned long flags;
 	bool call;
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	emu->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |= cause;
-	call = !(vroce_emu_reg(emu, VROCE_REG_INTR_MASK) & cause);
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	hca->regs[VROCE_REG_INTR_CAUSE / sizeof(u32)] |= cause;
+	call = !(vroce_hca_reg(hca, VROCE_REG_INTR_MASK) & cause);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	if (call)
-		queue_work(emu->irq_wq, &emu->irq[vec].work);
+		queue_work(hca->irq_wq, &hca->irq[vec].work);
 }
 
 /* ---- rings in host memory ---- */
 
 /**
- * vroce_emu_ring_from_regs() - a ring the driver programmed in registers
- * @emu: the HCA
+ * vroce_hca_ring_from_regs() - a ring the driver programmed in registers
+ * @hca: the HCA
  * @ba_reg: the register pair holding the root BA (low half first)
  * @cfg: the ring's VROCE_RING_CFG_* register value
  * @max_log2: the most entries the ring may have, as a shift
  * @entry_size: bytes per entry
  * @ring: where the ring is described
  *
- * Context: any context, @emu->reg_lock held.
+ * Context: any context, @hca->reg_lock held.
  * Return: false when the depth or the buffer page shift is out of range.
  */
-bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+bool vroce_hca_ring_from_regs(struct vroce_hca *hca, u32 ba_reg, u32 cfg,
 			      u32 max_log2, u32 entry_size,
-			      struct vroce_emu_ring *ring)
+			      struct vroce_hca_ring *ring)
 {
-	struct vroce_emu_mtt *mtt = &ring->mtt;
+	struct vroce_hca_mtt *mtt = &ring->mtt;
 	u64 bytes;
 
 	memset(ring, 0, sizeof(*ring));
 	ring->depth_log2 = FIELD_GET(VROCE_RING_CFG_DEPTH_LOG2, cfg);
 	ring->entry_size = entry_size;
-	mtt->root_ba = (u64)vroce_emu_reg(emu, ba_reg + 4) << 32 |
-		       vroce_emu_reg(emu, ba_reg);
+	mtt->root_ba = (u64)vroce_hca_reg(hca, ba_reg + 4) << 32 |
+		       vroce_hca_reg(hca, ba_reg);
 	mtt->ba_pg_shift = FIELD_GET(VROCE_RING_CFG_BA_PG_SHIFT, cfg);
 	mtt->buf_pg_shift = FIELD_GET(VROCE_RING_CFG_BUF_PG_SHIFT, cfg);
 	mtt->region_count = 1;
@@ -186,8 +186,8 @@ bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
 }
 
 /**
- * vroce_emu_ring_entry() - the entry for count @count of @ring
- * @emu: the HCA
+ * vroce_hca_ring_entry() - the entry for count @count of @ring
+ * @hca: the HCA
  * @ring: the ring
  * @count: a free-running count; the slot is @count modulo the depth
  *
@@ -195,17 +195,17 @@ bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
  * Return: the entry's bytes, reached through the ring's tables, or NULL
  * when the tables lead nowhere.
  */
-void *vroce_emu_ring_entry(struct vroce_emu *emu,
-			   const struct vroce_emu_ring *ring, u32 count)
+void *vroce_hca_ring_entry(struct vroce_hca *hca,
+			   const struct vroce_hca_ring *ring, u32 count)
 {
-	const struct vroce_emu_mtt *mtt = &ring->mtt;
+	const struct vroce_hca_mtt *mtt = &ring->mtt;
 	u64 off = (u64)(count & (BIT(ring->depth_log2) - 1)) * ring->entry_size;
 	u64 addr;
 
-	if (vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+	if (vroce_hca_mtt_translate(vroce_hca_dev(hca), mtt,
 				    off >> mtt->buf_pg_shift, &addr, NULL))
 		return NULL;
-	return vroce_emu_dma_to_virt(vroce_emu_dev(emu),
+	return vroce_hca_dma_to_virt(vroce_hca_dev(hca),
 				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
 				     ring->entry_size);
 }

@@ -5,9 +5,9 @@
  * The MPT (one entry per MR: state, key tag and generation, PD, rights,
  * range and tables) and the PD table; the CREATE_MR and DESTROY_MR
  * commands; the translation engine, which moves bytes through an MR after
- * checking key, PD, bounds and rights (vroce_emu_mr_access()); and fast
+ * checking key, PD, bounds and rights (vroce_hca_mr_access()); and fast
  * registration: REG_MR loads a page list into an MR's table, LOCAL_INV and
- * SEND_WITH_INV invalidate it. The command processor (emu->lock held for
+ * SEND_WITH_INV invalidate it. The command processor (hca->wire_lock held for
  * writing) and the data path engines (held for reading, several at once)
  * call in here (the *_locked() functions; an engine's take the lock of
  * the MPT entry they use); the KUnit suites and debugfs (mr_read,
@@ -35,104 +35,104 @@
 
 #include "vroce_hca_priv.h"
 
-#define VROCE_EMU_MR_READ_MAX		SZ_1M
-#define VROCE_EMU_LINE_MAX		128	/* a debugfs command line */
+#define VROCE_HCA_MR_READ_MAX		SZ_1M
+#define VROCE_HCA_LINE_MAX		128	/* a debugfs command line */
 
 /* ---- the tables ---- */
 
 /**
- * vroce_emu_mpt_alloc() - allocate the MPT and the PD table of a new HCA
- * @emu: the HCA
+ * vroce_hca_mpt_alloc() - allocate the MPT and the PD table of a new HCA
+ * @hca: the HCA
  *
- * Every MPT entry may be handed out (vroce_emu_set_max_mr() limits that).
+ * Every MPT entry may be handed out (vroce_hca_set_max_mr() limits that).
  *
  * Context: process context, may sleep.
  * Return: 0 or -ENOMEM.
  */
-int vroce_emu_mpt_alloc(struct vroce_emu *emu)
+int vroce_hca_mpt_alloc(struct vroce_hca *hca)
 {
 	u32 i;
 
-	for (i = 0; i < VROCE_EMU_MPT_LOCKS; i++)
-		mutex_init(&emu->mpt_lock[i]);
-	emu->mpt = vroce_emu_inject() ? NULL :
-		   kvcalloc(VROCE_EMU_MAX_MR, sizeof(*emu->mpt), GFP_KERNEL);
-	if (!emu->mpt)
+	for (i = 0; i < VROCE_HCA_MPT_LOCKS; i++)
+		mutex_init(&hca->mpt_lock[i]);
+	hca->mpt = vroce_hca_inject() ? NULL :
+		   kvcalloc(VROCE_HCA_MAX_MR, sizeof(*hca->mpt), GFP_KERNEL);
+	if (!hca->mpt)
 		return -ENOMEM;
-	emu->max_mr = VROCE_EMU_MAX_MR;
-	emu->pd_map = vroce_emu_inject() ? NULL :
-		      bitmap_zalloc(VROCE_EMU_MAX_PD, GFP_KERNEL);
-	if (!emu->pd_map) {
-		kvfree(emu->mpt);
+	hca->max_mr = VROCE_HCA_MAX_MR;
+	hca->pd_map = vroce_hca_inject() ? NULL :
+		      bitmap_zalloc(VROCE_HCA_MAX_PD, GFP_KERNEL);
+	if (!hca->pd_map) {
+		kvfree(hca->mpt);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 /**
- * vroce_emu_mpt_free() - free what vroce_emu_mpt_alloc() allocated
- * @emu: the HCA
+ * vroce_hca_mpt_free() - free what vroce_hca_mpt_alloc() allocated
+ * @hca: the HCA
  */
-void vroce_emu_mpt_free(struct vroce_emu *emu)
+void vroce_hca_mpt_free(struct vroce_hca *hca)
 {
 	u32 i;
 
-	bitmap_free(emu->pd_map);
-	kvfree(emu->mpt);
-	for (i = 0; i < VROCE_EMU_MPT_LOCKS; i++)
-		mutex_destroy(&emu->mpt_lock[i]);
+	bitmap_free(hca->pd_map);
+	kvfree(hca->mpt);
+	for (i = 0; i < VROCE_HCA_MPT_LOCKS; i++)
+		mutex_destroy(&hca->mpt_lock[i]);
 }
 
 /**
- * vroce_emu_mpt_reset() - forget every MR and PD
- * @emu: the HCA
+ * vroce_hca_mpt_reset() - forget every MR and PD
+ * @hca: the HCA
  *
- * Context: @emu->lock held.
+ * Context: @hca->wire_lock held.
  */
-void vroce_emu_mpt_reset(struct vroce_emu *emu)
+void vroce_hca_mpt_reset(struct vroce_hca *hca)
 {
 	u32 i;
 
-	lockdep_assert_held(emu->lock);
-	memset(emu->mpt, 0, VROCE_EMU_MAX_MR * sizeof(*emu->mpt));
+	lockdep_assert_held(hca->wire_lock);
+	memset(hca->mpt, 0, VROCE_HCA_MAX_MR * sizeof(*hca->mpt));
 	/* Generations start anywhere: keys do not repeat across resets. */
-	for (i = 0; i < VROCE_EMU_MAX_MR; i++) {
-		emu->mpt[i].gen = get_random_u8();
-		emu->mpt[i].kgen = emu->mpt[i].gen;
+	for (i = 0; i < VROCE_HCA_MAX_MR; i++) {
+		hca->mpt[i].gen = get_random_u8();
+		hca->mpt[i].kgen = hca->mpt[i].gen;
 	}
-	bitmap_zero(emu->pd_map, VROCE_EMU_MAX_PD);
+	bitmap_zero(hca->pd_map, VROCE_HCA_MAX_PD);
 }
 
 /* ---- protection domains ---- */
 
 /**
- * vroce_emu_pd_valid() - whether a protection domain exists
- * @emu: the HCA
+ * vroce_hca_pd_valid() - whether a protection domain exists
+ * @hca: the HCA
  * @pdn: the PD number, as a command gives it
  *
- * Context: @emu->lock held.
+ * Context: @hca->wire_lock held.
  * Return: true when @pdn was created and not destroyed.
  */
-bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn)
+bool vroce_hca_pd_valid(struct vroce_hca *hca, u32 pdn)
 {
-	return pdn < VROCE_EMU_MAX_PD && test_bit(pdn, emu->pd_map);
+	return pdn < VROCE_HCA_MAX_PD && test_bit(pdn, hca->pd_map);
 }
 
 /**
- * vroce_emu_pd_has_mr() - whether an MR still belongs to a protection domain
- * @emu: the HCA
+ * vroce_hca_pd_has_mr() - whether an MR still belongs to a protection domain
+ * @hca: the HCA
  * @pdn: the PD
  *
- * Context: @emu->lock held.
+ * Context: @hca->wire_lock held.
  * Return: true when some MPT entry in use belongs to @pdn.
  */
-bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn)
+bool vroce_hca_pd_has_mr(struct vroce_hca *hca, u32 pdn)
 {
 	u32 i;
 
-	for (i = 0; i < VROCE_EMU_MAX_MR; i++)
-		if (emu->mpt[i].state != VROCE_EMU_MR_FREE &&
-		    emu->mpt[i].pdn == pdn)
+	for (i = 0; i < VROCE_HCA_MAX_MR; i++)
+		if (hca->mpt[i].state != VROCE_HCA_MR_FREE &&
+		    hca->mpt[i].pdn == pdn)
 			return true;
 	return false;
 }
@@ -140,7 +140,7 @@ bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn)
 /* ---- the translation engine ---- */
 
 /* Rights an MR may carry: known bits; remote write or atomic need local write. */
-static bool vroce_emu_access_valid(u32 access)
+static bool vroce_hca_access_valid(u32 access)
 {
 	if (access & ~VROCE_ACC_MASK)
 		return false;
@@ -154,42 +154,42 @@ static bool vroce_emu_access_valid(u32 access)
  * and uses it, and lets go; commands change entries with every engine out
  * (the wire's lock held for writing). NULL when @key names no entry.
  */
-static struct mutex *vroce_emu_mpt_lock(struct vroce_emu *emu, u32 key)
+static struct mutex *vroce_hca_mpt_lock(struct vroce_hca *hca, u32 key)
 {
 	u32 index = FIELD_GET(VROCE_KEY_INDEX, key);
 
-	if (index >= VROCE_EMU_MAX_MR)
+	if (index >= VROCE_HCA_MAX_MR)
 		return NULL;
-	return &emu->mpt_lock[index % VROCE_EMU_MPT_LOCKS];
+	return &hca->mpt_lock[index % VROCE_HCA_MPT_LOCKS];
 }
 
 /* The MR in slot @index created with generation @gen (a handle), or NULL. */
-static struct vroce_emu_mpt *vroce_emu_mpt_get(struct vroce_emu *emu,
+static struct vroce_hca_mpt *vroce_hca_mpt_get(struct vroce_hca *hca,
 					       u32 index, u32 gen)
 {
-	if (index >= VROCE_EMU_MAX_MR ||
-	    emu->mpt[index].state == VROCE_EMU_MR_FREE ||
-	    emu->mpt[index].gen != gen)
+	if (index >= VROCE_HCA_MAX_MR ||
+	    hca->mpt[index].state == VROCE_HCA_MR_FREE ||
+	    hca->mpt[index].gen != gen)
 		return NULL;
-	return &emu->mpt[index];
+	return &hca->mpt[index];
 }
 
 /* The MR @key names, whatever its state, or NULL: tag not checked. */
-static struct vroce_emu_mpt *vroce_emu_mpt_slot(struct vroce_emu *emu, u32 key)
+static struct vroce_hca_mpt *vroce_hca_mpt_slot(struct vroce_hca *hca, u32 key)
 {
 	u32 index = FIELD_GET(VROCE_KEY_INDEX, key);
 
-	if (index >= VROCE_EMU_MAX_MR ||
-	    emu->mpt[index].state == VROCE_EMU_MR_FREE ||
-	    emu->mpt[index].kgen != FIELD_GET(VROCE_KEY_GEN, key))
+	if (index >= VROCE_HCA_MAX_MR ||
+	    hca->mpt[index].state == VROCE_HCA_MR_FREE ||
+	    hca->mpt[index].kgen != FIELD_GET(VROCE_KEY_GEN, key))
 		return NULL;
-	return &emu->mpt[index];
+	return &hca->mpt[index];
 }
 
 /* The MR @key is the full key of: index, generation and tag match. */
-static struct vroce_emu_mpt *vroce_emu_mpt_of(struct vroce_emu *emu, u32 key)
+static struct vroce_hca_mpt *vroce_hca_mpt_of(struct vroce_hca *hca, u32 key)
 {
-	struct vroce_emu_mpt *mr = vroce_emu_mpt_slot(emu, key);
+	struct vroce_hca_mpt *mr = vroce_hca_mpt_slot(hca, key);
 
 	if (!mr || mr->tag != FIELD_GET(VROCE_KEY_TAG, key))
 		return NULL;
@@ -197,12 +197,12 @@ static struct vroce_emu_mpt *vroce_emu_mpt_of(struct vroce_emu *emu, u32 key)
 }
 
 /* Copy @len bytes between @buf and bus address @dma, page by page. */
-static int vroce_emu_copy(struct vroce_emu *emu, u64 dma, void *buf, u64 len,
+static int vroce_hca_copy(struct vroce_hca *hca, u64 dma, void *buf, u64 len,
 			  bool write)
 {
 	while (len) {
 		u64 chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(dma));
-		void *p = vroce_emu_dma_to_virt(vroce_emu_dev(emu), dma, chunk);
+		void *p = vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma, chunk);
 
 		if (!p)
 			return -EFAULT;
@@ -217,28 +217,28 @@ static int vroce_emu_copy(struct vroce_emu *emu, u64 dma, void *buf, u64 len,
 	return 0;
 }
 
-static int vroce_emu_mr_copy(struct vroce_emu *emu,
-			     const struct vroce_emu_mpt *mr, u64 iova,
+static int vroce_hca_mr_copy(struct vroce_hca *hca,
+			     const struct vroce_hca_mpt *mr, u64 iova,
 			     void *buf, u64 len, bool write)
 {
-	const struct vroce_emu_mtt *mtt = &mr->mtt;
+	const struct vroce_hca_mtt *mtt = &mr->mtt;
 	u64 pgmask = BIT_ULL(mtt->buf_pg_shift) - 1;
 	u64 off, chunk, addr;
 	int err;
 
 	if (mr->kind == VROCE_MR_KIND_DMA)
-		return vroce_emu_copy(emu, iova, buf, len, write);
+		return vroce_hca_copy(hca, iova, buf, len, write);
 
 	/* Byte offset from the start of the MR's first page. */
 	off = (mr->iova & pgmask) + (iova - mr->iova);
 	while (len) {
 		chunk = min(len, BIT_ULL(mtt->buf_pg_shift) - (off & pgmask));
-		err = vroce_emu_mtt_translate(vroce_emu_dev(emu), mtt,
+		err = vroce_hca_mtt_translate(vroce_hca_dev(hca), mtt,
 					      off >> mtt->buf_pg_shift, &addr,
 					      NULL);
 		if (err)
 			return -EFAULT;
-		err = vroce_emu_copy(emu, addr + (off & pgmask), buf, chunk,
+		err = vroce_hca_copy(hca, addr + (off & pgmask), buf, chunk,
 				     write);
 		if (err)
 			return err;
@@ -250,55 +250,55 @@ static int vroce_emu_mr_copy(struct vroce_emu *emu,
 }
 
 /**
- * vroce_emu_mr_access_locked() - vroce_emu_mr_access() for the HCA itself
- * @emu: the HCA
+ * vroce_hca_mr_access_locked() - vroce_hca_mr_access() for the HCA itself
+ * @hca: the HCA
  * @key: the MR's lkey or rkey
- * @pdn: the protection domain asking, or VROCE_EMU_ANY_PD
+ * @pdn: the protection domain asking, or VROCE_HCA_ANY_PD
  * @iova: where in the MR
  * @buf: kernel buffer to copy from (write) or to (read)
  * @len: bytes
  * @access: VROCE_ACC_* rights the operation needs; a local read needs none
  * @write: store into the MR rather than load from it
  *
- * Context: @emu->lock held (the data path engine: for reading); takes the
+ * Context: @hca->wire_lock held (the data path engine: for reading); takes the
  * entry's lock.
- * Return: as vroce_emu_mr_access().
+ * Return: as vroce_hca_mr_access().
  */
-int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write)
 {
-	struct mutex *lock = vroce_emu_mpt_lock(emu, key);
-	struct vroce_emu_mpt *mr;
+	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	struct vroce_hca_mpt *mr;
 	u64 end;
 	int err;
 
-	lockdep_assert_held(emu->lock);
+	lockdep_assert_held(hca->wire_lock);
 	if (!lock)
-		return -VROCE_EMU_EKEY;
+		return -VROCE_HCA_EKEY;
 	mutex_lock(lock);
-	mr = vroce_emu_mpt_of(emu, key);
-	if (!mr || mr->state != VROCE_EMU_MR_VALID) {
-		err = -VROCE_EMU_EKEY;
-	} else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn) {
-		err = -VROCE_EMU_EPD;
+	mr = vroce_hca_mpt_of(hca, key);
+	if (!mr || mr->state != VROCE_HCA_MR_VALID) {
+		err = -VROCE_HCA_EKEY;
+	} else if (pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn) {
+		err = -VROCE_HCA_EPD;
 	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
 		   end - mr->iova > mr->length) {
-		err = -VROCE_EMU_EBOUNDS;
+		err = -VROCE_HCA_EBOUNDS;
 	} else if ((access & mr->access) != access) {
-		err = -VROCE_EMU_EACCESS;
+		err = -VROCE_HCA_EACCESS;
 	} else {
-		err = vroce_emu_mr_copy(emu, mr, iova, buf, len, write);
+		err = vroce_hca_mr_copy(hca, mr, iova, buf, len, write);
 	}
 	mutex_unlock(lock);
 	return err;
 }
 
 /**
- * vroce_emu_mr_access() - the translation engine: move bytes through an MR
- * @emu: the HCA
+ * vroce_hca_mr_access() - the translation engine: move bytes through an MR
+ * @hca: the HCA
  * @key: the MR's lkey or rkey
- * @pdn: the protection domain asking, or VROCE_EMU_ANY_PD
+ * @pdn: the protection domain asking, or VROCE_HCA_ANY_PD
  * @iova: where in the MR
  * @buf: kernel buffer to copy from (write) or to (read)
  * @len: bytes
@@ -306,25 +306,25 @@ int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
  * @write: store into the MR rather than load from it
  *
  * Context: process context, may sleep.
- * Return: 0, or -VROCE_EMU_EKEY, -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS,
- * -VROCE_EMU_EACCESS, or -EFAULT when the MR's tables lead nowhere.
+ * Return: 0, or -VROCE_HCA_EKEY, -VROCE_HCA_EPD, -VROCE_HCA_EBOUNDS,
+ * -VROCE_HCA_EACCESS, or -EFAULT when the MR's tables lead nowhere.
  */
-int vroce_emu_mr_access(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
 			void *buf, u64 len, u32 access, bool write)
 {
 	int err;
 
-	down_read(emu->lock);
-	err = vroce_emu_mr_access_locked(emu, key, pdn, iova, buf, len, access,
+	down_read(hca->wire_lock);
+	err = vroce_hca_mr_access_locked(hca, key, pdn, iova, buf, len, access,
 					 write);
-	up_read(emu->lock);
+	up_read(hca->wire_lock);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_mr_access);
 
 /**
- * vroce_emu_frmr_register() - what the HCA does for a REG_MR work request
- * @emu: the HCA
+ * vroce_hca_frmr_register() - what the HCA does for a REG_MR work request
+ * @hca: the HCA
  * @key: the key to register under: the MR's MPT index and generation, and
  *	the tag the consumer chose (ib_update_fast_reg_key())
  * @pdn: the protection domain of the queue pair posting it
@@ -338,28 +338,28 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mr_access);
  * @pdn; the list must fit its table and the range the listed pages. The
  * pages are copied into the MR's table now, so the MR's translation
  * changes only here. The data path engine does the same
- * (vroce_emu_frmr_register_locked()) when it executes the work request.
+ * (vroce_hca_frmr_register_locked()) when it executes the work request.
  *
  * Context: process context, may sleep.
- * Return: 0, or -VROCE_EMU_EKEY (no such fast-register MR, or already
- * registered), -VROCE_EMU_EPD, -VROCE_EMU_EBOUNDS (more pages than the
- * table holds, or a range beyond the listed pages), -VROCE_EMU_EACCESS
+ * Return: 0, or -VROCE_HCA_EKEY (no such fast-register MR, or already
+ * registered), -VROCE_HCA_EPD, -VROCE_HCA_EBOUNDS (more pages than the
+ * table holds, or a range beyond the listed pages), -VROCE_HCA_EACCESS
  * (unknown rights, or remote write or atomic without local write), or
  * -EFAULT when the list or the table cannot be reached, or a page
  * address is not aligned.
  */
-int vroce_emu_frmr_register(struct vroce_emu *emu, u32 key, u32 pdn, u64 iova,
+int vroce_hca_frmr_register(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
 			    u64 length, u32 access, u64 pbl, u32 npages)
 {
 	int err;
 
-	down_read(emu->lock);
-	err = vroce_emu_frmr_register_locked(emu, key, pdn, iova, length,
+	down_read(hca->wire_lock);
+	err = vroce_hca_frmr_register_locked(hca, key, pdn, iova, length,
 					     access, pbl, npages);
-	up_read(emu->lock);
+	up_read(hca->wire_lock);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_frmr_register);
 
 /*
  * Copy the page list into @mr's table, in one pass: @mr is not registered
@@ -368,7 +368,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_register);
  * reachable behind. The list is read a host page at a time and written a
  * bottom table at a time, as a burst.
  */
-static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
+static int vroce_hca_frmr_load(struct vroce_hca *hca, struct vroce_hca_mpt *mr,
 			       u64 pbl, u32 npages)
 {
 	const __le64 *src;
@@ -382,11 +382,11 @@ static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
 
 		n = min_t(u64, npages - i,
 			  (PAGE_SIZE - offset_in_page(at)) / sizeof(*src));
-		src = vroce_emu_dma_to_virt(vroce_emu_dev(emu), at,
+		src = vroce_hca_dma_to_virt(vroce_hca_dev(hca), at,
 					    n * sizeof(*src));
 		if (!src)
 			return -EFAULT;
-		got = vroce_emu_mtt_store_run(vroce_emu_dev(emu), &mr->mtt, i,
+		got = vroce_hca_mtt_store_run(vroce_hca_dev(hca), &mr->mtt, i,
 					      src, n);
 		if (got <= 0)
 			return -EFAULT;
@@ -395,9 +395,9 @@ static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
 }
 
 /**
- * vroce_emu_frmr_register_locked() - vroce_emu_frmr_register() for the HCA
+ * vroce_hca_frmr_register_locked() - vroce_hca_frmr_register() for the HCA
  *	itself
- * @emu: the HCA
+ * @hca: the HCA
  * @key: the key to register under
  * @pdn: the protection domain of the queue pair posting it
  * @iova: first address of the MR
@@ -406,102 +406,102 @@ static int vroce_emu_frmr_load(struct vroce_emu *emu, struct vroce_emu_mpt *mr,
  * @pbl: DMA address of the page list
  * @npages: pages in the list
  *
- * Context: @emu->lock held (the data path engine: for reading); takes the
+ * Context: @hca->wire_lock held (the data path engine: for reading); takes the
  * entry's lock.
- * Return: as vroce_emu_frmr_register().
+ * Return: as vroce_hca_frmr_register().
  */
-int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+int vroce_hca_frmr_register_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 				   u64 iova, u64 length, u32 access, u64 pbl,
 				   u32 npages)
 {
-	struct mutex *lock = vroce_emu_mpt_lock(emu, key);
-	struct vroce_emu_mpt *mr;
+	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	struct vroce_hca_mpt *mr;
 	u64 span;
 	int err = 0;
 
-	lockdep_assert_held(emu->lock);
+	lockdep_assert_held(hca->wire_lock);
 	if (!lock)
-		return -VROCE_EMU_EKEY;
+		return -VROCE_HCA_EKEY;
 	mutex_lock(lock);
 	/* The consumer picks the tag; index and generation must match. */
-	mr = vroce_emu_mpt_slot(emu, key);
+	mr = vroce_hca_mpt_slot(hca, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
-	    mr->state != VROCE_EMU_MR_FRMR_INVALID)
-		err = -VROCE_EMU_EKEY;
+	    mr->state != VROCE_HCA_MR_FRMR_INVALID)
+		err = -VROCE_HCA_EKEY;
 	else if (mr->pdn != pdn)
-		err = -VROCE_EMU_EPD;
-	else if (!vroce_emu_access_valid(access))
-		err = -VROCE_EMU_EACCESS;
+		err = -VROCE_HCA_EPD;
+	else if (!vroce_hca_access_valid(access))
+		err = -VROCE_HCA_EACCESS;
 	else if (!npages || npages > mr->mtt.region[0].count ||
 		 check_add_overflow(iova & (BIT_ULL(VROCE_FRMR_PAGE_SHIFT) - 1),
 				    length, &span) ||
 		 span > (u64)npages << VROCE_FRMR_PAGE_SHIFT)
-		err = -VROCE_EMU_EBOUNDS;
+		err = -VROCE_HCA_EBOUNDS;
 	else
-		err = vroce_emu_frmr_load(emu, mr, pbl, npages);
+		err = vroce_hca_frmr_load(hca, mr, pbl, npages);
 	if (!err) {
 		mr->tag = FIELD_GET(VROCE_KEY_TAG, key);
 		mr->iova = iova;
 		mr->length = length;
 		mr->access = access;
-		mr->state = VROCE_EMU_MR_VALID;
+		mr->state = VROCE_HCA_MR_VALID;
 	}
 	mutex_unlock(lock);
 	return err;
 }
 
 /**
- * vroce_emu_frmr_invalidate() - what the HCA does for a LOCAL_INV, any PD
- * @emu: the HCA
+ * vroce_hca_frmr_invalidate() - what the HCA does for a LOCAL_INV, any PD
+ * @hca: the HCA
  * @key: the registered fast-register MR's key
  *
- * The data path checks the PD too (vroce_emu_frmr_invalidate_locked()).
+ * The data path checks the PD too (vroce_hca_frmr_invalidate_locked()).
  *
  * Context: process context, may sleep.
- * Return: 0, or -VROCE_EMU_EKEY when @key is not a registered fast-register
+ * Return: 0, or -VROCE_HCA_EKEY when @key is not a registered fast-register
  * MR.
  */
-int vroce_emu_frmr_invalidate(struct vroce_emu *emu, u32 key)
+int vroce_hca_frmr_invalidate(struct vroce_hca *hca, u32 key)
 {
 	int err;
 
-	down_read(emu->lock);
-	err = vroce_emu_frmr_invalidate_locked(emu, key, VROCE_EMU_ANY_PD);
-	up_read(emu->lock);
+	down_read(hca->wire_lock);
+	err = vroce_hca_frmr_invalidate_locked(hca, key, VROCE_HCA_ANY_PD);
+	up_read(hca->wire_lock);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_frmr_invalidate);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_frmr_invalidate);
 
 /**
- * vroce_emu_frmr_invalidate_locked() - LOCAL_INV or SEND_WITH_INV at the
+ * vroce_hca_frmr_invalidate_locked() - LOCAL_INV or SEND_WITH_INV at the
  *	HCA: invalidate a fast-register MR of a protection domain
- * @emu: the HCA
+ * @hca: the HCA
  * @key: the registered fast-register MR's key
- * @pdn: the PD of the queue pair invalidating, or VROCE_EMU_ANY_PD
+ * @pdn: the PD of the queue pair invalidating, or VROCE_HCA_ANY_PD
  *
- * Context: @emu->lock held (the data path engine: for reading); takes the
+ * Context: @hca->wire_lock held (the data path engine: for reading); takes the
  * entry's lock.
- * Return: 0, -VROCE_EMU_EKEY when @key is not a registered fast-register
- * MR, or -VROCE_EMU_EPD when it belongs to another PD.
+ * Return: 0, -VROCE_HCA_EKEY when @key is not a registered fast-register
+ * MR, or -VROCE_HCA_EPD when it belongs to another PD.
  */
-int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
+int vroce_hca_frmr_invalidate_locked(struct vroce_hca *hca, u32 key, u32 pdn)
 {
-	struct mutex *lock = vroce_emu_mpt_lock(emu, key);
-	struct vroce_emu_mpt *mr;
+	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	struct vroce_hca_mpt *mr;
 	int err = 0;
 
-	lockdep_assert_held(emu->lock);
+	lockdep_assert_held(hca->wire_lock);
 	if (!lock)
-		return -VROCE_EMU_EKEY;
+		return -VROCE_HCA_EKEY;
 	mutex_lock(lock);
-	mr = vroce_emu_mpt_of(emu, key);
+	mr = vroce_hca_mpt_of(hca, key);
 	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
-	    mr->state != VROCE_EMU_MR_VALID)
-		err = -VROCE_EMU_EKEY;
-	else if (pdn != VROCE_EMU_ANY_PD && pdn != mr->pdn)
-		err = -VROCE_EMU_EPD;
+	    mr->state != VROCE_HCA_MR_VALID)
+		err = -VROCE_HCA_EKEY;
+	else if (pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn)
+		err = -VROCE_HCA_EPD;
 	else
-		mr->state = VROCE_EMU_MR_FRMR_INVALID;
+		mr->state = VROCE_HCA_MR_FRMR_INVALID;
 	mutex_unlock(lock);
 	return err;
 }
@@ -509,18 +509,18 @@ int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn)
 /* ---- MR commands ---- */
 
 /* The MR a handle names, or NULL. */
-static struct vroce_emu_mpt *vroce_emu_mpt_of_handle(struct vroce_emu *emu,
+static struct vroce_hca_mpt *vroce_hca_mpt_of_handle(struct vroce_hca *hca,
 						     u32 handle)
 {
 	if (handle & ~(VROCE_MR_HANDLE_INDEX | VROCE_MR_HANDLE_GEN))
 		return NULL;
-	return vroce_emu_mpt_get(emu, FIELD_GET(VROCE_MR_HANDLE_INDEX, handle),
+	return vroce_hca_mpt_get(hca, FIELD_GET(VROCE_MR_HANDLE_INDEX, handle),
 				 FIELD_GET(VROCE_MR_HANDLE_GEN, handle));
 }
 
 /* Check an MR's table description and turn it into a translation. */
-static bool vroce_emu_mr_mtt(const struct vroce_cmd_create_mr *cmd,
-			     struct vroce_emu_mtt *mtt, u64 length, u64 iova)
+static bool vroce_hca_mr_mtt(const struct vroce_cmd_create_mr *cmd,
+			     struct vroce_hca_mtt *mtt, u64 length, u64 iova)
 {
 	u32 cfg = le32_to_cpu(cmd->cfg);
 	u64 pages = le64_to_cpu(cmd->page_count), span;
@@ -546,25 +546,25 @@ static bool vroce_emu_mr_mtt(const struct vroce_cmd_create_mr *cmd,
 
 /*
  * A free MPT slot, chosen at random: a key tells nothing of the next one.
- * Returns emu->max_mr when the MPT is full.
+ * Returns hca->max_mr when the MPT is full.
  */
-static u32 vroce_emu_mpt_pick(struct vroce_emu *emu)
+static u32 vroce_hca_mpt_pick(struct vroce_hca *hca)
 {
-	u32 start = get_random_u32_below(emu->max_mr), i, index;
+	u32 start = get_random_u32_below(hca->max_mr), i, index;
 
-	for (i = 0; i < emu->max_mr; i++) {
+	for (i = 0; i < hca->max_mr; i++) {
 		index = start + i;
-		if (index >= emu->max_mr)
-			index -= emu->max_mr;
-		if (emu->mpt[index].state == VROCE_EMU_MR_FREE)
+		if (index >= hca->max_mr)
+			index -= hca->max_mr;
+		if (hca->mpt[index].state == VROCE_HCA_MR_FREE)
 			return index;
 	}
-	return emu->max_mr;
+	return hca->max_mr;
 }
 
 /**
- * vroce_emu_create_mr() - CREATE_MR: an MPT entry, and the MR's key
- * @emu: the HCA
+ * vroce_hca_create_mr() - CREATE_MR: an MPT entry, and the MR's key
+ * @hca: the HCA
  * @cmd: the request
  * @resp: where the key and the handle go
  *
@@ -573,24 +573,24 @@ static u32 vroce_emu_mpt_pick(struct vroce_emu *emu)
  * requests fill, and translates nothing until then. The slot is picked at
  * random and its generation moves on.
  *
- * Context: the command processor, @emu->lock held.
+ * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE (PD), BAD_PARAM (rights, kind, length or
  * tables) or NO_RESOURCE (the MPT is full).
  */
-u16 vroce_emu_create_mr(struct vroce_emu *emu,
+u16 vroce_hca_create_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_create_mr *cmd,
 			struct vroce_resp_create_mr *resp)
 {
 	u32 pdn = le32_to_cpu(cmd->pdn), kind = le32_to_cpu(cmd->kind);
 	u64 length = le64_to_cpu(cmd->length), iova = le64_to_cpu(cmd->iova);
-	struct vroce_emu_mpt entry = {}, *slot;
+	struct vroce_hca_mpt entry = {}, *slot;
 	u64 end;
 	u32 index;
 
-	if (!vroce_emu_pd_valid(emu, pdn))
+	if (!vroce_hca_pd_valid(hca, pdn))
 		return VROCE_CMD_BAD_HANDLE;
 	entry.access = le32_to_cpu(cmd->access);
-	if (!vroce_emu_access_valid(entry.access))
+	if (!vroce_hca_access_valid(entry.access))
 		return VROCE_CMD_BAD_PARAM;
 
 	switch (kind) {
@@ -599,14 +599,14 @@ u16 vroce_emu_create_mr(struct vroce_emu *emu,
 			return VROCE_CMD_BAD_PARAM;
 		break;
 	case VROCE_MR_KIND_MTT:
-		if (!length || length > VROCE_EMU_MAX_MR_SIZE ||
+		if (!length || length > VROCE_HCA_MAX_MR_SIZE ||
 		    check_add_overflow(iova, length - 1, &end) ||
-		    !vroce_emu_mr_mtt(cmd, &entry.mtt, length, iova))
+		    !vroce_hca_mr_mtt(cmd, &entry.mtt, length, iova))
 			return VROCE_CMD_BAD_PARAM;
 		break;
 	case VROCE_MR_KIND_FRMR:
-		if (le64_to_cpu(cmd->page_count) > VROCE_EMU_MAX_FRMR_PAGES ||
-		    !vroce_emu_mr_mtt(cmd, &entry.mtt, 0, 0) ||
+		if (le64_to_cpu(cmd->page_count) > VROCE_HCA_MAX_FRMR_PAGES ||
+		    !vroce_hca_mr_mtt(cmd, &entry.mtt, 0, 0) ||
 		    entry.mtt.buf_pg_shift != VROCE_FRMR_PAGE_SHIFT ||
 		    !entry.mtt.region[0].hopnum)
 			return VROCE_CMD_BAD_PARAM;
@@ -615,13 +615,13 @@ u16 vroce_emu_create_mr(struct vroce_emu *emu,
 		return VROCE_CMD_BAD_PARAM;
 	}
 
-	index = vroce_emu_mpt_pick(emu);
-	if (index == emu->max_mr)
+	index = vroce_hca_mpt_pick(hca);
+	if (index == hca->max_mr)
 		return VROCE_CMD_NO_RESOURCE;
-	slot = &emu->mpt[index];
+	slot = &hca->mpt[index];
 
-	entry.state = kind == VROCE_MR_KIND_FRMR ? VROCE_EMU_MR_FRMR_INVALID :
-						  VROCE_EMU_MR_VALID;
+	entry.state = kind == VROCE_MR_KIND_FRMR ? VROCE_HCA_MR_FRMR_INVALID :
+						  VROCE_HCA_MR_VALID;
 	/*
 	 * The generation moves on at every use of the slot, so none of the
 	 * slot's last 255 keys works again, whatever tag a consumer picks.
@@ -643,23 +643,23 @@ u16 vroce_emu_create_mr(struct vroce_emu *emu,
 }
 
 /**
- * vroce_emu_destroy_mr() - DESTROY_MR: free an MPT entry
- * @emu: the HCA
+ * vroce_hca_destroy_mr() - DESTROY_MR: free an MPT entry
+ * @hca: the HCA
  * @cmd: the request, naming the MR by the handle CREATE_MR returned
  *
  * The slot keeps its generation, so none of its keys works again.
  *
- * Context: the command processor, @emu->lock held.
+ * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK or BAD_HANDLE.
  */
-u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
+u16 vroce_hca_destroy_mr(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_mr *cmd)
 {
 	u32 handle = le32_to_cpu(cmd->handle);
-	struct vroce_emu_mpt *mr;
+	struct vroce_hca_mpt *mr;
 	u8 gen;
 
-	mr = vroce_emu_mpt_of_handle(emu, handle);
+	mr = vroce_hca_mpt_of_handle(hca, handle);
 	if (!mr)
 		return VROCE_CMD_BAD_HANDLE;
 	gen = mr->kgen;
@@ -670,9 +670,9 @@ u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
 }
 
 /**
- * vroce_emu_enable_mr() - ENABLE_MR: an idle fast-register entry becomes a
+ * vroce_hca_enable_mr() - ENABLE_MR: an idle fast-register entry becomes a
  *	user MR under a new key
- * @emu: the HCA
+ * @hca: the HCA
  * @cmd: the request
  * @resp: where the key goes
  *
@@ -680,16 +680,16 @@ u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
  * generation moves on and the tag changes, so no key the entry had before
  * works again.
  *
- * Context: the command processor, @emu->lock held.
+ * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE (MR or PD), or BAD_PARAM (an entry that
  * is not an idle fast-register MR, rights, a range beyond the listed pages
  * or more pages than the table holds, or a list the HCA cannot read).
  */
-u16 vroce_emu_enable_mr(struct vroce_emu *emu,
+u16 vroce_hca_enable_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_enable_mr *cmd,
 			struct vroce_resp_enable_mr *resp)
 {
-	struct vroce_emu_mpt *mr = vroce_emu_mpt_of_handle(emu,
+	struct vroce_hca_mpt *mr = vroce_hca_mpt_of_handle(hca,
 						le32_to_cpu(cmd->handle));
 	u32 pdn = le32_to_cpu(cmd->pdn), access = le32_to_cpu(cmd->access);
 	u32 npages = le32_to_cpu(cmd->npages);
@@ -699,18 +699,18 @@ u16 vroce_emu_enable_mr(struct vroce_emu *emu,
 
 	if (!mr)
 		return VROCE_CMD_BAD_HANDLE;
-	if (!vroce_emu_pd_valid(emu, pdn))
+	if (!vroce_hca_pd_valid(hca, pdn))
 		return VROCE_CMD_BAD_HANDLE;
 	if (mr->kind != VROCE_MR_KIND_FRMR ||
-	    mr->state != VROCE_EMU_MR_FRMR_INVALID ||
-	    !vroce_emu_access_valid(access) || !length ||
-	    length > VROCE_EMU_MAX_MR_SIZE ||
+	    mr->state != VROCE_HCA_MR_FRMR_INVALID ||
+	    !vroce_hca_access_valid(access) || !length ||
+	    length > VROCE_HCA_MAX_MR_SIZE ||
 	    check_add_overflow(iova, length - 1, &end) ||
 	    !npages || npages > mr->mtt.region[0].count ||
 	    check_add_overflow(iova & (BIT_ULL(VROCE_FRMR_PAGE_SHIFT) - 1),
 			       length, &span) ||
 	    span > (u64)npages << VROCE_FRMR_PAGE_SHIFT ||
-	    vroce_emu_frmr_load(emu, mr, le64_to_cpu(cmd->pbl), npages))
+	    vroce_hca_frmr_load(hca, mr, le64_to_cpu(cmd->pbl), npages))
 		return VROCE_CMD_BAD_PARAM;
 
 	mr->kgen++;
@@ -724,40 +724,40 @@ u16 vroce_emu_enable_mr(struct vroce_emu *emu,
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
-	mr->state = VROCE_EMU_MR_VALID;
+	mr->state = VROCE_HCA_MR_VALID;
 	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
-				FIELD_PREP(VROCE_KEY_INDEX, mr - emu->mpt) |
+				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
 				FIELD_PREP(VROCE_KEY_TAG, mr->tag));
 	return VROCE_CMD_OK;
 }
 
 /**
- * vroce_emu_revoke_mr() - REVOKE_MR: an MR ENABLE_MR made stops
+ * vroce_hca_revoke_mr() - REVOKE_MR: an MR ENABLE_MR made stops
  *	translating and waits, idle, under the driver's PD
- * @emu: the HCA
+ * @hca: the HCA
  * @cmd: the request
  *
- * Commands and the data path run under @emu->lock: once this returns, no
+ * Commands and the data path run under @hca->wire_lock: once this returns, no
  * work request reaches the MR's pages.
  *
- * Context: the command processor, @emu->lock held.
+ * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE (MR or PD) or BAD_PARAM (not an MR
  * that ENABLE_MR made).
  */
-u16 vroce_emu_revoke_mr(struct vroce_emu *emu,
+u16 vroce_hca_revoke_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_revoke_mr *cmd)
 {
-	struct vroce_emu_mpt *mr = vroce_emu_mpt_of_handle(emu,
+	struct vroce_hca_mpt *mr = vroce_hca_mpt_of_handle(hca,
 						le32_to_cpu(cmd->handle));
 	u32 pdn = le32_to_cpu(cmd->pdn);
 
-	if (!mr || !vroce_emu_pd_valid(emu, pdn))
+	if (!mr || !vroce_hca_pd_valid(hca, pdn))
 		return VROCE_CMD_BAD_HANDLE;
 	if (!mr->enabled)
 		return VROCE_CMD_BAD_PARAM;
 	mr->enabled = false;
 	mr->kind = VROCE_MR_KIND_FRMR;
-	mr->state = VROCE_EMU_MR_FRMR_INVALID;
+	mr->state = VROCE_HCA_MR_FRMR_INVALID;
 	mr->pdn = pdn;
 	mr->access = 0;
 	mr->iova = 0;
@@ -766,29 +766,29 @@ u16 vroce_emu_revoke_mr(struct vroce_emu *emu,
 }
 
 /**
- * vroce_emu_set_max_mr() - size the MPT, as firmware would configure it
- * @emu: the HCA
- * @max_mr: entries, 1 to VROCE_EMU_MAX_MR (clamped); only entries below
+ * vroce_hca_set_max_mr() - size the MPT, as firmware would configure it
+ * @hca: the HCA
+ * @max_mr: entries, 1 to VROCE_HCA_MAX_MR (clamped); only entries below
  *	it are handed out from now on, and QUERY_DEVICE reports it
  *
  * For tests that need the MPT full or a slot reused.
  *
  * Context: process context.
  */
-void vroce_emu_set_max_mr(struct vroce_emu *emu, u32 max_mr)
+void vroce_hca_set_max_mr(struct vroce_hca *hca, u32 max_mr)
 {
-	down_write(emu->lock);
-	emu->max_mr = clamp_t(u32, max_mr, 1, VROCE_EMU_MAX_MR);
-	up_write(emu->lock);
+	down_write(hca->wire_lock);
+	hca->max_mr = clamp_t(u32, max_mr, 1, VROCE_HCA_MAX_MR);
+	up_write(hca->wire_lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_set_max_mr);
 
 /**
- * vroce_emu_set_free_mr() - size the MPT so that @free more MRs fit
- * @emu: the HCA
+ * vroce_hca_set_free_mr() - size the MPT so that @free more MRs fit
+ * @hca: the HCA
  * @free: entries new MRs may take; 0 is taken as 1
  *
- * As vroce_emu_set_max_mr(), cut where @free entries below the cut are
+ * As vroce_hca_set_max_mr(), cut where @free entries below the cut are
  * free: entries taken before, wherever they lie, do not count. For tests
  * that fill the MPT with MRs of their own.
  *
@@ -796,19 +796,19 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_max_mr);
  * Return: the free entries below the cut: @free (1 for 0), or fewer when
  * the whole MPT has fewer.
  */
-u32 vroce_emu_set_free_mr(struct vroce_emu *emu, u32 free)
+u32 vroce_hca_set_free_mr(struct vroce_hca *hca, u32 free)
 {
 	u32 i, n = 0;
 
 	free = max(free, 1U);
-	down_write(emu->lock);
-	for (i = 0; i < VROCE_EMU_MAX_MR && n < free; i++)
-		n += emu->mpt[i].state == VROCE_EMU_MR_FREE;
-	emu->max_mr = i;
-	up_write(emu->lock);
+	down_write(hca->wire_lock);
+	for (i = 0; i < VROCE_HCA_MAX_MR && n < free; i++)
+		n += hca->mpt[i].state == VROCE_HCA_MR_FREE;
+	hca->max_mr = i;
+	up_write(hca->wire_lock);
 	return n;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_free_mr);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_set_free_mr);
 
 /* ---- debugfs ---- */
 
@@ -817,28 +817,28 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_set_free_mr);
  * on one file may run at the same time (threads sharing it, pwrite and
  * pread): @lock keeps @buf alive while it is read and replaced.
  */
-struct vroce_emu_mr_read {
-	struct vroce_emu *emu;
+struct vroce_hca_mr_read {
+	struct vroce_hca *hca;
 	struct mutex lock;	/* protects buf, len */
 	void *buf;
 	size_t len;
 };
 
-static int vroce_emu_mr_read_open(struct inode *inode, struct file *file)
+static int vroce_hca_mr_read_open(struct inode *inode, struct file *file)
 {
-	struct vroce_emu_mr_read *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct vroce_hca_mr_read *r = kzalloc(sizeof(*r), GFP_KERNEL);
 
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
-	r->emu = inode->i_private;
+	r->hca = inode->i_private;
 	file->private_data = r;
 	return 0;
 }
 
-static int vroce_emu_mr_read_release(struct inode *inode, struct file *file)
+static int vroce_hca_mr_read_release(struct inode *inode, struct file *file)
 {
-	struct vroce_emu_mr_read *r = file->private_data;
+	struct vroce_hca_mr_read *r = file->private_data;
 
 	kvfree(r->buf);
 	mutex_destroy(&r->lock);
@@ -846,31 +846,31 @@ static int vroce_emu_mr_read_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static ssize_t vroce_emu_mr_read_write(struct file *file,
+static ssize_t vroce_hca_mr_read_write(struct file *file,
 				       const char __user *ubuf, size_t count,
 				       loff_t *ppos)
 {
-	struct vroce_emu_mr_read *r = file->private_data;
+	struct vroce_hca_mr_read *r = file->private_data;
 	u64 iova, len;
 	char *line;
 	void *buf;
 	int err, n;
 	u32 key;
 
-	if (count > VROCE_EMU_LINE_MAX)
+	if (count > VROCE_HCA_LINE_MAX)
 		return -EINVAL;
 	line = memdup_user_nul(ubuf, count);
 	if (IS_ERR(line))
 		return PTR_ERR(line);
 	n = sscanf(line, "%x %llx %llu", &key, &iova, &len);
 	kfree(line);
-	if (n != 3 || !len || len > VROCE_EMU_MR_READ_MAX)
+	if (n != 3 || !len || len > VROCE_HCA_MR_READ_MAX)
 		return -EINVAL;
 
 	buf = kvzalloc(len, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	err = vroce_emu_mr_access(r->emu, key, VROCE_EMU_ANY_PD, iova, buf, len,
+	err = vroce_hca_mr_access(r->hca, key, VROCE_HCA_ANY_PD, iova, buf, len,
 				  0, false);
 	if (err) {
 		kvfree(buf);
@@ -884,10 +884,10 @@ static ssize_t vroce_emu_mr_read_write(struct file *file,
 	return count;
 }
 
-static ssize_t vroce_emu_mr_read_read(struct file *file, char __user *ubuf,
+static ssize_t vroce_hca_mr_read_read(struct file *file, char __user *ubuf,
 				      size_t count, loff_t *ppos)
 {
-	struct vroce_emu_mr_read *r = file->private_data;
+	struct vroce_hca_mr_read *r = file->private_data;
 	ssize_t ret;
 
 	mutex_lock(&r->lock);
@@ -896,27 +896,27 @@ static ssize_t vroce_emu_mr_read_read(struct file *file, char __user *ubuf,
 	return ret;
 }
 
-static const struct file_operations vroce_emu_mr_read_fops = {
+static const struct file_operations vroce_hca_mr_read_fops = {
 	.owner = THIS_MODULE,
-	.open = vroce_emu_mr_read_open,
-	.release = vroce_emu_mr_read_release,
-	.write = vroce_emu_mr_read_write,
-	.read = vroce_emu_mr_read_read,
+	.open = vroce_hca_mr_read_open,
+	.release = vroce_hca_mr_read_release,
+	.write = vroce_hca_mr_read_write,
+	.read = vroce_hca_mr_read_read,
 	.llseek = default_llseek,
 };
 
 /* "reg_frmr": carry out a REG_MR work request, as the data path does. */
-static ssize_t vroce_emu_reg_frmr_write(struct file *file,
+static ssize_t vroce_hca_reg_frmr_write(struct file *file,
 					const char __user *ubuf, size_t count,
 					loff_t *ppos)
 {
-	struct vroce_emu *emu = file->private_data;
+	struct vroce_hca *hca = file->private_data;
 	u32 key, pdn, access, npages;
 	u64 iova, len, pbl;
 	char *line;
 	int err, n;
 
-	if (count > VROCE_EMU_LINE_MAX)
+	if (count > VROCE_HCA_LINE_MAX)
 		return -EINVAL;
 	line = memdup_user_nul(ubuf, count);
 	if (IS_ERR(line))
@@ -926,26 +926,26 @@ static ssize_t vroce_emu_reg_frmr_write(struct file *file,
 	kfree(line);
 	if (n != 7)
 		return -EINVAL;
-	err = vroce_emu_frmr_register(emu, key, pdn, iova, len, access, pbl,
+	err = vroce_hca_frmr_register(hca, key, pdn, iova, len, access, pbl,
 				      npages);
 	return err ?: count;
 }
 
-static const struct file_operations vroce_emu_reg_frmr_fops = {
+static const struct file_operations vroce_hca_reg_frmr_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.write = vroce_emu_reg_frmr_write,
+	.write = vroce_hca_reg_frmr_write,
 	.llseek = default_llseek,
 };
 
 /**
- * vroce_emu_mpt_debugfs_init() - the MPT's debugfs files: mr_read, reg_frmr
- * @emu: the HCA
+ * vroce_hca_mpt_debugfs_init() - the MPT's debugfs files: mr_read, reg_frmr
+ * @hca: the HCA
  * @dir: the HCA's debugfs directory
  */
-void vroce_emu_mpt_debugfs_init(struct vroce_emu *emu, struct dentry *dir)
+void vroce_hca_mpt_debugfs_init(struct vroce_hca *hca, struct dentry *dir)
 {
-	debugfs_create_file("mr_read", 0600, dir, emu, &vroce_emu_mr_read_fops);
-	debugfs_create_file("reg_frmr", 0200, dir, emu,
-			    &vroce_emu_reg_frmr_fops);
+	debugfs_create_file("mr_read", 0600, dir, hca, &vroce_hca_mr_read_fops);
+	debugfs_create_file("reg_frmr", 0200, dir, hca,
+			    &vroce_hca_reg_frmr_fops);
 }

@@ -9,7 +9,7 @@
  * address is checked before it is read, and a zero entry is a fault.
  *
  * The host harness (scripts/host-test.sh) builds this file as a user-space
- * program too, so it includes only the public vroce_emu.h.
+ * program too, so it includes only the public vroce_hca.h.
  *
  * Calls: nothing else of the HCA.
  */
@@ -19,15 +19,15 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 
-#include "vroce_emu.h"
+#include "vroce_hca.h"
 
-#define VROCE_EMU_MIN_SHIFT	12
-#define VROCE_EMU_MAX_BA_SHIFT	21
-#define VROCE_EMU_MAX_BUF_SHIFT	30
-#define VROCE_EMU_BA_SHIFT	3	/* 8-byte entries */
+#define VROCE_HCA_MIN_SHIFT	12
+#define VROCE_HCA_MAX_BA_SHIFT	21
+#define VROCE_HCA_MAX_BUF_SHIFT	30
+#define VROCE_HCA_BA_SHIFT	3	/* 8-byte entries */
 
 /**
- * vroce_emu_dma_to_virt() - the HCA's view of memory at a DMA address
+ * vroce_hca_dma_to_virt() - the HCA's view of memory at a DMA address
  * @dma_dev: the HCA's DMA device
  * @dma: the DMA address
  * @len: bytes to be accessed from @dma, within one page of the system
@@ -38,7 +38,7 @@
  * Return: a kernel pointer, or NULL when the range is not RAM the HCA may
  * reach.
  */
-void *vroce_emu_dma_to_virt(struct device *dma_dev, u64 dma, size_t len)
+void *vroce_hca_dma_to_virt(struct device *dma_dev, u64 dma, size_t len)
 {
 	phys_addr_t phys = dma_to_phys(dma_dev, dma);
 
@@ -47,18 +47,18 @@ void *vroce_emu_dma_to_virt(struct device *dma_dev, u64 dma, size_t len)
 		return NULL;
 	return phys_to_virt(phys);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_dma_to_virt);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_dma_to_virt);
 
 /* Read entry @index of the table at @table_ba. */
-static int vroce_emu_read_ba(struct device *dma_dev, u64 table_ba, u64 index,
+static int vroce_hca_read_ba(struct device *dma_dev, u64 table_ba, u64 index,
 			     u32 ba_pg_shift, u64 *entry)
 {
 	__le64 *p;
 
-	if (index >= BIT_ULL(ba_pg_shift - VROCE_EMU_BA_SHIFT) ||
-	    !IS_ALIGNED(table_ba, BIT_ULL(VROCE_EMU_MIN_SHIFT)))
+	if (index >= BIT_ULL(ba_pg_shift - VROCE_HCA_BA_SHIFT) ||
+	    !IS_ALIGNED(table_ba, BIT_ULL(VROCE_HCA_MIN_SHIFT)))
 		return -EFAULT;
-	p = vroce_emu_dma_to_virt(dma_dev, table_ba + index * sizeof(*p),
+	p = vroce_hca_dma_to_virt(dma_dev, table_ba + index * sizeof(*p),
 				  sizeof(*p));
 	if (!p)
 		return -EFAULT;
@@ -66,7 +66,7 @@ static int vroce_emu_read_ba(struct device *dma_dev, u64 table_ba, u64 index,
 	return 0;
 }
 
-static u64 vroce_emu_root_entries(const struct vroce_emu_region *r, u32 ushift)
+static u64 vroce_hca_root_entries(const struct vroce_hca_region *r, u32 ushift)
 {
 	u32 s;
 
@@ -80,28 +80,28 @@ static u64 vroce_emu_root_entries(const struct vroce_emu_region *r, u32 ushift)
  * Check a translation's layout and find the region holding @page: *@rp,
  * the index of its first root entry, whether every region is direct.
  */
-static int vroce_emu_mtt_region(const struct vroce_emu_mtt *mtt, u64 page,
-				const struct vroce_emu_region **rp,
+static int vroce_hca_mtt_region(const struct vroce_hca_mtt *mtt, u64 page,
+				const struct vroce_hca_region **rp,
 				u64 *root_index, bool *direct)
 {
-	const struct vroce_emu_region *r = NULL;
+	const struct vroce_hca_region *r = NULL;
 	u64 next = 0;
 	u32 ushift, i;
 
 	if (mtt->region_count < 1 ||
-	    mtt->region_count > VROCE_EMU_MAX_REGIONS ||
-	    mtt->ba_pg_shift < VROCE_EMU_MIN_SHIFT ||
-	    mtt->ba_pg_shift > VROCE_EMU_MAX_BA_SHIFT ||
-	    mtt->buf_pg_shift < VROCE_EMU_MIN_SHIFT ||
-	    mtt->buf_pg_shift > VROCE_EMU_MAX_BUF_SHIFT)
+	    mtt->region_count > VROCE_HCA_MAX_REGIONS ||
+	    mtt->ba_pg_shift < VROCE_HCA_MIN_SHIFT ||
+	    mtt->ba_pg_shift > VROCE_HCA_MAX_BA_SHIFT ||
+	    mtt->buf_pg_shift < VROCE_HCA_MIN_SHIFT ||
+	    mtt->buf_pg_shift > VROCE_HCA_MAX_BUF_SHIFT)
 		return -EINVAL;
-	ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT;
+	ushift = mtt->ba_pg_shift - VROCE_HCA_BA_SHIFT;
 
 	/* Regions must tile the pages in order; find the one holding @page. */
 	*root_index = 0;
 	*direct = true;
 	for (i = 0; i < mtt->region_count; i++) {
-		const struct vroce_emu_region *ri = &mtt->region[i];
+		const struct vroce_hca_region *ri = &mtt->region[i];
 
 		if (ri->offset != next || ri->hopnum > 3 ||
 		    check_add_overflow(next, ri->count, &next))
@@ -111,7 +111,7 @@ static int vroce_emu_mtt_region(const struct vroce_emu_mtt *mtt, u64 page,
 		if (!r && page < next)
 			r = ri;
 		else if (!r)
-			*root_index += vroce_emu_root_entries(ri, ushift);
+			*root_index += vroce_hca_root_entries(ri, ushift);
 	}
 	if (!r)
 		return -ERANGE;
@@ -123,18 +123,18 @@ static int vroce_emu_mtt_region(const struct vroce_emu_mtt *mtt, u64 page,
  * For page @l of a region of hop 1 or more whose entries start at root
  * entry @root_index: the table holding its bottom entry, and the index.
  */
-static int vroce_emu_mtt_leaf(struct device *dma_dev,
-			      const struct vroce_emu_mtt *mtt, u32 hop,
+static int vroce_hca_mtt_leaf(struct device *dma_dev,
+			      const struct vroce_hca_mtt *mtt, u32 hop,
 			      u64 root_index, u64 l, u64 *table, u64 *index)
 {
-	u32 ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT;
+	u32 ushift = mtt->ba_pg_shift - VROCE_HCA_BA_SHIFT;
 	u64 tbl = mtt->root_ba, e;
 	int err;
 
 	/* Root entry, then one level per remaining hop, bottom entry last. */
 	e = root_index + (l >> (ushift * (hop - 1)));
 	for (; hop > 1; hop--) {
-		err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, &tbl);
+		err = vroce_hca_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, &tbl);
 		if (err)
 			return err;
 		if (!tbl)
@@ -147,7 +147,7 @@ static int vroce_emu_mtt_leaf(struct device *dma_dev,
 }
 
 /**
- * vroce_emu_mtt_translate() - walk a translation to one page
+ * vroce_hca_mtt_translate() - walk a translation to one page
  * @dma_dev: the HCA's DMA device
  * @mtt: the translation as programmed
  * @page: index of the page among all the translation's pages
@@ -161,16 +161,16 @@ static int vroce_emu_mtt_leaf(struct device *dma_dev,
  * outside it, -EFAULT when a table address or interior entry leads nowhere,
  * -ENOENT when the page's own entry is empty (not mapped).
  */
-int vroce_emu_mtt_translate(struct device *dma_dev,
-			    const struct vroce_emu_mtt *mtt, u64 page,
+int vroce_hca_mtt_translate(struct device *dma_dev,
+			    const struct vroce_hca_mtt *mtt, u64 page,
 			    u64 *addr, u64 *table)
 {
-	const struct vroce_emu_region *r;
+	const struct vroce_hca_region *r;
 	u64 root_index, l, tbl, e;
 	bool direct;
 	int err;
 
-	err = vroce_emu_mtt_region(mtt, page, &r, &root_index, &direct);
+	err = vroce_hca_mtt_region(mtt, page, &r, &root_index, &direct);
 	if (err)
 		return err;
 
@@ -184,7 +184,7 @@ int vroce_emu_mtt_translate(struct device *dma_dev,
 	}
 
 	if (r->hopnum == 0) {
-		err = vroce_emu_read_ba(dma_dev, mtt->root_ba, root_index,
+		err = vroce_hca_read_ba(dma_dev, mtt->root_ba, root_index,
 					mtt->ba_pg_shift, &e);
 		if (err)
 			return err;
@@ -195,11 +195,11 @@ int vroce_emu_mtt_translate(struct device *dma_dev,
 		goto out;
 	}
 
-	err = vroce_emu_mtt_leaf(dma_dev, mtt, r->hopnum, root_index, l, &tbl,
+	err = vroce_hca_mtt_leaf(dma_dev, mtt, r->hopnum, root_index, l, &tbl,
 				 &e);
 	if (err)
 		return err;
-	err = vroce_emu_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, addr);
+	err = vroce_hca_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, addr);
 	if (err)
 		return err;
 out:
@@ -207,10 +207,10 @@ out:
 		*table = tbl;
 	return *addr ? 0 : -ENOENT;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mtt_translate);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_mtt_translate);
 
 /**
- * vroce_emu_mtt_store_run() - write the bottom entries of consecutive pages
+ * vroce_hca_mtt_store_run() - write the bottom entries of consecutive pages
  * @dma_dev: the HCA's DMA device
  * @mtt: the translation as programmed
  * @page: index of the first page among all the translation's pages
@@ -227,34 +227,34 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_emu_mtt_translate);
  * aligned to the buffer page size; -ERANGE for a page outside the
  * translation; -EFAULT when a table leads nowhere.
  */
-int vroce_emu_mtt_store_run(struct device *dma_dev,
-			    const struct vroce_emu_mtt *mtt, u64 page,
+int vroce_hca_mtt_store_run(struct device *dma_dev,
+			    const struct vroce_hca_mtt *mtt, u64 page,
 			    const __le64 *src, u32 n)
 {
-	u32 ushift = mtt->ba_pg_shift - VROCE_EMU_BA_SHIFT, k;
-	const struct vroce_emu_region *r;
+	u32 ushift = mtt->ba_pg_shift - VROCE_HCA_BA_SHIFT, k;
+	const struct vroce_hca_region *r;
 	u64 root_index, tbl, e, addr;
 	__le64 *p;
 	bool direct;
 	int err;
 
-	err = vroce_emu_mtt_region(mtt, page, &r, &root_index, &direct);
+	err = vroce_hca_mtt_region(mtt, page, &r, &root_index, &direct);
 	if (err)
 		return err;
 	if (direct || !r->hopnum)
 		return -EINVAL;
-	err = vroce_emu_mtt_leaf(dma_dev, mtt, r->hopnum, root_index,
+	err = vroce_hca_mtt_leaf(dma_dev, mtt, r->hopnum, root_index,
 				 page - r->offset, &tbl, &e);
 	if (err)
 		return err;
-	if (e >= BIT_ULL(ushift) || !IS_ALIGNED(tbl, BIT_ULL(VROCE_EMU_MIN_SHIFT)))
+	if (e >= BIT_ULL(ushift) || !IS_ALIGNED(tbl, BIT_ULL(VROCE_HCA_MIN_SHIFT)))
 		return -EFAULT;
 	/* This table, this region, this host page. */
 	n = min_t(u64, n, BIT_ULL(ushift) - e);
 	n = min_t(u64, n, r->offset + r->count - page);
 	n = min_t(u64, n, (PAGE_SIZE - offset_in_page(tbl + e * sizeof(*p))) /
 			  sizeof(*p));
-	p = vroce_emu_dma_to_virt(dma_dev, tbl + e * sizeof(*p), n * sizeof(*p));
+	p = vroce_hca_dma_to_virt(dma_dev, tbl + e * sizeof(*p), n * sizeof(*p));
 	if (!p)
 		return -EFAULT;
 	for (k = 0; k < n; k++) {

@@ -42,32 +42,32 @@
  *   come from any context), protects the register file regs[], the
  *   doorbell records qp_db[] and cq_db[], the event queue's producer count
  *   eq_pi and the events it writes, and the counters and knobs any engine
- *   changes: eq_lost, ud_dropped, drop_events. vroce_emu_reg() asserts it.
+ *   changes: eq_lost, ud_dropped, drop_events. vroce_hca_reg() asserts it.
  *   It is the innermost lock: under it the HCA takes only the workqueue's
  *   own (a doorbell queues its QP's work under it, so that the CTRL reset
  *   that disabled the HCA flushes that work).
  *
- * @lock, a rw_semaphore (the wire's: every HCA on it shares it), splits
+ * @wire_lock, a rw_semaphore (the wire's: every HCA on it shares it), splits
  *   the HCA in two. Held for writing: the command processor, the knobs
- *   (vroce_emu_set_*()) and a reset, which change the MPT, max_mr, the PD
+ *   (vroce_hca_set_*()) and a reset, which change the MPT, max_mr, the PD
  *   table, and the QP and CQ contexts (their valid slots and attributes);
  *   they run with no engine in. Held for reading: the data path, which
  *   runs a QP at a time on each CPU, one work item per QP, and reads those
  *   as fixed while it holds it (its own changes take the locks below);
- *   vroce_emu_mr_access() and the vroce_emu_frmr_*() calls read-lock too.
+ *   vroce_hca_mr_access() and the vroce_hca_frmr_*() calls read-lock too.
  *   The command processor drops it while it sleeps delay_ms before a
  *   command (engines run then), and the debugfs knob files read and write
  *   their u32 without it, a plain store racing the HCA's own updates
  *   (hence READ_ONCE() of delay_ms and event_delay_ms).
  *
- * Under @lock read-held, the data path's own locks, never two of a kind:
+ * Under @wire_lock read-held, the data path's own locks, never two of a kind:
  * - qpx[].lock, a mutex per QP slot, protects the QP's receive queue (pi,
  *   ci, and a receive WQE from the moment it is looked at until its CQE
  *   is written). A requester takes its peer's, never its own beside it.
  *   A QP's send queue, RNR and retry counts belong to its work item, which
  *   never runs beside itself. Its state moves to ERR by xchg() from any
  *   engine; to anything else only by command.
- * - mpt_lock[], mutexes shared by MPT entries @VROCE_EMU_MPT_LOCKS apart,
+ * - mpt_lock[], mutexes shared by MPT entries @VROCE_HCA_MPT_LOCKS apart,
  *   protect an entry from the check of a key to the end of the copy, the
  *   REG_MR table load or the invalidation (c/hca/vroce_hca_mpt.c).
  * - cq_lock[], a spinlock per CQ slot, protects its producer count, ring
@@ -80,22 +80,22 @@
  *
  * @wq, an ordered workqueue, runs cmd_work; @qp_wq, unbound, runs the
  *   QPs' work items and timer_work. Both are flushed, cancelled
- *   or disabled only without @lock held (CTRL reset,
- *   vroce_emu_engine_quiesce() and _stop(), vroce_emu_del()).
+ *   or disabled only without @wire_lock held (CTRL reset,
+ *   vroce_hca_engine_quiesce() and _stop(), vroce_hca_del()).
  *
- * Interrupts: vroce_emu_raise_irq() sets the cause under @reg_lock and
+ * Interrupts: vroce_hca_raise_irq() sets the cause under @reg_lock and
  *   queues the vector's work on @irq_wq; it never waits, so the command
- *   processor and the engine raise interrupts with @lock held. Each
+ *   processor and the engine raise interrupts with @wire_lock held. Each
  *   vector's irq[].lock, a mutex, protects its handler and data and is
  *   held while the handler runs, so that free_irq waits for a running
  *   handler. The HCA holds no other lock when it takes irq[].lock, and
  *   takes none under it; but the driver's handler uses the bus (it reads
  *   CMDQ_CI, writes EQ_CI and doorbells: @reg_lock; a CTRL reset would
- *   take @lock), so irq[].lock nests outside both. @irq_wq is not ordered:
+ *   take @wire_lock), so irq[].lock nests outside both. @irq_wq is not ordered:
  *   an event handler may wait for a command, whose response comes on the
  *   other vector (the bus contract, c/ifc/vroce_bus.h).
  *
- * Order: irq[].lock -> @lock -> @reg_lock. Leaves, taken with nothing
+ * Order: irq[].lock -> @wire_lock -> @reg_lock. Leaves, taken with nothing
  * else held: an open mr_read file's lock (c/hca/vroce_hca_mpt.c). The
  * list of plugged-in HCAs and the debugfs root belong to module init and
  * exit (c/hca/vroce_hca_bus.c).
@@ -115,7 +115,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "vroce_emu.h"
+#include "vroce_hca.h"
 #include "../ifc/vroce_bus.h"
 #include "../ifc/vroce_cmds.h"
 #include "../ifc/vroce_regs.h"
@@ -124,26 +124,26 @@
 struct dentry;
 
 /* What the HCA offers (QUERY_DEVICE); the QP and CQ limits are c/ifc/'s. */
-#define VROCE_EMU_MAX_PD		1024
-#define VROCE_EMU_MAX_MR		4096
-#define VROCE_EMU_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
-#define VROCE_EMU_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
-#define VROCE_EMU_MAX_FRMR_PAGES	4096
+#define VROCE_HCA_MAX_PD		1024
+#define VROCE_HCA_MAX_MR		4096
+#define VROCE_HCA_MAX_MR_SIZE		BIT_ULL(37)	/* 128 GiB */
+#define VROCE_HCA_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
+#define VROCE_HCA_MAX_FRMR_PAGES	4096
 
 /* Send WQEs of different QPs in execution at once, each with its buffer. */
-#define VROCE_EMU_BOUNCES		4
+#define VROCE_HCA_BOUNCES		4
 /* MPT entry locks, shared by entries a multiple of this apart. */
-#define VROCE_EMU_MPT_LOCKS		64
+#define VROCE_HCA_MPT_LOCKS		64
 
-enum vroce_emu_mr_state {
-	VROCE_EMU_MR_FREE = 0,		/* slot unused */
-	VROCE_EMU_MR_VALID,		/* translates */
-	VROCE_EMU_MR_FRMR_INVALID,	/* fast-reg MR not registered yet */
+enum vroce_hca_mr_state {
+	VROCE_HCA_MR_FREE = 0,		/* slot unused */
+	VROCE_HCA_MR_VALID,		/* translates */
+	VROCE_HCA_MR_FRMR_INVALID,	/* fast-reg MR not registered yet */
 };
 
 /* One memory protection table entry. */
-struct vroce_emu_mpt {
-	enum vroce_emu_mr_state state;
+struct vroce_hca_mpt {
+	enum vroce_hca_mr_state state;
 	u8 tag;			/* the consumer's key byte */
 	u8 gen;			/* CREATE_MR's, in the handle */
 	u8 kgen;		/* in the key: bumped by CREATE_MR and ENABLE_MR */
@@ -153,39 +153,39 @@ struct vroce_emu_mpt {
 	u32 kind;
 	u64 iova;
 	u64 length;
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 };
 
 /**
- * struct vroce_emu_ring - a ring in host memory, as the HCA reaches it
+ * struct vroce_hca_ring - a ring in host memory, as the HCA reaches it
  * @mtt: its translation, one region
  * @depth_log2: entries = 2^n
  * @entry_size: bytes per entry, a power of two no larger than a page
  */
-struct vroce_emu_ring {
-	struct vroce_emu_mtt mtt;
+struct vroce_hca_ring {
+	struct vroce_hca_mtt mtt;
 	u32 depth_log2;
 	u32 entry_size;
 };
 
 /**
- * struct vroce_emu_wq - the HCA's side of a send or receive queue
+ * struct vroce_hca_wq - the HCA's side of a send or receive queue
  * @ring: the WQEs
  * @pi: producer count as far as doorbells told, widened to 32 bits
  * @ci: consumer count: WQEs the HCA has completed
  */
-struct vroce_emu_wq {
-	struct vroce_emu_ring ring;
+struct vroce_hca_wq {
+	struct vroce_hca_ring ring;
 	u32 pi;
 	u32 ci;
 };
 
 /* Doorbell record and queue index of a QP's send and receive queue. */
-#define VROCE_EMU_SQ		0
-#define VROCE_EMU_RQ		1
+#define VROCE_HCA_SQ		0
+#define VROCE_HCA_RQ		1
 
 /**
- * struct vroce_emu_qp - a queue pair context
+ * struct vroce_hca_qp - a queue pair context
  * @valid: the slot holds a QP
  * @type: enum vroce_qp_type
  * @qpn: its number, VROCE_QPN_BASE + slot (slot 0: the GSI QP)
@@ -203,7 +203,7 @@ struct vroce_emu_wq {
  * @qkey: UD and GSI: the Q_Key a message must carry to be received here
  * @dmac: RC: the Ethernet address of the peer's port (this HCA's for
  *	loopback, another's across the wire)
- * @wq: the send (VROCE_EMU_SQ) and receive (VROCE_EMU_RQ) queue
+ * @wq: the send (VROCE_HCA_SQ) and receive (VROCE_HCA_RQ) queue
  * @rnr_active: the head send WQE met an empty receive queue
  * @rnr_wait: ... and waits for @rnr_deadline or a receive at @rnr_peer
  *	(also while it waits the ack timeout after no answer)
@@ -214,7 +214,7 @@ struct vroce_emu_wq {
  * @retry_active: the head send WQE found no answer
  * @retry_left: transport retries left for it
  */
-struct vroce_emu_qp {
+struct vroce_hca_qp {
 	bool valid;
 	u8 type;
 	u32 qpn;
@@ -231,7 +231,7 @@ struct vroce_emu_qp {
 	u8 timeout;
 	u32 qkey;
 	u8 dmac[ETH_ALEN];
-	struct vroce_emu_wq wq[2];
+	struct vroce_hca_wq wq[2];
 	bool rnr_active;
 	bool rnr_wait;
 	u8 rnr_left;
@@ -242,7 +242,7 @@ struct vroce_emu_qp {
 };
 
 /**
- * struct vroce_emu_cq - a completion queue context
+ * struct vroce_hca_cq - a completion queue context
  * @valid: the slot holds a CQ
  * @ring: the CQEs
  * @pi: producer count: CQEs written
@@ -251,9 +251,9 @@ struct vroce_emu_qp {
  * @event_pending: a delayed completion event is due at @event_due
  * @event_due: jiffies
  */
-struct vroce_emu_cq {
+struct vroce_hca_cq {
 	bool valid;
-	struct vroce_emu_ring ring;
+	struct vroce_hca_ring ring;
 	u32 pi;
 	u32 users;
 	bool overflowed;
@@ -262,33 +262,33 @@ struct vroce_emu_cq {
 };
 
 /**
- * struct vroce_emu_qp_db - the doorbell record of a QP
- * @pi: the last producer index rung, per queue (VROCE_EMU_SQ/RQ)
+ * struct vroce_hca_qp_db - the doorbell record of a QP
+ * @pi: the last producer index rung, per queue (VROCE_HCA_SQ/RQ)
  */
-struct vroce_emu_qp_db {
+struct vroce_hca_qp_db {
 	u16 pi[2];
 };
 
 /**
- * struct vroce_emu_cq_db - the doorbell record of a CQ
+ * struct vroce_hca_cq_db - the doorbell record of a CQ
  * @ci: the last consumer index rung
  * @arm: VROCE_DB_CQ_CMD_ARM_NEXT or _ARM_SOL while armed, else 0
  */
-struct vroce_emu_cq_db {
+struct vroce_hca_cq_db {
 	u16 ci;
 	u8 arm;
 };
 
 /**
- * struct vroce_emu_irq - one interrupt vector
- * @emu: the HCA
+ * struct vroce_hca_irq - one interrupt vector
+ * @hca: the HCA
  * @lock: protects @handler and @data; held while the handler runs
  * @handler: the driver's handler, NULL when none is connected
  * @data: its argument
- * @work: delivers the interrupt, on &vroce_emu.irq_wq
+ * @work: delivers the interrupt, on &vroce_hca.irq_wq
  */
-struct vroce_emu_irq {
-	struct vroce_emu *emu;
+struct vroce_hca_irq {
+	struct vroce_hca *hca;
 	struct mutex lock;	/* protects handler, data */
 	void (*handler)(void *data);
 	void *data;
@@ -296,27 +296,27 @@ struct vroce_emu_irq {
 };
 
 /**
- * struct vroce_emu_qp_exec - what runs a QP, kept across its contexts
- * @emu: the HCA
- * @work: visits the QP (vroce_hca_sched.c), on &vroce_emu.qp_wq; a work
+ * struct vroce_hca_qp_exec - what runs a QP, kept across its contexts
+ * @hca: the HCA
+ * @work: visits the QP (vroce_hca_sched.c), on &vroce_hca.qp_wq; a work
  *	item never runs beside itself, so a QP's WQEs execute in order
  * @lock: protects the QP's receive queue: its pi and ci, and a receive
  *	WQE from the moment it is looked at until it completes
  */
-struct vroce_emu_qp_exec {
-	struct vroce_emu *emu;
+struct vroce_hca_qp_exec {
+	struct vroce_hca *hca;
 	struct work_struct work;
 	struct mutex lock;	/* protects the RQ */
 };
 
 /* An rnr_retry of this retries forever. */
-#define VROCE_EMU_RNR_FOREVER		7
+#define VROCE_HCA_RNR_FOREVER		7
 
 /* One send WQE on its way through the engine. */
-struct vroce_emu_op {
-	struct vroce_emu_qp *qp;
-	struct vroce_emu_qp *peer;
-	struct vroce_emu *pemu;		/* the peer's HCA: this one, or across the wire */
+struct vroce_hca_op {
+	struct vroce_hca_qp *qp;
+	struct vroce_hca_qp *peer;
+	struct vroce_hca *phca;		/* the peer's HCA: this one, or across the wire */
 	struct vroce_send_wqe wqe;	/* the HCA's own copy */
 	u8 *buf;			/* the message: a bounce buffer */
 	u32 idx;			/* its SQ count */
@@ -327,27 +327,27 @@ struct vroce_emu_op {
 	bool lost;			/* no answer: retry after the ack timeout */
 };
 
-struct vroce_emu {
+struct vroce_hca {
 	struct platform_device *pdev;
 	u8 mac[ETH_ALEN];		/* the port's, random, set at plug-in */
 
 	spinlock_t reg_lock;		/* protects regs[] to eq_pi */
 	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
-	struct vroce_emu_qp_db qp_db[VROCE_MAX_QP];
-	struct vroce_emu_cq_db cq_db[VROCE_MAX_CQ];
+	struct vroce_hca_qp_db qp_db[VROCE_MAX_QP];
+	struct vroce_hca_cq_db cq_db[VROCE_MAX_CQ];
 	u32 eq_pi;			/* event queue producer count */
 
 	/*
-	 * The wire's lock (vroce_emu_wire_lock()), shared by every HCA on
+	 * The wire's lock (vroce_hca_wire_lock()), shared by every HCA on
 	 * the wire: it protects mpt to ud_dropped of all of them, so that
 	 * an engine may deliver into another HCA's QPs, MRs and CQs.
 	 */
-	struct rw_semaphore *lock;
-	struct list_head wire_node;	/* on the wire's list, under lock */
+	struct rw_semaphore *wire_lock;
+	struct list_head wire_node;	/* on the wire's list, under wire_lock */
 	/* MPT and PDs (c/hca/vroce_hca_mpt.c; PDs made by vroce_hca_cmd.c). */
-	struct vroce_emu_mpt *mpt;
-	struct mutex mpt_lock[VROCE_EMU_MPT_LOCKS];	/* entry i: [i % n] */
-	u32 max_mr;			/* MPT entries in use, VROCE_EMU_MAX_MR at most */
+	struct vroce_hca_mpt *mpt;
+	struct mutex mpt_lock[VROCE_HCA_MPT_LOCKS];	/* entry i: [i % n] */
+	u32 max_mr;			/* MPT entries in use, VROCE_HCA_MAX_MR at most */
 	unsigned long *pd_map;
 	/* Command knobs (c/hca/vroce_hca_cmd.c), also set by debugfs. */
 	u32 fail_cmds;
@@ -366,14 +366,14 @@ struct vroce_emu {
 	u32 beat;
 
 	/* Data path (c/hca/vroce_hca_sched.c and the files it calls). */
-	struct vroce_emu_qp *qps;	/* VROCE_MAX_QP slots */
-	struct vroce_emu_cq *cqs;	/* VROCE_MAX_CQ slots */
-	struct vroce_emu_qp_exec *qpx;	/* VROCE_MAX_QP: work and RQ lock */
+	struct vroce_hca_qp *qps;	/* VROCE_MAX_QP slots */
+	struct vroce_hca_cq *cqs;	/* VROCE_MAX_CQ slots */
+	struct vroce_hca_qp_exec *qpx;	/* VROCE_MAX_QP: work and RQ lock */
 	spinlock_t *cq_lock;		/* VROCE_MAX_CQ: protects a CQ's ring */
 	spinlock_t timer_lock;		/* protects the waits and timed */
 	struct semaphore bounce_sem;	/* bounce buffers free */
 	unsigned long bounce_busy;	/* bit per bounce buffer taken */
-	void *bounce[VROCE_EMU_BOUNCES];	/* a message each, VROCE_MAX_MSG_SIZE */
+	void *bounce[VROCE_HCA_BOUNCES];	/* a message each, VROCE_MAX_MSG_SIZE */
 	atomic_t eq_raise;		/* EQEs written since the last interrupt */
 	bool timed;			/* an RNR wait or delayed event may exist */
 	u32 drop_events;		/* event knobs, also set by debugfs */
@@ -383,142 +383,142 @@ struct vroce_emu {
 	wait_queue_head_t hold_wq;	/* ... here, until it changes */
 	u32 ud_dropped;			/* UD messages no QP took */
 
-	/* Set up by vroce_emu_add(), unchanged until vroce_emu_del(). */
+	/* Set up by vroce_hca_add(), unchanged until vroce_hca_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
 	struct workqueue_struct *irq_wq;	/* interrupt delivery */
-	struct vroce_emu_irq irq[VROCE_NUM_IRQS];
+	struct vroce_hca_irq irq[VROCE_NUM_IRQS];
 	struct workqueue_struct *qp_wq;	/* unbound: each QP's work */
 	struct work_struct cmd_work;
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
 	struct dentry *debugfs;
 };
 
-static inline struct device *vroce_emu_dev(struct vroce_emu *emu)
+static inline struct device *vroce_hca_dev(struct vroce_hca *hca)
 {
-	return &emu->pdev->dev;
+	return &hca->pdev->dev;
 }
 
 /* A register's value; the caller holds @reg_lock. */
 /* The firmware hangs or failed (health knobs): it carries nothing out. */
-static inline bool vroce_emu_hung(struct vroce_emu *emu)
+static inline bool vroce_hca_hung(struct vroce_hca *hca)
 {
-	return READ_ONCE(emu->hang) || READ_ONCE(emu->fatal);
+	return READ_ONCE(hca->hang) || READ_ONCE(hca->fatal);
 }
 
-static inline u32 vroce_emu_reg(struct vroce_emu *emu, u32 off)
+static inline u32 vroce_hca_reg(struct vroce_hca *hca, u32 off)
 {
-	lockdep_assert_held(&emu->reg_lock);
-	return emu->regs[off / sizeof(u32)];
+	lockdep_assert_held(&hca->reg_lock);
+	return hca->regs[off / sizeof(u32)];
 }
 
 /* c/hca/vroce_hca_cmd.c */
-void vroce_emu_cmd_init(struct vroce_emu *emu);
+void vroce_hca_cmd_init(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_sched.c */
-int vroce_emu_engine_alloc(struct vroce_emu *emu);
-void vroce_emu_engine_free(struct vroce_emu *emu);
-void vroce_emu_engine_quiesce(struct vroce_emu *emu);
-void vroce_emu_engine_stop(struct vroce_emu *emu);
-void vroce_emu_engine_reset(struct vroce_emu *emu);
-bool vroce_emu_doorbell(struct vroce_emu *emu, u32 off, u32 val);
+int vroce_hca_engine_alloc(struct vroce_hca *hca);
+void vroce_hca_engine_free(struct vroce_hca *hca);
+void vroce_hca_engine_quiesce(struct vroce_hca *hca);
+void vroce_hca_engine_stop(struct vroce_hca *hca);
+void vroce_hca_engine_reset(struct vroce_hca *hca);
+bool vroce_hca_doorbell(struct vroce_hca *hca, u32 off, u32 val);
 
 /* c/hca/vroce_hca_ctx.c */
-bool vroce_emu_pd_busy(struct vroce_emu *emu, u32 pdn);
-u16 vroce_emu_create_cq(struct vroce_emu *emu,
+bool vroce_hca_pd_busy(struct vroce_hca *hca, u32 pdn);
+u16 vroce_hca_create_cq(struct vroce_hca *hca,
 			const struct vroce_cmd_create_cq *cmd,
 			struct vroce_resp_create_cq *resp);
-u16 vroce_emu_destroy_cq(struct vroce_emu *emu,
+u16 vroce_hca_destroy_cq(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_cq *cmd);
-u16 vroce_emu_create_qp(struct vroce_emu *emu,
+u16 vroce_hca_create_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_create_qp *cmd,
 			struct vroce_resp_create_qp *resp);
-u16 vroce_emu_modify_qp(struct vroce_emu *emu,
+u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_modify_qp *cmd);
-u16 vroce_emu_destroy_qp(struct vroce_emu *emu,
+u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_qp *cmd);
 
 /* c/hca/vroce_hca_req.c */
-void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		      u32 budget);
 
 /* c/hca/vroce_hca_resp.c */
-bool vroce_emu_peer_allows(struct vroce_emu *emu, struct vroce_emu_op *op,
+bool vroce_hca_peer_allows(struct vroce_hca *hca, struct vroce_hca_op *op,
 			   u32 right);
-bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
+bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 		      u32 right, bool write);
-struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
-				       struct vroce_emu_op *op,
+struct vroce_hca_qp *vroce_hca_ud_dest(struct vroce_hca *hca,
+				       struct vroce_hca_op *op,
 				       const struct vroce_wqe_av *av);
-void vroce_emu_ud_drop(struct vroce_emu *emu);
-void vroce_emu_ud_deliver(struct vroce_emu *emu, struct vroce_emu_op *op,
-			  struct vroce_emu_qp *dst, u32 qkey);
-void vroce_emu_send_deliver(struct vroce_emu *emu, struct vroce_emu_op *op);
-void vroce_emu_write_imm_deliver(struct vroce_emu *emu,
-				 struct vroce_emu_op *op);
+void vroce_hca_ud_drop(struct vroce_hca *hca);
+void vroce_hca_ud_deliver(struct vroce_hca *hca, struct vroce_hca_op *op,
+			  struct vroce_hca_qp *dst, u32 qkey);
+void vroce_hca_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op);
+void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
+				 struct vroce_hca_op *op);
 
 /* c/hca/vroce_hca_comp.c */
 /* Microseconds of each IB_RNR_TIMER_* code. */
-extern const u32 vroce_emu_rnr_usecs[32];
-bool vroce_emu_enabled(struct vroce_emu *emu);
-u32 vroce_emu_qpn_slot(u32 qpn);
-struct vroce_emu_qp *vroce_emu_qp_of(struct vroce_emu *emu, u32 qpn);
-u32 vroce_emu_qp_slot(struct vroce_emu *emu, const struct vroce_emu_qp *qp);
-bool vroce_emu_wq_fetch(struct vroce_emu *emu, const struct vroce_emu_wq *wq,
+extern const u32 vroce_hca_rnr_usecs[32];
+bool vroce_hca_enabled(struct vroce_hca *hca);
+u32 vroce_hca_qpn_slot(u32 qpn);
+struct vroce_hca_qp *vroce_hca_qp_of(struct vroce_hca *hca, u32 qpn);
+u32 vroce_hca_qp_slot(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
+bool vroce_hca_wq_fetch(struct vroce_hca *hca, const struct vroce_hca_wq *wq,
 			u32 count, void *wqe);
-void vroce_emu_eq_post(struct vroce_emu *emu, u8 type, u32 num);
-void vroce_emu_engine_raise(struct vroce_emu *emu);
-void vroce_emu_qp_kick(struct vroce_emu *emu, struct vroce_emu_qp *qp);
-void vroce_emu_rq_enter(struct vroce_emu *emu, const struct vroce_emu_qp *qp);
-void vroce_emu_rq_leave(struct vroce_emu *emu, const struct vroce_emu_qp *qp);
-bool vroce_emu_qp_receives(const struct vroce_emu_qp *qp);
-bool vroce_emu_qp_error(struct vroce_emu *emu, struct vroce_emu_qp *qp);
-void vroce_emu_qp_fatal(struct vroce_emu *emu, struct vroce_emu_qp *qp);
-void vroce_emu_rnr_wake(struct vroce_emu *emu, u32 slot);
-bool vroce_emu_wq_sync(struct vroce_emu *emu, struct vroce_emu_qp *qp, int q);
-void vroce_emu_cq_post(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+void vroce_hca_eq_post(struct vroce_hca *hca, u8 type, u32 num);
+void vroce_hca_engine_raise(struct vroce_hca *hca);
+void vroce_hca_qp_kick(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_rq_enter(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
+void vroce_hca_rq_leave(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
+bool vroce_hca_qp_receives(const struct vroce_hca_qp *qp);
+bool vroce_hca_qp_error(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_qp_fatal(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_rnr_wake(struct vroce_hca *hca, u32 slot);
+bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp, int q);
+void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       u32 cqn, struct vroce_cqe *cqe);
-void vroce_emu_rnr_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp,
-			struct vroce_emu *pemu,
-			const struct vroce_emu_qp *peer);
-void vroce_emu_retry_wait(struct vroce_emu *emu, struct vroce_emu_qp *qp);
-void vroce_emu_timer_arm(struct vroce_emu *emu);
+void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			struct vroce_hca *phca,
+			const struct vroce_hca_qp *peer);
+void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_timer_arm(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_mpt.c */
-int vroce_emu_mpt_alloc(struct vroce_emu *emu);
-void vroce_emu_mpt_free(struct vroce_emu *emu);
-void vroce_emu_mpt_reset(struct vroce_emu *emu);
-void vroce_emu_mpt_debugfs_init(struct vroce_emu *emu, struct dentry *dir);
-bool vroce_emu_pd_valid(struct vroce_emu *emu, u32 pdn);
-bool vroce_emu_pd_has_mr(struct vroce_emu *emu, u32 pdn);
-u16 vroce_emu_create_mr(struct vroce_emu *emu,
+int vroce_hca_mpt_alloc(struct vroce_hca *hca);
+void vroce_hca_mpt_free(struct vroce_hca *hca);
+void vroce_hca_mpt_reset(struct vroce_hca *hca);
+void vroce_hca_mpt_debugfs_init(struct vroce_hca *hca, struct dentry *dir);
+bool vroce_hca_pd_valid(struct vroce_hca *hca, u32 pdn);
+bool vroce_hca_pd_has_mr(struct vroce_hca *hca, u32 pdn);
+u16 vroce_hca_create_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_create_mr *cmd,
 			struct vroce_resp_create_mr *resp);
-u16 vroce_emu_enable_mr(struct vroce_emu *emu,
+u16 vroce_hca_enable_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_enable_mr *cmd,
 			struct vroce_resp_enable_mr *resp);
-u16 vroce_emu_revoke_mr(struct vroce_emu *emu,
+u16 vroce_hca_revoke_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_revoke_mr *cmd);
-u16 vroce_emu_destroy_mr(struct vroce_emu *emu,
+u16 vroce_hca_destroy_mr(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_mr *cmd);
-int vroce_emu_mr_access_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write);
-int vroce_emu_frmr_register_locked(struct vroce_emu *emu, u32 key, u32 pdn,
+int vroce_hca_frmr_register_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 				   u64 iova, u64 length, u32 access, u64 pbl,
 				   u32 npages);
-int vroce_emu_frmr_invalidate_locked(struct vroce_emu *emu, u32 key, u32 pdn);
+int vroce_hca_frmr_invalidate_locked(struct vroce_hca *hca, u32 key, u32 pdn);
 
 /* c/hca/vroce_hca_core.c */
-struct rw_semaphore *vroce_emu_wire_lock(void);
-void vroce_emu_wire_join(struct vroce_emu *emu);
-void vroce_emu_wire_leave(struct vroce_emu *emu);
-struct vroce_emu *vroce_emu_wire_find(struct vroce_emu *emu, const u8 *mac);
-bool vroce_emu_inject(void);
-void vroce_emu_raise_irq(struct vroce_emu *emu, unsigned int vec, u32 cause);
-bool vroce_emu_ring_from_regs(struct vroce_emu *emu, u32 ba_reg, u32 cfg,
+struct rw_semaphore *vroce_hca_wire_lock(void);
+void vroce_hca_wire_join(struct vroce_hca *hca);
+void vroce_hca_wire_leave(struct vroce_hca *hca);
+struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac);
+bool vroce_hca_inject(void);
+void vroce_hca_raise_irq(struct vroce_hca *hca, unsigned int vec, u32 cause);
+bool vroce_hca_ring_from_regs(struct vroce_hca *hca, u32 ba_reg, u32 cfg,
 			      u32 max_log2, u32 entry_size,
-			      struct vroce_emu_ring *ring);
-void *vroce_emu_ring_entry(struct vroce_emu *emu,
-			   const struct vroce_emu_ring *ring, u32 count);
+			      struct vroce_hca_ring *ring);
+void *vroce_hca_ring_entry(struct vroce_hca *hca,
+			   const struct vroce_hca_ring *ring, u32 count);
 
 #endif /* _VROCE_HCA_PRIV_H_ */

@@ -13,7 +13,7 @@
 #include "vroce_hca_priv.h"
 
 /* What a send WQE's CQE says completed. */
-static const u8 vroce_emu_cqe_opcode[] = {
+static const u8 vroce_hca_cqe_opcode[] = {
 	[VROCE_WQE_SEND]	= VROCE_CQE_SEND,
 	[VROCE_WQE_SEND_IMM]	= VROCE_CQE_SEND,
 	[VROCE_WQE_SEND_INV]	= VROCE_CQE_SEND,
@@ -27,7 +27,7 @@ static const u8 vroce_emu_cqe_opcode[] = {
 /* ---- executing a send WQE ---- */
 
 /* Check the WQE's SGE list or inline data; sum the message length. */
-static u8 vroce_emu_op_len(struct vroce_emu_op *op)
+static u8 vroce_hca_op_len(struct vroce_hca_op *op)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
 	u64 len = 0;
@@ -54,7 +54,7 @@ static u8 vroce_emu_op_len(struct vroce_emu_op *op)
  * Move the message between the bounce buffer and the WQE's own buffers:
  * gather (a local read needs no right) or, for READ, scatter (LOCAL_WRITE).
  */
-static u8 vroce_emu_op_local(struct vroce_emu *emu, struct vroce_emu_op *op,
+static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 			     bool write)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
@@ -65,10 +65,10 @@ static u8 vroce_emu_op_local(struct vroce_emu *emu, struct vroce_emu_op *op,
 		memcpy(buf, wqe->inline_data, op->len);
 		return VROCE_CQE_OK;
 	}
-	/* The lengths were summed and bounded by vroce_emu_op_len(). */
+	/* The lengths were summed and bounded by vroce_hca_op_len(). */
 	for (i = 0; i < wqe->num_sge; i++) {
 		len = le32_to_cpu(wqe->sge[i].length);
-		if (len && vroce_emu_mr_access_locked(emu,
+		if (len && vroce_hca_mr_access_locked(hca,
 						      le32_to_cpu(wqe->sge[i].lkey),
 						      op->qp->pdn,
 						      le64_to_cpu(wqe->sge[i].addr),
@@ -82,19 +82,19 @@ static u8 vroce_emu_op_local(struct vroce_emu *emu, struct vroce_emu_op *op,
 }
 
 /* SEND and WRITE: the message into the bounce buffer. */
-static bool vroce_emu_gather(struct vroce_emu *emu, struct vroce_emu_op *op)
+static bool vroce_hca_gather(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
-	op->status = vroce_emu_op_len(op);
+	op->status = vroce_hca_op_len(op);
 	if (!op->status)
-		op->status = vroce_emu_op_local(emu, op, false);
+		op->status = vroce_hca_op_local(hca, op, false);
 	op->rlen = op->len;
 	return !op->status;
 }
 
 /* No answer to a request: retry it, or give up when out of retries. */
-static void vroce_emu_lost(struct vroce_emu_op *op)
+static void vroce_hca_lost(struct vroce_hca_op *op)
 {
-	struct vroce_emu_qp *qp = op->qp;
+	struct vroce_hca_qp *qp = op->qp;
 
 	if (!qp->retry_active) {
 		qp->retry_active = true;
@@ -116,21 +116,21 @@ static void vroce_emu_lost(struct vroce_emu_op *op)
  * answers: the request is retried after the ack timeout, retry_cnt
  * times, and then fails with RETRY_EXC_ERR.
  */
-static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
+static bool vroce_hca_find_peer(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
-	struct vroce_emu *pemu = vroce_emu_wire_find(emu, op->qp->dmac);
-	struct vroce_emu_qp *peer = NULL;
+	struct vroce_hca *phca = vroce_hca_wire_find(hca, op->qp->dmac);
+	struct vroce_hca_qp *peer = NULL;
 
-	if (pemu && vroce_emu_enabled(pemu))
-		peer = vroce_emu_qp_of(pemu, op->qp->dest_qpn);
+	if (phca && vroce_hca_enabled(phca))
+		peer = vroce_hca_qp_of(phca, op->qp->dest_qpn);
 	if (peer && peer->type == VROCE_QPT_RC &&
-	    ether_addr_equal(peer->dmac, emu->mac) &&
-	    peer->dest_qpn == op->qp->qpn && vroce_emu_qp_receives(peer)) {
+	    ether_addr_equal(peer->dmac, hca->mac) &&
+	    peer->dest_qpn == op->qp->qpn && vroce_hca_qp_receives(peer)) {
 		op->peer = peer;
-		op->pemu = pemu;
+		op->phca = phca;
 		return true;
 	}
-	vroce_emu_lost(op);
+	vroce_hca_lost(op);
 	return false;
 }
 
@@ -142,70 +142,70 @@ static bool vroce_emu_find_peer(struct vroce_emu *emu, struct vroce_emu_op *op)
  * alone: its receive stays posted and its QP in its state, so that no
  * sender can fail another's QP (the GSI QP above all) by its size.
  */
-static void vroce_emu_do_ud_send(struct vroce_emu *emu,
-				 struct vroce_emu_op *op)
+static void vroce_hca_do_ud_send(struct vroce_hca *hca,
+				 struct vroce_hca_op *op)
 {
 	u32 qkey = le32_to_cpu(op->wqe.av.qkey);
-	struct vroce_emu_qp *dst;
+	struct vroce_hca_qp *dst;
 
 	/* One MTU at most, checked before a byte is read. */
-	op->status = vroce_emu_op_len(op);
+	op->status = vroce_hca_op_len(op);
 	if (!op->status && op->len > VROCE_MAX_UD_MSG)
 		op->status = VROCE_CQE_LOC_LEN_ERR;
 	if (!op->status)
-		op->status = vroce_emu_op_local(emu, op, false);
+		op->status = vroce_hca_op_local(hca, op, false);
 	if (op->status)
 		return;
 	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
 	if (qkey & BIT(31))
 		qkey = op->qp->qkey;
-	dst = vroce_emu_ud_dest(emu, op, &op->wqe.av);
+	dst = vroce_hca_ud_dest(hca, op, &op->wqe.av);
 	if (!dst) {
 		/* Counted where it was lost: at the receiver, if any. */
-		vroce_emu_ud_drop(emu);
+		vroce_hca_ud_drop(hca);
 		return;
 	}
-	vroce_emu_rq_enter(op->pemu, dst);
-	vroce_emu_ud_deliver(emu, op, dst, qkey);
-	vroce_emu_rq_leave(op->pemu, dst);
+	vroce_hca_rq_enter(op->phca, dst);
+	vroce_hca_ud_deliver(hca, op, dst, qkey);
+	vroce_hca_rq_leave(op->phca, dst);
 }
 
-static void vroce_emu_do_send(struct vroce_emu *emu, struct vroce_emu_op *op)
+static void vroce_hca_do_send(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
-	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op))
+	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op))
 		return;
-	vroce_emu_rq_enter(op->pemu, op->peer);
-	vroce_emu_send_deliver(emu, op);
-	vroce_emu_rq_leave(op->pemu, op->peer);
+	vroce_hca_rq_enter(op->phca, op->peer);
+	vroce_hca_send_deliver(hca, op);
+	vroce_hca_rq_leave(op->phca, op->peer);
 }
 
 /* WRITE, WRITE_IMM (which also consumes a receive). */
-static void vroce_emu_do_write(struct vroce_emu *emu, struct vroce_emu_op *op)
+static void vroce_hca_do_write(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
-	if (!vroce_emu_gather(emu, op) || !vroce_emu_find_peer(emu, op) ||
-	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_WRITE))
+	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op) ||
+	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_WRITE))
 		return;
 	if (op->wqe.opcode != VROCE_WQE_WRITE_IMM) {
-		vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true);
+		vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true);
 		return;
 	}
-	vroce_emu_rq_enter(op->pemu, op->peer);
-	vroce_emu_write_imm_deliver(emu, op);
-	vroce_emu_rq_leave(op->pemu, op->peer);
+	vroce_hca_rq_enter(op->phca, op->peer);
+	vroce_hca_write_imm_deliver(hca, op);
+	vroce_hca_rq_leave(op->phca, op->peer);
 }
 
 /* READ: the peer's memory into the WQE's own buffers. */
-static void vroce_emu_do_read(struct vroce_emu *emu, struct vroce_emu_op *op)
+static void vroce_hca_do_read(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
-	op->status = vroce_emu_op_len(op);
-	if (op->status || !vroce_emu_find_peer(emu, op) ||
-	    !vroce_emu_peer_allows(emu, op, VROCE_ACC_REMOTE_READ) ||
-	    !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_READ, false))
+	op->status = vroce_hca_op_len(op);
+	if (op->status || !vroce_hca_find_peer(hca, op) ||
+	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_READ) ||
+	    !vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_READ, false))
 		return;
-	op->status = vroce_emu_op_local(emu, op, true);
+	op->status = vroce_hca_op_local(hca, op, true);
 }
 
-static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
+static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
 	u32 pdn = op->qp->pdn;
@@ -214,7 +214,7 @@ static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
 	if (op->qp->type != VROCE_QPT_RC) {
 		if (wqe->opcode == VROCE_WQE_SEND ||
 		    wqe->opcode == VROCE_WQE_SEND_IMM)
-			vroce_emu_do_ud_send(emu, op);
+			vroce_hca_do_ud_send(hca, op);
 		else
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
 		return;
@@ -224,17 +224,17 @@ static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
 	case VROCE_WQE_SEND:
 	case VROCE_WQE_SEND_IMM:
 	case VROCE_WQE_SEND_INV:
-		vroce_emu_do_send(emu, op);
+		vroce_hca_do_send(hca, op);
 		break;
 	case VROCE_WQE_WRITE:
 	case VROCE_WQE_WRITE_IMM:
-		vroce_emu_do_write(emu, op);
+		vroce_hca_do_write(hca, op);
 		break;
 	case VROCE_WQE_READ:
-		vroce_emu_do_read(emu, op);
+		vroce_hca_do_read(hca, op);
 		break;
 	case VROCE_WQE_REG_MR:
-		if (vroce_emu_frmr_register_locked(emu, le32_to_cpu(wqe->fr_key),
+		if (vroce_hca_frmr_register_locked(hca, le32_to_cpu(wqe->fr_key),
 						   pdn, le64_to_cpu(wqe->fr_iova),
 						   le64_to_cpu(wqe->fr_length),
 						   le32_to_cpu(wqe->fr_access),
@@ -243,7 +243,7 @@ static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
 		break;
 	case VROCE_WQE_LOCAL_INV:
-		if (vroce_emu_frmr_invalidate_locked(emu,
+		if (vroce_hca_frmr_invalidate_locked(hca,
 						     le32_to_cpu(wqe->imm_inv),
 						     pdn))
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
@@ -255,10 +255,10 @@ static void vroce_emu_exec(struct vroce_emu *emu, struct vroce_emu_op *op)
 }
 
 /* The requester's CQE: when signaled, and always for an error. */
-static void vroce_emu_sq_complete(struct vroce_emu *emu,
-				  struct vroce_emu_op *op)
+static void vroce_hca_sq_complete(struct vroce_hca *hca,
+				  struct vroce_hca_op *op)
 {
-	struct vroce_emu_qp *qp = op->qp;
+	struct vroce_hca_qp *qp = op->qp;
 	u8 opcode = op->wqe.opcode;
 	struct vroce_cqe cqe = {
 		.wr_id = op->wqe.wr_id,
@@ -268,78 +268,78 @@ static void vroce_emu_sq_complete(struct vroce_emu *emu,
 		.status = op->status,
 	};
 
-	if (opcode < ARRAY_SIZE(vroce_emu_cqe_opcode))
-		cqe.opcode = vroce_emu_cqe_opcode[opcode];
+	if (opcode < ARRAY_SIZE(vroce_hca_cqe_opcode))
+		cqe.opcode = vroce_hca_cqe_opcode[opcode];
 	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
 		cqe.flags = VROCE_CQE_F_IMM;
 		cqe.imm_inv = op->wqe.imm_inv;
 	}
 	if (op->status != VROCE_CQE_OK || qp->sq_sig_all ||
 	    (op->wqe.flags & VROCE_WQE_F_SIGNALED))
-		vroce_emu_cq_post(emu, qp, qp->scqn, &cqe);
+		vroce_hca_cq_post(hca, qp, qp->scqn, &cqe);
 	if (op->status != VROCE_CQE_OK)
-		vroce_emu_qp_error(emu, qp);
+		vroce_hca_qp_error(hca, qp);
 }
 
 /* ---- bounce buffers ---- */
 
-/* A bounce buffer of @emu's, waiting for one when all are in use. */
-static u32 vroce_emu_bounce_get(struct vroce_emu *emu)
+/* A bounce buffer of @hca's, waiting for one when all are in use. */
+static u32 vroce_hca_bounce_get(struct vroce_hca *hca)
 {
 	u32 i = 0;
 
-	down(&emu->bounce_sem);
-	while (test_and_set_bit_lock(i, &emu->bounce_busy))
-		i = (i + 1) % VROCE_EMU_BOUNCES;
+	down(&hca->bounce_sem);
+	while (test_and_set_bit_lock(i, &hca->bounce_busy))
+		i = (i + 1) % VROCE_HCA_BOUNCES;
 	return i;
 }
 
-static void vroce_emu_bounce_put(struct vroce_emu *emu, u32 i)
+static void vroce_hca_bounce_put(struct vroce_hca *hca, u32 i)
 {
-	clear_bit_unlock(i, &emu->bounce_busy);
-	up(&emu->bounce_sem);
+	clear_bit_unlock(i, &hca->bounce_busy);
+	up(&hca->bounce_sem);
 }
 
 /* ---- a QP's visit: the send queue, flushing ---- */
 
 /* Execute the WQE at the head of the SQ; false when it must wait. */
-static bool vroce_emu_sq_exec_one(struct vroce_emu *emu,
-				  struct vroce_emu_qp *qp)
+static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
+				  struct vroce_hca_qp *qp)
 {
-	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
-	struct vroce_emu_op op = { .qp = qp, .idx = sq->ci };
-	u32 b = vroce_emu_bounce_get(emu);
+	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
+	struct vroce_hca_op op = { .qp = qp, .idx = sq->ci };
+	u32 b = vroce_hca_bounce_get(hca);
 
-	op.buf = emu->bounce[b];
-	if (vroce_emu_wq_fetch(emu, sq, op.idx, &op.wqe))
-		vroce_emu_exec(emu, &op);
+	op.buf = hca->bounce[b];
+	if (vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
+		vroce_hca_exec(hca, &op);
 	else
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
-	vroce_emu_bounce_put(emu, b);
+	vroce_hca_bounce_put(hca, b);
 	/* The peer's HCA learns of what was delivered there at once. */
-	if (op.pemu && op.pemu != emu) {
-		vroce_emu_engine_raise(op.pemu);
-		vroce_emu_timer_arm(op.pemu);	/* a delayed event there */
+	if (op.phca && op.phca != hca) {
+		vroce_hca_engine_raise(op.phca);
+		vroce_hca_timer_arm(op.phca);	/* a delayed event there */
 	}
 	/* The wait began where the peer's receive queue was found empty. */
 	if (op.rnr)
 		return false;
 	if (op.lost) {
-		vroce_emu_retry_wait(emu, qp);
+		vroce_hca_retry_wait(hca, qp);
 		return false;
 	}
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	sq->ci++;
-	vroce_emu_sq_complete(emu, &op);
+	vroce_hca_sq_complete(hca, &op);
 	return true;
 }
 
 /* Complete the WQE at the head of queue @q of @qp with a flush error. */
-static void vroce_emu_flush_one(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+static void vroce_hca_flush_one(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 				int q)
 {
-	struct vroce_emu_wq *wq = &qp->wq[q];
+	struct vroce_hca_wq *wq = &qp->wq[q];
 	struct vroce_send_wqe wqe = {};	/* big enough for either kind */
 	struct vroce_cqe cqe = {
 		.qpn = cpu_to_le32(qp->qpn),
@@ -348,14 +348,14 @@ static void vroce_emu_flush_one(struct vroce_emu *emu, struct vroce_emu_qp *qp,
 	};
 
 	/* wr_id leads both kinds of WQE; an unreadable one completes as 0. */
-	if (vroce_emu_wq_fetch(emu, wq, wq->ci, &wqe))
+	if (vroce_hca_wq_fetch(hca, wq, wq->ci, &wqe))
 		cqe.wr_id = wqe.wr_id;
-	if (q == VROCE_EMU_RQ)
+	if (q == VROCE_HCA_RQ)
 		cqe.flags = VROCE_CQE_F_RQ;
-	else if (wqe.opcode < ARRAY_SIZE(vroce_emu_cqe_opcode))
-		cqe.opcode = vroce_emu_cqe_opcode[wqe.opcode];
+	else if (wqe.opcode < ARRAY_SIZE(vroce_hca_cqe_opcode))
+		cqe.opcode = vroce_hca_cqe_opcode[wqe.opcode];
 	wq->ci++;
-	vroce_emu_cq_post(emu, qp, q == VROCE_EMU_RQ ? qp->rcqn : qp->scqn,
+	vroce_hca_cq_post(hca, qp, q == VROCE_HCA_RQ ? qp->rcqn : qp->scqn,
 			  &cqe);
 }
 
@@ -364,39 +364,39 @@ static void vroce_emu_flush_one(struct vroce_emu *emu, struct vroce_emu_qp *qp,
  * @budget send WQEs executed (flushes are not counted); a QP with more to
  * do is kicked again, behind the others.
  */
-void vroce_emu_qp_run(struct vroce_emu *emu, struct vroce_emu_qp *qp,
+void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		      u32 budget)
 {
-	struct vroce_emu_wq *sq = &qp->wq[VROCE_EMU_SQ];
-	struct vroce_emu_wq *rq = &qp->wq[VROCE_EMU_RQ];
+	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
+	struct vroce_hca_wq *rq = &qp->wq[VROCE_HCA_RQ];
 	u32 state;
 
 	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
 		return;
-	vroce_emu_rq_enter(emu, qp);
-	vroce_emu_wq_sync(emu, qp, VROCE_EMU_RQ);
-	vroce_emu_rq_leave(emu, qp);
-	vroce_emu_wq_sync(emu, qp, VROCE_EMU_SQ);
+	vroce_hca_rq_enter(hca, qp);
+	vroce_hca_wq_sync(hca, qp, VROCE_HCA_RQ);
+	vroce_hca_rq_leave(hca, qp);
+	vroce_hca_wq_sync(hca, qp, VROCE_HCA_SQ);
 	while (sq->ci != sq->pi) {
 		/* Another engine may fail this QP at any time. */
 		state = READ_ONCE(qp->state);
 		if (state == VROCE_QPS_ERR) {
-			vroce_emu_flush_one(emu, qp, VROCE_EMU_SQ);
+			vroce_hca_flush_one(hca, qp, VROCE_HCA_SQ);
 		} else if (!budget--) {
-			vroce_emu_qp_kick(emu, qp);
+			vroce_hca_qp_kick(hca, qp);
 			break;
 		} else if (state != VROCE_QPS_RTS || READ_ONCE(qp->rnr_wait) ||
-			   !vroce_emu_sq_exec_one(emu, qp)) {
+			   !vroce_hca_sq_exec_one(hca, qp)) {
 			break;
 		}
 		cond_resched();
 	}
 	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 		return;
-	vroce_emu_rq_enter(emu, qp);
+	vroce_hca_rq_enter(hca, qp);
 	while (rq->ci != rq->pi) {
-		vroce_emu_flush_one(emu, qp, VROCE_EMU_RQ);
+		vroce_hca_flush_one(hca, qp, VROCE_HCA_RQ);
 		cond_resched();
 	}
-	vroce_emu_rq_leave(emu, qp);
+	vroce_hca_rq_leave(hca, qp);
 }

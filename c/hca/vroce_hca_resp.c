@@ -18,28 +18,28 @@
 /* ---- RDMA WRITE and READ at the peer ---- */
 
 /* The peer QP must allow RDMA WRITE or READ at all. */
-bool vroce_emu_peer_allows(struct vroce_emu *emu,
-			   struct vroce_emu_op *op, u32 right)
+bool vroce_hca_peer_allows(struct vroce_hca *hca,
+			   struct vroce_hca_op *op, u32 right)
 {
 	if (op->peer->access & right)
 		return true;
 	op->status = VROCE_CQE_REM_INV_REQ_ERR;
-	vroce_emu_qp_error(op->pemu, op->peer);
+	vroce_hca_qp_error(op->phca, op->peer);
 	return false;
 }
 
 /* WRITE or READ the peer's memory through the rkey; length 0 needs none. */
-bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
+bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 		      u32 right, bool write)
 {
 	if (!op->len ||
-	    !vroce_emu_mr_access_locked(op->pemu, le32_to_cpu(op->wqe.rkey),
+	    !vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
 					op->peer->pdn,
 					le64_to_cpu(op->wqe.remote_addr),
 					op->buf, op->len, right, write))
 		return true;
 	op->status = VROCE_CQE_REM_ACCESS_ERR;
-	vroce_emu_qp_fatal(op->pemu, op->peer);
+	vroce_hca_qp_fatal(op->phca, op->peer);
 	return false;
 }
 
@@ -50,9 +50,9 @@ bool vroce_emu_remote(struct vroce_emu *emu, struct vroce_emu_op *op,
  * The wait starts under the peer's RQ lock, so that a receive rung there
  * from now on ends it.
  */
-static void vroce_emu_rnr(struct vroce_emu *emu, struct vroce_emu_op *op)
+static void vroce_hca_rnr(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
-	struct vroce_emu_qp *qp = op->qp;
+	struct vroce_hca_qp *qp = op->qp;
 
 	if (!qp->rnr_active) {
 		qp->rnr_active = true;
@@ -62,25 +62,25 @@ static void vroce_emu_rnr(struct vroce_emu *emu, struct vroce_emu_op *op)
 		op->status = VROCE_CQE_RNR_RETRY_EXC_ERR;
 		return;
 	}
-	if (qp->rnr_left != VROCE_EMU_RNR_FOREVER)
+	if (qp->rnr_left != VROCE_HCA_RNR_FOREVER)
 		qp->rnr_left--;
 	op->rnr = true;
-	vroce_emu_rnr_wait(emu, qp, op->pemu, op->peer);
+	vroce_hca_rnr_wait(hca, qp, op->phca, op->peer);
 	/*
 	 * A receive doorbell queues the peer's work only while a wait may
-	 * exist (vroce_emu_db_qp()): one rung between the look and the wait
+	 * exist (vroce_hca_db_qp()): one rung between the look and the wait
 	 * is found here, and ends the wait at once.
 	 */
 	smp_mb();	/* timed before the doorbell: pairs with db_qp's */
-	vroce_emu_wq_sync(op->pemu, op->peer, VROCE_EMU_RQ);
+	vroce_hca_wq_sync(op->phca, op->peer, VROCE_HCA_RQ);
 }
 
 /* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
-static void vroce_emu_recv_fetch(struct vroce_emu *pemu,
-				 const struct vroce_emu_wq *rq,
+static void vroce_hca_recv_fetch(struct vroce_hca *phca,
+				 const struct vroce_hca_wq *rq,
 				 struct vroce_recv_wqe *rwqe)
 {
-	if (!vroce_emu_wq_fetch(pemu, rq, rq->ci, rwqe)) {
+	if (!vroce_hca_wq_fetch(phca, rq, rq->ci, rwqe)) {
 		memset(rwqe, 0, sizeof(*rwqe));
 		rwqe->num_sge = U8_MAX;
 	}
@@ -91,28 +91,28 @@ static void vroce_emu_recv_fetch(struct vroce_emu *pemu,
  * none (RNR) or the peer failed meanwhile. The caller holds the peer's RQ
  * lock until the receive completes.
  */
-static bool vroce_emu_recv_take(struct vroce_emu *emu, struct vroce_emu_op *op,
+static bool vroce_hca_recv_take(struct vroce_hca *hca, struct vroce_hca_op *op,
 				struct vroce_recv_wqe *rwqe)
 {
-	struct vroce_emu_qp *peer = op->peer;
-	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+	struct vroce_hca_qp *peer = op->peer;
+	struct vroce_hca_wq *rq = &peer->wq[VROCE_HCA_RQ];
 
 	/* Receives rung since the peer was last looked at count too. */
-	vroce_emu_wq_sync(op->pemu, peer, VROCE_EMU_RQ);
-	if (!vroce_emu_qp_receives(peer)) {
+	vroce_hca_wq_sync(op->phca, peer, VROCE_HCA_RQ);
+	if (!vroce_hca_qp_receives(peer)) {
 		op->status = VROCE_CQE_RETRY_EXC_ERR;
 		return false;
 	}
 	if (rq->ci == rq->pi) {
-		vroce_emu_rnr(emu, op);
+		vroce_hca_rnr(hca, op);
 		return false;
 	}
-	vroce_emu_recv_fetch(op->pemu, rq, rwqe);
+	vroce_hca_recv_fetch(op->phca, rq, rwqe);
 	return true;
 }
 
 /* A malformed receive WQE: the responder's status (0 when it is sound). */
-static u8 vroce_emu_recv_check(struct vroce_emu_op *op,
+static u8 vroce_hca_recv_check(struct vroce_hca_op *op,
 			       const struct vroce_recv_wqe *rwqe)
 {
 	if (rwqe->num_sge <= VROCE_MAX_RECV_SGE)
@@ -122,7 +122,7 @@ static u8 vroce_emu_recv_check(struct vroce_emu_op *op,
 }
 
 /* Bytes the receive WQE's buffers hold. */
-static u64 vroce_emu_recv_room(const struct vroce_recv_wqe *rwqe)
+static u64 vroce_hca_recv_room(const struct vroce_recv_wqe *rwqe)
 {
 	u64 room = 0;
 	u32 i;
@@ -133,21 +133,21 @@ static u64 vroce_emu_recv_room(const struct vroce_recv_wqe *rwqe)
 }
 
 /* Place the message in the receive WQE's buffers: the responder's status. */
-static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
+static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 				 const struct vroce_recv_wqe *rwqe)
 {
 	const struct vroce_wqe_sge *sge;
 	u32 left = op->rlen, i, len;
 	u8 *buf = op->buf;
 
-	if (op->rlen > vroce_emu_recv_room(rwqe)) {
+	if (op->rlen > vroce_hca_recv_room(rwqe)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		return VROCE_CQE_LOC_LEN_ERR;
 	}
 	for (i = 0; i < rwqe->num_sge && left; i++) {
 		sge = &rwqe->sge[i];
 		len = min(left, le32_to_cpu(sge->length));
-		if (len && vroce_emu_mr_access_locked(op->pemu,
+		if (len && vroce_hca_mr_access_locked(op->phca,
 						      le32_to_cpu(sge->lkey),
 						      op->peer->pdn,
 						      le64_to_cpu(sge->addr),
@@ -164,7 +164,7 @@ static u8 vroce_emu_recv_scatter(struct vroce_emu *emu, struct vroce_emu_op *op,
 }
 
 /* RoCE v2 over IPv4 when both GIDs are IPv4-mapped, else over IPv6. */
-static u8 vroce_emu_net_type(const struct vroce_wqe_av *av)
+static u8 vroce_hca_net_type(const struct vroce_wqe_av *av)
 {
 	return ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) &&
 	       ipv6_addr_v4mapped((const struct in6_addr *)av->dgid) ?
@@ -172,13 +172,13 @@ static u8 vroce_emu_net_type(const struct vroce_wqe_av *av)
 }
 
 /* Complete the peer's receive WQE; an error fails the peer. */
-static void vroce_emu_recv_complete(struct vroce_emu *emu,
-				    struct vroce_emu_op *op,
+static void vroce_hca_recv_complete(struct vroce_hca *hca,
+				    struct vroce_hca_op *op,
 				    const struct vroce_recv_wqe *rwqe,
 				    u8 status)
 {
-	struct vroce_emu_qp *peer = op->peer;
-	struct vroce_emu_wq *rq = &peer->wq[VROCE_EMU_RQ];
+	struct vroce_hca_qp *peer = op->peer;
+	struct vroce_hca_wq *rq = &peer->wq[VROCE_HCA_RQ];
 	u8 opcode = op->wqe.opcode;
 	struct vroce_cqe cqe = {
 		.wr_id = rwqe->wr_id,
@@ -196,8 +196,8 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
 		cqe.flags |= VROCE_CQE_F_SOLICITED;
 	if (peer->type != VROCE_QPT_RC) {
 		cqe.flags |= VROCE_CQE_F_GRH;
-		cqe.net_type = vroce_emu_net_type(&op->wqe.av);
-		memcpy(cqe.smac, emu->mac, ETH_ALEN);
+		cqe.net_type = vroce_hca_net_type(&op->wqe.av);
+		memcpy(cqe.smac, hca->mac, ETH_ALEN);
 	}
 	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
 		cqe.flags |= VROCE_CQE_F_IMM;
@@ -207,9 +207,9 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
 		cqe.imm_inv = op->wqe.imm_inv;
 	}
 	rq->ci++;
-	vroce_emu_cq_post(op->pemu, peer, peer->rcqn, &cqe);
+	vroce_hca_cq_post(op->phca, peer, peer->rcqn, &cqe);
 	if (status != VROCE_CQE_OK)
-		vroce_emu_qp_error(op->pemu, peer);
+		vroce_hca_qp_error(op->phca, peer);
 }
 
 /* ---- datagrams (UD and GSI QPs) ---- */
@@ -218,13 +218,13 @@ static void vroce_emu_recv_complete(struct vroce_emu *emu,
  * The VROCE_GRH_SIZE bytes placed ahead of a datagram: the packet's IPv6
  * header, or 20 bytes left zero and its IPv4 header (with checksum).
  */
-static void vroce_emu_grh(u8 *grh, const struct vroce_wqe_av *av, u32 len)
+static void vroce_hca_grh(u8 *grh, const struct vroce_wqe_av *av, u32 len)
 {
 	/* UDP header, BTH, DETH, the payload, ICRC. */
 	u32 l4 = 8 + 12 + 8 + len + 4;
 
 	memset(grh, 0, VROCE_GRH_SIZE);
-	if (vroce_emu_net_type(av) == VROCE_NET_IPV4) {
+	if (vroce_hca_net_type(av) == VROCE_NET_IPV4) {
 		struct iphdr *ip = (struct iphdr *)(grh + 20);
 
 		ip->version = 4;
@@ -253,124 +253,124 @@ static void vroce_emu_grh(u8 *grh, const struct vroce_wqe_av *av, u32 len)
 
 /*
  * The UD or GSI QP a datagram for @av reaches, on the port its MAC names
- * (this HCA's or one across the wire); @op->pemu is set to its HCA.
+ * (this HCA's or one across the wire); @op->phca is set to its HCA.
  */
-struct vroce_emu_qp *vroce_emu_ud_dest(struct vroce_emu *emu,
-				       struct vroce_emu_op *op,
+struct vroce_hca_qp *vroce_hca_ud_dest(struct vroce_hca *hca,
+				       struct vroce_hca_op *op,
 				       const struct vroce_wqe_av *av)
 {
-	struct vroce_emu_qp *dst;
+	struct vroce_hca_qp *dst;
 
-	op->pemu = vroce_emu_wire_find(emu, av->dmac);
-	if (!op->pemu || !vroce_emu_enabled(op->pemu))
+	op->phca = vroce_hca_wire_find(hca, av->dmac);
+	if (!op->phca || !vroce_hca_enabled(op->phca))
 		return NULL;
-	dst = vroce_emu_qp_of(op->pemu, le32_to_cpu(av->dest_qpn));
-	if (!dst || dst->type == VROCE_QPT_RC || !vroce_emu_qp_receives(dst))
+	dst = vroce_hca_qp_of(op->phca, le32_to_cpu(av->dest_qpn));
+	if (!dst || dst->type == VROCE_QPT_RC || !vroce_hca_qp_receives(dst))
 		return NULL;
 	return dst;
 }
 
-/* A datagram lost at @emu's port. */
-void vroce_emu_ud_drop(struct vroce_emu *emu)
+/* A datagram lost at @hca's port. */
+void vroce_hca_ud_drop(struct vroce_hca *hca)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	emu->ud_dropped++;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	hca->ud_dropped++;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 }
 
 /* Place a datagram at @dst, whose RQ lock is held. */
-void vroce_emu_ud_deliver(struct vroce_emu *emu,
-			  struct vroce_emu_op *op,
-			  struct vroce_emu_qp *dst, u32 qkey)
+void vroce_hca_ud_deliver(struct vroce_hca *hca,
+			  struct vroce_hca_op *op,
+			  struct vroce_hca_qp *dst, u32 qkey)
 {
 	const struct vroce_wqe_av *av = &op->wqe.av;
-	struct vroce_emu_wq *rq = &dst->wq[VROCE_EMU_RQ];
+	struct vroce_hca_wq *rq = &dst->wq[VROCE_HCA_RQ];
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 
-	vroce_emu_wq_sync(op->pemu, dst, VROCE_EMU_RQ);
+	vroce_hca_wq_sync(op->phca, dst, VROCE_HCA_RQ);
 	if (dst->qkey != qkey || READ_ONCE(dst->state) == VROCE_QPS_ERR ||
 	    rq->ci == rq->pi) {
-		vroce_emu_ud_drop(op->pemu);
+		vroce_hca_ud_drop(op->phca);
 		return;
 	}
-	vroce_emu_recv_fetch(op->pemu, rq, &rwqe);
+	vroce_hca_recv_fetch(op->phca, rq, &rwqe);
 	if (rwqe.num_sge <= VROCE_MAX_RECV_SGE &&
-	    vroce_emu_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
-		vroce_emu_ud_drop(op->pemu);
+	    vroce_hca_recv_room(&rwqe) < op->len + VROCE_GRH_SIZE) {
+		vroce_hca_ud_drop(op->phca);
 		return;
 	}
 	op->peer = dst;
 	memmove(op->buf + VROCE_GRH_SIZE, op->buf, op->len);
-	vroce_emu_grh(op->buf, av, op->len);
+	vroce_hca_grh(op->buf, av, op->len);
 	op->rlen = op->len + VROCE_GRH_SIZE;
-	rstatus = vroce_emu_recv_check(op, &rwqe);
+	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
-		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
 	/* No ack: what the receiver met stays there. */
 	op->status = VROCE_CQE_OK;
-	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }
 
 /**
- * vroce_emu_ud_dropped() - datagrams no QP took so far (no such QP, the
+ * vroce_hca_ud_dropped() - datagrams no QP took so far (no such QP, the
  *	wrong Q_Key, no receive posted)
- * @emu: the HCA
+ * @hca: the HCA
  *
  * Context: process context.
  * Return: the count, which only grows until a reset.
  */
-u32 vroce_emu_ud_dropped(struct vroce_emu *emu)
+u32 vroce_hca_ud_dropped(struct vroce_hca *hca)
 {
 	u32 n;
 
 	unsigned long flags;
 
-	spin_lock_irqsave(&emu->reg_lock, flags);
-	n = emu->ud_dropped;
-	spin_unlock_irqrestore(&emu->reg_lock, flags);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	n = hca->ud_dropped;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	return n;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_emu_ud_dropped);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_ud_dropped);
 
 /* ---- SEND and WRITE_IMM at an RC peer ---- */
 
 /* SEND, SEND_IMM, SEND_INV at the peer, whose RQ lock is held. */
-void vroce_emu_send_deliver(struct vroce_emu *emu,
-			    struct vroce_emu_op *op)
+void vroce_hca_send_deliver(struct vroce_hca *hca,
+			    struct vroce_hca_op *op)
 {
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 
-	if (!vroce_emu_recv_take(emu, op, &rwqe))
+	if (!vroce_hca_recv_take(hca, op, &rwqe))
 		return;
-	rstatus = vroce_emu_recv_check(op, &rwqe);
+	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
-		rstatus = vroce_emu_recv_scatter(emu, op, &rwqe);
+		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
-	    vroce_emu_frmr_invalidate_locked(op->pemu,
+	    vroce_hca_frmr_invalidate_locked(op->phca,
 					     le32_to_cpu(op->wqe.imm_inv),
 					     op->peer->pdn)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		rstatus = VROCE_CQE_LOC_PROT_ERR;
 	}
-	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }
 
 /* WRITE_IMM at the peer, whose RQ lock is held. */
-void vroce_emu_write_imm_deliver(struct vroce_emu *emu,
-				 struct vroce_emu_op *op)
+void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
+				 struct vroce_hca_op *op)
 {
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 
 	/* With immediate data a receive must be there before any byte moves. */
-	if (!vroce_emu_recv_take(emu, op, &rwqe))
+	if (!vroce_hca_recv_take(hca, op, &rwqe))
 		return;
-	rstatus = vroce_emu_recv_check(op, &rwqe);
-	if (!rstatus && !vroce_emu_remote(emu, op, VROCE_ACC_REMOTE_WRITE, true))
+	rstatus = vroce_hca_recv_check(op, &rwqe);
+	if (!rstatus && !vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true))
 		return;
-	vroce_emu_recv_complete(emu, op, &rwqe, rstatus);
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }

@@ -55,10 +55,10 @@ struct vroce_hca_res {
 
 /*
  * The board: what plugs HCAs in at module load. The emulated HCA
- * (CONFIG_VROCE_EMU) adds its platform devices; a build for silicon has
+ * (CONFIG_VROCE_HCA) adds its platform devices; a build for silicon has
  * none to add (PCI would find it).
  */
-#if IS_ENABLED(CONFIG_VROCE_EMU)
+#if IS_ENABLED(CONFIG_VROCE_HCA)
 int vroce_hca_plug(void);
 void vroce_hca_unplug(void);
 #else

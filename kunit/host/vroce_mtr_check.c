@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "vroce_host_test.h"
-#include "../../c/hca/vroce_emu.h"
+#include "../../c/hca/vroce_hca.h"
 
 #define FAIL(...) do {							\
 	fprintf(stderr, "vroce_host: " __VA_ARGS__);			\
@@ -20,7 +20,7 @@
 } while (0)
 
 /* The translation the HCA is told about, from the MTR's accessors. */
-static void mtt_of(const struct vroce_mtr *mtr, struct vroce_emu_mtt *mtt)
+static void mtt_of(const struct vroce_mtr *mtr, struct vroce_hca_mtt *mtt)
 {
 	struct vroce_mtr_region rgn;
 	u64 next = 0;
@@ -31,7 +31,7 @@ static void mtt_of(const struct vroce_mtr *mtr, struct vroce_emu_mtt *mtt)
 	mtt->ba_pg_shift = vroce_mtr_ba_page_shift(mtr);
 	mtt->buf_pg_shift = vroce_mtr_buf_page_shift(mtr);
 	mtt->region_count = vroce_mtr_region_count(mtr);
-	if (mtt->region_count < 1 || mtt->region_count > VROCE_EMU_MAX_REGIONS)
+	if (mtt->region_count < 1 || mtt->region_count > VROCE_HCA_MAX_REGIONS)
 		FAIL("region count %u", mtt->region_count);
 	for (i = 0; i < mtt->region_count; i++) {
 		if (vroce_mtr_region(mtr, i, &rgn))
@@ -52,7 +52,7 @@ static void mtt_of(const struct vroce_mtr *mtr, struct vroce_emu_mtt *mtt)
 }
 
 /* The hop number of the region holding @page. */
-static u32 hop_of(const struct vroce_emu_mtt *mtt, u64 page)
+static u32 hop_of(const struct vroce_hca_mtt *mtt, u64 page)
 {
 	u32 i;
 
@@ -73,7 +73,7 @@ static void check_walk(struct vroce_dev *dev, struct vroce_mtr *mtr,
 	u32 shift = vroce_mtr_buf_page_shift(mtr);
 	u64 pages = vroce_mtr_page_count(mtr), p, addr, found[8];
 	bool direct = vroce_mtr_is_direct(mtr);
-	struct vroce_emu_mtt mtt;
+	struct vroce_hca_mtt mtt;
 	int rc, n, k;
 
 	mtt_of(mtr, &mtt);
@@ -82,7 +82,7 @@ static void check_walk(struct vroce_dev *dev, struct vroce_mtr *mtr,
 		     (unsigned long long)mtt.root_ba,
 		     (unsigned long long)want[0]);
 	for (p = 0; p < pages; p++) {
-		rc = vroce_emu_mtt_translate(NULL, &mtt, p, &addr, NULL);
+		rc = vroce_hca_mtt_translate(NULL, &mtt, p, &addr, NULL);
 		n = vroce_mtr_find(dev, mtr, p << shift, found, 8, NULL);
 		if (p < mapped) {
 			if (rc || addr != want[p])
@@ -113,7 +113,7 @@ static void check_walk(struct vroce_dev *dev, struct vroce_mtr *mtr,
 		}
 	}
 	/* Past the end: nothing. */
-	if (vroce_emu_mtt_translate(NULL, &mtt, pages, &addr, NULL) != -ERANGE)
+	if (vroce_hca_mtt_translate(NULL, &mtt, pages, &addr, NULL) != -ERANGE)
 		FAIL("the HCA translates page %llu of %llu",
 		     (unsigned long long)pages, (unsigned long long)pages);
 	if (vroce_mtr_find(dev, mtr, pages << shift, found, 1, NULL) != -ENOENT)

@@ -4,7 +4,7 @@
 //!
 //! The Rust implementation of the MR/MTR ABI, `bindings/vroce_abi.h`,
 //! built instead of `c/abi/vroce_mtr.c` and `c/abi/vroce_mr_obj.c`
-//! when `CONFIG_VROCE_MTR_RUST` is set. The MTR shims are below, the MR
+//! when `CONFIG_VROCE_ABI_RUST` is set. The MTR shims are below, the MR
 //! object's in [`mr_abi`].
 //! The functions below are the C ABI: each converts its arguments to safe
 //! types, calls [`mtr::Mtr`], and converts the result back to an errno.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vroce: exports of the MR/MTR ABI's functions when rust/ implements them
- * (CONFIG_VROCE_MTR_RUST). The Rust shims are plain C-ABI symbols; these
+ * (CONFIG_VROCE_ABI_RUST). The Rust shims are plain C-ABI symbols; these
  * are the same exports vroce_mtr.c and vroce_mr_obj.c beside it make, and
  * it is built with rust/ in their place: the replaceable side's C glue.
  */

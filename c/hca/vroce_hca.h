@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vroce emulated HCA: what the device model offers. The model sees only
+ * what silicon would: values programmed into it and DMA addresses.
+ */
+#ifndef _VROCE_HCA_H_
+#define _VROCE_HCA_H_
+
+#include <linux/types.h>
+
+struct device;
+struct platform_device;
+struct vroce_hca;
+
+#define VROCE_HCA_MAX_REGIONS	3
+
+/**
+ * struct vroce_hca_region - one region of a translation, as programmed
+ * @offset: index of the region's first page
+ * @count: pages in the region
+ * @hopnum: table levels in front of the region, 0 to 3
+ */
+struct vroce_hca_region {
+	u64 offset;
+	u64 count;
+	u32 hopnum;
+};
+
+/**
+ * struct vroce_hca_mtt - a memory translation as the HCA is programmed
+ * @root_ba: DMA address of the root table page, or of the first page when
+ *	every region is hop 0
+ * @ba_pg_shift: table page shift
+ * @buf_pg_shift: buffer page shift
+ * @region_count: regions in use, 1 to VROCE_HCA_MAX_REGIONS
+ * @region: the regions, in page order
+ */
+struct vroce_hca_mtt {
+	u64 root_ba;
+	u32 ba_pg_shift;
+	u32 buf_pg_shift;
+	u32 region_count;
+	struct vroce_hca_region region[VROCE_HCA_MAX_REGIONS];
+};
+
+/*
+ * Errors of the translation engine, as the data path will turn them into
+ * completion statuses.
+ */
+#define VROCE_HCA_EKEY		ENOKEY	/* no valid MR with this key */
+#define VROCE_HCA_EPD		EPERM	/* the MR belongs to another PD */
+#define VROCE_HCA_EBOUNDS	ERANGE	/* outside the MR */
+#define VROCE_HCA_EACCESS	EACCES	/* the MR does not grant the access */
+
+/* Any protection domain (device-internal readers such as debugfs). */
+#define VROCE_HCA_ANY_PD	U32_MAX
+
+struct vroce_hca *vroce_hca_add(int id);
+void vroce_hca_del(struct vroce_hca *hca);
+struct platform_device *vroce_hca_pdev(struct vroce_hca *hca);
+int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
+			void *buf, u64 len, u32 access, bool write);
+int vroce_hca_frmr_register(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
+			    u64 length, u32 access, u64 pbl, u32 npages);
+int vroce_hca_frmr_invalidate(struct vroce_hca *hca, u32 key);
+void vroce_hca_set_faults(struct vroce_hca *hca, u32 fail_cmds,
+			  u32 fail_status, u32 drop_cmds, u32 delay_ms);
+void vroce_hca_set_max_mr(struct vroce_hca *hca, u32 max_mr);
+u32 vroce_hca_set_free_mr(struct vroce_hca *hca, u32 free);
+void vroce_hca_set_fault_opcode(struct vroce_hca *hca, u32 opcode);
+void vroce_hca_set_caps(struct vroce_hca *hca, u32 caps);
+void vroce_hca_set_health(struct vroce_hca *hca, bool hang, bool fatal);
+void vroce_hca_set_event_faults(struct vroce_hca *hca, u32 drop_events,
+				u32 event_delay_ms);
+u32 vroce_hca_ud_dropped(struct vroce_hca *hca);
+void vroce_hca_hold_qp(struct vroce_hca *hca, u32 qpn);
+
+int vroce_hca_mtt_translate(struct device *dma_dev,
+			    const struct vroce_hca_mtt *mtt, u64 page,
+			    u64 *addr, u64 *table);
+int vroce_hca_mtt_store_run(struct device *dma_dev,
+			    const struct vroce_hca_mtt *mtt, u64 page,
+			    const __le64 *src, u32 n);
+void *vroce_hca_dma_to_virt(struct device *dma_dev, u64 dma, size_t len);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+extern atomic_t vroce_hca_fail_nth;
+#endif
+
+#endif /* _VROCE_HCA_H_ */
