@@ -349,7 +349,7 @@ static int cm_move_netdev(struct net_device *ndev, struct net *net)
 static void vroce_cm_two_hcas(struct kunit *test)
 {
 	struct vroce_dev *va = vroce_test_dev(test);
-	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_hca(test));
+	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_pdev(test));
 	__be32 ip_a = cpu_to_be32(CM_ADDR), ip_b = cpu_to_be32(CM_ADDR + 1);
 	__be32 mask = cpu_to_be32(0xffffff00);
 	struct net *net_b;

@@ -24,7 +24,7 @@
 
 static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
 {
-	struct platform_device *pdev = vroce_test_add_hca(test);
+	struct platform_device *pdev = vroce_test_add_pdev(test);
 	struct vroce_dev *vdev = platform_get_drvdata(pdev);
 	struct ib_device *ibdev;
 
@@ -77,7 +77,7 @@ static void vroce_core_probe_sets_up_ibdev(struct kunit *test)
  */
 static void vroce_core_dma_reaches_memory(struct kunit *test)
 {
-	struct platform_device *pdev = vroce_test_add_hca(test);
+	struct platform_device *pdev = vroce_test_add_pdev(test);
 	struct device *dev = &pdev->dev;
 	struct page *page;
 	dma_addr_t dma;
@@ -117,7 +117,7 @@ static void vroce_core_probe_failure_unbinds(struct kunit *test)
 
 	kunit_activate_static_stub(test, vroce_dev_create,
 				   vroce_test_create_fails);
-	pdev = vroce_test_add_hca(test);
+	pdev = vroce_test_add_pdev(test);
 	KUNIT_EXPECT_NULL(test, pdev->dev.driver);
 	KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
 
@@ -130,7 +130,7 @@ static void vroce_core_probe_failure_unbinds(struct kunit *test)
 /* Unbind and rebind repeatedly: remove must undo probe exactly. */
 static void vroce_core_rebind_cycles(struct kunit *test)
 {
-	struct platform_device *pdev = vroce_test_add_hca(test);
+	struct platform_device *pdev = vroce_test_add_pdev(test);
 	struct vroce_dev *vdev;
 	int i;
 

@@ -21,7 +21,7 @@
 /* Fail each injection point of a probe in turn, until the probe binds. */
 static void vroce_fault_probe(struct kunit *test)
 {
-	struct platform_device *pdev = vroce_test_add_hca(test);
+	struct platform_device *pdev = vroce_test_add_pdev(test);
 	int n;
 
 	for (n = 1; n < 100; n++) {

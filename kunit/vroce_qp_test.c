@@ -1376,7 +1376,7 @@ static struct qp_pair *qp_side(struct kunit *test, struct vroce_dev *vdev)
 static void vroce_qp_two_hcas(struct kunit *test)
 {
 	struct vroce_dev *va = vroce_test_dev(test);
-	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_hca(test));
+	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_pdev(test));
 	struct qp_pair *a, *b;
 	struct ib_sge sge, rcv;
 	struct ib_wc wc;

@@ -45,12 +45,12 @@ struct vroce_hca *vroce_test_add_hca(struct kunit *test)
 }
 
 /**
- * vroce_test_add_hca() - the platform device of a new emulated HCA
+ * vroce_test_add_pdev() - the platform device of a new emulated HCA
  * @test: the test; KUnit unplugs the HCA when it ends
  *
  * Return: the platform device.
  */
-struct platform_device *vroce_test_add_hca(struct kunit *test)
+struct platform_device *vroce_test_add_pdev(struct kunit *test)
 {
 	return vroce_hca_pdev(vroce_test_add_hca(test));
 }

@@ -50,7 +50,7 @@ void vroce_bench_rxe_put(struct vroce_lb *lb);
 void vroce_bench_ratio(char *buf, size_t len, u64 a, u64 b);
 
 struct vroce_hca *vroce_test_add_hca(struct kunit *test);
-struct platform_device *vroce_test_add_hca(struct kunit *test);
+struct platform_device *vroce_test_add_pdev(struct kunit *test);
 struct vroce_dev *vroce_test_dev(struct kunit *test);
 struct vroce_hca *vroce_test_hca(struct kunit *test);
 void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev);

@@ -541,7 +541,7 @@ static void vroce_ud_ah_lifetime(struct kunit *test)
 static void vroce_ud_two_hcas(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
-	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_hca(test));
+	struct vroce_dev *vb = platform_get_drvdata(vroce_test_add_pdev(test));
 	struct ipv6hdr *ip6;
 	union ib_gid gid_b;
 	struct ib_wc wc;

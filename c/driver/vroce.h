@@ -34,8 +34,9 @@
  *                                may be waiting for this lock.
  *   vroce_mr_cache.reclaim_lock (mutex)  one registration at a time
  *                                that destroys the cache's idle entries
- *                                for their MPT slots
- *                                (vroce_mr_cache_register()); held across
+ *                                for their MPT slots, from
+ *                                vroce_mr_cache_reclaim_begin() to
+ *                                vroce_mr_cache_reclaim_end(); held across
  *                                cancelling the refill work (which never
  *                                takes it), the entries' DESTROY_MRs
  *                                (vroce_mr_cache_shrink(), with
@@ -45,7 +46,7 @@
  *                                zombie_lock inside, one at a time.
  *   vroce_mr_cache.lock (mutex)  the cache's buckets, counters and PD;
  *                                held across the cache's CREATE_PD
- *                                (vroce_mr_cache_take()) and no other
+ *                                (vroce_mr_cache_pop()) and no other
  *                                command: entries are made (CREATE_MR),
  *                                revoked and destroyed with it dropped.
  *                                Never held together with zombie_lock:
