@@ -160,8 +160,12 @@ timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -m 1024 -smp 2 \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
 	</dev/null >"$work/console" 2>&1 || true
 took=$(( $(date +%s) - t0 ))
-# The guest's KTAP, from its version line to its exit status.
-tr -d '\r' <"$work/console" | sed -n '/^KTAP version 1$/,/^# qemu: tests exited/p' >"$work/ktap"
+# The guest's KTAP, from its version line to its exit status. The
+# firmware's terminal escapes (SeaBIOS clears the screen) may come first
+# on the version's line.
+tr -d '\r' <"$work/console" |
+	sed -n 's/^.*\(KTAP version 1\)$/\1/; /^KTAP version 1$/,/^# qemu: tests exited/p' \
+	>"$work/ktap"
 if [ ! -s "$work/ktap" ]; then
 	ktap_print_header
 	ktap_set_plan 1
