@@ -24,6 +24,17 @@ static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 	return mr;
 }
 
+/* @mr with its object made (@err 0), or freed and ERR_PTR(@err). */
+static struct vroce_mr *vroce_mr_made(struct vroce_dev *vdev,
+				      struct vroce_mr *mr, int err)
+{
+	if (err) {
+		vroce_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
 /**
  * vroce_mr_new_dma() - an MR with a NEW DMA object
  * @vdev: the device
@@ -43,11 +54,7 @@ struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	err = vroce_mr_obj_create_dma(vdev, access, allow_remote, &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	return mr;
+	return vroce_mr_made(vdev, mr, err);
 }
 
 /**
@@ -70,11 +77,7 @@ struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	err = vroce_mr_obj_create_user(vdev, attr, udata, &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	return mr;
+	return vroce_mr_made(vdev, mr, err);
 }
 
 /**
@@ -98,11 +101,7 @@ struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	err = vroce_mr_obj_create_frmr(vdev, max_pages, limit, &mr->obj);
-	if (err) {
-		vroce_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	return mr;
+	return vroce_mr_made(vdev, mr, err);
 }
 
 /*
