@@ -58,6 +58,8 @@ if [ "$mode" = install-test ] && [ -z "$changes" ]; then
 	done
 elif [ "$mode" = install-test ]; then
 	kdir=$("$repo/scripts/kernel-release.sh" --headers)
+	# shellcheck source=system-lock.sh
+	. "$repo/scripts/system-lock.sh"
 	rel=$(cat "$kdir/include/config/kernel.release")
 	if apt-get -q -o=Dpkg::Use-Pty=0 install -y --no-install-recommends \
 		"$work"/vroce-dkms_*.deb "$work"/libvroce_*.deb >"$work/install.log" 2>&1; then

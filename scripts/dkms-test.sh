@@ -19,6 +19,8 @@ kdir=$("$repo/scripts/kernel-release.sh" --headers)
 rel=$(cat "$kdir/include/config/kernel.release")
 # shellcheck source=ktap.sh
 . "$repo/scripts/ktap.sh"
+# shellcheck source=system-lock.sh
+. "$repo/scripts/system-lock.sh"
 left() {
 	{ dkms status vroce 2>/dev/null | grep . ; ls -d /usr/src/vroce-* 2>/dev/null;
 	  find "/lib/modules/$rel" -name 'vroce.ko*' 2>/dev/null;
