@@ -439,7 +439,7 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	};
 	u64 v[ARRAY_SIZE(user) + 1][2] = {}, r[ARRAY_SIZE(user) + 1][2] = {};
 	u64 q[2] = {}, rung[2], none[2] = {};
-	struct vroce_lb vlb = {}, rlb = {};
+	struct vroce_lb vlb = {}, *rlb;
 	unsigned long small, big;
 	struct vroce_dev *vdev;
 	struct reg_job job;
@@ -455,11 +455,17 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	big = reg_big_mem(test);
 	vlb = (struct vroce_lb){ .ibdev = &vdev->ibdev,
 		.dmac = vdev->netdev->dev_addr };
-	rxe = vroce_bench_rxe(test, &rlb);
+	/*
+	 * Test-managed, not on this stack: reg_rxe_put() runs at the test's
+	 * cleanup, after this function returned, and before it is freed.
+	 */
+	rlb = kunit_kzalloc(test, sizeof(*rlb), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rlb);
+	rxe = vroce_bench_rxe(test, rlb);
 	if (rxe)
 		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 								reg_rxe_put,
-								&rlb), 0);
+								rlb), 0);
 	else
 		kunit_info(test, "rxe not available: vroce figures only");
 
@@ -471,7 +477,7 @@ static void vroce_bench_reg_rates(struct kunit *test)
 		reg_pair(test, reg_jobs(test, &job), user[i].per, v[i]);
 		if (!rxe)
 			continue;
-		rpd = ib_alloc_pd(rlb.ibdev, 0);
+		rpd = ib_alloc_pd(rlb->ibdev, 0);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(rpd));
 		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 								reg_dealloc_pd,
@@ -482,7 +488,7 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	}
 	reg_fast_pair(test, &vlb, 4000, v[i]);
 	if (rxe)
-		reg_fast_pair(test, &rlb, 4000, r[i]);
+		reg_fast_pair(test, rlb, 4000, r[i]);
 
 	/* The command ring alone: rate, and doorbells rung per command. */
 	job = (struct reg_job){ .op = REG_QUERY, .vdev = vdev };
