@@ -92,12 +92,7 @@ elif [ "$mode" = install-test ]; then
 	else
 		rest="apt-get purge failed: $(tail -n 5 "$work/purge.log")"
 	fi
-	if [ -z "$rest" ]; then
-		ktap_test_pass "purged: nothing left behind"
-	else
-		sed 's/^/# /' <<<"$rest"
-		ktap_test_fail "purged: nothing left behind"
-	fi
+	ktap_test_none "purged: nothing left behind" "$rest"
 fi
 if [ -n "${VROCE_DEB_OUT:-}" ]; then
 	mkdir -p "$VROCE_DEB_OUT"

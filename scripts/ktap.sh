@@ -92,6 +92,17 @@ ktap_test_result() {
 	fi
 }
 
+# ktap_test_none DESC FINDINGS: pass when FINDINGS is empty; otherwise
+# print them as diagnostics and fail.
+ktap_test_none() {
+	if [ -z "$2" ]; then
+		ktap_test_pass "$1"
+	else
+		printf '%s\n' "$2" | sed 's/^/# /'
+		ktap_test_fail "$1"
+	fi
+}
+
 # Indent standard input one level and name it after its first version line.
 ktap_nest() {
 	awk -v name="$(__ktap_desc "$1")" '
