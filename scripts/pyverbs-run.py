@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run rdma-core's pyverbs test suite (as run_tests.py does) on one device
 and print one line per test module: 'pyverbs: <module> P passed, S skipped,
-F failed', then every failure and the reason of every skip.
+F failed', then every test that passed, every failure and the reason of
+every skip.
 
 Usage: pyverbs-run.py TESTS_DIR DEVICE [MODULE=REASON ...]
 TESTS_DIR holds the suite as Debian ships it, gunzipped
@@ -52,6 +53,7 @@ def main():
         def addSuccess(self, test):
             super().addSuccess(test)
             counts[self._mod(test)][0] += 1
+            notes.append('pass %s' % test.id())
 
         def addSkip(self, test, reason):
             super().addSkip(test, reason)
