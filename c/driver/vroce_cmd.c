@@ -450,6 +450,7 @@ int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_qp);
 
 static int vroce_cmd_mcast(struct vroce_dev *vdev, u16 opcode, u32 qpn,
 			   const u8 *gid)
@@ -498,3 +499,4 @@ int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid)
 {
 	return vroce_cmd_mcast(vdev, VROCE_CMD_DETACH_MCAST, qpn, gid);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_detach_mcast);
