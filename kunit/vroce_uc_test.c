@@ -509,6 +509,7 @@ static void vroce_uc_state_machine(struct kunit *test)
 	struct uc_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr attr = {};
+	struct ib_wc wc[2];
 	union ib_gid gid;
 	struct ib_qp *qp;
 
@@ -574,7 +575,9 @@ static void vroce_uc_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, init.qp_type, IB_QPT_UC);
 	/* Connected to itself: its own receive takes its SEND. */
 	KUNIT_ASSERT_EQ(test, uc_post(p, IB_WR_SEND, 2, 8, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, uc_poll(p->cq, (struct ib_wc[2]){}, 2), 2);
+	KUNIT_ASSERT_EQ(test, uc_poll(p->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
 }
 
 /*

@@ -400,7 +400,8 @@ u16 vroce_hca_detach_mcast(struct vroce_hca *hca,
  * @cmd: the request
  *
  * Once this returns the engine never touches the QP's rings again, and
- * the QP is in no multicast group. Requesters waiting for a receive at it retry now, and find no peer.
+ * the QP is in no multicast group. Requesters waiting for a receive at
+ * it retry now, and find no peer.
  *
  * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK or BAD_HANDLE.
