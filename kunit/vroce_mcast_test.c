@@ -518,12 +518,60 @@ static void vroce_mcast_faults(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, f->va);
 }
 
+/*
+ * An HCA whose firmware offers neither VROCE_CAP_UC nor VROCE_CAP_MCAST
+ * (QUERY_DEVICE's caps): the driver bound to it reports no multicast
+ * groups and refuses UC QPs and attaching (-EOPNOTSUPP); the HCA itself
+ * refuses ATTACH_MCAST and DETACH_MCAST (BAD_OPCODE) and a UC CREATE_QP.
+ */
+static void vroce_mcast_no_cap(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct platform_device *pdev = vroce_hca_pdev(hca);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct mc_qp q;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
+
+	device_release_driver(&pdev->dev);
+	vroce_hca_set_caps(hca, VROCE_CAP_MR_ENABLE);
+	KUNIT_ASSERT_EQ(test, device_attach(&pdev->dev), 1);
+	vdev = platform_get_drvdata(pdev);
+	KUNIT_ASSERT_NOT_NULL(test, vdev);
+	vroce_test_rebase(test, vdev);
+	KUNIT_EXPECT_EQ(test, vdev->attr.caps & (VROCE_CAP_UC | VROCE_CAP_MCAST),
+			0);
+	KUNIT_EXPECT_EQ(test, vdev->ibdev.attrs.max_mcast_grp, 0);
+	KUNIT_EXPECT_EQ(test, vdev->ibdev.attrs.max_mcast_qp_attach, 0);
+
+	pd = vroce_test_pd(test, vdev, 0);
+	mc_qp(test, &q, vdev, pd, IB_QPT_UD, MC_QKEY);
+	init.send_cq = q.cq;
+	init.recv_cq = q.cq;
+	qp = ib_create_qp(pd, &init);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EOPNOTSUPP);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	KUNIT_EXPECT_EQ(test, ib_attach_mcast(q.qp, (union ib_gid *)&mc_gid, 0),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_attach_mcast(vdev, q.qp->qp_num,
+						     mc_gid.raw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_detach_mcast(vdev, q.qp->qp_num,
+						     mc_gid.raw), -EOPNOTSUPP);
+}
+
 static struct kunit_case vroce_mcast_cases[] = {
 	KUNIT_CASE(vroce_mcast_deliver),
 	KUNIT_CASE(vroce_mcast_qkey_loopback),
 	KUNIT_CASE(vroce_mcast_bad_inputs),
 	KUNIT_CASE(vroce_mcast_destroy_detaches),
 	KUNIT_CASE(vroce_mcast_faults),
+	KUNIT_CASE(vroce_mcast_no_cap),
 	{}
 };
 

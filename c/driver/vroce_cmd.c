@@ -480,6 +480,7 @@ int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid)
 {
 	return vroce_cmd_mcast(vdev, VROCE_CMD_ATTACH_MCAST, qpn, gid);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_attach_mcast);
 
 /**
  * vroce_cmd_detach_mcast() - DETACH_MCAST: a UD QP leaves a multicast group
