@@ -890,21 +890,42 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int vroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	int err;
 
 	if (!(vdev->attr.caps & VROCE_CAP_MCAST))
 		return -EOPNOTSUPP;
 	if (to_vroce_qp(ibqp)->type != VROCE_QPT_UD)
 		return -EINVAL;
-	return vroce_cmd_attach_mcast(vdev, ibqp->qp_num, gid->raw);
+	err = vroce_cmd_attach_mcast(vdev, ibqp->qp_num, gid->raw);
+	/*
+	 * Lost: the HCA may have attached the QP. Undo it, so that the QP
+	 * is in the group only when the core counts it; should that be lost
+	 * too, DESTROY_QP takes the QP out of every group in the end.
+	 */
+	if (err == -ETIMEDOUT)
+		vroce_cmd_detach_mcast(vdev, ibqp->qp_num, gid->raw);
+	return err;
 }
 
 int vroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	int err;
 
 	if (!(vdev->attr.caps & VROCE_CAP_MCAST))
 		return -EOPNOTSUPP;
 	if (to_vroce_qp(ibqp)->type != VROCE_QPT_UD)
 		return -EINVAL;
-	return vroce_cmd_detach_mcast(vdev, ibqp->qp_num, gid->raw);
+	err = vroce_cmd_detach_mcast(vdev, ibqp->qp_num, gid->raw);
+	/*
+	 * Lost: the HCA may still deliver to the QP until DESTROY_QP takes it
+	 * out of every group. The detach stands, as a destroy does: the core
+	 * destroys a kernel QP only once its count of attachments is 0.
+	 */
+	if (err == -ETIMEDOUT) {
+		ibdev_warn_ratelimited(ibqp->device, "DETACH_MCAST of QP %u lost\n",
+				       ibqp->qp_num);
+		return 0;
+	}
+	return err;
 }
