@@ -111,8 +111,9 @@ static void vroce_hca_lost(struct vroce_hca_op *op)
 /*
  * The peer: dest_qpn on the HCA whose port has the QP's destination MAC
  * (this one, or one across the wire), of the same type (RC or UC), ready
- * to receive, and connected back to this QP on this port (an RC responder answers only the QP it is
- * connected to; any other sender's packets are dropped). Else nothing
+ * to receive, and connected back to this QP on this port (an RC
+ * responder answers only the QP it is connected to; any other sender's
+ * packets are dropped). Else nothing
  * answers: the request is retried after the ack timeout, retry_cnt
  * times, and then fails with RETRY_EXC_ERR. A UC message is dropped
  * instead (vroce_hca_uc_drop()).
@@ -144,9 +145,10 @@ static bool vroce_hca_find_peer(struct vroce_hca *hca, struct vroce_hca_op *op)
  * A datagram to a multicast group (destination QPN VROCE_MCAST_QPN): to
  * every UD QP attached to the group of av.dgid on every HCA of the wire,
  * this one first, but never back to the sending QP; each receiver checks
- * its Q_Key and takes a receive of its own. What no QP takes is counted
- * in ud_dropped, once per HCA that has no group (or a group of none
- * ready) and once per QP that dropped it.
+ * its Q_Key and takes a receive of its own. ud_dropped counts a datagram
+ * once at this HCA when it has no such group, and once at a member's HCA
+ * for each member that dropped it (not ready, the wrong Q_Key, no
+ * receive that fits).
  */
 static void vroce_hca_do_mcast(struct vroce_hca *hca, struct vroce_hca_op *op,
 			       u32 qkey)
