@@ -14,6 +14,7 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <rdma/ib_cache.h>
@@ -628,6 +629,88 @@ static void vroce_uc_create_faults(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, vdev);
 }
 
+/* A UC QP of its own on @vdev: PD, CQ, buffer; in INIT. */
+static struct ib_qp *uc_side(struct kunit *test, struct uc_pair *p,
+			     struct vroce_dev *vdev, int side)
+{
+	p->vdev = vdev;
+	p->pd = vroce_test_pd(test, vdev, 0);
+	p->cq = ib_alloc_cq(&vdev->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_free_cq,
+							p->cq), 0);
+	p->buf[side] = vroce_test_kbuf(test, vdev, UC_BUF);
+	p->qp[side] = uc_create(test, p);
+	KUNIT_ASSERT_EQ(test, uc_init(p->qp[side], IB_ACCESS_LOCAL_WRITE), 0);
+	return p->qp[side];
+}
+
+/*
+ * Across the wire: a UC QP on one HCA and its peer on another, each
+ * through the other port's MAC. A SEND arrives whole at the second HCA;
+ * one with no receive there is dropped and counted there, not at the
+ * sender's HCA, and the sender completes successfully.
+ */
+static void vroce_uc_two_hcas(struct kunit *test)
+{
+	struct uc_pair *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct uc_pair *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct vroce_dev *va = vroce_test_dev(test), *vb;
+	struct vroce_hca *ha = vroce_test_hca(test), *hb;
+	u32 drop_a, drop_b;
+	struct ib_qp *qa, *qb;
+	struct ib_wc wc;
+	u8 *x, *y;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	hb = vroce_test_add_hca(test);
+	vb = platform_get_drvdata(vroce_hca_pdev(hb));
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	qa = uc_side(test, a, va, 0);
+	qb = uc_side(test, b, vb, 1);
+	KUNIT_ASSERT_EQ(test, uc_connect(qa, qb->qp_num,
+					 vb->netdev->dev_addr), 0);
+	KUNIT_ASSERT_EQ(test, uc_connect(qb, qa->qp_num,
+					 va->netdev->dev_addr), 0);
+	/* uc_post() and uc_post_recv() use qp[0]/buf[0] and qp[1]/buf[1]. */
+	a->qp[1] = qb;
+	a->buf[1] = b->buf[1];
+	x = a->buf[0]->va;
+	y = b->buf[1]->va;
+	vroce_test_fill(x, UC_BUF, 9);
+	memset(y, 0, UC_BUF);
+	drop_a = vroce_hca_uc_dropped(ha);
+	drop_b = vroce_hca_uc_dropped(hb);
+
+	KUNIT_ASSERT_EQ(test, ib_post_recv(qb, &(struct ib_recv_wr){
+		.wr_id = 40, .num_sge = 1,
+		.sg_list = &(struct ib_sge){ .addr = b->buf[1]->dma,
+					     .length = UC_BUF,
+					     .lkey = b->pd->local_dma_lkey } },
+		NULL), 0);
+	KUNIT_ASSERT_EQ(test, uc_post(a, IB_WR_SEND, 1, 3000, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, uc_poll(a->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+	KUNIT_ASSERT_EQ(test, uc_poll(b->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 40);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, qa->qp_num);
+	uc_sync(b, 1);
+	KUNIT_EXPECT_EQ(test, memcmp(x, y, 3000), 0);
+
+	/* No receive at B: lost there. */
+	KUNIT_ASSERT_EQ(test, uc_post(a, IB_WR_SEND, 2, 64, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, uc_poll(a->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2);
+	uc_expect_quiet(test, b->cq);
+	KUNIT_EXPECT_EQ(test, vroce_hca_uc_dropped(hb), drop_b + 1);
+	KUNIT_EXPECT_EQ(test, vroce_hca_uc_dropped(ha), drop_a);
+}
+
 static struct kunit_case vroce_uc_cases[] = {
 	KUNIT_CASE(vroce_uc_send),
 	KUNIT_CASE(vroce_uc_write),
@@ -637,6 +720,7 @@ static struct kunit_case vroce_uc_cases[] = {
 	KUNIT_CASE(vroce_uc_loss_peer),
 	KUNIT_CASE(vroce_uc_state_machine),
 	KUNIT_CASE(vroce_uc_create_faults),
+	KUNIT_CASE(vroce_uc_two_hcas),
 	{}
 };
 
