@@ -1178,7 +1178,7 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 			init.cap.max_inline_data = VROCE_MAX_INLINE + 1;
 			break;
 		case 5:
-			init.qp_type = IB_QPT_UC;
+			init.qp_type = IB_QPT_RAW_PACKET;
 			break;
 		case 6:
 			init.create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;

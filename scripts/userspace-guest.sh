@@ -22,6 +22,8 @@ iters=200
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
+# UC QPs (ibv_uc_pingpong) and UD multicast (rdmacm-utils' mckey).
+programs="$programs ucpingpong mckey"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -76,6 +78,26 @@ pair() {
 	fi
 }
 
+# mckey_pair DEV: mckey receiving 10 datagrams on group 239.77.1.1 through
+# DEV's IPv4 address, then a second mckey sending them to the group from
+# the same port (another QP: no QP receives its own datagrams).
+mckey_pair() {
+	dev=$1 addr=10.77.1.1
+	[ "$dev" = rxe0 ] && addr=10.77.0.1
+	timeout 60 mckey -m 239.77.1.1 -b $addr -C 10 >"$log/$dev.mckey.srv" 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 30 mckey -m 239.77.1.1 -b $addr -s -C 10 >"$log/$dev.mckey" 2>&1
+	crc=$?
+	wait $srv
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
+		echo pass
+	else
+		echo "FAIL (sender $crc, receiver $src)"
+	fi
+}
+
 # The figures of a perftest run: the last result line.
 figures() {
 	awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' "$1"
@@ -102,6 +124,11 @@ for dev in $progdevs; do
 		# UD QPs and user address handles (ibv_create_ah, GRH).
 		r=$(pair $dev udpingpong ibv_ud_pingpong -d $dev -g 0 -n 100 -s 1024)
 		eval "r_${dev}_udpingpong=\$r"
+		# UC QPs; UD multicast through rdma_cm's join (ibv_attach_mcast).
+		r=$(pair $dev ucpingpong ibv_uc_pingpong -d $dev -g 0 -n 100)
+		eval "r_${dev}_ucpingpong=\$r"
+		r=$(mckey_pair $dev)
+		eval "r_${dev}_mckey=\$r"
 		# The extended verbs; vroce's refusals on vroce only.
 		set -- "$(dirname "$RDMAV_DRIVERS")/vroce_verbs_test" $dev
 		[ $dev = vroce0 ] || set -- "$@" traffic

@@ -31,6 +31,7 @@ static const u8 vroce_cmd_flags[] = {
 	[VROCE_CMD_REVOKE_MR] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DESTROY_CQ] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DESTROY_QP] = VROCE_CMD_TEARDOWN,
+	[VROCE_CMD_DETACH_MCAST] = VROCE_CMD_TEARDOWN,
 };
 
 /*
@@ -54,6 +55,7 @@ VROCE_CMD_FITS(struct vroce_cmd_destroy_cq, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_create_qp, struct vroce_resp_create_qp);
 VROCE_CMD_FITS(struct vroce_cmd_modify_qp, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_qp, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_mcast, struct vroce_resp_hdr);
 /* The interface's Ethernet addresses are the driver's. */
 static_assert(sizeof_field(struct vroce_resp_query_device, mac) == ETH_ALEN);
 static_assert(sizeof_field(struct vroce_cmd_modify_qp, dmac) == ETH_ALEN);
@@ -448,3 +450,54 @@ int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_qp);
+
+static int vroce_cmd_mcast(struct vroce_dev *vdev, u16 opcode, u32 qpn,
+			   const u8 *gid)
+{
+	struct vroce_cmd_mcast req = {
+		.hdr.opcode = cpu_to_le16(opcode),
+		.qpn = cpu_to_le32(qpn),
+	};
+	struct vroce_resp_hdr resp;
+
+	memcpy(req.gid, gid, sizeof(req.gid));
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+
+/**
+ * vroce_cmd_attach_mcast() - ATTACH_MCAST: a UD QP joins a multicast group
+ * @vdev: the device
+ * @qpn: the QP
+ * @gid: the group's GID, 16 bytes
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL (not a UD QP, not a multicast GID, attached already),
+ * -ENOMEM (no room in the HCA's groups), -ENOENT (no such QP) or another
+ * errno from vroce_cmd_errno(); -EAGAIN or -ETIMEDOUT as every command.
+ */
+int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid)
+{
+	return vroce_cmd_mcast(vdev, VROCE_CMD_ATTACH_MCAST, qpn, gid);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_attach_mcast);
+
+/**
+ * vroce_cmd_detach_mcast() - DETACH_MCAST: a UD QP leaves a multicast group
+ * @vdev: the device
+ * @qpn: the QP
+ * @gid: the group's GID, 16 bytes
+ *
+ * Once this succeeds no datagram to the group reaches the QP. It waits
+ * for a slot as long as the HCA lives, and succeeds in software once it
+ * is dead (vroce_cmd_flags[]).
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL (not attached), -ENOENT or another errno from
+ * vroce_cmd_errno(); -ETIMEDOUT.
+ */
+int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid)
+{
+	return vroce_cmd_mcast(vdev, VROCE_CMD_DETACH_MCAST, qpn, gid);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_detach_mcast);

@@ -147,5 +147,7 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev,
 int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_modify_desc *desc);
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn);
+int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
+int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 
 #endif /* _VROCE_CMD_H_ */

@@ -44,7 +44,11 @@ static int vroce_qp_check_init(struct vroce_dev *vdev,
 	u32 max_wr = BIT(vdev->attr.max_wq_depth_log2);
 
 	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	     init->qp_type != IB_QPT_GSI) || init->srq || init->create_flags)
+	     init->qp_type != IB_QPT_GSI && init->qp_type != IB_QPT_UC) ||
+	    init->srq || init->create_flags)
+		return -EOPNOTSUPP;
+	/* UC QPs: an HCA that offers them. */
+	if (init->qp_type == IB_QPT_UC && !(vdev->attr.caps & VROCE_CAP_UC))
 		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && init->port_num != 1)
 		return -EINVAL;
@@ -158,7 +162,8 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EINVAL;
 
 	qp->type = init->qp_type == IB_QPT_RC ? VROCE_QPT_RC :
-		   init->qp_type == IB_QPT_UD ? VROCE_QPT_UD : VROCE_QPT_GSI;
+		   init->qp_type == IB_QPT_UD ? VROCE_QPT_UD :
+		   init->qp_type == IB_QPT_UC ? VROCE_QPT_UC : VROCE_QPT_GSI;
 	mutex_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -407,7 +412,7 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	desc.retry_cnt = qp->attr.retry_cnt;
 	desc.timeout = qp->attr.timeout;
 	desc.qkey = qp->attr.qkey;
-	if (qp->type == VROCE_QPT_RC)
+	if (qp->type == VROCE_QPT_RC || qp->type == VROCE_QPT_UC)
 		ether_addr_copy(desc.dmac, qp->attr.ah_attr.roce.dmac);
 
 	err = vroce_cmd_modify_qp(vdev, &desc);
@@ -681,6 +686,25 @@ static int vroce_wqe_ud(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	return 0;
 }
 
+/*
+ * What a UC QP may post (IBTA: no RDMA READ and no atomics on UC): SEND
+ * and RDMA WRITE, with immediate data or not, and local work requests.
+ */
+static bool vroce_wqe_uc_ok(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Build the WQE for @wr in @wqe; -EINVAL for what the HCA cannot do. */
 static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 			   const struct ib_send_wr *wr)
@@ -714,7 +738,9 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		wqe->flags |= VROCE_WQE_F_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		wqe->flags |= VROCE_WQE_F_FENCE;
-	if (qp->type != VROCE_QPT_RC) {
+	if (qp->type == VROCE_QPT_UC && !vroce_wqe_uc_ok(wr->opcode))
+		return -EINVAL;
+	if (qp->type == VROCE_QPT_UD || qp->type == VROCE_QPT_GSI) {
 		err = vroce_wqe_ud(qp, wqe, ud_wr(wr), op);
 		if (err)
 			return err;
@@ -851,5 +877,55 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		queue_work(system_unbound_wq, &vdev->flush_work);
 	if (err)
 		*bad_wr = wr;
+	return err;
+}
+
+/*
+ * UD multicast. The core has checked that @gid is a multicast GID and
+ * @ibqp a UD QP, and counts the attachments in the QP's usecnt, so that
+ * a kernel QP is destroyed only once detached; uverbs detaches a
+ * process's QP before it destroys it. DESTROY_QP also takes the QP out of
+ * every group in the HCA. @lid means nothing on RoCE.
+ */
+int vroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	int err;
+
+	if (!(vdev->attr.caps & VROCE_CAP_MCAST))
+		return -EOPNOTSUPP;
+	if (to_vroce_qp(ibqp)->type != VROCE_QPT_UD)
+		return -EINVAL;
+	err = vroce_cmd_attach_mcast(vdev, ibqp->qp_num, gid->raw);
+	/*
+	 * Lost: the HCA may have attached the QP. Undo it, so that the QP
+	 * is in the group only when the core counts it; should that be lost
+	 * too, DESTROY_QP takes the QP out of every group in the end.
+	 */
+	if (err == -ETIMEDOUT)
+		vroce_cmd_detach_mcast(vdev, ibqp->qp_num, gid->raw);
+	return err;
+}
+
+int vroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
+	int err;
+
+	if (!(vdev->attr.caps & VROCE_CAP_MCAST))
+		return -EOPNOTSUPP;
+	if (to_vroce_qp(ibqp)->type != VROCE_QPT_UD)
+		return -EINVAL;
+	err = vroce_cmd_detach_mcast(vdev, ibqp->qp_num, gid->raw);
+	/*
+	 * Lost: the HCA may still deliver to the QP until DESTROY_QP takes it
+	 * out of every group. The detach stands, as a destroy does: the core
+	 * destroys a kernel QP only once its count of attachments is 0.
+	 */
+	if (err == -ETIMEDOUT) {
+		ibdev_warn_ratelimited(ibqp->device, "DETACH_MCAST of QP %u lost\n",
+				       ibqp->qp_num);
+		return 0;
+	}
 	return err;
 }

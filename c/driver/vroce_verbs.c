@@ -49,6 +49,13 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->max_res_rd_atom = 16 * vdev->attr.max_qp;
 	props->max_pkeys = 1;
 	props->max_ah = VROCE_MAX_AH;
+	/* UD multicast: the HCA's groups (ATTACH_MCAST). */
+	if (vdev->attr.caps & VROCE_CAP_MCAST) {
+		props->max_mcast_grp = VROCE_MAX_MCG;
+		props->max_mcast_qp_attach = VROCE_MAX_MCG_QP;
+		props->max_total_mcast_qp_attach = VROCE_MAX_MCG *
+						   VROCE_MAX_MCG_QP;
+	}
 	props->local_ca_ack_delay = 15;
 	return 0;
 }
@@ -217,6 +224,9 @@ const struct ib_device_ops vroce_dev_ops = {
 	.create_ah = vroce_create_ah,
 	.create_user_ah = vroce_create_ah,
 	.destroy_ah = vroce_destroy_ah,
+	/* UD multicast */
+	.attach_mcast = vroce_attach_mcast,
+	.detach_mcast = vroce_detach_mcast,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),

@@ -73,6 +73,7 @@ void vroce_hca_set_health(struct vroce_hca *hca, bool hang, bool fatal);
 void vroce_hca_set_event_faults(struct vroce_hca *hca, u32 drop_events,
 				u32 event_delay_ms);
 u32 vroce_hca_ud_dropped(struct vroce_hca *hca);
+u32 vroce_hca_uc_dropped(struct vroce_hca *hca);
 void vroce_hca_hold_qp(struct vroce_hca *hca, u32 qpn);
 
 int vroce_hca_mtt_translate(struct device *dma_dev,

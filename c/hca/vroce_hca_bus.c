@@ -306,6 +306,7 @@ static void vroce_hca_debugfs_init(struct vroce_hca *hca)
 	debugfs_create_u32("drop_events", 0600, d, &hca->drop_events);
 	debugfs_create_u32("event_delay_ms", 0600, d, &hca->event_delay_ms);
 	debugfs_create_u32("ud_dropped", 0400, d, &hca->ud_dropped);
+	debugfs_create_u32("uc_dropped", 0400, d, &hca->uc_dropped);
 	debugfs_create_u32("eq_lost", 0400, d, &hca->eq_lost);
 	debugfs_create_file_unsafe("hang", 0600, d, hca, &vroce_hca_hang_fops);
 	debugfs_create_file_unsafe("fatal", 0600, d, hca, &vroce_hca_fatal_fops);
@@ -339,7 +340,7 @@ struct vroce_hca *vroce_hca_add(int id)
 	INIT_LIST_HEAD(&hca->wire_node);
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
 	eth_random_addr(hca->mac);
-	hca->caps = VROCE_CAP_MR_ENABLE;
+	hca->caps = VROCE_CAP_MR_ENABLE | VROCE_CAP_UC | VROCE_CAP_MCAST;
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;

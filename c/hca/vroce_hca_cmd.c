@@ -90,6 +90,7 @@ static_assert(sizeof(struct vroce_cmd_enable_mr) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_cq) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_mcast) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_resp_query_device) <=
 	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
 /* caps took the byte after the MAC that was reserved (zero) before it. */
@@ -131,6 +132,10 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		return vroce_hca_modify_qp(hca, req);
 	case VROCE_CMD_DESTROY_QP:
 		return vroce_hca_destroy_qp(hca, req);
+	case VROCE_CMD_ATTACH_MCAST:
+		return vroce_hca_attach_mcast(hca, req);
+	case VROCE_CMD_DETACH_MCAST:
+		return vroce_hca_detach_mcast(hca, req);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}

@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 
 #include "vroce_hca_priv.h"
 
@@ -65,6 +66,32 @@ u32 vroce_hca_qp_slot(struct vroce_hca *hca,
 		      const struct vroce_hca_qp *qp)
 {
 	return qp - hca->qps;
+}
+
+/* ---- multicast groups ---- */
+
+/* An IPv6 multicast GID (ff00::/8), or an IPv4-mapped one (224.0.0.0/4). */
+bool vroce_hca_gid_mcast(const u8 *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid;
+
+	if (ipv6_addr_v4mapped(a))
+		return ipv4_is_multicast(a->s6_addr32[3]);
+	return ipv6_addr_is_multicast(a);
+}
+
+/*
+ * The group of @gid on @hca, or NULL. Context: @hca->wire_lock held (the
+ * commands change the groups with it held for writing).
+ */
+struct vroce_hca_mcg *vroce_hca_mcg_find(struct vroce_hca *hca, const u8 *gid)
+{
+	u32 i;
+
+	for (i = 0; i < VROCE_MAX_MCG; i++)
+		if (hca->mcg[i].nqp && !memcmp(hca->mcg[i].gid, gid, 16))
+			return &hca->mcg[i];
+	return NULL;
 }
 
 /* ---- rings ---- */

@@ -97,6 +97,32 @@ struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac)
 	return NULL;
 }
 
+/**
+ * vroce_hca_wire_next() - every HCA on the wire in turn, @hca first
+ * @hca: the HCA sending
+ * @prev: the HCA returned last, NULL to start
+ *
+ * Context: the wire's lock held.
+ * Return: the next HCA, or NULL after the last.
+ */
+struct vroce_hca *vroce_hca_wire_next(struct vroce_hca *hca,
+				      struct vroce_hca *prev)
+{
+	struct list_head *pos;
+	struct vroce_hca *e;
+
+	lockdep_assert_held(&vroce_wire_lock);
+	if (!prev)
+		return hca;
+	pos = prev == hca ? vroce_wire_hcas.next : prev->wire_node.next;
+	for (; pos != &vroce_wire_hcas; pos = pos->next) {
+		e = list_entry(pos, struct vroce_hca, wire_node);
+		if (e != hca)
+			return e;
+	}
+	return NULL;
+}
+
 /*
  * Tests: when n > 0, the n-th allocation of plugging in an HCA from then
  * on fails (vroce_hca_inject()), and the count drops back to 0.

@@ -148,14 +148,15 @@ static void vroce_hca_qp_db_clear(struct vroce_hca *hca, u32 slot)
 }
 
 /**
- * vroce_hca_create_qp() - CREATE_QP: an RC, UD or GSI QP context, in RESET
+ * vroce_hca_create_qp() - CREATE_QP: an RC, UC, UD or GSI QP context, in RESET
  * @hca: the HCA
  * @cmd: the request
  * @resp: where the QPN goes
  *
  * The driver names the QP (as hns and mlx4 drivers do): the number decides
  * the context slot, VROCE_QPN_BASE + slot. The GSI QP has slot 0 and
- * number VROCE_GSI_QPN; there is one. RC and UD QPs take the other slots.
+ * number VROCE_GSI_QPN; there is one. RC, UC and UD QPs take the other
+ * slots; UC only with VROCE_CAP_UC.
  * The driver gives a number again only once nothing of its last QP can
  * still reach it, which the HCA cannot know.
  *
@@ -177,7 +178,8 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 	if (!vroce_hca_pd_valid(hca, pdn) || !vroce_hca_cq_of(hca, scqn) ||
 	    !vroce_hca_cq_of(hca, rcqn))
 		return VROCE_CMD_BAD_HANDLE;
-	if (cmd->type > VROCE_QPT_GSI ||
+	if (cmd->type > VROCE_QPT_UC ||
+	    (cmd->type == VROCE_QPT_UC && !(hca->caps & VROCE_CAP_UC)) ||
 	    !vroce_hca_wq_from_cmd(&sq, &cmd->sq, cmd->sq_depth_log2,
 				   VROCE_SEND_WQE_SIZE) ||
 	    !vroce_hca_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
@@ -272,13 +274,134 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 	return VROCE_CMD_OK;
 }
 
+/* ---- multicast groups ---- */
+
+/* Take QP @qpn out of group @g; the group goes with its last QP. */
+static void vroce_hca_mcg_del(struct vroce_hca_mcg *g, u32 i)
+{
+	g->nqp--;
+	memmove(&g->qpn[i], &g->qpn[i + 1], (g->nqp - i) * sizeof(g->qpn[0]));
+	if (!g->nqp)
+		memset(g, 0, sizeof(*g));
+}
+
+/* The QP's place in @g, or VROCE_MAX_MCG_QP when it is not attached. */
+static u32 vroce_hca_mcg_pos(const struct vroce_hca_mcg *g, u32 qpn)
+{
+	u32 i;
+
+	for (i = 0; i < g->nqp; i++)
+		if (g->qpn[i] == qpn)
+			return i;
+	return VROCE_MAX_MCG_QP;
+}
+
+/* A QP that goes leaves every group (DESTROY_QP). */
+static void vroce_hca_mcast_forget(struct vroce_hca *hca, u32 qpn)
+{
+	u32 i, pos;
+
+	for (i = 0; i < VROCE_MAX_MCG; i++) {
+		if (!hca->mcg[i].nqp)
+			continue;
+		pos = vroce_hca_mcg_pos(&hca->mcg[i], qpn);
+		if (pos != VROCE_MAX_MCG_QP)
+			vroce_hca_mcg_del(&hca->mcg[i], pos);
+	}
+}
+
+/* The UD QP a multicast command names, and a status when there is none. */
+static u16 vroce_hca_mcast_qp(struct vroce_hca *hca,
+			      const struct vroce_cmd_mcast *cmd,
+			      struct vroce_hca_qp **qp)
+{
+	if (!(hca->caps & VROCE_CAP_MCAST))
+		return VROCE_CMD_BAD_OPCODE;
+	*qp = vroce_hca_qp_of(hca, le32_to_cpu(cmd->qpn));
+	if (!*qp)
+		return VROCE_CMD_BAD_HANDLE;
+	if ((*qp)->type != VROCE_QPT_UD || cmd->rsvd ||
+	    !vroce_hca_gid_mcast(cmd->gid))
+		return VROCE_CMD_BAD_PARAM;
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_attach_mcast() - ATTACH_MCAST: a UD QP joins a multicast group
+ * @hca: the HCA
+ * @cmd: the request
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_OPCODE (no VROCE_CAP_MCAST), BAD_HANDLE (no
+ * such QP), BAD_PARAM (not a UD QP, not a multicast GID, or attached to
+ * the group already) or NO_RESOURCE (no free group, or the group full).
+ */
+u16 vroce_hca_attach_mcast(struct vroce_hca *hca,
+			   const struct vroce_cmd_mcast *cmd)
+{
+	struct vroce_hca_mcg *g;
+	struct vroce_hca_qp *qp;
+	u16 status;
+	u32 i;
+
+	status = vroce_hca_mcast_qp(hca, cmd, &qp);
+	if (status)
+		return status;
+	g = vroce_hca_mcg_find(hca, cmd->gid);
+	if (g && vroce_hca_mcg_pos(g, qp->qpn) != VROCE_MAX_MCG_QP)
+		return VROCE_CMD_BAD_PARAM;
+	if (!g) {
+		for (i = 0; i < VROCE_MAX_MCG && hca->mcg[i].nqp; i++)
+			;
+		if (i == VROCE_MAX_MCG)
+			return VROCE_CMD_NO_RESOURCE;
+		g = &hca->mcg[i];
+		memcpy(g->gid, cmd->gid, sizeof(g->gid));
+	}
+	if (g->nqp == VROCE_MAX_MCG_QP)
+		return VROCE_CMD_NO_RESOURCE;
+	g->qpn[g->nqp++] = qp->qpn;
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_detach_mcast() - DETACH_MCAST: a UD QP leaves a multicast group
+ * @hca: the HCA
+ * @cmd: the request
+ *
+ * Once this returns no datagram to the group reaches the QP.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_OPCODE, BAD_HANDLE, or BAD_PARAM (not a UD
+ * QP, not a multicast GID, or not attached to the group).
+ */
+u16 vroce_hca_detach_mcast(struct vroce_hca *hca,
+			   const struct vroce_cmd_mcast *cmd)
+{
+	struct vroce_hca_mcg *g;
+	struct vroce_hca_qp *qp;
+	u16 status;
+	u32 pos;
+
+	status = vroce_hca_mcast_qp(hca, cmd, &qp);
+	if (status)
+		return status;
+	g = vroce_hca_mcg_find(hca, cmd->gid);
+	pos = g ? vroce_hca_mcg_pos(g, qp->qpn) : VROCE_MAX_MCG_QP;
+	if (pos == VROCE_MAX_MCG_QP)
+		return VROCE_CMD_BAD_PARAM;
+	vroce_hca_mcg_del(g, pos);
+	return VROCE_CMD_OK;
+}
+
 /**
  * vroce_hca_destroy_qp() - DESTROY_QP
  * @hca: the HCA
  * @cmd: the request
  *
- * Once this returns the engine never touches the QP's rings again.
- * Requesters waiting for a receive at it retry now, and find no peer.
+ * Once this returns the engine never touches the QP's rings again, and
+ * the QP is in no multicast group. Requesters waiting for a receive at
+ * it retry now, and find no peer.
  *
  * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK or BAD_HANDLE.
@@ -292,6 +415,7 @@ u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 	if (!qp)
 		return VROCE_CMD_BAD_HANDLE;
 	slot = vroce_hca_qp_slot(hca, qp);
+	vroce_hca_mcast_forget(hca, qp->qpn);
 	hca->cqs[qp->scqn].users--;
 	hca->cqs[qp->rcqn].users--;
 	memset(qp, 0, sizeof(*qp));

@@ -42,7 +42,8 @@
  *   come from any context), protects the register file regs[], the
  *   doorbell records qp_db[] and cq_db[], the event queue's producer count
  *   eq_pi and the events it writes, and the counters and knobs any engine
- *   changes: eq_lost, ud_dropped, drop_events. vroce_hca_reg() asserts it.
+ *   changes: eq_lost, ud_dropped, uc_dropped, drop_events.
+ *   vroce_hca_reg() asserts it.
  *   It is the innermost lock: under it the HCA takes only the workqueue's
  *   own (a doorbell queues its QP's work under it, so that the CTRL reset
  *   that disabled the HCA flushes that work).
@@ -51,7 +52,8 @@
  *   the HCA in two. Held for writing: the command processor, the knobs
  *   (vroce_hca_set_*()) and a reset, which change the MPT, max_mr, the PD
  *   table, and the QP and CQ contexts (their valid slots and attributes);
- *   they run with no engine in. Held for reading: the data path, which
+ *   they run with no engine in (the multicast groups mcg[] too: ATTACH_MCAST,
+ *   DETACH_MCAST and DESTROY_QP change them). Held for reading: the data path, which
  *   runs a QP at a time on each CPU, one work item per QP, and reads those
  *   as fixed while it holds it (its own changes take the locks below);
  *   vroce_hca_mr_access() and the vroce_hca_frmr_*() calls read-lock too.
@@ -309,6 +311,25 @@ struct vroce_hca_qp_exec {
 	struct mutex lock;	/* protects the RQ */
 };
 
+/**
+ * struct vroce_hca_mcg - a multicast group: the UD QPs a datagram to @gid
+ *	reaches on this HCA
+ * @gid: the group's multicast GID
+ * @nqp: QPs in @qpn; 0: the entry is free
+ * @qpn: the QPs attached, in the order they were
+ */
+struct vroce_hca_mcg {
+	u8 gid[16];
+	u32 nqp;
+	u32 qpn[VROCE_MAX_MCG_QP];
+};
+
+/* A UD or GSI QP: it sends and receives datagrams. */
+static inline bool vroce_hca_qp_datagram(const struct vroce_hca_qp *qp)
+{
+	return qp->type == VROCE_QPT_UD || qp->type == VROCE_QPT_GSI;
+}
+
 /* An rnr_retry of this retries forever. */
 #define VROCE_HCA_RNR_FOREVER		7
 
@@ -339,7 +360,7 @@ struct vroce_hca {
 
 	/*
 	 * The wire's lock (vroce_hca_wire_lock()), shared by every HCA on
-	 * the wire: it protects mpt to ud_dropped of all of them, so that
+	 * the wire: it protects mpt to mcg of all of them, so that
 	 * an engine may deliver into another HCA's QPs, MRs and CQs.
 	 */
 	struct rw_semaphore *wire_lock;
@@ -382,6 +403,9 @@ struct vroce_hca {
 	u32 hold_qpn;			/* knob: this QP's engine waits */
 	wait_queue_head_t hold_wq;	/* ... here, until it changes */
 	u32 ud_dropped;			/* UD messages no QP took */
+	u32 uc_dropped;			/* UC messages the responder dropped */
+	/* Multicast groups (ATTACH_MCAST), under wire_lock like the QPs. */
+	struct vroce_hca_mcg mcg[VROCE_MAX_MCG];
 
 	/* Set up by vroce_hca_add(), unchanged until vroce_hca_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
@@ -436,6 +460,10 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_modify_qp *cmd);
 u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_qp *cmd);
+u16 vroce_hca_attach_mcast(struct vroce_hca *hca,
+			   const struct vroce_cmd_mcast *cmd);
+u16 vroce_hca_detach_mcast(struct vroce_hca *hca,
+			   const struct vroce_cmd_mcast *cmd);
 
 /* c/hca/vroce_hca_req.c */
 void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
@@ -455,6 +483,10 @@ void vroce_hca_ud_deliver(struct vroce_hca *hca, struct vroce_hca_op *op,
 void vroce_hca_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op);
 void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 				 struct vroce_hca_op *op);
+void vroce_hca_uc_drop(struct vroce_hca *hca, struct vroce_hca_op *op);
+void vroce_hca_uc_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op);
+void vroce_hca_uc_write_deliver(struct vroce_hca *hca,
+				struct vroce_hca_op *op);
 
 /* c/hca/vroce_hca_comp.c */
 /* Microseconds of each IB_RNR_TIMER_* code. */
@@ -482,6 +514,8 @@ void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			const struct vroce_hca_qp *peer);
 void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_timer_arm(struct vroce_hca *hca);
+bool vroce_hca_gid_mcast(const u8 *gid);
+struct vroce_hca_mcg *vroce_hca_mcg_find(struct vroce_hca *hca, const u8 *gid);
 
 /* c/hca/vroce_hca_mpt.c */
 int vroce_hca_mpt_alloc(struct vroce_hca *hca);
@@ -513,6 +547,8 @@ struct rw_semaphore *vroce_hca_wire_lock(void);
 void vroce_hca_wire_join(struct vroce_hca *hca);
 void vroce_hca_wire_leave(struct vroce_hca *hca);
 struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac);
+struct vroce_hca *vroce_hca_wire_next(struct vroce_hca *hca,
+				      struct vroce_hca *prev);
 bool vroce_hca_inject(void);
 void vroce_hca_raise_irq(struct vroce_hca *hca, unsigned int vec, u32 cause);
 bool vroce_hca_ring_from_regs(struct vroce_hca *hca, u32 ba_reg, u32 cfg,

@@ -110,11 +110,13 @@ static void vroce_hca_lost(struct vroce_hca_op *op)
 
 /*
  * The peer: dest_qpn on the HCA whose port has the QP's destination MAC
- * (this one, or one across the wire), ready to receive, and connected
- * back to this QP on this port (an RC responder answers only the QP it is
- * connected to; any other sender's packets are dropped). Else nothing
+ * (this one, or one across the wire), of the same type (RC or UC), ready
+ * to receive, and connected back to this QP on this port (an RC
+ * responder answers only the QP it is connected to; any other sender's
+ * packets are dropped). Else nothing
  * answers: the request is retried after the ack timeout, retry_cnt
- * times, and then fails with RETRY_EXC_ERR.
+ * times, and then fails with RETRY_EXC_ERR. A UC message is dropped
+ * instead (vroce_hca_uc_drop()).
  */
 static bool vroce_hca_find_peer(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
@@ -123,15 +125,77 @@ static bool vroce_hca_find_peer(struct vroce_hca *hca, struct vroce_hca_op *op)
 
 	if (phca && vroce_hca_enabled(phca))
 		peer = vroce_hca_qp_of(phca, op->qp->dest_qpn);
-	if (peer && peer->type == VROCE_QPT_RC &&
+	if (peer && peer->type == op->qp->type &&
 	    ether_addr_equal(peer->dmac, hca->mac) &&
 	    peer->dest_qpn == op->qp->qpn && vroce_hca_qp_receives(peer)) {
 		op->peer = peer;
 		op->phca = phca;
 		return true;
 	}
-	vroce_hca_lost(op);
+	/* UC: no ack is missed; the message is lost where it arrived. */
+	if (op->qp->type == VROCE_QPT_UC)
+		vroce_hca_uc_drop(phca && vroce_hca_enabled(phca) ? phca : hca,
+				  op);
+	else
+		vroce_hca_lost(op);
 	return false;
+}
+
+/*
+ * A datagram to a multicast group (destination QPN VROCE_MCAST_QPN): to
+ * every UD QP attached to the group of av.dgid on every HCA of the wire,
+ * this one first, but never back to the sending QP; each receiver checks
+ * its Q_Key and takes a receive of its own. ud_dropped counts a datagram
+ * once at this HCA when it has no such group, and once at a member's HCA
+ * for each member that dropped it (not ready, the wrong Q_Key, no
+ * receive that fits).
+ */
+static void vroce_hca_do_mcast(struct vroce_hca *hca, struct vroce_hca_op *op,
+			       u32 qkey)
+{
+	const struct vroce_hca_mcg *g;
+	struct vroce_hca *phca = NULL;
+	struct vroce_hca_qp *dst;
+	u32 i;
+
+	if (!vroce_hca_gid_mcast(op->wqe.av.dgid)) {
+		vroce_hca_ud_drop(hca);
+		return;
+	}
+	while ((phca = vroce_hca_wire_next(hca, phca))) {
+		g = vroce_hca_enabled(phca) ?
+		    vroce_hca_mcg_find(phca, op->wqe.av.dgid) : NULL;
+		if (!g) {
+			if (phca == hca)
+				vroce_hca_ud_drop(hca);
+			continue;
+		}
+		for (i = 0; i < g->nqp; i++) {
+			dst = vroce_hca_qp_of(phca, g->qpn[i]);
+			if (dst == op->qp)
+				continue;
+			if (!dst || !vroce_hca_qp_datagram(dst) ||
+			    !vroce_hca_qp_receives(dst)) {
+				vroce_hca_ud_drop(phca);
+				continue;
+			}
+			op->phca = phca;
+			op->rlen = 0;
+			vroce_hca_rq_enter(phca, dst);
+			vroce_hca_ud_deliver(hca, op, dst, qkey);
+			vroce_hca_rq_leave(phca, dst);
+			/* The GRH went ahead of the message: take it off again. */
+			if (op->rlen)
+				memmove(op->buf, op->buf + VROCE_GRH_SIZE, op->len);
+		}
+		if (phca != hca) {
+			vroce_hca_engine_raise(phca);
+			vroce_hca_timer_arm(phca);
+		}
+	}
+	/* Every HCA reached was told above. */
+	op->phca = NULL;
+	op->status = VROCE_CQE_OK;
 }
 
 /*
@@ -159,6 +223,10 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
 	if (qkey & BIT(31))
 		qkey = op->qp->qkey;
+	if (le32_to_cpu(op->wqe.av.dest_qpn) == VROCE_MCAST_QPN) {
+		vroce_hca_do_mcast(hca, op, qkey);
+		return;
+	}
 	dst = vroce_hca_ud_dest(hca, op, &op->wqe.av);
 	if (!dst) {
 		/* Counted where it was lost: at the receiver, if any. */
@@ -168,6 +236,26 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 	vroce_hca_rq_enter(op->phca, dst);
 	vroce_hca_ud_deliver(hca, op, dst, qkey);
 	vroce_hca_rq_leave(op->phca, dst);
+}
+
+/*
+ * SEND, SEND_IMM, WRITE and WRITE_IMM on a UC QP. There are no acks: the
+ * requester completes once the message left, whatever the responder did
+ * with it (vroce_hca_uc_drop()); only its own errors (a bad local key, a
+ * message too long) fail it.
+ */
+static void vroce_hca_do_uc(struct vroce_hca *hca, struct vroce_hca_op *op)
+{
+	u8 opcode = op->wqe.opcode;
+
+	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op))
+		return;
+	vroce_hca_rq_enter(op->phca, op->peer);
+	if (opcode == VROCE_WQE_SEND || opcode == VROCE_WQE_SEND_IMM)
+		vroce_hca_uc_send_deliver(hca, op);
+	else
+		vroce_hca_uc_write_deliver(hca, op);
+	vroce_hca_rq_leave(op->phca, op->peer);
 }
 
 static void vroce_hca_do_send(struct vroce_hca *hca, struct vroce_hca_op *op)
@@ -211,13 +299,31 @@ static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 	u32 pdn = op->qp->pdn;
 
 	/* A UD or GSI QP sends datagrams and nothing else. */
-	if (op->qp->type != VROCE_QPT_RC) {
+	if (vroce_hca_qp_datagram(op->qp)) {
 		if (wqe->opcode == VROCE_WQE_SEND ||
 		    wqe->opcode == VROCE_WQE_SEND_IMM)
 			vroce_hca_do_ud_send(hca, op);
 		else
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
 		return;
+	}
+
+	/* A UC QP: SEND, WRITE, with immediate data or not, and local work. */
+	if (op->qp->type == VROCE_QPT_UC) {
+		switch (wqe->opcode) {
+		case VROCE_WQE_SEND:
+		case VROCE_WQE_SEND_IMM:
+		case VROCE_WQE_WRITE:
+		case VROCE_WQE_WRITE_IMM:
+			vroce_hca_do_uc(hca, op);
+			return;
+		case VROCE_WQE_REG_MR:
+		case VROCE_WQE_LOCAL_INV:
+			break;
+		default:
+			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+			return;
+		}
 	}
 
 	switch (wqe->opcode) {

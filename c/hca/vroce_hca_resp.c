@@ -194,7 +194,7 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 
 	if (op->wqe.flags & VROCE_WQE_F_SOLICITED)
 		cqe.flags |= VROCE_CQE_F_SOLICITED;
-	if (peer->type != VROCE_QPT_RC) {
+	if (vroce_hca_qp_datagram(peer)) {
 		cqe.flags |= VROCE_CQE_F_GRH;
 		cqe.net_type = vroce_hca_net_type(&op->wqe.av);
 		memcpy(cqe.smac, hca->mac, ETH_ALEN);
@@ -265,7 +265,7 @@ struct vroce_hca_qp *vroce_hca_ud_dest(struct vroce_hca *hca,
 	if (!op->phca || !vroce_hca_enabled(op->phca))
 		return NULL;
 	dst = vroce_hca_qp_of(op->phca, le32_to_cpu(av->dest_qpn));
-	if (!dst || dst->type == VROCE_QPT_RC || !vroce_hca_qp_receives(dst))
+	if (!dst || !vroce_hca_qp_datagram(dst) || !vroce_hca_qp_receives(dst))
 		return NULL;
 	return dst;
 }
@@ -373,4 +373,134 @@ void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 	if (!rstatus && !vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true))
 		return;
 	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
+}
+
+/* ---- UC: no acks, so what the responder cannot take it drops ---- */
+
+/**
+ * vroce_hca_uc_drop() - a UC message lost: the responder drops it
+ * @hca: the HCA where it was lost (the responder's, or the sender's when
+ *	no port or QP answers)
+ * @op: the message; its requester completes successfully all the same
+ *
+ * A UC requester is never told: UC has no acknowledgements, so no retry
+ * and no RNR wait either. The responder's QP stays in its state and its
+ * receive, if any, stays posted. uc_dropped counts it (debugfs).
+ */
+void vroce_hca_uc_drop(struct vroce_hca *hca, struct vroce_hca_op *op)
+{
+	unsigned long flags;
+
+	op->status = VROCE_CQE_OK;
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	hca->uc_dropped++;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+}
+
+/**
+ * vroce_hca_uc_dropped() - UC messages dropped at @hca so far
+ * @hca: the HCA
+ *
+ * Context: process context.
+ * Return: the count, which only grows.
+ */
+u32 vroce_hca_uc_dropped(struct vroce_hca *hca)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	n = hca->uc_dropped;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_uc_dropped);
+
+/*
+ * The UC peer's next receive into @rwqe, whose RQ lock is held; false when
+ * there is none: then the message is dropped (no RNR in UC).
+ */
+static bool vroce_hca_uc_recv_take(struct vroce_hca *hca,
+				   struct vroce_hca_op *op,
+				   struct vroce_recv_wqe *rwqe)
+{
+	struct vroce_hca_qp *peer = op->peer;
+	struct vroce_hca_wq *rq = &peer->wq[VROCE_HCA_RQ];
+
+	vroce_hca_wq_sync(op->phca, peer, VROCE_HCA_RQ);
+	if (!vroce_hca_qp_receives(peer) || rq->ci == rq->pi) {
+		vroce_hca_uc_drop(op->phca, op);
+		return false;
+	}
+	vroce_hca_recv_fetch(op->phca, rq, rwqe);
+	return true;
+}
+
+/**
+ * vroce_hca_uc_send_deliver() - SEND or SEND_IMM at a UC peer
+ * @hca: the requester's HCA
+ * @op: the message, its peer found; the peer's RQ lock is held
+ *
+ * No receive posted, or one too small (IBTA class D, as rxe): the message
+ * is dropped and the receive stays posted. A malformed receive WQE or a
+ * bad key in it is the responder's own error: it completes in error and
+ * the responder's QP fails, as on RC. The requester completes
+ * successfully whatever happened here.
+ */
+void vroce_hca_uc_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	if (!vroce_hca_uc_recv_take(hca, op, &rwqe))
+		return;
+	rstatus = vroce_hca_recv_check(op, &rwqe);
+	if (!rstatus && op->rlen > vroce_hca_recv_room(&rwqe)) {
+		vroce_hca_uc_drop(op->phca, op);
+		return;
+	}
+	if (!rstatus)
+		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
+	op->status = VROCE_CQE_OK;
+}
+
+/**
+ * vroce_hca_uc_write_deliver() - WRITE or WRITE_IMM at a UC peer
+ * @hca: the requester's HCA
+ * @op: the message, its peer found; the peer's RQ lock is held
+ *
+ * A peer that allows no remote write, a bad rkey or range, or (WRITE_IMM)
+ * no receive posted: the message is dropped, no byte placed, the peer's
+ * QP left in its state and its receive posted.
+ */
+void vroce_hca_uc_write_deliver(struct vroce_hca *hca,
+				struct vroce_hca_op *op)
+{
+	bool imm = op->wqe.opcode == VROCE_WQE_WRITE_IMM;
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus = VROCE_CQE_OK;
+
+	if (!(op->peer->access & VROCE_ACC_REMOTE_WRITE)) {
+		vroce_hca_uc_drop(op->phca, op);
+		return;
+	}
+	/* With immediate data a receive must be there before any byte moves. */
+	if (imm) {
+		if (!vroce_hca_uc_recv_take(hca, op, &rwqe))
+			return;
+		rstatus = vroce_hca_recv_check(op, &rwqe);
+	}
+	if (!rstatus && op->len &&
+	    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
+				       op->peer->pdn,
+				       le64_to_cpu(op->wqe.remote_addr),
+				       op->buf, op->len, VROCE_ACC_REMOTE_WRITE,
+				       true)) {
+		vroce_hca_uc_drop(op->phca, op);
+		return;
+	}
+	if (imm)
+		vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
+	op->status = VROCE_CQE_OK;
 }

@@ -358,7 +358,8 @@ void vroce_hca_engine_stop(struct vroce_hca *hca)
 }
 
 /**
- * vroce_hca_engine_reset() - forget every CQ, QP, doorbell and the EQ
+ * vroce_hca_engine_reset() - forget every CQ, QP, multicast group, doorbell
+ *	and the EQ
  * @hca: the HCA, its engine quiesced
  *
  * Context: @hca->wire_lock held.
@@ -370,6 +371,7 @@ void vroce_hca_engine_reset(struct vroce_hca *hca)
 	lockdep_assert_held(hca->wire_lock);
 	memset(hca->qps, 0, VROCE_MAX_QP * sizeof(*hca->qps));
 	memset(hca->cqs, 0, VROCE_MAX_CQ * sizeof(*hca->cqs));
+	memset(hca->mcg, 0, sizeof(hca->mcg));
 	atomic_set(&hca->eq_raise, 0);
 	hca->timed = false;
 

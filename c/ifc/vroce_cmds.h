@@ -50,6 +50,9 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_DESTROY_QP	= 10,
 	VROCE_CMD_ENABLE_MR	= 11,
 	VROCE_CMD_REVOKE_MR	= 12,
+	/* UD multicast: struct vroce_cmd_mcast, VROCE_CAP_MCAST. */
+	VROCE_CMD_ATTACH_MCAST	= 19,
+	VROCE_CMD_DETACH_MCAST	= 20,
 };
 
 /* Status the HCA returns in a response. */
@@ -187,6 +190,7 @@ enum vroce_qp_type {
 	VROCE_QPT_RC	= 0,	/* reliable connected */
 	VROCE_QPT_UD	= 1,	/* unreliable datagram */
 	VROCE_QPT_GSI	= 2,	/* the GSI QP (UD, number VROCE_GSI_QPN), one */
+	VROCE_QPT_UC	= 3,	/* unreliable connected (VROCE_CAP_UC) */
 };
 
 struct vroce_cmd_create_qp {
@@ -232,6 +236,34 @@ struct vroce_cmd_destroy_qp {
 	__le32 qpn;
 };
 
+/* Multicast groups of an HCA, and UD QPs attached to each group. */
+#define VROCE_MAX_MCG		64
+#define VROCE_MAX_MCG_QP	8
+
+/**
+ * struct vroce_cmd_mcast - ATTACH_MCAST and DETACH_MCAST
+ * @hdr: the header
+ * @qpn: a UD QP of this HCA
+ * @rsvd: zero
+ * @gid: the group: a multicast GID, IPv6 (ff00::/8) or IPv4-mapped
+ *	(::ffff:224.0.0.0/100)
+ *
+ * ATTACH_MCAST adds @qpn to the group of @gid, creating the group if it is
+ * new; a UD send to @gid with destination QPN VROCE_MCAST_QPN then reaches
+ * the QP (c/ifc/vroce_wqe.h). DETACH_MCAST takes it out; the group goes
+ * with its last QP. DESTROY_QP takes a QP out of every group. Status:
+ * BAD_HANDLE (no such QP), BAD_PARAM (not a UD QP, not a multicast GID,
+ * attached already, or not attached), NO_RESOURCE (VROCE_MAX_MCG groups,
+ * or VROCE_MAX_MCG_QP QPs in the group, already), BAD_OPCODE without
+ * VROCE_CAP_MCAST.
+ */
+struct vroce_cmd_mcast {
+	struct vroce_cmd_hdr hdr;
+	__le32 qpn;
+	__le32 rsvd;
+	u8 gid[16];
+};
+
 struct vroce_resp_hdr {
 	__le16 status;		/* enum vroce_cmd_status */
 	__le16 opcode;
@@ -257,6 +289,9 @@ struct vroce_resp_query_device {
 
 /* What QUERY_DEVICE's caps say the HCA does beyond the base commands. */
 #define VROCE_CAP_MR_ENABLE	BIT(0)	/* ENABLE_MR and REVOKE_MR */
+/* UC QPs (VROCE_QPT_UC) and UD multicast (ATTACH_MCAST, DETACH_MCAST). */
+#define VROCE_CAP_UC		BIT(3)
+#define VROCE_CAP_MCAST		BIT(4)
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;

@@ -25,6 +25,9 @@
 #define VROCE_EQ_DEPTH_LOG2		9	/* 512 events */
 #define VROCE_MAX_MSG_SIZE		SZ_1M	/* one message, any opcode */
 
+/* A UD send's av.dest_qpn for a multicast group (the av.dgid's). */
+#define VROCE_MCAST_QPN			0xffffff
+
 #define VROCE_MAX_UD_MSG		4096	/* one UD message: the MTU */
 #define VROCE_GRH_SIZE			40	/* ahead of each UD receive */
 

@@ -369,7 +369,7 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 }
 
 /*
- * ibv_create_qp_ex(): an RC or UD QP with the attributes of ibv_create_qp(),
+ * ibv_create_qp_ex(): an RC, UC or UD QP with the attributes of ibv_create_qp(),
  * which begin struct ibv_qp_init_attr_ex as they begin struct
  * ibv_qp_init_attr (libibverbs passes one as the other itself), and
  * optionally the ibv_wr_*() API for the send operations the HCA has.
@@ -655,6 +655,11 @@ static struct ibv_qp *vroce_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* A UC QP has no RDMA READ (nor atomics): IBTA. */
+	if (attr->qp_type == IBV_QPT_UC && (ops & IBV_QP_EX_WITH_RDMA_READ)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	ibqp = vroce_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
 	if (!ibqp || !(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return ibqp;
@@ -767,6 +772,9 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.post_recv = ibv_cmd_post_recv,
 	.create_ah = vroce_create_ah,
 	.destroy_ah = vroce_destroy_ah,
+	/* UD multicast */
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vroce_free_context,
 };
 

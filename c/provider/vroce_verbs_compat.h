@@ -24,7 +24,8 @@
  *   destroy_cq 0xf8, destroy_qp 0x110,
  *   free_context 0x138, modify_qp 0x178, poll_cq 0x1a8, post_recv 0x1b0,
  *   post_send 0x1b8, query_device_ex 0x1d0, query_port 0x1e0,
- *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228.
+ *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228;
+ *   attach_mcast 0x48, detach_mcast 0x130.
  * scripts/provider-abi.py repeats the disassembly check against the
  * installed library in make check.
  */
@@ -145,7 +146,8 @@ struct verbs_context_ops {
 	void (*alloc_td)(void);
 	void (*async_event)(void);
 	void (*attach_counters_point_flow)(void);
-	void (*attach_mcast)(void);
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
 	void (*bind_mw)(void);
 	void (*close_xrcd)(void);
 	void (*cq_event)(void);
@@ -180,7 +182,8 @@ struct verbs_context_ops {
 	void (*destroy_rwq_ind_table)(void);
 	void (*destroy_srq)(void);
 	void (*destroy_wq)(void);
-	void (*detach_mcast)(void);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
 	void (*free_dm)(void);
 	void (*get_srq_num)(void);
@@ -253,6 +256,9 @@ VROCE_OP_AT(query_port, 0x1e0);
 VROCE_OP_AT(query_qp, 0x1e8);
 VROCE_OP_AT(reg_mr, 0x220);
 VROCE_OP_AT(req_notify_cq, 0x228);
+/* UD multicast */
+VROCE_OP_AT(attach_mcast, 0x48);
+VROCE_OP_AT(detach_mcast, 0x130);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 
@@ -314,6 +320,11 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* UD multicast */
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
