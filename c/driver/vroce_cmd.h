@@ -147,5 +147,8 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev,
 int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_modify_desc *desc);
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn);
+int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
+			const struct vroce_ring *ring, u32 ci, u32 *copied);
+int vroce_cmd_query_counters(struct vroce_dev *vdev, u64 *value);
 
 #endif /* _VROCE_CMD_H_ */
