@@ -411,8 +411,8 @@ struct vroce_wq {
  *	ERR without the lock (WRITE_ONCE()); read with READ_ONCE()
  * @attr: the attributes given to modify_qp, for query_qp
  * @sq_sig_all: every send work request completes
- * @max_inline: inline bytes granted; 0 for a user QP, whose inline data
- *	would come from user addresses
+ * @max_inline: inline bytes granted (VROCE_MAX_INLINE); a user QP's
+ *	inline data is copied from the process's addresses by post_send
  * @user: created through uverbs: its work requests come from user space
  * @zombie: the record that parks the rings if the HCA does not let go
  * @sq_node: in the send CQ's &vroce_cq.sq_qps, from the end of create_qp
