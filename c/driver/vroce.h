@@ -747,6 +747,10 @@ void vroce_debugfs_exit(struct vroce_dev *vdev);
 #if IS_ENABLED(CONFIG_KUNIT)
 extern bool vroce_allow_remote_dma_mr;
 extern int vroce_probe_fail_nth;
+/* issue 30, cq/counters: the two halves of a resize around RESIZE_CQ. */
+u32 vroce_cq_resize_begin(struct vroce_cq *cq);
+void vroce_cq_resize_end(struct vroce_cq *cq, struct vroce_ring *ring,
+			 bool taken);
 #endif
 
 #endif /* _VROCE_H_ */

@@ -373,7 +373,7 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * Polling and arming stop for the RESIZE_CQ command; @ci is what the
  * consumer polled, which the HCA copies from.
  */
-static u32 vroce_cq_resize_begin(struct vroce_cq *cq)
+VISIBLE_IF_KUNIT u32 vroce_cq_resize_begin(struct vroce_cq *cq)
 {
 	unsigned long flags;
 	u32 ci;
@@ -386,14 +386,15 @@ static u32 vroce_cq_resize_begin(struct vroce_cq *cq)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return ci;
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cq_resize_begin);
 
 /*
  * Polling and arming go on: on the new ring @ring, from its first CQE,
  * when the HCA took it (@*ring becomes the old ring, to be freed), else on
  * the old one. CQEs of QPs cleaned meanwhile are cleaned in the copy.
  */
-static void vroce_cq_resize_end(struct vroce_cq *cq, struct vroce_ring *ring,
-				bool taken)
+VISIBLE_IF_KUNIT void vroce_cq_resize_end(struct vroce_cq *cq,
+					  struct vroce_ring *ring, bool taken)
 {
 	struct vroce_ring old;
 	unsigned long flags;
@@ -413,6 +414,7 @@ static void vroce_cq_resize_end(struct vroce_cq *cq, struct vroce_ring *ring,
 	vroce_cq_doorbell(cq, cq->resize_arm);
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cq_resize_end);
 
 /* CQEs written and not polled, stopping at @max; under cq->lock. */
 static u32 vroce_cq_outstanding(struct vroce_cq *cq, u32 max)
