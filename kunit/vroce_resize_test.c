@@ -24,6 +24,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
+#include "../c/driver/vroce_cmdq.h"
 #include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
@@ -710,12 +711,60 @@ static void vroce_counters_query_faults(struct kunit *test)
 	rdma_free_hw_stats_struct(stats);
 }
 
+/*
+ * The HCA's own checks of the two commands, as a driver other than this
+ * one might send them: QUERY_COUNTERS past the last counter or with
+ * reserved bits; RESIZE_CQ with a consumer count the CQ never had, or
+ * more CQEs outstanding than the new ring holds (nothing changes).
+ */
+static void vroce_counters_hca_checks(struct kunit *test)
+{
+	struct rs_pair *p = rs_pair(test, 4, 16, 7);
+	struct vroce_cmd_query_counters q = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_QUERY_COUNTERS),
+		.first = cpu_to_le32(VROCE_CNT_NUM),
+	};
+	struct vroce_resp_query_counters qr;
+	struct vroce_ring ring = {};
+	u32 copied = 0;
+
+	KUNIT_EXPECT_EQ(test, vroce_cmdq_exec(p->vdev, &q, sizeof(q), &qr,
+					      sizeof(qr), 0), -EINVAL);
+	q.first = cpu_to_le32(VROCE_CNT_NUM - 1);
+	q.rsvd = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, vroce_cmdq_exec(p->vdev, &q, sizeof(q), &qr,
+					      sizeof(qr), 0), -EINVAL);
+	q.rsvd = 0;
+	KUNIT_EXPECT_EQ(test, vroce_cmdq_exec(p->vdev, &q, sizeof(q), &qr,
+					      sizeof(qr), 0), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(qr.num), VROCE_CNT_NUM);
+
+	rs_message(test, p, 0, 16);
+	rs_message(test, p, 1, 16);
+	KUNIT_ASSERT_TRUE(test, rs_wait_written(p->cq, 4));
+	KUNIT_ASSERT_EQ(test, vroce_ring_create(p->vdev, &ring, 1,
+						VROCE_CQE_SIZE, 0), 0);
+	/* A count past the producer's; 4 outstanding into 2 entries. */
+	KUNIT_EXPECT_EQ(test, vroce_cmd_resize_cq(p->vdev,
+						  to_vroce_cq(p->cq)->cqn,
+						  &ring, 5, &copied), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_resize_cq(p->vdev,
+						  to_vroce_cq(p->cq)->cqn,
+						  &ring, 0, &copied), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_resize_cq(p->vdev, VROCE_MAX_CQ - 1,
+						  &ring, 0, &copied), -ENOENT);
+	vroce_ring_destroy(p->vdev, &ring);
+	/* The CQ went on as it was. */
+	rs_expect_seq(test, p->cq, 0, 4);
+}
+
 static struct kunit_case vroce_counters_cases[] = {
 	KUNIT_CASE(vroce_counters_traffic),
 	KUNIT_CASE(vroce_counters_rnr_and_flush),
 	KUNIT_CASE(vroce_counters_error_classes),
 	KUNIT_CASE_SLOW(vroce_counters_retries),
 	KUNIT_CASE(vroce_counters_query_faults),
+	KUNIT_CASE(vroce_counters_hca_checks),
 	{}
 };
 
