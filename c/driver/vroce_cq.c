@@ -366,7 +366,6 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return missed;
 }
 
-
 /* ---- issue 30, cq/counters: resize_cq ---- */
 
 /*

@@ -37,6 +37,7 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	[VROCE_CNT_WR_FLUSH_ERR].name = "cqe_wr_flush_err",
 	[VROCE_CNT_LOC_ACCESS_ERR].name = "cqe_loc_access_err",
 };
+
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);
 
 /**

@@ -312,7 +312,6 @@ static void vroce_hca_cq_event(struct vroce_hca *hca, u32 cqn,
 	spin_unlock(&hca->timer_lock);
 }
 
-
 /* Count an error CQE by its status (enum vroce_counter). */
 static void vroce_hca_count_error(struct vroce_hca *hca, u8 status)
 {
@@ -333,6 +332,7 @@ static void vroce_hca_count_error(struct vroce_hca *hca, u8 status)
 	if (status < ARRAY_SIZE(cnt) && cnt[status])
 		vroce_hca_count(hca, cnt[status], 1);
 }
+
 /*
  * Write @cqe for @qp to CQ @cqn: body, barrier, owner byte. A full CQ
  * (against its last CI doorbell) loses it: the overflow is reported once

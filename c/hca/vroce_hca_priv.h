@@ -30,7 +30,7 @@
  *                       memory
  *   vroce_hca_mtt.c     the table walker (also built by the host harness)
  * Calls: bus -> cmd, sched, mpt, core; cmd -> ctx, comp, mpt, core, mtt;
- * sched -> req, comp, core; ctx -> req, comp, mpt; req -> resp, comp,
+ * sched -> req, comp, core; ctx -> req, comp, mpt, core; req -> resp, comp,
  * mpt, core; resp -> comp, mpt, core; comp -> core; mpt -> core, mtt;
  * core -> mtt. MODIFY_QP to ERR flushes through the requester, and both
  * sides change QP state: so the commands sit above the requester, and the

@@ -13,8 +13,9 @@
  * and every ibv_wc_read_*() must give what struct ibv_wc gave (wr_id
  * aside). Then inline data (ibv_post_send and ibv_wr_set_inline_data*)
  * and ibv_resize_cq with completions unpolled. Then the refusals: a batch
- * larger than the send queue, inline data past max_inline_data, too many SGEs, aborted batches (nothing posted), extended CQs and
- * QPs with what vroce does not have (EOPNOTSUPP).
+ * larger than the send queue, inline data past max_inline_data, too many
+ * SGEs, aborted batches (nothing posted), extended CQs and QPs with what
+ * vroce does not have (EOPNOTSUPP).
  *
  * Build: gcc -O2 -Wall -Wextra -Werror -o <binary> <this file> -libverbs
  * Run: vroce_verbs_test [device [traffic]] (libibverbs must find the
