@@ -24,6 +24,8 @@ mkdir -p "$log"
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
 # UC QPs (ibv_uc_pingpong) and UD multicast (rdmacm-utils' mckey).
 programs="$programs ucpingpong mckey"
+# issue 30, cq/counters: the port's hardware counters after the traffic.
+programs="$programs counters"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -148,6 +150,16 @@ for dev in $progdevs; do
 		eval "r_${dev}_${t}=\$r"
 		eval "f_${dev}_${t}=\$f"
 	done
+	# issue 30, cq/counters: 'rdma statistic' shows the counters the
+	# traffic above moved (vroce: tx_packets; rxe: sent_pkts).
+	if [ "$mode" = check ]; then
+		r=$(run $dev counters rdma statistic show link $dev/1)
+		pat='sent_pkts [1-9]'
+		[ $dev = vroce0 ] && pat='tx_packets [1-9]'
+		grep -q "$pat" "$log/$dev.counters" || r="FAIL (no traffic counted)"
+		eval "r_${dev}_counters=\$r"
+		sed "s/^/# $dev counters: /" "$log/$dev.counters"
+	fi
 done
 
 # The perftest figures of both devices, side by side.

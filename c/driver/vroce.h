@@ -52,6 +52,10 @@
  *                                Never held together with zombie_lock:
  *                                a discarded entry is parked, and the
  *                                zombies reaped, after it is dropped.
+ *   vroce_cq.resize_mutex (mutex)  serialises resize_cq: held across
+ *                                its RESIZE_CQ command; takes
+ *                                zombie_lock (a lost RESIZE_CQ parks the
+ *                                new ring) and cq.lock inside.
  *   vroce_dev.zombie_lock (mutex)  the three zombie lists; held across the
  *                                DESTROY commands vroce_mr_reap() retries.
  *   vroce_qp.state_lock (mutex)  serialises modify_qp and query_qp;
@@ -351,6 +355,14 @@ extern unsigned int vroce_health_poll_ms;
  *	on a dead device, whose HCA writes no event, the next @flush_work of
  *	&struct vroce_dev calls the handler of an armed CQ (a CQ polled
  *	directly is never armed, and never called)
+ * @resize_mutex: serialises resize_cq(); taken outside @lock
+ * @resizing: RESIZE_CQ is out: the HCA may be copying the ring, so
+ *	polling finds nothing and no doorbell carries @ci until the new ring
+ *	is taken, under @lock
+ * @resize_arm: an arm asked for while @resizing, rung after it
+ * @resize_clean: QPs (slot = QPN - VROCE_QPN_BASE) vroce_cq_clean() was
+ *	called for while @resizing: their CQEs copied to the new ring are
+ *	cleaned there too, under @lock
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
@@ -362,6 +374,11 @@ struct vroce_cq {
 	struct list_head sq_qps;
 	struct list_head rq_qps;
 	bool armed;
+	/* issue 30, cq/counters: resize_cq */
+	struct mutex resize_mutex;	/* serialises resizes */
+	bool resizing;
+	u8 resize_arm;
+	DECLARE_BITMAP(resize_clean, VROCE_MAX_QP);
 };
 
 /**
@@ -394,8 +411,8 @@ struct vroce_wq {
  *	ERR without the lock (WRITE_ONCE()); read with READ_ONCE()
  * @attr: the attributes given to modify_qp, for query_qp
  * @sq_sig_all: every send work request completes
- * @max_inline: inline bytes granted; 0 for a user QP, whose inline data
- *	would come from user addresses
+ * @max_inline: inline bytes granted (VROCE_MAX_INLINE); a user QP's
+ *	inline data is copied from the process's addresses by post_send
  * @user: created through uverbs: its work requests come from user space
  * @zombie: the record that parks the rings if the HCA does not let go
  * @sq_node: in the send CQ's &vroce_cq.sq_qps, from the end of create_qp
@@ -685,6 +702,11 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
+int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
+struct rdma_hw_stats *vroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int vroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
 
 int vroce_eq_init(struct vroce_dev *vdev);
 void vroce_eq_start(struct vroce_dev *vdev);
@@ -727,6 +749,10 @@ void vroce_debugfs_exit(struct vroce_dev *vdev);
 #if IS_ENABLED(CONFIG_KUNIT)
 extern bool vroce_allow_remote_dma_mr;
 extern int vroce_probe_fail_nth;
+/* issue 30, cq/counters: the two halves of a resize around RESIZE_CQ. */
+u32 vroce_cq_resize_begin(struct vroce_cq *cq);
+void vroce_cq_resize_end(struct vroce_cq *cq, struct vroce_ring *ring,
+			 bool taken);
 #endif
 
 #endif /* _VROCE_H_ */

@@ -56,6 +56,9 @@ VROCE_CMD_FITS(struct vroce_cmd_create_qp, struct vroce_resp_create_qp);
 VROCE_CMD_FITS(struct vroce_cmd_modify_qp, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_qp, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_mcast, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_resize_cq, struct vroce_resp_resize_cq);
+VROCE_CMD_FITS(struct vroce_cmd_query_counters,
+	       struct vroce_resp_query_counters);
 /* The interface's Ethernet addresses are the driver's. */
 static_assert(sizeof_field(struct vroce_resp_query_device, mac) == ETH_ALEN);
 static_assert(sizeof_field(struct vroce_cmd_modify_qp, dmac) == ETH_ALEN);
@@ -355,6 +358,79 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
+
+/**
+ * vroce_cmd_resize_cq() - RESIZE_CQ: move a CQ to a new ring
+ * @vdev: the device
+ * @cqn: the CQ
+ * @ring: the new ring
+ * @ci: the CQEs polled from the old ring (the consumer's count)
+ * @copied: where the count of unpolled CQEs the HCA copied to the start
+ *	of @ring is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0 (the HCA no longer uses the old ring), -EINVAL when more CQEs
+ * are outstanding than @ring holds (or a bad ring), -ENOENT for an
+ * unknown CQ, -EOPNOTSUPP from an HCA without the command, another errno
+ * from vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted), or
+ * -ETIMEDOUT: the HCA may have switched or not.
+ */
+int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
+			const struct vroce_ring *ring, u32 ci, u32 *copied)
+{
+	struct vroce_cmd_resize_cq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_RESIZE_CQ),
+		.cqn = cpu_to_le32(cqn),
+		.depth_log2 = cpu_to_le32(ring->log2),
+		.ci = cpu_to_le32(ci),
+	};
+	struct vroce_resp_resize_cq resp;
+	int err;
+
+	vroce_cmd_ring(&req.ring, ring);
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	if (!err)
+		*copied = le32_to_cpu(resp.copied);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_resize_cq);
+
+/**
+ * vroce_cmd_query_counters() - QUERY_COUNTERS: the port's counters
+ * @vdev: the device
+ * @value: VROCE_CNT_NUM counts, indexed by enum vroce_counter
+ *
+ * One command per VROCE_CNT_PER_CMD counters; counters of a later HCA
+ * past VROCE_CNT_NUM are not read.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EOPNOTSUPP from an HCA without the command, -EIO when the
+ * HCA has fewer counters, another errno from vroce_cmd_errno(), -EAGAIN
+ * or -ETIMEDOUT. On error @value is partly filled.
+ */
+int vroce_cmd_query_counters(struct vroce_dev *vdev, u64 *value)
+{
+	struct vroce_cmd_query_counters req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_QUERY_COUNTERS),
+	};
+	struct vroce_resp_query_counters resp;
+	u32 first, i;
+	int err;
+
+	for (first = 0; first < VROCE_CNT_NUM; first += VROCE_CNT_PER_CMD) {
+		req.first = cpu_to_le32(first);
+		err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp,
+				     sizeof(resp), 0);
+		if (err)
+			return err;
+		if (le32_to_cpu(resp.num) < VROCE_CNT_NUM)
+			return -EIO;
+		for (i = 0; i < VROCE_CNT_PER_CMD && first + i < VROCE_CNT_NUM; i++)
+			value[first + i] = le64_to_cpu(resp.value[i]);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_counters);
 
 /**
  * vroce_cmd_create_qp() - CREATE_QP: give the HCA a QP's rings

@@ -149,5 +149,8 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn);
 int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
+int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
+			const struct vroce_ring *ring, u32 ci, u32 *copied);
+int vroce_cmd_query_counters(struct vroce_dev *vdev, u64 *value);
 
 #endif /* _VROCE_CMD_H_ */

@@ -53,6 +53,7 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	INIT_LIST_HEAD(&cq->sq_qps);
 	INIT_LIST_HEAD(&cq->rq_qps);
 	cq->zombie = vroce_ring_zombie_alloc(vdev);
@@ -264,6 +265,11 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	int n = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	/* The HCA may be copying the ring: its CQEs come after the switch. */
+	if (unlikely(cq->resizing)) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return 0;
+	}
 	start = cq->ci;
 	while (n < num_entries) {
 		cqe = vroce_cq_written(cq, cq->ci);
@@ -283,6 +289,22 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	return n;
 }
 
+/* vroce_cq_clean() on the ring @cq has now, under cq->lock. */
+static void vroce_cq_clean_locked(struct vroce_cq *cq, u32 qpn)
+{
+	struct vroce_cqe *cqe;
+	u32 n;
+
+	lockdep_assert_held(&cq->lock);
+	for (n = cq->ci; n - cq->ci < BIT(cq->ring.log2); n++) {
+		cqe = vroce_cq_written(cq, n);
+		if (!cqe)
+			break;
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			cqe->qpn = 0;
+	}
+}
+
 /**
  * vroce_cq_clean() - make pollers skip the CQEs of a QP still in a CQ
  * @cq: the CQ
@@ -297,18 +319,14 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  */
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 {
-	struct vroce_cqe *cqe;
 	unsigned long flags;
-	u32 n;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	for (n = cq->ci; n - cq->ci < BIT(cq->ring.log2); n++) {
-		cqe = vroce_cq_written(cq, n);
-		if (!cqe)
-			break;
-		if (le32_to_cpu(cqe->qpn) == qpn)
-			cqe->qpn = 0;
-	}
+	/* CQEs the HCA copies to a new ring meanwhile are cleaned there. */
+	if (unlikely(cq->resizing) && qpn >= VROCE_QPN_BASE &&
+	    qpn - VROCE_QPN_BASE < VROCE_MAX_QP)
+		__set_bit(qpn - VROCE_QPN_BASE, cq->resize_clean);
+	vroce_cq_clean_locked(cq, qpn);
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
@@ -321,6 +339,17 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	WRITE_ONCE(cq->armed, true);
+	/* No doorbell carries the old ring's index now: armed after. */
+	if (unlikely(cq->resizing)) {
+		/* Armed for any CQE is the wider of the two. */
+		if ((flags & IB_CQ_SOLICITED_MASK) != IB_CQ_SOLICITED)
+			cq->resize_arm = VROCE_HW_CQ_ARM_NEXT;
+		else if (cq->resize_arm == VROCE_HW_CQ_NO_ARM)
+			cq->resize_arm = VROCE_HW_CQ_ARM_SOLICITED;
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		/* What the new ring will hold is not known yet: poll again. */
+		return !!(flags & IB_CQ_REPORT_MISSED_EVENTS);
+	}
 	/* A dead HCA writes no event: the next flush calls the handler. */
 	if (unlikely(vroce_dev_dead(vdev))) {
 		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
@@ -337,3 +366,148 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return missed;
 }
 
+/* ---- issue 30, cq/counters: resize_cq ---- */
+
+/*
+ * Polling and arming stop for the RESIZE_CQ command; @ci is what the
+ * consumer polled, which the HCA copies from.
+ */
+VISIBLE_IF_KUNIT u32 vroce_cq_resize_begin(struct vroce_cq *cq)
+{
+	unsigned long flags;
+	u32 ci;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->resizing = true;
+	cq->resize_arm = VROCE_HW_CQ_NO_ARM;
+	bitmap_zero(cq->resize_clean, VROCE_MAX_QP);
+	ci = cq->ci;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return ci;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cq_resize_begin);
+
+/*
+ * Polling and arming go on: on the new ring @ring, from its first CQE,
+ * when the HCA took it (@*ring becomes the old ring, to be freed), else on
+ * the old one. CQEs of QPs cleaned meanwhile are cleaned in the copy.
+ */
+VISIBLE_IF_KUNIT void vroce_cq_resize_end(struct vroce_cq *cq,
+					  struct vroce_ring *ring, bool taken)
+{
+	struct vroce_ring old;
+	unsigned long flags;
+	u32 bit;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->resizing = false;
+	if (taken) {
+		old = cq->ring;
+		cq->ring = *ring;
+		*ring = old;
+		cq->ci = 0;
+		for_each_set_bit(bit, cq->resize_clean, VROCE_MAX_QP)
+			vroce_cq_clean_locked(cq, bit + VROCE_QPN_BASE);
+	}
+	/* The HCA's index is 0 now; an arm asked for meanwhile goes too. */
+	vroce_cq_doorbell(cq, cq->resize_arm);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cq_resize_end);
+
+/* CQEs written and not polled, stopping at @max; under cq->lock. */
+static u32 vroce_cq_outstanding(struct vroce_cq *cq, u32 max)
+{
+	u32 n = 0;
+
+	lockdep_assert_held(&cq->lock);
+	while (n <= max && n < BIT(cq->ring.log2) &&
+	       vroce_cq_written(cq, cq->ci + n))
+		n++;
+	return n;
+}
+
+/**
+ * vroce_resize_cq() - give a CQ a ring of another size
+ * @ibcq: the CQ
+ * @entries: CQEs it must hold at least; rounded up to a power of two
+ * @udata: a process's resize: no driver data (what there is must be zero)
+ *
+ * The new ring is an MTR like the old. RESIZE_CQ has the HCA copy the
+ * CQEs not yet polled to the start of the new ring, in order, and write
+ * every later CQE behind them, so the consumer loses none and sees none
+ * twice; polling finds nothing while the command is out (a short wait,
+ * not a loss). The old ring is freed once the HCA confirmed it let go of
+ * it; when the command is lost, the new ring is parked until the HCA is
+ * reset (the HCA may write either) and the CQ keeps the old one.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for @entries below 1, above the device's most, or
+ * below the CQEs outstanding; -EOPNOTSUPP for driver data that is not
+ * zero; -ENOMEM; or an error of RESIZE_CQ (vroce_cmd_resize_cq()): the CQ
+ * is then unchanged.
+ */
+int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
+	struct vroce_cq *cq = to_vroce_cq(ibcq);
+	struct vroce_ring_zombie *zombie;
+	struct vroce_ring ring = {};
+	unsigned long flags;
+	u32 log2, ci, copied, busy;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	if (entries < 1 || entries > BIT(vdev->attr.max_cq_depth_log2))
+		return -EINVAL;
+	log2 = entries > 2 ? order_base_2(entries) : 1;
+
+	mutex_lock(&cq->resize_mutex);
+	spin_lock_irqsave(&cq->lock, flags);
+	busy = vroce_cq_outstanding(cq, BIT(log2));
+	spin_unlock_irqrestore(&cq->lock, flags);
+	/* As mlx5 and rxe: what is outstanding must fit (the HCA checks too). */
+	if (busy > BIT(log2)) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	err = 0;
+	if (log2 == cq->ring.log2)
+		goto out_unlock;
+
+	zombie = vroce_ring_zombie_alloc(vdev);
+	if (!zombie) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	err = vroce_ring_create(vdev, &ring, log2, VROCE_CQE_SIZE, 0);
+	if (err)
+		goto err_free_zombie;
+
+	ci = vroce_cq_resize_begin(cq);
+	err = vroce_cmd_resize_cq(vdev, cq->cqn, &ring, ci, &copied);
+	vroce_cq_resize_end(cq, &ring, !err);
+	if (err == -ETIMEDOUT) {
+		/* The HCA may write the new ring: it stays until the reset. */
+		vroce_ring_zombie(vdev, zombie, &ring, NULL);
+		goto out_unlock;
+	}
+	if (err)
+		goto err_destroy_ring;
+	/* @ring is the old ring now, which the HCA let go of. */
+	ibcq->cqe = BIT(log2);
+	vroce_ring_destroy(vdev, &ring);
+	vroce_ring_zombie_free(vdev, zombie);
+	mutex_unlock(&cq->resize_mutex);
+	return 0;
+
+err_destroy_ring:
+	vroce_ring_destroy(vdev, &ring);
+err_free_zombie:
+	vroce_ring_zombie_free(vdev, zombie);
+out_unlock:
+	mutex_unlock(&cq->resize_mutex);
+	return err;
+}

@@ -13,9 +13,12 @@
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
+#include <linux/overflow.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
+#include "../../bindings/vroce_core.h"
 
 #define VROCE_MAX_RD_ATOMIC	16
 
@@ -140,8 +143,8 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/*
 	 * A user QP's rings stay in the kernel: the process posts through
 	 * uverbs commands (POST_SEND, POST_RECV), which copy the work
-	 * requests in. Its inline data would be behind user addresses, so a
-	 * user QP takes none.
+	 * requests in. Its inline data stays behind the process's addresses
+	 * and is copied in by post_send (vroce_user_inline_in()).
 	 */
 	if (udata) {
 		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
@@ -150,8 +153,6 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (ureq.comp_mask)
 			return -EOPNOTSUPP;
 		if (ureq.reserved)
-			return -EINVAL;
-		if (init->cap.max_inline_data)
 			return -EINVAL;
 	}
 	err = vroce_qp_check_init(vdev, init);
@@ -168,7 +169,8 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->user = !!udata;
-	qp->max_inline = udata ? 0 : VROCE_MAX_INLINE;
+	/* All the WQE holds, whatever was asked (as rxe): the send WQE's. */
+	qp->max_inline = VROCE_MAX_INLINE;
 	qp->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!qp->zombie)
 		return -ENOMEM;
@@ -614,28 +616,107 @@ static void vroce_wqe_sges(struct vroce_wqe_sge *dst, const struct ib_sge *src,
 	}
 }
 
-/* Copy the data of an inline send into the WQE. */
-static int vroce_wqe_inline(struct vroce_send_wqe *wqe,
-			    const struct ib_send_wr *wr, u32 max_inline)
+/* Whether @wr's data goes inline: IB_SEND_INLINE, except for a READ. */
+static bool vroce_wr_inline(const struct ib_send_wr *wr)
 {
-	u32 len = 0;
+	return (wr->send_flags & IB_SEND_INLINE) &&
+	       wr->opcode != IB_WR_RDMA_READ;
+}
+
+/* The bytes of @wr's SGEs; -EINVAL past @max_inline. */
+static int vroce_wr_inline_len(const struct ib_send_wr *wr, u32 max_inline,
+			       u32 *len)
+{
 	int i;
 
-	/* The whole size first: nothing is read for a request refused. */
+	*len = 0;
 	for (i = 0; i < wr->num_sge; i++) {
-		if (wr->sg_list[i].length > max_inline - len)
+		if (wr->sg_list[i].length > max_inline - *len)
 			return -EINVAL;
-		len += wr->sg_list[i].length;
+		*len += wr->sg_list[i].length;
 	}
-	for (i = 0, len = 0; i < wr->num_sge; i++) {
-		memcpy(wqe->inline_data + len,
-		       (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
-		len += wr->sg_list[i].length;
+	return 0;
+}
+
+/*
+ * Copy the data of an inline send into the WQE: from @user_data, where
+ * vroce_user_inline_in() copied a user QP's, else from the SGEs' kernel
+ * addresses (a kernel QP's).
+ */
+static int vroce_wqe_inline(struct vroce_send_wqe *wqe,
+			    const struct ib_send_wr *wr, u32 max_inline,
+			    const u8 *user_data)
+{
+	u32 len;
+	int i, err;
+
+	/* The whole size first: nothing is read for a request refused. */
+	err = vroce_wr_inline_len(wr, max_inline, &len);
+	if (err)
+		return err;
+	if (user_data) {
+		memcpy(wqe->inline_data, user_data, len);
+	} else {
+		for (i = 0, len = 0; i < wr->num_sge; i++) {
+			memcpy(wqe->inline_data + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
 	}
 	wqe->flags |= VROCE_WQE_F_INLINE;
 	wqe->inline_len = cpu_to_le32(len);
 	return 0;
+}
+
+/*
+ * A user QP's inline sends (uverbs' POST_SEND): their SGEs hold the
+ * process's addresses. Their data is copied in here, before the SQ lock
+ * is taken (copy_from_user() may fault and sleep; post_send runs in the
+ * process's write()), VROCE_MAX_INLINE bytes of @*buf for each such
+ * request of the chain in turn; @*buf stays NULL when there is none.
+ * Return: 0, -EINVAL (too many SGEs, or more than @qp->max_inline bytes),
+ * -EFAULT (an address the process cannot read), -ENOMEM.
+ */
+static int vroce_user_inline_in(struct vroce_dev *vdev, struct vroce_qp *qp,
+				const struct ib_send_wr *wr, u8 **buf)
+{
+	const struct ib_send_wr *w;
+	u32 n = 0, len;
+	u8 *data, *p;
+	int i, err;
+
+	*buf = NULL;
+	for (w = wr; w; w = w->next)
+		n += vroce_wr_inline(w);
+	if (!n)
+		return 0;
+	data = vroce_core_zalloc(vdev, array_size(n, VROCE_MAX_INLINE));
+	if (!data)
+		return -ENOMEM;
+	for (p = data, w = wr; w; w = w->next) {
+		if (!vroce_wr_inline(w))
+			continue;
+		err = -EINVAL;
+		if (w->num_sge < 0 || w->num_sge > VROCE_MAX_SEND_SGE ||
+		    vroce_wr_inline_len(w, qp->max_inline, &len))
+			goto err_free;
+		for (i = 0, len = 0; i < w->num_sge; i++) {
+			err = -EFAULT;
+			if (copy_from_user(p + len,
+					   u64_to_user_ptr(w->sg_list[i].addr),
+					   w->sg_list[i].length))
+				goto err_free;
+			len += w->sg_list[i].length;
+		}
+		p += VROCE_MAX_INLINE;
+	}
+	*buf = data;
+	return 0;
+
+err_free:
+	vroce_core_free(vdev, data);
+	return err;
 }
 
 static int vroce_wqe_reg_mr(struct vroce_dev *vdev, struct vroce_send_wqe *wqe,
@@ -707,7 +788,7 @@ static bool vroce_wqe_uc_ok(enum ib_wr_opcode opcode)
 
 /* Build the WQE for @wr in @wqe; -EINVAL for what the HCA cannot do. */
 static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
-			   const struct ib_send_wr *wr)
+			   const struct ib_send_wr *wr, const u8 *user_data)
 {
 	static const u8 opcodes[] = {
 		[IB_WR_SEND] = VROCE_WQE_SEND,
@@ -775,11 +856,11 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	if (op == VROCE_WQE_LOCAL_INV)
 		return 0;
 
-	if ((wr->send_flags & IB_SEND_INLINE) && op != VROCE_WQE_READ) {
+	if (vroce_wr_inline(wr)) {
 		/* The addresses of a user QP's SGEs are the process's. */
-		if (qp->user)
+		if (qp->user && WARN_ON_ONCE(!user_data))
 			return -EINVAL;
-		return vroce_wqe_inline(wqe, wr, qp->max_inline);
+		return vroce_wqe_inline(wqe, wr, qp->max_inline, user_data);
 	}
 	wqe->num_sge = wr->num_sge;
 	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
@@ -794,6 +875,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	const struct ib_send_wr *first = wr;
 	struct vroce_wq *sq = &qp->sq;
+	u8 *user_data = NULL, *inl;
 	unsigned long flags;
 	u32 start;
 	int err = 0;
@@ -803,17 +885,28 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
+	/* A user QP's chain is all or nothing: a refused copy fails it. */
+	if (qp->user) {
+		err = vroce_user_inline_in(vdev, qp, wr, &user_data);
+		if (err) {
+			*bad_wr = wr;
+			return err;
+		}
+	}
 
 	spin_lock_irqsave(&sq->lock, flags);
 	start = sq->pi;
-	for (; wr; wr = wr->next) {
+	for (inl = user_data; wr; wr = wr->next) {
 		if (vroce_wq_full(sq)) {
 			err = -ENOMEM;
 			break;
 		}
-		err = vroce_wqe_build(qp, vroce_ring_slot(&sq->ring, sq->pi), wr);
+		err = vroce_wqe_build(qp, vroce_ring_slot(&sq->ring, sq->pi), wr,
+				      qp->user && vroce_wr_inline(wr) ? inl : NULL);
 		if (err)
 			break;
+		if (qp->user && vroce_wr_inline(wr))
+			inl += VROCE_MAX_INLINE;
 		sq->pi++;
 	}
 	/*
@@ -828,6 +921,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (sq->pi != start)
 		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, sq->pi);
 	spin_unlock_irqrestore(&sq->lock, flags);
+	vroce_core_free(vdev, user_data);
 	/* A dead HCA completes nothing: the WQEs flush in software. */
 	if (unlikely(vroce_dev_dead(vdev)))
 		queue_work(system_unbound_wq, &vdev->flush_work);

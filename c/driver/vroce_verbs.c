@@ -227,6 +227,10 @@ const struct ib_device_ops vroce_dev_ops = {
 	/* UD multicast */
 	.attach_mcast = vroce_attach_mcast,
 	.detach_mcast = vroce_detach_mcast,
+	/* issue 30, cq/counters */
+	.resize_cq = vroce_resize_cq,
+	.alloc_hw_port_stats = vroce_alloc_hw_port_stats,
+	.get_hw_stats = vroce_get_hw_stats,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),

@@ -98,6 +98,41 @@ static_assert(offsetof(struct vroce_resp_query_device, caps) ==
 	      offsetof(struct vroce_resp_query_device, mac) + 6);
 static_assert(sizeof(struct vroce_resp_query_device) == 64);
 
+static_assert(sizeof(struct vroce_cmd_resize_cq) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_resp_query_counters) <=
+	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
+
+/*
+ * QUERY_COUNTERS: VROCE_CNT_PER_CMD counters from @first on. ud_dropped
+ * has been the HCA's since before the counters; it is read as one.
+ */
+static u16 vroce_hca_query_counters(struct vroce_hca *hca,
+				    const struct vroce_cmd_query_counters *cmd,
+				    struct vroce_resp_query_counters *resp)
+{
+	u32 first = le32_to_cpu(cmd->first), i, c;
+	unsigned long flags;
+	u64 v;
+
+	if (first >= VROCE_CNT_NUM || cmd->rsvd)
+		return VROCE_CMD_BAD_PARAM;
+	resp->num = cpu_to_le32(VROCE_CNT_NUM);
+	for (i = 0; i < VROCE_CNT_PER_CMD; i++) {
+		c = first + i;
+		if (c >= VROCE_CNT_NUM)
+			break;
+		if (c == VROCE_CNT_UD_DROPPED) {
+			spin_lock_irqsave(&hca->reg_lock, flags);
+			v = hca->ud_dropped;
+			spin_unlock_irqrestore(&hca->reg_lock, flags);
+		} else {
+			v = atomic64_read(&hca->cnt[c]);
+		}
+		resp->value[i] = cpu_to_le64(v);
+	}
+	return VROCE_CMD_OK;
+}
+
 static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 			     void *resp)
 {
@@ -136,6 +171,10 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		return vroce_hca_attach_mcast(hca, req);
 	case VROCE_CMD_DETACH_MCAST:
 		return vroce_hca_detach_mcast(hca, req);
+	case VROCE_CMD_RESIZE_CQ:
+		return vroce_hca_resize_cq(hca, req, resp);
+	case VROCE_CMD_QUERY_COUNTERS:
+		return vroce_hca_query_counters(hca, req, resp);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}

@@ -339,6 +339,27 @@ static void vroce_hca_cq_event(struct vroce_hca *hca, u32 cqn,
 	spin_unlock(&hca->timer_lock);
 }
 
+/* Count an error CQE by its status (enum vroce_counter). */
+static void vroce_hca_count_error(struct vroce_hca *hca, u8 status)
+{
+	static const u8 cnt[] = {
+		[VROCE_CQE_LOC_LEN_ERR] = VROCE_CNT_LOC_LEN_ERR,
+		[VROCE_CQE_LOC_QP_OP_ERR] = VROCE_CNT_LOC_QP_OP_ERR,
+		[VROCE_CQE_LOC_PROT_ERR] = VROCE_CNT_LOC_PROT_ERR,
+		[VROCE_CQE_WR_FLUSH_ERR] = VROCE_CNT_WR_FLUSH_ERR,
+		[VROCE_CQE_REM_INV_REQ_ERR] = VROCE_CNT_REM_INV_REQ_ERR,
+		[VROCE_CQE_REM_ACCESS_ERR] = VROCE_CNT_REM_ACCESS_ERR,
+		[VROCE_CQE_REM_OP_ERR] = VROCE_CNT_REM_OP_ERR,
+		[VROCE_CQE_RETRY_EXC_ERR] = VROCE_CNT_RETRY_EXC_ERR,
+		[VROCE_CQE_RNR_RETRY_EXC_ERR] = VROCE_CNT_RNR_RETRY_EXC_ERR,
+		[VROCE_CQE_LOC_ACCESS_ERR] = VROCE_CNT_LOC_ACCESS_ERR,
+	};
+
+	/* A status with no counter of its own (none yet) is not counted. */
+	if (status < ARRAY_SIZE(cnt) && cnt[status])
+		vroce_hca_count(hca, cnt[status], 1);
+}
+
 /*
  * Write @cqe for @qp to CQ @cqn: body, barrier, owner byte. A full CQ
  * (against its last CI doorbell) loses it: the overflow is reported once
@@ -373,6 +394,8 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	dma_wmb();
 	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
 	cq->pi++;
+	if (cqe->status)
+		vroce_hca_count_error(hca, cqe->status);
 	vroce_hca_cq_event(hca, cqn, cqe);
 out:
 	spin_unlock(&hca->cq_lock[cqn]);

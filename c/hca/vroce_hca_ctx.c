@@ -137,6 +137,61 @@ u16 vroce_hca_destroy_cq(struct vroce_hca *hca,
 	return VROCE_CMD_OK;
 }
 
+/**
+ * vroce_hca_resize_cq() - RESIZE_CQ: move a CQ's unpolled CQEs to a new ring
+ * @hca: the HCA
+ * @cmd: the request
+ * @resp: where the count of CQEs copied goes
+ *
+ * No engine runs while a command does (@hca->wire_lock held for writing),
+ * so no CQE is written between the copy and the switch: the CQEs written
+ * before land in the old ring and are copied, those after in the new one
+ * behind them. The new ring is written first and taken only when every
+ * copy succeeded; on any error the CQ is as it was.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE, or BAD_PARAM (depth, ring, a consumer
+ * count the CQ never had, more CQEs outstanding than the new ring holds,
+ * a ring whose tables lead nowhere).
+ */
+u16 vroce_hca_resize_cq(struct vroce_hca *hca,
+			const struct vroce_cmd_resize_cq *cmd,
+			struct vroce_resp_resize_cq *resp)
+{
+	struct vroce_hca_cq *cq = vroce_hca_cq_of(hca, le32_to_cpu(cmd->cqn));
+	u32 log2 = le32_to_cpu(cmd->depth_log2), ci = le32_to_cpu(cmd->ci);
+	struct vroce_hca_ring ring;
+	struct vroce_cqe *from, *to;
+	unsigned long flags;
+	u32 n, i;
+
+	if (!cq)
+		return VROCE_CMD_BAD_HANDLE;
+	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 || cmd->rsvd ||
+	    !vroce_hca_ring_from_cmd(&ring, &cmd->ring, log2, VROCE_CQE_SIZE))
+		return VROCE_CMD_BAD_PARAM;
+	n = cq->pi - ci;
+	if (n > BIT(cq->ring.depth_log2) || n > BIT(log2))
+		return VROCE_CMD_BAD_PARAM;
+	for (i = 0; i < n; i++) {
+		from = vroce_hca_ring_entry(hca, &cq->ring, ci + i);
+		to = vroce_hca_ring_entry(hca, &ring, i);
+		if (!from || !to)
+			return VROCE_CMD_BAD_PARAM;
+		memcpy(to, from, offsetof(struct vroce_cqe, owner));
+		dma_wmb();
+		/* The new ring's first lap: phase 1. */
+		WRITE_ONCE(to->owner, VROCE_CQE_OWNER);
+	}
+	cq->ring = ring;
+	cq->pi = n;
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	hca->cq_db[le32_to_cpu(cmd->cqn)].ci = 0;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	resp->copied = cpu_to_le32(n);
+	return VROCE_CMD_OK;
+}
+
 /* Forget the doorbells of QP slot @slot. */
 static void vroce_hca_qp_db_clear(struct vroce_hca *hca, u32 slot)
 {

@@ -30,7 +30,7 @@
  *                       memory
  *   vroce_hca_mtt.c     the table walker (also built by the host harness)
  * Calls: bus -> cmd, sched, mpt, core; cmd -> ctx, comp, mpt, core, mtt;
- * sched -> req, comp, core; ctx -> req, comp, mpt; req -> resp, comp,
+ * sched -> req, comp, core; ctx -> req, comp, mpt, core; req -> resp, comp,
  * mpt, core; resp -> comp, mpt, core; comp -> core; mpt -> core, mtt;
  * core -> mtt. MODIFY_QP to ERR flushes through the requester, and both
  * sides change QP state: so the commands sit above the requester, and the
@@ -105,6 +105,7 @@
 #ifndef _VROCE_HCA_PRIV_H_
 #define _VROCE_HCA_PRIV_H_
 
+#include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
@@ -406,6 +407,8 @@ struct vroce_hca {
 	u32 uc_dropped;			/* UC messages the responder dropped */
 	/* Multicast groups (ATTACH_MCAST), under wire_lock like the QPs. */
 	struct vroce_hca_mcg mcg[VROCE_MAX_MCG];
+	/* The port's counters (enum vroce_counter), atomic: no lock. */
+	atomic64_t cnt[VROCE_CNT_NUM];
 
 	/* Set up by vroce_hca_add(), unchanged until vroce_hca_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
@@ -435,6 +438,18 @@ static inline u32 vroce_hca_reg(struct vroce_hca *hca, u32 off)
 	return hca->regs[off / sizeof(u32)];
 }
 
+/* Count @n events of counter @c (enum vroce_counter); any context. */
+static inline void vroce_hca_count(struct vroce_hca *hca, u32 c, u64 n)
+{
+	atomic64_add(n, &hca->cnt[c]);
+}
+
+/* The packets a message of @len bytes is cut into by a 4096-byte MTU. */
+static inline u64 vroce_hca_packets(u64 len)
+{
+	return len ? DIV_ROUND_UP_ULL(len, VROCE_MAX_UD_MSG) : 1;
+}
+
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);
 
@@ -453,6 +468,9 @@ u16 vroce_hca_create_cq(struct vroce_hca *hca,
 			struct vroce_resp_create_cq *resp);
 u16 vroce_hca_destroy_cq(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_cq *cmd);
+u16 vroce_hca_resize_cq(struct vroce_hca *hca,
+			const struct vroce_cmd_resize_cq *cmd,
+			struct vroce_resp_resize_cq *resp);
 u16 vroce_hca_create_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_create_qp *cmd,
 			struct vroce_resp_create_qp *resp);

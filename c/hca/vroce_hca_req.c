@@ -133,11 +133,14 @@ static bool vroce_hca_find_peer(struct vroce_hca *hca, struct vroce_hca_op *op)
 		return true;
 	}
 	/* UC: no ack is missed; the message is lost where it arrived. */
-	if (op->qp->type == VROCE_QPT_UC)
+	if (op->qp->type == VROCE_QPT_UC) {
 		vroce_hca_uc_drop(phca && vroce_hca_enabled(phca) ? phca : hca,
 				  op);
-	else
-		vroce_hca_lost(op);
+		return false;
+	}
+	vroce_hca_lost(op);
+	if (op->lost)
+		vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
 	return false;
 }
 
@@ -360,6 +363,35 @@ static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 	}
 }
 
+/*
+ * Count a message that went through: payload out of the port that sent
+ * it, into the one that took it (for READ the other way round). A
+ * datagram no QP took counts as sent only (ud_dropped at the receiver).
+ */
+static void vroce_hca_count_op(struct vroce_hca *hca, struct vroce_hca_op *op)
+{
+	struct vroce_hca *from = hca, *to = op->phca;
+	u64 pkts = vroce_hca_packets(op->len);
+
+	switch (op->wqe.opcode) {
+	case VROCE_WQE_READ:
+		from = op->phca;
+		to = hca;
+		break;
+	case VROCE_WQE_REG_MR:
+	case VROCE_WQE_LOCAL_INV:
+		return;
+	}
+	if (from) {
+		vroce_hca_count(from, VROCE_CNT_TX_PACKETS, pkts);
+		vroce_hca_count(from, VROCE_CNT_TX_BYTES, op->len);
+	}
+	if (to && op->peer) {
+		vroce_hca_count(to, VROCE_CNT_RX_PACKETS, pkts);
+		vroce_hca_count(to, VROCE_CNT_RX_BYTES, op->len);
+	}
+}
+
 /* The requester's CQE: when signaled, and always for an error. */
 static void vroce_hca_sq_complete(struct vroce_hca *hca,
 				  struct vroce_hca_op *op)
@@ -437,6 +469,8 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	sq->ci++;
+	if (!op.status)
+		vroce_hca_count_op(hca, &op);
 	vroce_hca_sq_complete(hca, &op);
 	return true;
 }

@@ -54,6 +54,8 @@ static void vroce_hca_rnr(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
 	struct vroce_hca_qp *qp = op->qp;
 
+	vroce_hca_count(op->phca, VROCE_CNT_RNR_NAK_SENT, 1);
+	vroce_hca_count(hca, VROCE_CNT_RNR_NAK_RCVD, 1);
 	if (!qp->rnr_active) {
 		qp->rnr_active = true;
 		qp->rnr_left = qp->rnr_retry;

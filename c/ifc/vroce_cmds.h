@@ -53,6 +53,9 @@ enum vroce_cmd_opcode {
 	/* UD multicast: struct vroce_cmd_mcast, VROCE_CAP_MCAST. */
 	VROCE_CMD_ATTACH_MCAST	= 19,
 	VROCE_CMD_DETACH_MCAST	= 20,
+	/* issue 30, cq/counters */
+	VROCE_CMD_RESIZE_CQ	= 17,
+	VROCE_CMD_QUERY_COUNTERS = 18,
 };
 
 /* Status the HCA returns in a response. */
@@ -317,6 +320,106 @@ struct vroce_resp_create_cq {
 struct vroce_resp_create_qp {
 	struct vroce_resp_hdr hdr;
 	__le32 qpn;
+};
+
+/* ---- issue 30, cq/counters: RESIZE_CQ and QUERY_COUNTERS ---- */
+
+/**
+ * struct vroce_cmd_resize_cq - RESIZE_CQ: move a CQ to a new ring
+ * @hdr: VROCE_CMD_RESIZE_CQ
+ * @cqn: the CQ
+ * @depth_log2: CQEs of the new ring = 2^n, 1 to VROCE_MAX_CQ_DEPTH_LOG2
+ * @ci: the consumer's count on the old ring: the CQEs it has polled
+ * @rsvd: zero
+ * @ring: the new ring, an MTR of one region, as CREATE_CQ's
+ *
+ * The HCA copies the CQEs written and not yet polled (counts @ci up to
+ * its producer count) to the new ring's first entries, in order, then
+ * writes every later CQE there: the new ring's counts start at 0, the
+ * copied CQEs are counts 0 to n - 1, the consumer's count is 0 and the
+ * producer's n. Nothing else of the CQ changes (its number, arming, the
+ * QPs completing to it). Once the response is written the HCA neither
+ * reads nor writes the old ring. BAD_PARAM, and nothing changes, when
+ * @ci is not a count between the producer's less the old depth and the
+ * producer's, when more CQEs are outstanding than the new ring holds, or
+ * for a bad depth or ring.
+ */
+struct vroce_cmd_resize_cq {
+	struct vroce_cmd_hdr hdr;
+	__le32 cqn;
+	__le32 depth_log2;
+	__le32 ci;
+	__le32 rsvd;
+	struct vroce_cmd_ring ring;
+};
+
+/**
+ * struct vroce_resp_resize_cq - RESIZE_CQ's response
+ * @hdr: the status
+ * @copied: CQEs copied: the new ring's producer count
+ */
+struct vroce_resp_resize_cq {
+	struct vroce_resp_hdr hdr;
+	__le32 copied;
+};
+
+/*
+ * The port's counters, as QUERY_COUNTERS numbers them. Free running
+ * 64-bit counts since the HCA was plugged in (a reset keeps them). The
+ * HCA moves whole messages; it counts the packets a 4096-byte MTU
+ * (VROCE_MAX_UD_MSG) would cut each into, one at least, and the bytes of
+ * the messages' payload (no headers, no acks).
+ */
+enum vroce_counter {
+	VROCE_CNT_TX_PACKETS		= 0,	/* request payload sent, READ responses */
+	VROCE_CNT_TX_BYTES		= 1,
+	VROCE_CNT_RX_PACKETS		= 2,	/* request payload taken, READ responses */
+	VROCE_CNT_RX_BYTES		= 3,
+	VROCE_CNT_RETRIES		= 4,	/* a request sent again after no answer */
+	VROCE_CNT_RNR_NAK_SENT		= 5,	/* a responder had no receive */
+	VROCE_CNT_RNR_NAK_RCVD		= 6,	/* a requester was told so */
+	VROCE_CNT_UD_DROPPED		= 7,	/* datagrams no QP took */
+	/* Error CQEs written, one counter per status. */
+	VROCE_CNT_LOC_LEN_ERR		= 8,
+	VROCE_CNT_LOC_QP_OP_ERR		= 9,
+	VROCE_CNT_LOC_PROT_ERR		= 10,
+	VROCE_CNT_REM_ACCESS_ERR	= 11,
+	VROCE_CNT_REM_INV_REQ_ERR	= 12,
+	VROCE_CNT_REM_OP_ERR		= 13,
+	VROCE_CNT_RETRY_EXC_ERR		= 14,
+	VROCE_CNT_RNR_RETRY_EXC_ERR	= 15,
+	VROCE_CNT_WR_FLUSH_ERR		= 16,
+	VROCE_CNT_LOC_ACCESS_ERR	= 17,
+	VROCE_CNT_NUM			= 18,
+};
+
+/* Counters in one QUERY_COUNTERS response. */
+#define VROCE_CNT_PER_CMD	6
+
+/**
+ * struct vroce_cmd_query_counters - QUERY_COUNTERS: read the port's counters
+ * @hdr: VROCE_CMD_QUERY_COUNTERS
+ * @first: the first counter wanted (enum vroce_counter)
+ * @rsvd: zero
+ */
+struct vroce_cmd_query_counters {
+	struct vroce_cmd_hdr hdr;
+	__le32 first;
+	__le32 rsvd;
+};
+
+/**
+ * struct vroce_resp_query_counters - QUERY_COUNTERS' response
+ * @hdr: the status; BAD_PARAM for @first not below @num
+ * @num: counters the HCA has (VROCE_CNT_NUM, or more from a later HCA)
+ * @rsvd: zero
+ * @value: counters @first to @first + VROCE_CNT_PER_CMD - 1, 0 past @num
+ */
+struct vroce_resp_query_counters {
+	struct vroce_resp_hdr hdr;
+	__le32 num;
+	__le32 rsvd;
+	__le64 value[VROCE_CNT_PER_CMD];
 };
 
 #endif /* _VROCE_CMDS_H_ */

@@ -59,6 +59,14 @@ struct vroce_qp {
 	struct ibv_sge *sges;
 	uint32_t max_wr, max_sge, nwr;
 	int wr_err;
+	/*
+	 * issue 30, cq/counters: inline data of the batch. ibv_wr_set_inline_data*()
+	 * copy it here at once (the caller may reuse its buffer on return),
+	 * @max_inline bytes for each request; its SGE points here and the
+	 * kernel copies it in at POST_SEND.
+	 */
+	uint8_t *inl;
+	uint32_t max_inline;
 };
 
 static int vroce_query_device_ex(struct ibv_context *context,
@@ -348,11 +356,6 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 	struct vroce_qp *qp;
 	int ret;
 
-	/* The kernel reads no inline data of a user QP (userspace.rst). */
-	if (attr->cap.max_inline_data) {
-		errno = EINVAL;
-		return NULL;
-	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
@@ -424,11 +427,6 @@ static struct ibv_send_wr *vroce_wr_new(struct ibv_qp_ex *qp_ex,
 
 	if (qp->nwr == qp->max_wr) {
 		vroce_wr_fail(qp, ENOMEM);
-		return NULL;
-	}
-	/* A user QP carries no inline data (userspace.rst). */
-	if (qp_ex->wr_flags & IBV_SEND_INLINE) {
-		vroce_wr_fail(qp, EINVAL);
 		return NULL;
 	}
 	wr = &qp->wrs[qp->nwr];
@@ -531,22 +529,44 @@ static void vroce_wr_set_sge(struct ibv_qp_ex *qp_ex, uint32_t lkey,
 	vroce_wr_set_sge_list(qp_ex, 1, &sge);
 }
 
-/* A user QP carries no inline data (userspace.rst): the batch fails. */
-static void vroce_wr_set_inline_data(struct ibv_qp_ex *qp_ex, void *addr,
-				     size_t length)
-{
-	(void)addr;
-	(void)length;
-	vroce_wr_fail(to_vqp_ex(qp_ex), EINVAL);
-}
-
+/*
+ * Inline data: copied now into the request's @max_inline bytes of @inl,
+ * which its one SGE names; more than the QP's max_inline_data fails the
+ * batch with EINVAL.
+ */
 static void vroce_wr_set_inline_data_list(struct ibv_qp_ex *qp_ex,
 					  size_t num_buf,
 					  const struct ibv_data_buf *buf_list)
 {
-	(void)num_buf;
-	(void)buf_list;
-	vroce_wr_fail(to_vqp_ex(qp_ex), EINVAL);
+	struct vroce_qp *qp = to_vqp_ex(qp_ex);
+	struct ibv_send_wr *wr = vroce_wr_cur(qp);
+	uint8_t *data;
+	size_t i, len = 0;
+
+	if (!wr)
+		return;
+	data = qp->inl + (size_t)(qp->nwr - 1) * qp->max_inline;
+	for (i = 0; i < num_buf; i++) {
+		if (buf_list[i].length > qp->max_inline - len) {
+			vroce_wr_fail(qp, EINVAL);
+			return;
+		}
+		memcpy(data + len, buf_list[i].addr, buf_list[i].length);
+		len += buf_list[i].length;
+	}
+	wr->sg_list[0].addr = (uintptr_t)data;
+	wr->sg_list[0].length = len;
+	wr->sg_list[0].lkey = 0;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_INLINE;
+}
+
+static void vroce_wr_set_inline_data(struct ibv_qp_ex *qp_ex, void *addr,
+				     size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	vroce_wr_set_inline_data_list(qp_ex, 1, &buf);
 }
 
 static int vroce_wr_complete(struct ibv_qp_ex *qp_ex)
@@ -591,14 +611,19 @@ static int vroce_qp_ex_init(struct vroce_qp *qp, uint64_t ops,
 	qp->wrs = calloc(qp->max_wr ? qp->max_wr : 1, sizeof(*qp->wrs));
 	qp->sges = calloc((size_t)(qp->max_wr ? qp->max_wr : 1) * qp->max_sge,
 			  sizeof(*qp->sges));
+	qp->max_inline = cap->max_inline_data;
+	qp->inl = calloc((size_t)(qp->max_wr ? qp->max_wr : 1) *
+			 (qp->max_inline ? qp->max_inline : 1), 1);
 	ret = pthread_mutex_init(&qp->wr_lock, NULL);
-	if (!qp->wrs || !qp->sges || ret) {
+	if (!qp->wrs || !qp->sges || !qp->inl || ret) {
 		if (!ret)
 			pthread_mutex_destroy(&qp->wr_lock);
 		free(qp->wrs);
 		free(qp->sges);
+		free(qp->inl);
 		qp->wrs = NULL;
 		qp->sges = NULL;
+		qp->inl = NULL;
 		return ret ? ret : ENOMEM;
 	}
 	qp_ex->wr_start = vroce_wr_start;
@@ -703,6 +728,7 @@ static int vroce_destroy_qp(struct ibv_qp *ibqp)
 		pthread_mutex_destroy(&qp->wr_lock);
 		free(qp->wrs);
 		free(qp->sges);
+		free(qp->inl);
 	}
 	free(qp);
 	return 0;
@@ -751,6 +777,16 @@ static int vroce_destroy_ah(struct ibv_ah *ah)
 	return 0;
 }
 
+/* issue 30, cq/counters: the CQ's ring is the kernel's; no driver data. */
+static int vroce_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	struct ib_uverbs_resize_cq_resp resp;
+	struct ibv_resize_cq cmd;
+
+	return ibv_cmd_resize_cq(cq, cqe, &cmd, sizeof(cmd), &resp,
+				 sizeof(resp));
+}
+
 static const struct verbs_context_ops vroce_ctx_ops = {
 	.query_device_ex = vroce_query_device_ex,
 	.query_port = vroce_query_port,
@@ -776,6 +812,8 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vroce_free_context,
+	/* issue 30, cq/counters */
+	.resize_cq = vroce_resize_cq,
 };
 
 static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,

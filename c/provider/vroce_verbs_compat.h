@@ -225,7 +225,7 @@ struct verbs_context_ops {
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	void (*rereg_mr)(void);
-	void (*resize_cq)(void);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void (*set_ece)(void);
 	void (*unimport_dm)(void);
 	void (*unimport_mr)(void);
@@ -259,6 +259,8 @@ VROCE_OP_AT(req_notify_cq, 0x228);
 /* UD multicast */
 VROCE_OP_AT(attach_mcast, 0x48);
 VROCE_OP_AT(detach_mcast, 0x130);
+/* issue 30, cq/counters */
+VROCE_OP_AT(resize_cq, 0x238);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 
@@ -282,6 +284,8 @@ VROCE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 VROCE_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 VROCE_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 VROCE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
+/* issue 30, cq/counters */
+VROCE_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 
 /* The private functions of libibverbs.so.1 (IBVERBS_PRIVATE_34) used. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -346,5 +350,9 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ib_uverbs_create_ah_resp *resp,
 		      size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+/* issue 30, cq/counters */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 
 #endif /* _VROCE_VERBS_COMPAT_H_ */

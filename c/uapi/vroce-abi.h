@@ -59,8 +59,9 @@ struct vroce_create_qp {
  * @sq_depth: send WQEs the queue holds (a power of two)
  * @rq_depth: receive WQEs the queue holds (a power of two)
  *
- * A user QP carries no inline data (max_inline_data 0): work requests
- * with IBV_SEND_INLINE fail with EINVAL.
+ * A user QP is granted max_inline_data 64 (issue 30): the kernel copies
+ * an IBV_SEND_INLINE request's data from the process's addresses at
+ * POST_SEND; more than 64 bytes is EINVAL, an unreadable address EFAULT.
  */
 struct vroce_create_qp_resp {
 	__u32 comp_mask;

@@ -10,7 +10,8 @@
  * kernel log is checked for KASAN reports by the caller). Then user CQs
  * and RC QPs: their driver data checked, two QPs connected to each other,
  * SEND, RDMA WRITE and RDMA READ through POST_SEND/POST_RECV/POLL_CQ into
- * and out of the MRs, inline and too many SGEs refused. DEREG_MR and
+ * and out of the MRs, inline data copied from the process (too much
+ * refused, an unreadable address EFAULT), too many SGEs refused. DEREG_MR and
  * DEALLOC_PD close the run.
  *
  * Build: gcc -O2 -pthread -Wall -Wextra -Werror [-static] -o <binary> <this file>
@@ -882,9 +883,16 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	if (!err)
 		uq_destroy_qp(fd, bad.core.qp_handle);
 	qp_drv.comp_mask = 0;
+	/* Inline data: up to the send WQE's 64 bytes, granted in full. */
 	err = uq_create_qp(fd, pd, cq.core.cq_handle, 16, &qp_drv,
 			   sizeof(qp_drv), &bad);
-	check(err == -EINVAL, "CREATE_QP of a user QP asking for inline data is EINVAL");
+	check(!err && bad.core.max_inline_data == 64,
+	      "CREATE_QP of a user QP asking 16 bytes of inline data gets 64");
+	if (!err)
+		uq_destroy_qp(fd, bad.core.qp_handle);
+	err = uq_create_qp(fd, pd, cq.core.cq_handle, 65, &qp_drv,
+			   sizeof(qp_drv), &bad);
+	check(err == -EINVAL, "CREATE_QP of a user QP asking 65 bytes of inline data is EINVAL");
 	if (!err)
 		uq_destroy_qp(fd, bad.core.qp_handle);
 	for (i = 0; i < 2; i++) {
@@ -892,7 +900,7 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 				   sizeof(qp_drv), &qp[i]);
 		snprintf(msg, sizeof(msg), "CREATE_QP of user RC QP %d", i);
 		check(!err && qp[i].drv.qpn == qp[i].core.qpn &&
-		      qp[i].core.max_inline_data == 0 &&
+		      qp[i].core.max_inline_data == 64 &&
 		      qp[i].drv.sq_depth >= UQ_DEPTH &&
 		      qp[i].drv.rq_depth >= UQ_DEPTH, msg);
 		if (err)
@@ -997,13 +1005,36 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 			  IB_UVERBS_WC_RDMA_READ, 0, dst + 8192, src + 2000,
 			  500, "RDMA READ 500 B");
 
-	/* Inline data would be read from user addresses: refused. */
-	sge[0] = (struct ib_uverbs_sge){ .addr = src_iova, .length = 16,
-					 .lkey = src_lkey };
+	/*
+	 * Inline data: the kernel copies it from this process's addresses
+	 * (no lkey) at POST_SEND. 30 + 34 bytes from two SGEs.
+	 */
+	sge[0] = (struct ib_uverbs_sge){ .addr = (uintptr_t)dst + 256,
+					 .length = 256, .lkey = mr.lkey };
+	err = uq_post_recv(fd, qp[1].core.qp_handle, sge, 1);
+	check(!err, "POST_RECV for an inline SEND");
+	sge[0] = (struct ib_uverbs_sge){ .addr = (uintptr_t)src + 100,
+					 .length = 30 };
+	sge[1] = (struct ib_uverbs_sge){ .addr = (uintptr_t)src + 130,
+					 .length = 34 };
 	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
-			   SEND_SIGNALED | SEND_INLINE,
-			   sge, 1, 0, 0, 5);
-	check(err == -EINVAL, "POST_SEND with IBV_SEND_INLINE on a user QP is EINVAL");
+			   SEND_SIGNALED | SEND_INLINE, sge, 2, 0, 0, 7);
+	check(!err, "POST_SEND of 64 bytes inline on a user QP");
+	if (!err)
+		uq_expect(fd, cq.core.cq_handle, 2, qp[0].core.qpn,
+			  IB_UVERBS_WC_SEND, 64, dst + 256, src + 100, 64,
+			  "inline SEND 64 B");
+	/* 65 bytes: more than max_inline_data. */
+	sge[1].length = 35;
+	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
+			   SEND_SIGNALED | SEND_INLINE, sge, 2, 0, 0, 5);
+	check(err == -EINVAL, "POST_SEND of 65 bytes inline on a user QP is EINVAL");
+	/* An address the process cannot read (a kernel one). */
+	sge[0] = (struct ib_uverbs_sge){ .addr = 0xffff888000000000ULL,
+					 .length = 16 };
+	err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
+			   SEND_SIGNALED | SEND_INLINE, sge, 1, 0, 0, 5);
+	check(err == -EFAULT, "POST_SEND inline from an unreadable address is EFAULT");
 	/* More SGEs than the QP takes. */
 	for (i = 0; i < 5; i++)
 		sge[i] = (struct ib_uverbs_sge){ .addr = src_iova, .length = 1,
