@@ -339,7 +339,7 @@ struct vroce_hca *vroce_hca_add(int id)
 	INIT_LIST_HEAD(&hca->wire_node);
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
 	eth_random_addr(hca->mac);
-	hca->caps = VROCE_CAP_MR_ENABLE;
+	hca->caps = VROCE_CAP_MR_ENABLE | VROCE_CAP_SRQ;
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;
