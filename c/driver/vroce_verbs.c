@@ -50,6 +50,12 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->max_pkeys = 1;
 	props->max_ah = VROCE_MAX_AH;
 	props->local_ca_ack_delay = 15;
+	/* Shared receive queues (c/driver/vroce_srq.c). */
+	if (vdev->attr.caps & VROCE_CAP_SRQ) {
+		props->max_srq = VROCE_MAX_SRQ;
+		props->max_srq_wr = BIT(vdev->attr.max_wq_depth_log2);
+		props->max_srq_sge = VROCE_MAX_RECV_SGE;
+	}
 	return 0;
 }
 
@@ -217,10 +223,17 @@ const struct ib_device_ops vroce_dev_ops = {
 	.create_ah = vroce_create_ah,
 	.create_user_ah = vroce_create_ah,
 	.destroy_ah = vroce_destroy_ah,
+	/* Shared receive queues. */
+	.create_srq = vroce_create_srq,
+	.modify_srq = vroce_modify_srq,
+	.query_srq = vroce_query_srq,
+	.destroy_srq = vroce_destroy_srq,
+	.post_srq_recv = vroce_post_srq_recv,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vroce_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_srq, vroce_srq, ibsrq),
 };
