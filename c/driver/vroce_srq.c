@@ -13,6 +13,7 @@
  * allocation.
  */
 
+#include <kunit/visibility.h>
 #include <linux/log2.h>
 #include <rdma/ib_verbs.h>
 
@@ -99,7 +100,8 @@ int vroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (err)
 			goto err_destroy_srq;
 	}
-	err = xa_insert(&vdev->srqs, srq->srqn, srq, GFP_KERNEL);
+	err = vroce_inject(vdev) ? -ENOMEM :
+	      xa_insert(&vdev->srqs, srq->srqn, srq, GFP_KERNEL);
 	if (err)
 		goto err_destroy_srq;
 
@@ -184,6 +186,7 @@ int vroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	vroce_ring_zombie_free(vdev, srq->zombie);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_destroy_srq);
 
 static void vroce_srq_sges(struct vroce_wqe_sge *dst, const struct ib_sge *src,
 			   int n)
