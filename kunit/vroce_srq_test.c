@@ -671,4 +671,5 @@ static struct kunit_suite vroce_srq_suite = {
 	.name = "vroce_srq",
 	.test_cases = vroce_srq_cases,
 };
+
 kunit_test_suite(vroce_srq_suite);
