@@ -22,6 +22,8 @@ iters=200
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
+# Shared receive queues: ibv_srq_pingpong.
+programs="$programs srqpingpong"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -102,6 +104,10 @@ for dev in $progdevs; do
 		# UD QPs and user address handles (ibv_create_ah, GRH).
 		r=$(pair $dev udpingpong ibv_ud_pingpong -d $dev -g 0 -n 100 -s 1024)
 		eval "r_${dev}_udpingpong=\$r"
+		# Shared receive queues (ibv_create_srq, ibv_post_srq_recv):
+		# four RC QPs taking receives from one SRQ.
+		r=$(pair $dev srqpingpong ibv_srq_pingpong -d $dev -g 0 -n 100 -q 4)
+		eval "r_${dev}_srqpingpong=\$r"
 		# The extended verbs; vroce's refusals on vroce only.
 		set -- "$(dirname "$RDMAV_DRIVERS")/vroce_verbs_test" $dev
 		[ $dev = vroce0 ] || set -- "$@" traffic
