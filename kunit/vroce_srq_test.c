@@ -436,18 +436,18 @@ static void vroce_srq_limit_event(struct kunit *test)
 	/* 4 and 3 left: not below 3. */
 	for (i = 0; i < 2; i++)
 		srq_send_recv(test, f, s, NULL, 0, 16, i, &wc);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.limit), 0);
 	/* 2 left: the event, and the limit disarmed. */
 	srq_send_recv(test, f, s, NULL, 0, 16, 2, &wc);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.limit), 1);
 	KUNIT_ASSERT_EQ(test, ib_query_srq(f->srq, &attr), 0);
 	KUNIT_EXPECT_EQ(test, attr.srq_limit, 0);
 	/* 1 and 0 left: nothing more until armed again. */
 	for (i = 3; i < 5; i++)
 		srq_send_recv(test, f, s, NULL, 0, 16, i, &wc);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.limit), 1);
 
 	attr.srq_limit = 2;
@@ -455,7 +455,7 @@ static void vroce_srq_limit_event(struct kunit *test)
 	for (i = 5; i < 7; i++)
 		KUNIT_ASSERT_EQ(test, srq_post(f, i, i), 0);
 	srq_send_recv(test, f, s, NULL, 0, 16, 5, &wc);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.limit), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.other), 0);
 }
@@ -502,12 +502,12 @@ static void vroce_srq_qp_error_flush(struct kunit *test)
 					   IB_QP_ACCESS_FLAGS), 0);
 	attr.qp_state = IB_QPS_ERR;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(a, &attr, IB_QP_STATE), 0);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(f->cq, ARRAY_SIZE(wc), wc), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.last_wqe), 1);
 	/* Again in ERR: no second event. */
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(a, &attr, IB_QP_STATE), 0);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.last_wqe), 1);
 
 	for (i = 0; i < 3; i++) {
@@ -519,7 +519,7 @@ static void vroce_srq_qp_error_flush(struct kunit *test)
 	attr.qp_state = IB_QPS_ERR;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(r, &attr, IB_QP_STATE), 0);
 	KUNIT_ASSERT_EQ(test, srq_post(f, 77, 3), 0);
-	msleep(50);
+	msleep(100);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(f->cq, ARRAY_SIZE(wc), wc), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.last_wqe), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.other), 0);

@@ -63,12 +63,13 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 		}
 		break;
 	case VROCE_EQE_QP_LAST_WQE:
-		/* In ERR: it takes nothing more from its SRQ. */
+		/*
+		 * In ERR, it takes nothing more from its SRQ. The state is
+		 * not set here: the driver moved it, or a CQE or QP_FATAL
+		 * says so, and a late event must not undo a RESET since.
+		 */
 		qp = xa_load(&vdev->qps, num);
-		if (!qp)
-			break;
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
-		if (qp->ibqp.event_handler) {
+		if (qp && qp->ibqp.event_handler) {
 			ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
 			ev.element.qp = &qp->ibqp;
 			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
