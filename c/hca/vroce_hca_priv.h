@@ -15,7 +15,7 @@
  *   vroce_hca_sched.c   the data path's scheduling: doorbells, the QPs'
  *                       and the timer's work items, the event and hold
  *                       knobs, the engine's life cycle
- *   vroce_hca_ctx.c     QP and CQ contexts: the CQ and QP commands
+ *   vroce_hca_ctx.c     QP, CQ and SRQ contexts: their commands
  *   vroce_hca_req.c     the requester: a QP's send queue, each send WQE
  *                       executed through a bounce buffer and completed
  *   vroce_hca_resp.c    the responder: receive WQEs, RNR, RDMA at the
