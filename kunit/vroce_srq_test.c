@@ -311,6 +311,18 @@ static void vroce_srq_create_query_modify(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_query_srq(f->srq, &attr), 0);
 	KUNIT_EXPECT_EQ(test, attr.srq_limit, 5);
 
+	/* The GSI QP takes no SRQ. */
+	{
+		struct ib_qp_init_attr qinit = {
+			.qp_type = IB_QPT_GSI, .send_cq = f->cq,
+			.recv_cq = f->cq, .srq = f->srq, .port_num = 1,
+			.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		};
+
+		KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(f->pd, &qinit)),
+				-EINVAL);
+	}
+
 	/* Bad creates. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(srq_create(test, f, 0, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test,
@@ -416,6 +428,45 @@ static void vroce_srq_rc_ud_shared(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, wc.qp, i & 1 ? ud_r : rc_r);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.other), 0);
+}
+
+/*
+ * A datagram the head SRQ WQE is too small for is dropped and leaves it
+ * posted (UD has no RNR, and a sender must not fail another's receive):
+ * the next message, to an RC QP on the same SRQ, takes that WQE.
+ */
+static void vroce_srq_ud_drop(struct kunit *test)
+{
+	struct srq_fix *f = srq_fix(test, 8);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct ib_qp *rc_s = srq_qp(test, f, IB_QPT_RC, NULL);
+	struct ib_qp *rc_r = srq_qp(test, f, IB_QPT_RC, f->srq);
+	struct ib_qp *ud_s = srq_qp(test, f, IB_QPT_UD, NULL);
+	struct ib_qp *ud_r = srq_qp(test, f, IB_QPT_UD, f->srq);
+	struct ib_ah *ah = srq_ah(test, f);
+	struct ib_sge sge = { .addr = f->rbuf->dma, .length = 64,
+			      .lkey = f->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1 };
+	struct ib_wc wc[2];
+	u32 dropped;
+
+	srq_rc_connect(test, f, rc_s, rc_r);
+	KUNIT_ASSERT_EQ(test, srq_ud_ready(ud_s), 0);
+	KUNIT_ASSERT_EQ(test, srq_ud_ready(ud_r), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_srq_recv(f->srq, &wr, NULL), 0);
+	dropped = vroce_hca_ud_dropped(hca);
+
+	/* 100 bytes and the GRH do not fit 64: dropped, the sender done. */
+	KUNIT_ASSERT_EQ(test, srq_send(f, ud_s, ah, ud_r->qp_num, 100, 1), 0);
+	KUNIT_ASSERT_EQ(test, srq_poll(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, ud_s);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 1);
+
+	srq_send_recv(test, f, rc_s, NULL, 0, 32, 2, wc);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 5);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, rc_r);
+	srq_expect_data(test, f, 0, 0, 32, 2);
 }
 
 /* The limit event comes once, when a take leaves fewer than the limit. */
@@ -659,6 +710,7 @@ static struct kunit_case vroce_srq_cases[] = {
 	KUNIT_CASE(vroce_srq_create_query_modify),
 	KUNIT_CASE(vroce_srq_post_bad),
 	KUNIT_CASE(vroce_srq_rc_ud_shared),
+	KUNIT_CASE(vroce_srq_ud_drop),
 	KUNIT_CASE(vroce_srq_limit_event),
 	KUNIT_CASE(vroce_srq_destroy_busy),
 	KUNIT_CASE(vroce_srq_qp_error_flush),
