@@ -66,6 +66,9 @@
  *   vroce_wq.lock (spinlock, irqsave)  a work queue's indices and entries;
  *                                taken inside cq.lock when a polled CQE
  *                                retires WQEs (vroce_qp_retire()).
+ *   vroce_srq.lock (spinlock, irqsave)  an SRQ's producer index and
+ *                                entries (post_srq_recv()); taken with
+ *                                no other lock of the driver held.
  *   vroce_cmdq.lock (spinlock)   the command ring's indices, tokens and
  *                                slot owners (c/driver/vroce_cmdq.c);
  *                                never held while sleeping: a submitter
