@@ -117,6 +117,9 @@ scripts/rdmacm.sh 2>&1 | tee "$logs/rdmacm" || rc=1
 stamp "NVMe over RDMA (nvmet-rdma, nvme-rdma) on vroce0, beside rxe"
 scripts/nvmeof.sh 2>&1 | tee "$logs/nvmeof" || rc=1
 
+stamp "NVMe over RDMA with the target on shared receive queues (use_srq=1)"
+scripts/nvmeof.sh srq 2>&1 | tee "$logs/nvmeof-srq" || rc=1
+
 # Every part's KTAP, added up; a part without any counts as a failure. The
 # last line is the sum: 'check: N passed, N failed, N skipped'.
 stamp "done"
@@ -125,6 +128,8 @@ for p in kernel-pick lint install dkms deb kunit-c uverbs-c kunit-rust uverbs-ru
 	 rust-lint kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
 	parts+=("$p=$logs/$p")
 done
+# Shared receive queues: the NVMe-oF target in SRQ mode.
+parts+=("nvmeof-srq=$logs/nvmeof-srq")
 total=$(ktap_total --name check "${parts[@]}") || rc=1
 printf '%s\n' "$total"
 if ! tail -n 1 <<<"$total" | grep -qE '^check: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'; then

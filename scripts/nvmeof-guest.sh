@@ -10,10 +10,18 @@
 # 4 KiB reads and writes one at a time instead (dd, O_DIRECT), IOPS and
 # time per I/O side by side.
 #
-# Usage: nvmeof-guest.sh check|bench
+# With 'srq' (booted with nvmet_rdma.use_srq=1): 'check', the target's
+# queues taking their receives from shared receive queues of the device.
+#
+# Usage: nvmeof-guest.sh check|bench|srq
 # KTAP (scripts/ktap.sh): four tests per device (connect, its QPs, the
-# I/O, disconnect).
+# I/O, disconnect), and with 'srq' a fifth (the target's SRQs).
 mode=${1:-check}
+srq=0
+if [ "$mode" = srq ]; then
+	srq=1
+	mode=check
+fi
 nqn=nqn.2026-12.org.vroce:test
 hostnqn=nqn.2026-12.org.vroce:host
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +35,7 @@ ok() { ktap_test_pass "$*"; }
 fail() { ktap_test_fail "$*"; }
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan $((8 + 2 * srq))
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 [ -d "$cfg" ] || ktap_exit_fail_msg "nvmeof: no nvmet in this kernel"
 [ -b /dev/nullb0 ] || ktap_exit_fail_msg "nvmeof: no /dev/nullb0"
@@ -80,6 +88,7 @@ skip_rest() {
 	for t in "RC QPs of the connection" "I/O" "nvme disconnect"; do
 		ktap_test_skip "$1: $t" "$2"
 	done
+	[ $srq -eq 1 ] && ktap_test_skip "$1: the target's SRQs" "$2"
 }
 
 run() {
@@ -110,6 +119,17 @@ run() {
 		ok "$dev: $nqp RC QPs of the connection on $dev/1"
 	else
 		fail "$dev: rdma res shows $nqp RC QPs on $dev/1"
+	fi
+	# SRQ mode: the target made its shared receive queues on the device.
+	if [ $srq -eq 1 ]; then
+		nsrq=$(rdma res show srq dev "$dev" 2>/dev/null | grep -c "srqn")
+		if [ "$(cat /sys/module/nvmet_rdma/parameters/use_srq)" = Y ] &&
+		   [ "$nsrq" -ge 1 ]; then
+			ok "$dev: the target's SRQs: $nsrq on $dev"
+		else
+			rdma res show srq dev "$dev" 2>&1 | sed 's/^/# /'
+			fail "$dev: the target's SRQs: $nsrq on $dev"
+		fi
 	fi
 
 	if [ "$mode" = bench ]; then

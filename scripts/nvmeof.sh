@@ -10,11 +10,16 @@
 # latency of both. KTAP (scripts/ktap.sh); with 'check', through
 # scripts/uml-run.sh --ktap.
 #
-# Usage: scripts/nvmeof.sh [check|bench]
+# 'srq' is 'check' with the target's queues on shared receive queues
+# (nvmet_rdma.use_srq=1, a parameter fixed at boot).
+#
+# Usage: scripts/nvmeof.sh [check|bench|srq]
 set -euo pipefail
 mode=${1:-check}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 ktap=(--ktap nvmeof)
 [ "$mode" = bench ] && ktap=()
-VROCE_UML_ARGS="null_blk.memory_backed=1 null_blk.gb=1 ${VROCE_UML_ARGS:-}" \
+srq=
+[ "$mode" = srq ] && srq="nvmet_rdma.use_srq=1"
+VROCE_UML_ARGS="null_blk.memory_backed=1 null_blk.gb=1 $srq ${VROCE_UML_ARGS:-}" \
 	"$repo/scripts/uml-run.sh" "${ktap[@]}" "$repo/scripts/nvmeof-guest.sh $mode"

@@ -26,6 +26,8 @@ programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib
 programs="$programs ucpingpong mckey"
 # issue 30, cq/counters: the port's hardware counters after the traffic.
 programs="$programs counters"
+# Shared receive queues: ibv_srq_pingpong.
+programs="$programs srqpingpong"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -131,6 +133,10 @@ for dev in $progdevs; do
 		eval "r_${dev}_ucpingpong=\$r"
 		r=$(mckey_pair $dev)
 		eval "r_${dev}_mckey=\$r"
+		# Shared receive queues (ibv_create_srq, ibv_post_srq_recv):
+		# four RC QPs taking receives from one SRQ.
+		r=$(pair $dev srqpingpong ibv_srq_pingpong -d $dev -g 0 -n 100 -q 4)
+		eval "r_${dev}_srqpingpong=\$r"
 		# The extended verbs; vroce's refusals on vroce only.
 		set -- "$(dirname "$RDMAV_DRIVERS")/vroce_verbs_test" $dev
 		[ $dev = vroce0 ] || set -- "$@" traffic

@@ -70,6 +70,9 @@
  *   vroce_wq.lock (spinlock, irqsave)  a work queue's indices and entries;
  *                                taken inside cq.lock when a polled CQE
  *                                retires WQEs (vroce_qp_retire()).
+ *   vroce_srq.lock (spinlock, irqsave)  an SRQ's producer index and
+ *                                entries (post_srq_recv()); taken with
+ *                                no other lock of the driver held.
  *   vroce_cmdq.lock (spinlock)   the command ring's indices, tokens and
  *                                slot owners (c/driver/vroce_cmdq.c);
  *                                never held while sleeping: a submitter
@@ -275,6 +278,7 @@ struct vroce_mr_cache {
  *	table
  * @eq: the event queue
  * @cqs: CQs by number, for events; entries are live while in the array
+ * @srqs: SRQs by number, for events; entries are live while in the array
  * @qps: QPs by number, for events and CQEs; an allocating array: the
  *	driver chooses QP numbers, and a number stays taken (a NULL entry)
  *	from its QP's destroy until nothing of that QP can arrive
@@ -305,6 +309,7 @@ struct vroce_dev {
 	struct net_device *netdev;
 	struct vroce_eq eq;
 	struct xarray cqs;
+	struct xarray srqs;
 	struct xarray qps;
 	u32 qpn_next;
 	unsigned long reap_next;
@@ -418,6 +423,7 @@ struct vroce_wq {
  * @sq_node: in the send CQ's &vroce_cq.sq_qps, from the end of create_qp
  *	to the start of destroy_qp, under that CQ's lock
  * @rq_node: in the receive CQ's &vroce_cq.rq_qps, likewise
+ * @srq: the SRQ its receives come from (then @rq has no ring), or NULL
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
@@ -433,7 +439,31 @@ struct vroce_qp {
 	struct vroce_ring_zombie *zombie;
 	struct list_head sq_node;
 	struct list_head rq_node;
+	struct vroce_srq *srq;
 };
+
+/**
+ * struct vroce_srq - a shared receive queue (c/driver/vroce_srq.c)
+ * @ibsrq: the RDMA core's SRQ; allocated by the core
+ * @srqn: the HCA's number for it
+ * @ring: the receive WQEs; a slot is free while its srq_done is set
+ * @lock: protects @pi and the entries of @ring (post_srq_recv)
+ * @pi: WQEs posted (free running)
+ * @zombie: the record that parks @ring if the HCA does not let go of it
+ */
+struct vroce_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	struct vroce_ring ring;
+	spinlock_t lock;	/* protects pi, ring entries */
+	u32 pi;
+	struct vroce_ring_zombie *zombie;
+};
+
+static inline struct vroce_srq *to_vroce_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct vroce_srq, ibsrq);
+}
 
 /**
  * struct vroce_ah - an address handle: the address vector of UD sends
@@ -737,6 +767,16 @@ int vroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int vroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 int vroce_av_from_attr(struct vroce_wqe_av *av,
 		       const struct rdma_ah_attr *attr);
+
+/* c/driver/vroce_srq.c */
+int vroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int vroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
 
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);

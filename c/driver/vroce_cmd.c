@@ -31,6 +31,7 @@ static const u8 vroce_cmd_flags[] = {
 	[VROCE_CMD_REVOKE_MR] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DESTROY_CQ] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DESTROY_QP] = VROCE_CMD_TEARDOWN,
+	[VROCE_CMD_DESTROY_SRQ] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DETACH_MCAST] = VROCE_CMD_TEARDOWN,
 };
 
@@ -54,6 +55,10 @@ VROCE_CMD_FITS(struct vroce_cmd_create_cq, struct vroce_resp_create_cq);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_cq, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_create_qp, struct vroce_resp_create_qp);
 VROCE_CMD_FITS(struct vroce_cmd_modify_qp, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_create_srq, struct vroce_resp_create_srq);
+VROCE_CMD_FITS(struct vroce_cmd_modify_srq, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_srq, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_srq, struct vroce_resp_query_srq);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_qp, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_mcast, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_resize_cq, struct vroce_resp_resize_cq);
@@ -453,14 +458,18 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev,
 		.scqn = cpu_to_le32(desc->scqn),
 		.rcqn = cpu_to_le32(desc->rcqn),
 		.sq_depth_log2 = desc->sq->log2,
-		.rq_depth_log2 = desc->rq->log2,
 		.sq_sig_all = desc->sq_sig_all,
 		.type = desc->type,
+		.srqn = cpu_to_le32(desc->srqn),
 	};
 	struct vroce_resp_create_qp resp;
 
 	vroce_cmd_ring(&req.sq, desc->sq);
-	vroce_cmd_ring(&req.rq, desc->rq);
+	/* A QP attached to an SRQ has no receive ring. */
+	if (desc->rq) {
+		req.rq_depth_log2 = desc->rq->log2;
+		vroce_cmd_ring(&req.rq, desc->rq);
+	}
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
 
@@ -527,6 +536,116 @@ int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_qp);
+
+/**
+ * vroce_cmd_create_srq() - CREATE_SRQ: give the HCA a shared receive ring
+ * @vdev: the device
+ * @pdn: the SRQ's protection domain
+ * @ring: the receive WQEs, every slot marked free (srq_done)
+ * @limit: the limit to arm, 0: none
+ * @srqn: where the SRQ's number is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL when the HCA refuses the description, -ENOENT for an
+ * unknown PD, -ENOMEM when the HCA has no SRQ left, another errno from
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted) or
+ * -ETIMEDOUT.
+ */
+int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
+			 const struct vroce_ring *ring, u32 limit, u32 *srqn)
+{
+	struct vroce_cmd_create_srq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_SRQ),
+		.pdn = cpu_to_le32(pdn),
+		.depth_log2 = cpu_to_le32(ring->log2),
+		.limit = cpu_to_le32(limit),
+	};
+	struct vroce_resp_create_srq resp;
+	int err;
+
+	vroce_cmd_ring(&req.ring, ring);
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	if (!err)
+		*srqn = le32_to_cpu(resp.srqn);
+	return err;
+}
+
+/**
+ * vroce_cmd_modify_srq() - MODIFY_SRQ: arm an SRQ's limit event
+ * @vdev: the device
+ * @srqn: the SRQ
+ * @limit: the limit, 0 disarms
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT for an unknown SRQ, -EINVAL for a limit beyond its
+ * depth, another errno from vroce_cmd_errno(), -EAGAIN (no free slot in
+ * time: not posted) or -ETIMEDOUT.
+ */
+int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit)
+{
+	struct vroce_cmd_modify_srq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_MODIFY_SRQ),
+		.srqn = cpu_to_le32(srqn),
+		.limit = cpu_to_le32(limit),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+
+/**
+ * vroce_cmd_destroy_srq() - DESTROY_SRQ: the HCA lets go of an SRQ's ring
+ * @vdev: the device
+ * @srqn: the SRQ
+ *
+ * Once this succeeds the HCA neither reads the ring nor writes an event
+ * for the SRQ.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT for an unknown SRQ, -EBUSY while a QP is attached,
+ * another errno from vroce_cmd_errno(), or -ETIMEDOUT (a destroy waits
+ * for a free slot as long as it takes).
+ */
+int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn)
+{
+	struct vroce_cmd_srq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_SRQ),
+		.srqn = cpu_to_le32(srqn),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+
+/**
+ * vroce_cmd_query_srq() - QUERY_SRQ: an SRQ's armed limit and fill
+ * @vdev: the device
+ * @srqn: the SRQ
+ * @limit: where the armed limit (0: none) is returned
+ * @posted: where the count of WQEs the HCA has not taken is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT for an unknown SRQ, another errno from
+ * vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted) or
+ * -ETIMEDOUT.
+ */
+int vroce_cmd_query_srq(struct vroce_dev *vdev, u32 srqn, u32 *limit,
+			u32 *posted)
+{
+	struct vroce_cmd_srq req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_QUERY_SRQ),
+		.srqn = cpu_to_le32(srqn),
+	};
+	struct vroce_resp_query_srq resp;
+	int err;
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	if (!err) {
+		*limit = le32_to_cpu(resp.limit);
+		*posted = le32_to_cpu(resp.posted);
+	}
+	return err;
+}
 
 static int vroce_cmd_mcast(struct vroce_dev *vdev, u16 opcode, u32 qpn,
 			   const u8 *gid)

@@ -57,6 +57,7 @@ struct vroce_dev_attr {
  * @rq: the receive queue's ring
  * @sq_sig_all: every send WQE completes
  * @type: enum vroce_qp_type
+ * @srqn: the SRQ the QP takes receives from (then @rq is NULL), or 0
  */
 struct vroce_qp_desc {
 	u32 qpn;
@@ -67,6 +68,7 @@ struct vroce_qp_desc {
 	const struct vroce_ring *rq;
 	bool sq_sig_all;
 	u8 type;
+	u32 srqn;
 };
 
 /**
@@ -152,5 +154,11 @@ int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
 			const struct vroce_ring *ring, u32 ci, u32 *copied);
 int vroce_cmd_query_counters(struct vroce_dev *vdev, u64 *value);
+int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
+			 const struct vroce_ring *ring, u32 limit, u32 *srqn);
+int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit);
+int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn);
+int vroce_cmd_query_srq(struct vroce_dev *vdev, u32 srqn, u32 *limit,
+			u32 *posted);
 
 #endif /* _VROCE_CMD_H_ */

@@ -128,6 +128,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	INIT_LIST_HEAD(&vdev->pd_zombies);
 	vroce_mr_cache_init(vdev);
 	xa_init(&vdev->cqs);
+	xa_init(&vdev->srqs);
 	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
 	vdev->reap_next = jiffies;
 	mutex_init(&vdev->eq.lock);
@@ -152,6 +153,8 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	/* And an SRQ's receives (c/driver/vroce_srq.c). */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 	ib_set_device_ops(ibdev, &vroce_dev_ops);
 
 	return vdev;

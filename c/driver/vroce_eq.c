@@ -18,6 +18,7 @@
 static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 {
 	struct ib_event ev = { .device = &vdev->ibdev };
+	struct vroce_srq *srq;
 	struct vroce_cq *cq;
 	struct vroce_qp *qp;
 
@@ -48,6 +49,28 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 		if (qp->ibqp.event_handler) {
 			ev.event = IB_EVENT_QP_FATAL;
+			ev.element.qp = &qp->ibqp;
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		}
+		break;
+	case VROCE_EQE_SRQ_LIMIT:
+		/* The HCA disarmed the limit to write this event. */
+		srq = xa_load(&vdev->srqs, num);
+		if (srq && srq->ibsrq.event_handler) {
+			ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+			ev.element.srq = &srq->ibsrq;
+			srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+		}
+		break;
+	case VROCE_EQE_QP_LAST_WQE:
+		/*
+		 * In ERR, it takes nothing more from its SRQ. The state is
+		 * not set here: the driver moved it, or a CQE or QP_FATAL
+		 * says so, and a late event must not undo a RESET since.
+		 */
+		qp = xa_load(&vdev->qps, num);
+		if (qp && qp->ibqp.event_handler) {
+			ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
 			ev.element.qp = &qp->ibqp;
 			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 		}

@@ -271,6 +271,23 @@ void vroce_hw_rq_doorbell(struct vroce_hw *hw, u32 qpn, u32 pi)
 }
 
 /**
+ * vroce_hw_srq_doorbell() - tell the HCA of SRQ receive WQEs up to @pi
+ * @hw: the HCA
+ * @srqn: the SRQ
+ * @pi: the SRQ's producer index (free running)
+ *
+ * Context: any context.
+ */
+void vroce_hw_srq_doorbell(struct vroce_hw *hw, u32 srqn, u32 pi)
+{
+	/* The WQEs are in memory before the HCA hears of them. */
+	dma_wmb();
+	vroce_hw_write32(hw, VROCE_REG_DB_SRQ,
+			 FIELD_PREP(VROCE_DB_SRQN, srqn) |
+			 FIELD_PREP(VROCE_DB_PI, pi & 0xffff));
+}
+
+/**
  * vroce_hw_cq_doorbell() - a CQ's consumer index, and optionally an arm
  * @hw: the HCA
  * @cqn: the CQ

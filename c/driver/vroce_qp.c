@@ -48,18 +48,25 @@ static int vroce_qp_check_init(struct vroce_dev *vdev,
 
 	if ((init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
 	     init->qp_type != IB_QPT_GSI && init->qp_type != IB_QPT_UC) ||
-	    init->srq || init->create_flags)
+	    init->create_flags)
 		return -EOPNOTSUPP;
-	/* UC QPs: an HCA that offers them. */
-	if (init->qp_type == IB_QPT_UC && !(vdev->attr.caps & VROCE_CAP_UC))
+	/* UC QPs: an HCA that offers them; their receives are their own. */
+	if (init->qp_type == IB_QPT_UC &&
+	    (!(vdev->attr.caps & VROCE_CAP_UC) || init->srq))
 		return -EOPNOTSUPP;
+	/* RC and UD QPs may take their receives from an SRQ of this device. */
+	if (init->srq && (init->qp_type == IB_QPT_GSI ||
+			  init->srq->device != &vdev->ibdev))
+		return -EINVAL;
 	if (init->qp_type == IB_QPT_GSI && init->port_num != 1)
 		return -EINVAL;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
-	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
+	/* With an SRQ the receive capabilities are ignored, as upstream. */
+	if (cap->max_send_wr > max_wr ||
+	    (!init->srq && cap->max_recv_wr > max_wr) ||
 	    cap->max_send_sge > VROCE_MAX_SEND_SGE ||
-	    cap->max_recv_sge > VROCE_MAX_RECV_SGE ||
+	    (!init->srq && cap->max_recv_sge > VROCE_MAX_RECV_SGE) ||
 	    cap->max_inline_data > VROCE_MAX_INLINE)
 		return -EINVAL;
 	return 0;
@@ -178,16 +185,25 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			    VROCE_SEND_WQE_SIZE, VROCE_MAX_SEND_SGE);
 	if (err)
 		goto err_free_zombie;
-	err = vroce_wq_init(vdev, &qp->rq, init->cap.max_recv_wr,
-			    VROCE_RECV_WQE_SIZE, VROCE_MAX_RECV_SGE);
-	if (err)
-		goto err_destroy_sq;
+	/* A QP attached to an SRQ has no receive ring of its own. */
+	if (init->srq) {
+		qp->srq = to_vroce_srq(init->srq);
+		spin_lock_init(&qp->rq.lock);
+		qp->rq.pi = 0;
+		qp->rq.ci = 0;
+	} else {
+		err = vroce_wq_init(vdev, &qp->rq, init->cap.max_recv_wr,
+				    VROCE_RECV_WQE_SIZE, VROCE_MAX_RECV_SGE);
+		if (err)
+			goto err_destroy_sq;
+	}
 
 	desc.pdn = to_vroce_pd(ibqp->pd)->pdn;
 	desc.scqn = to_vroce_cq(init->send_cq)->cqn;
 	desc.rcqn = to_vroce_cq(init->recv_cq)->cqn;
 	desc.sq = &qp->sq.ring;
-	desc.rq = &qp->rq.ring;
+	desc.rq = qp->srq ? NULL : &qp->rq.ring;
+	desc.srqn = qp->srq ? qp->srq->srqn : 0;
 	desc.sq_sig_all = qp->sq_sig_all;
 	desc.type = qp->type;
 	err = vroce_qpn_alloc(vdev, init->qp_type, &qpn);
@@ -210,7 +226,7 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		struct vroce_create_qp_resp uresp = {
 			.qpn = qpn,
 			.sq_depth = BIT(qp->sq.ring.log2),
-			.rq_depth = BIT(qp->rq.ring.log2),
+			.rq_depth = qp->srq ? 0 : BIT(qp->rq.ring.log2),
 		};
 
 		err = vroce_udata_out(udata, &uresp, sizeof(uresp));
@@ -224,9 +240,9 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	vroce_qp_attach(qp, true);
 
 	init->cap.max_send_wr = BIT(qp->sq.ring.log2);
-	init->cap.max_recv_wr = BIT(qp->rq.ring.log2);
+	init->cap.max_recv_wr = qp->srq ? 0 : BIT(qp->rq.ring.log2);
 	init->cap.max_send_sge = VROCE_MAX_SEND_SGE;
-	init->cap.max_recv_sge = VROCE_MAX_RECV_SGE;
+	init->cap.max_recv_sge = qp->srq ? 0 : VROCE_MAX_RECV_SGE;
 	init->cap.max_inline_data = qp->max_inline;
 	return 0;
 
@@ -458,15 +474,16 @@ int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cur_qp_state = attr->qp_state;
 	attr->port_num = 1;
 	attr->cap.max_send_wr = BIT(qp->sq.ring.log2);
-	attr->cap.max_recv_wr = BIT(qp->rq.ring.log2);
+	attr->cap.max_recv_wr = qp->srq ? 0 : BIT(qp->rq.ring.log2);
 	attr->cap.max_send_sge = VROCE_MAX_SEND_SGE;
-	attr->cap.max_recv_sge = VROCE_MAX_RECV_SGE;
+	attr->cap.max_recv_sge = qp->srq ? 0 : VROCE_MAX_RECV_SGE;
 	attr->cap.max_inline_data = qp->max_inline;
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
@@ -941,7 +958,8 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u32 start;
 	int err = 0;
 
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+	/* Receives of a QP attached to an SRQ are posted there. */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

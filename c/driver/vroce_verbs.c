@@ -57,6 +57,12 @@ static int vroce_query_device(struct ib_device *ibdev,
 						   VROCE_MAX_MCG_QP;
 	}
 	props->local_ca_ack_delay = 15;
+	/* Shared receive queues (c/driver/vroce_srq.c). */
+	if (vdev->attr.caps & VROCE_CAP_SRQ) {
+		props->max_srq = VROCE_MAX_SRQ;
+		props->max_srq_wr = BIT(vdev->attr.max_wq_depth_log2);
+		props->max_srq_sge = VROCE_MAX_RECV_SGE;
+	}
 	return 0;
 }
 
@@ -231,10 +237,17 @@ const struct ib_device_ops vroce_dev_ops = {
 	.resize_cq = vroce_resize_cq,
 	.alloc_hw_port_stats = vroce_alloc_hw_port_stats,
 	.get_hw_stats = vroce_get_hw_stats,
+	/* Shared receive queues. */
+	.create_srq = vroce_create_srq,
+	.modify_srq = vroce_modify_srq,
+	.query_srq = vroce_query_srq,
+	.destroy_srq = vroce_destroy_srq,
+	.post_srq_recv = vroce_post_srq_recv,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vroce_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_srq, vroce_srq, ibsrq),
 };

@@ -175,6 +175,22 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		return vroce_hca_resize_cq(hca, req, resp);
 	case VROCE_CMD_QUERY_COUNTERS:
 		return vroce_hca_query_counters(hca, req, resp);
+	case VROCE_CMD_CREATE_SRQ:
+		if (!(hca->caps & VROCE_CAP_SRQ))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_create_srq(hca, req, resp);
+	case VROCE_CMD_MODIFY_SRQ:
+		if (!(hca->caps & VROCE_CAP_SRQ))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_modify_srq(hca, req);
+	case VROCE_CMD_DESTROY_SRQ:
+		if (!(hca->caps & VROCE_CAP_SRQ))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_destroy_srq(hca, req);
+	case VROCE_CMD_QUERY_SRQ:
+		if (!(hca->caps & VROCE_CAP_SRQ))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_query_srq(hca, req, resp);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}

@@ -186,16 +186,132 @@ static struct mutex *vroce_hca_rq_lock(struct vroce_hca *hca,
 	return &hca->qpx[vroce_hca_qp_slot(hca, qp)].lock;
 }
 
+/* The SRQ @srqn, or NULL when there is none under that number. */
+struct vroce_hca_srq *vroce_hca_srq_of(struct vroce_hca *hca, u32 srqn)
+{
+	u32 slot = srqn - VROCE_SRQN_BASE;	/* wraps below the base */
+
+	if (slot >= VROCE_MAX_SRQ || !hca->srqs[slot].valid)
+		return NULL;
+	return &hca->srqs[slot];
+}
+
+/* The queue lock of the SRQ @qp is attached to, or NULL. */
+static struct mutex *vroce_hca_srq_lock(struct vroce_hca *hca,
+					const struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_srq *srq;
+
+	if (!qp->srqn)
+		return NULL;
+	srq = vroce_hca_srq_of(hca, qp->srqn);
+	return srq ? &hca->srq_lock[srq - hca->srqs] : NULL;
+}
+
+/*
+ * Enter @qp's receive queue: its own, and the SRQ it takes receives from
+ * (only commands attach or detach a QP, never beside an engine).
+ */
 void vroce_hca_rq_enter(struct vroce_hca *hca,
 			const struct vroce_hca_qp *qp)
 {
+	struct mutex *srq_lock = vroce_hca_srq_lock(hca, qp);
+
 	mutex_lock(vroce_hca_rq_lock(hca, qp));
+	if (srq_lock)
+		mutex_lock(srq_lock);
 }
 
 void vroce_hca_rq_leave(struct vroce_hca *hca,
 			const struct vroce_hca_qp *qp)
 {
+	struct mutex *srq_lock = vroce_hca_srq_lock(hca, qp);
+
+	if (srq_lock)
+		mutex_unlock(srq_lock);
 	mutex_unlock(vroce_hca_rq_lock(hca, qp));
+}
+
+/*
+ * Where @qp's receives come from: its SRQ's queue, or its own. The caller
+ * is in its receive queue (vroce_hca_rq_enter()).
+ */
+struct vroce_hca_wq *vroce_hca_recv_wq(struct vroce_hca *hca,
+				       struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_srq *srq;
+
+	if (qp->srqn) {
+		srq = vroce_hca_srq_of(hca, qp->srqn);
+		/* Never without one: DESTROY_SRQ waits for its QPs. */
+		if (srq)
+			return &srq->wq;
+	}
+	return &qp->wq[VROCE_HCA_RQ];
+}
+
+/* The PD a receive WQE of @qp is checked against: its SRQ's, or its own. */
+u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_srq *srq;
+
+	if (qp->srqn) {
+		srq = vroce_hca_srq_of(hca, qp->srqn);
+		if (srq)
+			return srq->pdn;
+	}
+	return qp->pdn;
+}
+
+/**
+ * vroce_hca_recv_taken() - the head receive WQE of @qp completes
+ * @hca: the HCA
+ * @qp: the QP, whose receive queue the caller entered
+ *
+ * The consumer count moves on. An SRQ's WQE is marked taken (the driver
+ * may reuse its slot: the HCA copied it when it looked at it), and a take
+ * that leaves fewer WQEs posted than the armed limit writes the limit
+ * event, once: the limit is disarmed.
+ */
+void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, qp);
+	struct vroce_recv_wqe *wqe;
+	struct vroce_hca_srq *srq;
+
+	if (wq == &qp->wq[VROCE_HCA_RQ]) {
+		wq->ci++;
+		return;
+	}
+	srq = container_of(wq, struct vroce_hca_srq, wq);
+	wqe = vroce_hca_ring_entry(hca, &wq->ring, wq->ci);
+	wq->ci++;
+	if (wqe) {
+		/* The copy was read before the slot is handed back. */
+		smp_mb();
+		WRITE_ONCE(wqe->srq_done, 1);
+	}
+	if (srq->limit && wq->pi - wq->ci < srq->limit) {
+		srq->limit = 0;
+		vroce_hca_eq_post(hca, VROCE_EQE_SRQ_LIMIT, srq->srqn);
+	}
+}
+
+/**
+ * vroce_hca_last_wqe() - an SRQ's QP in ERR takes nothing more from it
+ * @hca: the HCA
+ * @qp: the QP, in ERR, whose receive queue the caller entered: no
+ *	message is being received there, and none will be
+ *
+ * Writes the LAST_WQE event of a QP attached to an SRQ, once per error.
+ */
+void vroce_hca_last_wqe(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	lockdep_assert_held(vroce_hca_rq_lock(hca, qp));
+	if (!qp->srqn || qp->last_wqe)
+		return;
+	qp->last_wqe = true;
+	vroce_hca_eq_post(hca, VROCE_EQE_QP_LAST_WQE, qp->qpn);
 }
 
 /*
@@ -257,9 +373,47 @@ void vroce_hca_rnr_wake(struct vroce_hca *hca, u32 slot)
 }
 
 /*
+ * The SRQ @qp takes receives from: its producer index last rung, as
+ * vroce_hca_wq_sync() takes a queue's; a broken one fails the QP that
+ * found it.
+ */
+static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_srq *srq = vroce_hca_srq_of(hca, qp->srqn);
+	struct vroce_hca_wq *wq;
+	unsigned long flags;
+	u32 slot, pi;
+	u16 rung;
+
+	if (!srq)
+		return false;
+	slot = srq - hca->srqs;
+	wq = &srq->wq;
+	lockdep_assert_held(&hca->srq_lock[slot]);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	rung = hca->srq_db[slot];
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	/* The WQEs were written before the doorbell that announced them. */
+	dma_rmb();
+
+	pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	if (pi == wq->pi)
+		return false;
+	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
+		vroce_hca_qp_fatal(hca, qp);
+		return false;
+	}
+	wq->pi = pi;
+	/* A requester that met this QP's empty queue may find one now. */
+	vroce_hca_rnr_wake(hca, vroce_hca_qp_slot(hca, qp));
+	return true;
+}
+
+/*
  * Take the producer index last rung for queue @q of @qp; true when it
  * moved. An index more than the ring's depth ahead of the consumer, or
- * behind what was rung before, is a broken doorbell: the QP fails.
+ * behind what was rung before, is a broken doorbell: the QP fails. The
+ * receive queue of a QP attached to an SRQ is the SRQ's.
  */
 bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       int q)
@@ -273,6 +427,8 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		lockdep_assert_held(vroce_hca_rq_lock(hca, qp));
 	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
 		return false;
+	if (q == VROCE_HCA_RQ && qp->srqn)
+		return vroce_hca_srq_sync(hca, qp);
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	rung = hca->qp_db[slot].pi[q];
 	spin_unlock_irqrestore(&hca->reg_lock, flags);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vroce emulated HCA, QP and CQ contexts: the CREATE_CQ, DESTROY_CQ,
- * CREATE_QP, MODIFY_QP and DESTROY_QP commands, and the PDs QPs use.
+ * vroce emulated HCA, QP, CQ and SRQ contexts: the CREATE_CQ, DESTROY_CQ,
+ * CREATE_QP, MODIFY_QP, DESTROY_QP and the SRQ commands, and the PDs QPs
+ * and SRQs use.
  */
 
 #include <linux/bitfield.h>
@@ -60,12 +61,12 @@ static struct vroce_hca_cq *vroce_hca_cq_of(struct vroce_hca *hca, u32 cqn)
 /* ---- commands ---- */
 
 /**
- * vroce_hca_pd_busy() - whether a QP still uses a protection domain
+ * vroce_hca_pd_busy() - whether a QP or SRQ still uses a protection domain
  * @hca: the HCA
  * @pdn: the PD
  *
  * Context: @hca->wire_lock held.
- * Return: true when some QP belongs to @pdn.
+ * Return: true when some QP or SRQ belongs to @pdn.
  */
 bool vroce_hca_pd_busy(struct vroce_hca *hca, u32 pdn)
 {
@@ -73,6 +74,9 @@ bool vroce_hca_pd_busy(struct vroce_hca *hca, u32 pdn)
 
 	for (i = 0; i < VROCE_MAX_QP; i++)
 		if (hca->qps[i].valid && hca->qps[i].pdn == pdn)
+			return true;
+	for (i = 0; i < VROCE_MAX_SRQ; i++)
+		if (hca->srqs[i].valid && hca->srqs[i].pdn == pdn)
 			return true;
 	return false;
 }
@@ -215,10 +219,13 @@ static void vroce_hca_qp_db_clear(struct vroce_hca *hca, u32 slot)
  * The driver gives a number again only once nothing of its last QP can
  * still reach it, which the HCA cannot know.
  *
+ * An RC or UD QP may take its receives from an SRQ (@cmd->srqn), of any
+ * PD; it has no receive ring then.
+ *
  * Context: the command processor, @hca->wire_lock held.
- * Return: VROCE_CMD_OK, BAD_HANDLE (PD or CQ), BAD_PARAM (type, depth,
- * ring, or a number out of range for the type) or BUSY (the number's
- * slot is in use).
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD, CQ or SRQ), BAD_PARAM (type,
+ * depth, ring, an SRQ for a GSI QP or with a receive ring, or a number
+ * out of range for the type) or BUSY (the number's slot is in use).
  */
 u16 vroce_hca_create_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_create_qp *cmd,
@@ -226,19 +233,31 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 {
 	u32 scqn = le32_to_cpu(cmd->scqn), rcqn = le32_to_cpu(cmd->rcqn);
 	u32 pdn = le32_to_cpu(cmd->pdn), qpn = le32_to_cpu(cmd->qpn);
-	u32 slot = vroce_hca_qpn_slot(qpn);
+	u32 slot = vroce_hca_qpn_slot(qpn), srqn = le32_to_cpu(cmd->srqn);
+	struct vroce_hca_srq *srq = NULL;
 	struct vroce_hca_wq sq, rq;
 	struct vroce_hca_qp *qp;
 
 	if (!vroce_hca_pd_valid(hca, pdn) || !vroce_hca_cq_of(hca, scqn) ||
 	    !vroce_hca_cq_of(hca, rcqn))
 		return VROCE_CMD_BAD_HANDLE;
+	if (srqn) {
+		srq = vroce_hca_srq_of(hca, srqn);
+		if (!srq)
+			return VROCE_CMD_BAD_HANDLE;
+		/* RC and UD QPs only: the GSI and UC QPs have their own. */
+		if (cmd->type == VROCE_QPT_GSI || cmd->type == VROCE_QPT_UC ||
+		    cmd->rq_depth_log2 || cmd->rq.root_ba)
+			return VROCE_CMD_BAD_PARAM;
+		memset(&rq, 0, sizeof(rq));
+	} else if (!vroce_hca_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
+					  VROCE_RECV_WQE_SIZE)) {
+		return VROCE_CMD_BAD_PARAM;
+	}
 	if (cmd->type > VROCE_QPT_UC ||
 	    (cmd->type == VROCE_QPT_UC && !(hca->caps & VROCE_CAP_UC)) ||
 	    !vroce_hca_wq_from_cmd(&sq, &cmd->sq, cmd->sq_depth_log2,
-				   VROCE_SEND_WQE_SIZE) ||
-	    !vroce_hca_wq_from_cmd(&rq, &cmd->rq, cmd->rq_depth_log2,
-				   VROCE_RECV_WQE_SIZE))
+				   VROCE_SEND_WQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
 	if (slot == VROCE_MAX_QP)
 		return VROCE_CMD_BAD_PARAM;
@@ -260,6 +279,10 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 	qp->state = VROCE_QPS_RESET;
 	qp->wq[VROCE_HCA_SQ] = sq;
 	qp->wq[VROCE_HCA_RQ] = rq;
+	if (srq) {
+		qp->srqn = srqn;
+		srq->users++;
+	}
 	hca->cqs[scqn].users++;
 	hca->cqs[rcqn].users++;
 	vroce_hca_qp_db_clear(hca, slot);
@@ -320,6 +343,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 			qp->wq[q].pi = 0;
 			qp->wq[q].ci = 0;
 		}
+		qp->last_wqe = false;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;
 	}
@@ -473,8 +497,132 @@ u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 	vroce_hca_mcast_forget(hca, qp->qpn);
 	hca->cqs[qp->scqn].users--;
 	hca->cqs[qp->rcqn].users--;
+	if (qp->srqn)
+		vroce_hca_srq_of(hca, qp->srqn)->users--;
 	memset(qp, 0, sizeof(*qp));
 	vroce_hca_qp_db_clear(hca, slot);
 	vroce_hca_rnr_wake(hca, slot);
+	return VROCE_CMD_OK;
+}
+
+/* ---- shared receive queues ---- */
+
+/**
+ * vroce_hca_create_srq() - CREATE_SRQ: an SRQ context over a ring of
+ *	receive WQEs, the lowest free number
+ * @hca: the HCA
+ * @cmd: the request
+ * @resp: where the SRQN goes
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD), BAD_PARAM (depth, ring, a limit
+ * beyond the depth) or NO_RESOURCE.
+ */
+u16 vroce_hca_create_srq(struct vroce_hca *hca,
+			 const struct vroce_cmd_create_srq *cmd,
+			 struct vroce_resp_create_srq *resp)
+{
+	u32 log2 = le32_to_cpu(cmd->depth_log2), limit = le32_to_cpu(cmd->limit);
+	u32 pdn = le32_to_cpu(cmd->pdn), slot;
+	struct vroce_hca_srq *srq;
+	struct vroce_hca_wq wq;
+	unsigned long flags;
+
+	if (!vroce_hca_pd_valid(hca, pdn))
+		return VROCE_CMD_BAD_HANDLE;
+	if (!vroce_hca_wq_from_cmd(&wq, &cmd->ring, log2, VROCE_RECV_WQE_SIZE) ||
+	    limit > BIT(log2))
+		return VROCE_CMD_BAD_PARAM;
+	for (slot = 0; slot < VROCE_MAX_SRQ; slot++)
+		if (!hca->srqs[slot].valid)
+			break;
+	if (slot == VROCE_MAX_SRQ)
+		return VROCE_CMD_NO_RESOURCE;
+
+	srq = &hca->srqs[slot];
+	memset(srq, 0, sizeof(*srq));
+	srq->valid = true;
+	srq->srqn = VROCE_SRQN_BASE + slot;
+	srq->pdn = pdn;
+	srq->wq = wq;
+	srq->limit = limit;
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	hca->srq_db[slot] = 0;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	resp->srqn = cpu_to_le32(srq->srqn);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_modify_srq() - MODIFY_SRQ: arm the limit event, or disarm it
+ * @hca: the HCA
+ * @cmd: the request
+ *
+ * Context: the command processor, @hca->wire_lock held (no engine is in
+ * the SRQ's queue).
+ * Return: VROCE_CMD_OK, BAD_HANDLE, or BAD_PARAM (a limit beyond the
+ * depth).
+ */
+u16 vroce_hca_modify_srq(struct vroce_hca *hca,
+			 const struct vroce_cmd_modify_srq *cmd)
+{
+	struct vroce_hca_srq *srq = vroce_hca_srq_of(hca, le32_to_cpu(cmd->srqn));
+	u32 limit = le32_to_cpu(cmd->limit);
+
+	if (!srq)
+		return VROCE_CMD_BAD_HANDLE;
+	if (limit > BIT(srq->wq.ring.depth_log2))
+		return VROCE_CMD_BAD_PARAM;
+	srq->limit = limit;
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_destroy_srq() - DESTROY_SRQ
+ * @hca: the HCA
+ * @cmd: the request
+ *
+ * Once this succeeds the engine never touches the SRQ's ring again.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE, or BUSY while a QP is attached.
+ */
+u16 vroce_hca_destroy_srq(struct vroce_hca *hca,
+			  const struct vroce_cmd_srq *cmd)
+{
+	struct vroce_hca_srq *srq = vroce_hca_srq_of(hca, le32_to_cpu(cmd->srqn));
+	unsigned long flags;
+	u32 slot;
+
+	if (!srq)
+		return VROCE_CMD_BAD_HANDLE;
+	if (srq->users)
+		return VROCE_CMD_BUSY;
+	slot = srq - hca->srqs;
+	memset(srq, 0, sizeof(*srq));
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	hca->srq_db[slot] = 0;
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_query_srq() - QUERY_SRQ: the armed limit and the WQEs posted
+ * @hca: the HCA
+ * @cmd: the request
+ * @resp: where they go
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK or BAD_HANDLE.
+ */
+u16 vroce_hca_query_srq(struct vroce_hca *hca, const struct vroce_cmd_srq *cmd,
+			struct vroce_resp_query_srq *resp)
+{
+	struct vroce_hca_srq *srq = vroce_hca_srq_of(hca, le32_to_cpu(cmd->srqn));
+
+	if (!srq)
+		return VROCE_CMD_BAD_HANDLE;
+	resp->limit = cpu_to_le32(srq->limit);
+	resp->posted = cpu_to_le32(srq->wq.pi - srq->wq.ci);
 	return VROCE_CMD_OK;
 }

@@ -15,7 +15,7 @@
  *   vroce_hca_sched.c   the data path's scheduling: doorbells, the QPs'
  *                       and the timer's work items, the event and hold
  *                       knobs, the engine's life cycle
- *   vroce_hca_ctx.c     QP and CQ contexts: the CQ and QP commands
+ *   vroce_hca_ctx.c     QP, CQ and SRQ contexts: their commands
  *   vroce_hca_req.c     the requester: a QP's send queue, each send WQE
  *                       executed through a bounce buffer and completed
  *   vroce_hca_resp.c    the responder: receive WQEs, RNR, RDMA at the
@@ -66,6 +66,11 @@
  * - qpx[].lock, a mutex per QP slot, protects the QP's receive queue (pi,
  *   ci, and a receive WQE from the moment it is looked at until its CQE
  *   is written). A requester takes its peer's, never its own beside it.
+ * - srq_lock[], a mutex per SRQ slot, protects the SRQ's queue (pi, ci,
+ *   the limit, a WQE from the look until its CQE is written) for every
+ *   QP attached to it, on any engine. Taken only by
+ *   vroce_hca_rq_enter() right after the attached QP's qpx[].lock, and
+ *   dropped with it: an SRQ is the receive queue of each of its QPs.
  *   A QP's send queue, RNR and retry counts belong to its work item, which
  *   never runs beside itself. Its state moves to ERR by xchg() from any
  *   engine; to anything else only by command.
@@ -77,8 +82,8 @@
  * - @timer_lock, a spinlock, protects the RNR waits (a QP's rnr_wait,
  *   rnr_peer, rnr_deadline), the delayed events (a CQ's event_pending,
  *   event_due) and @timed.
- * Nesting: qpx[].lock -> mpt_lock[] -> cq_lock[] -> @timer_lock ->
- * @reg_lock; each may be skipped.
+ * Nesting: qpx[].lock -> srq_lock[] -> mpt_lock[] -> cq_lock[] ->
+ * @timer_lock -> @reg_lock; each may be skipped.
  *
  * @wq, an ordered workqueue, runs cmd_work; @qp_wq, unbound, runs the
  *   QPs' work items and timer_work. Both are flushed, cancelled
@@ -216,6 +221,9 @@ struct vroce_hca_wq {
  * @rnr_deadline: jiffies of the next retry
  * @retry_active: the head send WQE found no answer
  * @retry_left: transport retries left for it
+ * @srqn: the SRQ the QP takes receives from, 0: its own receive queue
+ * @last_wqe: the LAST_WQE event of an attached QP in ERR was written
+ *	(under the QP's RQ lock; cleared by RESET)
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -242,6 +250,26 @@ struct vroce_hca_qp {
 	unsigned long rnr_deadline;
 	bool retry_active;
 	u8 retry_left;
+	u32 srqn;
+	bool last_wqe;
+};
+
+/**
+ * struct vroce_hca_srq - a shared receive queue context
+ * @valid: the slot holds an SRQ
+ * @srqn: its number, VROCE_SRQN_BASE + slot
+ * @pdn: its protection domain: receive SGEs are checked against it
+ * @wq: its receive WQEs; pi and ci under the slot's srq_lock
+ * @limit: armed limit, 0: not armed; under the slot's srq_lock
+ * @users: QPs attached (commands only)
+ */
+struct vroce_hca_srq {
+	bool valid;
+	u32 srqn;
+	u32 pdn;
+	struct vroce_hca_wq wq;
+	u32 limit;
+	u32 users;
 };
 
 /**
@@ -357,6 +385,7 @@ struct vroce_hca {
 	u32 regs[VROCE_BAR_SIZE / sizeof(u32)];
 	struct vroce_hca_qp_db qp_db[VROCE_MAX_QP];
 	struct vroce_hca_cq_db cq_db[VROCE_MAX_CQ];
+	u16 srq_db[VROCE_MAX_SRQ];	/* the last SRQ producer index rung */
 	u32 eq_pi;			/* event queue producer count */
 
 	/*
@@ -391,6 +420,8 @@ struct vroce_hca {
 	struct vroce_hca_qp *qps;	/* VROCE_MAX_QP slots */
 	struct vroce_hca_cq *cqs;	/* VROCE_MAX_CQ slots */
 	struct vroce_hca_qp_exec *qpx;	/* VROCE_MAX_QP: work and RQ lock */
+	struct vroce_hca_srq *srqs;	/* VROCE_MAX_SRQ slots */
+	struct mutex *srq_lock;		/* VROCE_MAX_SRQ: protects an SRQ's queue */
 	spinlock_t *cq_lock;		/* VROCE_MAX_CQ: protects a CQ's ring */
 	spinlock_t timer_lock;		/* protects the waits and timed */
 	struct semaphore bounce_sem;	/* bounce buffers free */
@@ -482,6 +513,15 @@ u16 vroce_hca_attach_mcast(struct vroce_hca *hca,
 			   const struct vroce_cmd_mcast *cmd);
 u16 vroce_hca_detach_mcast(struct vroce_hca *hca,
 			   const struct vroce_cmd_mcast *cmd);
+u16 vroce_hca_create_srq(struct vroce_hca *hca,
+			 const struct vroce_cmd_create_srq *cmd,
+			 struct vroce_resp_create_srq *resp);
+u16 vroce_hca_modify_srq(struct vroce_hca *hca,
+			 const struct vroce_cmd_modify_srq *cmd);
+u16 vroce_hca_destroy_srq(struct vroce_hca *hca,
+			  const struct vroce_cmd_srq *cmd);
+u16 vroce_hca_query_srq(struct vroce_hca *hca, const struct vroce_cmd_srq *cmd,
+			struct vroce_resp_query_srq *resp);
 
 /* c/hca/vroce_hca_req.c */
 void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
@@ -525,6 +565,12 @@ bool vroce_hca_qp_error(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_qp_fatal(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_rnr_wake(struct vroce_hca *hca, u32 slot);
 bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp, int q);
+struct vroce_hca_srq *vroce_hca_srq_of(struct vroce_hca *hca, u32 srqn);
+struct vroce_hca_wq *vroce_hca_recv_wq(struct vroce_hca *hca,
+				       struct vroce_hca_qp *qp);
+u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
+void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_last_wqe(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       u32 cqn, struct vroce_cqe *cqe);
 void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,

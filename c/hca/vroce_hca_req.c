@@ -534,9 +534,11 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 		return;
 	vroce_hca_rq_enter(hca, qp);
+	/* An SRQ's WQEs are others' too: an attached QP flushes none. */
 	while (rq->ci != rq->pi) {
 		vroce_hca_flush_one(hca, qp, VROCE_HCA_RQ);
 		cond_resched();
 	}
+	vroce_hca_last_wqe(hca, qp);
 	vroce_hca_rq_leave(hca, qp);
 }

@@ -97,7 +97,7 @@ static bool vroce_hca_recv_take(struct vroce_hca *hca, struct vroce_hca_op *op,
 				struct vroce_recv_wqe *rwqe)
 {
 	struct vroce_hca_qp *peer = op->peer;
-	struct vroce_hca_wq *rq = &peer->wq[VROCE_HCA_RQ];
+	struct vroce_hca_wq *rq = vroce_hca_recv_wq(op->phca, peer);
 
 	/* Receives rung since the peer was last looked at count too. */
 	vroce_hca_wq_sync(op->phca, peer, VROCE_HCA_RQ);
@@ -151,7 +151,8 @@ static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 		len = min(left, le32_to_cpu(sge->length));
 		if (len && vroce_hca_mr_access_locked(op->phca,
 						      le32_to_cpu(sge->lkey),
-						      op->peer->pdn,
+						      vroce_hca_recv_pdn(op->phca,
+									 op->peer),
 						      le64_to_cpu(sge->addr),
 						      buf, len,
 						      VROCE_ACC_LOCAL_WRITE,
@@ -180,7 +181,7 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 				    u8 status)
 {
 	struct vroce_hca_qp *peer = op->peer;
-	struct vroce_hca_wq *rq = &peer->wq[VROCE_HCA_RQ];
+	struct vroce_hca_wq *rq = vroce_hca_recv_wq(op->phca, peer);
 	u8 opcode = op->wqe.opcode;
 	struct vroce_cqe cqe = {
 		.wr_id = rwqe->wr_id,
@@ -208,7 +209,7 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 		cqe.flags |= VROCE_CQE_F_INV;
 		cqe.imm_inv = op->wqe.imm_inv;
 	}
-	rq->ci++;
+	vroce_hca_recv_taken(op->phca, peer);
 	vroce_hca_cq_post(op->phca, peer, peer->rcqn, &cqe);
 	if (status != VROCE_CQE_OK)
 		vroce_hca_qp_error(op->phca, peer);
@@ -288,7 +289,7 @@ void vroce_hca_ud_deliver(struct vroce_hca *hca,
 			  struct vroce_hca_qp *dst, u32 qkey)
 {
 	const struct vroce_wqe_av *av = &op->wqe.av;
-	struct vroce_hca_wq *rq = &dst->wq[VROCE_HCA_RQ];
+	struct vroce_hca_wq *rq = vroce_hca_recv_wq(op->phca, dst);
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 

@@ -143,6 +143,19 @@ static void vroce_hca_db_qp(struct vroce_hca *hca, int q, u32 val)
 	queue_work(hca->qp_wq, &hca->qpx[slot].work);
 }
 
+/*
+ * DB_SRQ: note the producer index. Like a receive doorbell it wakes
+ * nobody: the message that needs a receive looks at the index under the
+ * SRQ's lock (an RNR waiter retries at its timer).
+ */
+static void vroce_hca_db_srq(struct vroce_hca *hca, u32 val)
+{
+	u32 slot = FIELD_GET(VROCE_DB_SRQN, val) - VROCE_SRQN_BASE;
+
+	if (slot < VROCE_MAX_SRQ)
+		hca->srq_db[slot] = FIELD_GET(VROCE_DB_PI, val);
+}
+
 /* DB_CQ: the consumer index, and an arm request; NEXT covers SOL. */
 static void vroce_hca_db_cq(struct vroce_hca *hca, u32 val)
 {
@@ -167,7 +180,8 @@ static void vroce_hca_db_cq(struct vroce_hca *hca, u32 val)
  * @val: the value
  *
  * DB_SQ and DB_RQ record the QP's producer index and queue the engine;
- * DB_CQ records the CQ's consumer index and arm request. A disabled HCA
+ * DB_CQ records the CQ's consumer index and arm request, DB_SRQ an SRQ's
+ * producer index. A disabled HCA
  * ignores doorbells, and so does it those naming no possible QP or CQ.
  *
  * Context: any context; takes @hca->reg_lock, never sleeps or allocates.
@@ -179,13 +193,15 @@ bool vroce_hca_doorbell(struct vroce_hca *hca, u32 off, u32 val)
 	bool on;
 
 	if (off != VROCE_REG_DB_SQ && off != VROCE_REG_DB_RQ &&
-	    off != VROCE_REG_DB_CQ)
+	    off != VROCE_REG_DB_CQ && off != VROCE_REG_DB_SRQ)
 		return false;
 
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	on = vroce_hca_reg(hca, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE;
 	if (on && off == VROCE_REG_DB_CQ)
 		vroce_hca_db_cq(hca, val);
+	else if (on && off == VROCE_REG_DB_SRQ)
+		vroce_hca_db_srq(hca, val);
 	else if (on)
 		vroce_hca_db_qp(hca, off == VROCE_REG_DB_SQ ?
 				VROCE_HCA_SQ : VROCE_HCA_RQ, val);
@@ -271,13 +287,18 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 	hca->cq_lock = vroce_hca_inject() ? NULL :
 		       kvcalloc(VROCE_MAX_CQ, sizeof(*hca->cq_lock),
 				GFP_KERNEL);
+	hca->srqs = vroce_hca_inject() ? NULL :
+		    kvcalloc(VROCE_MAX_SRQ, sizeof(*hca->srqs), GFP_KERNEL);
+	hca->srq_lock = vroce_hca_inject() ? NULL :
+			kvcalloc(VROCE_MAX_SRQ, sizeof(*hca->srq_lock),
+				 GFP_KERNEL);
 	for (i = 0; i < VROCE_HCA_BOUNCES; i++)
 		hca->bounce[i] = vroce_hca_inject() ? NULL :
 				 kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
 	hca->qp_wq = vroce_hca_inject() ? NULL :
 		     alloc_workqueue("vroce_hca_qp", WQ_UNBOUND, 0);
 	if (!hca->qps || !hca->cqs || !hca->qpx || !hca->cq_lock ||
-	    !hca->qp_wq)
+	    !hca->srqs || !hca->srq_lock || !hca->qp_wq)
 		goto err;
 	for (i = 0; i < VROCE_HCA_BOUNCES; i++)
 		if (!hca->bounce[i])
@@ -289,6 +310,8 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 	}
 	for (i = 0; i < VROCE_MAX_CQ; i++)
 		spin_lock_init(&hca->cq_lock[i]);
+	for (i = 0; i < VROCE_MAX_SRQ; i++)
+		mutex_init(&hca->srq_lock[i]);
 	return 0;
 
 err:
@@ -310,11 +333,15 @@ void vroce_hca_engine_free(struct vroce_hca *hca)
 		kvfree(hca->bounce[i]);
 		hca->bounce[i] = NULL;
 	}
+	kvfree(hca->srq_lock);	/* never taken, or idle */
+	kvfree(hca->srqs);
 	kvfree(hca->cq_lock);
 	kvfree(hca->qpx);	/* its mutexes were never taken, or are idle */
 	kvfree(hca->cqs);
 	kvfree(hca->qps);
 	hca->qp_wq = NULL;
+	hca->srq_lock = NULL;
+	hca->srqs = NULL;
 	hca->cq_lock = NULL;
 	hca->qpx = NULL;
 	hca->cqs = NULL;
@@ -355,6 +382,8 @@ void vroce_hca_engine_stop(struct vroce_hca *hca)
 	disable_delayed_work_sync(&hca->timer_work);
 	for (i = 0; i < VROCE_MAX_QP; i++)
 		mutex_destroy(&hca->qpx[i].lock);
+	for (i = 0; i < VROCE_MAX_SRQ; i++)
+		mutex_destroy(&hca->srq_lock[i]);
 }
 
 /**
@@ -372,12 +401,14 @@ void vroce_hca_engine_reset(struct vroce_hca *hca)
 	memset(hca->qps, 0, VROCE_MAX_QP * sizeof(*hca->qps));
 	memset(hca->cqs, 0, VROCE_MAX_CQ * sizeof(*hca->cqs));
 	memset(hca->mcg, 0, sizeof(hca->mcg));
+	memset(hca->srqs, 0, VROCE_MAX_SRQ * sizeof(*hca->srqs));
 	atomic_set(&hca->eq_raise, 0);
 	hca->timed = false;
 
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	memset(hca->qp_db, 0, sizeof(hca->qp_db));
 	memset(hca->cq_db, 0, sizeof(hca->cq_db));
+	memset(hca->srq_db, 0, sizeof(hca->srq_db));
 	hca->eq_pi = 0;
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
 }

@@ -50,6 +50,11 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_DESTROY_QP	= 10,
 	VROCE_CMD_ENABLE_MR	= 11,
 	VROCE_CMD_REVOKE_MR	= 12,
+	/* Shared receive queues (VROCE_CAP_SRQ). */
+	VROCE_CMD_CREATE_SRQ	= 13,
+	VROCE_CMD_MODIFY_SRQ	= 14,
+	VROCE_CMD_DESTROY_SRQ	= 15,
+	VROCE_CMD_QUERY_SRQ	= 16,
 	/* UD multicast: struct vroce_cmd_mcast, VROCE_CAP_MCAST. */
 	VROCE_CMD_ATTACH_MCAST	= 19,
 	VROCE_CMD_DETACH_MCAST	= 20,
@@ -208,6 +213,12 @@ struct vroce_cmd_create_qp {
 	struct vroce_cmd_ring sq;
 	struct vroce_cmd_ring rq;
 	__le32 qpn;		/* chosen by the driver: VROCE_QPN_BASE + slot */
+	/*
+	 * RC and UD: 0, or the SRQ (VROCE_SRQN_BASE + slot) the QP takes its
+	 * receives from; the QP then has no receive ring (@rq and
+	 * @rq_depth_log2 zero).
+	 */
+	__le32 srqn;
 };
 
 /* QP states as the HCA knows them. */
@@ -292,6 +303,7 @@ struct vroce_resp_query_device {
 
 /* What QUERY_DEVICE's caps say the HCA does beyond the base commands. */
 #define VROCE_CAP_MR_ENABLE	BIT(0)	/* ENABLE_MR and REVOKE_MR */
+#define VROCE_CAP_SRQ		BIT(1)	/* the SRQ commands, CREATE_QP's srqn */
 /* UC QPs (VROCE_QPT_UC) and UD multicast (ATTACH_MCAST, DETACH_MCAST). */
 #define VROCE_CAP_UC		BIT(3)
 #define VROCE_CAP_MCAST		BIT(4)
@@ -420,6 +432,79 @@ struct vroce_resp_query_counters {
 	__le32 num;
 	__le32 rsvd;
 	__le64 value[VROCE_CNT_PER_CMD];
+};
+
+/* ---- shared receive queues (VROCE_CAP_SRQ) ---- */
+
+/**
+ * struct vroce_cmd_create_srq - CREATE_SRQ: a shared receive queue
+ * @hdr: the header
+ * @pdn: its protection domain: receive SGEs are checked against it
+ * @depth_log2: receive WQEs = 2^n, 1 to VROCE_MAX_WQ_DEPTH_LOG2
+ * @limit: arm the limit event at this count of posted WQEs (0: not armed)
+ * @rsvd: zero
+ * @ring: the receive WQEs (struct vroce_recv_wqe), each with srq_done set
+ *	while the slot is free
+ *
+ * The HCA takes the SRQ's WQEs in ring order, for any QP attached to it,
+ * and sets a WQE's srq_done once it copied it: the driver may reuse the
+ * slot from then on. When a take leaves fewer posted WQEs than an armed
+ * @limit, the HCA writes one VROCE_EQE_SRQ_LIMIT event and disarms.
+ */
+struct vroce_cmd_create_srq {
+	struct vroce_cmd_hdr hdr;
+	__le32 pdn;
+	__le32 depth_log2;
+	__le32 limit;
+	__le32 rsvd;
+	struct vroce_cmd_ring ring;
+};
+
+/**
+ * struct vroce_resp_create_srq - CREATE_SRQ's response
+ * @hdr: the header
+ * @srqn: the SRQ's number, VROCE_SRQN_BASE + slot
+ */
+struct vroce_resp_create_srq {
+	struct vroce_resp_hdr hdr;
+	__le32 srqn;
+};
+
+/**
+ * struct vroce_cmd_modify_srq - MODIFY_SRQ: arm (or disarm) the limit
+ * @hdr: the header
+ * @srqn: the SRQ
+ * @limit: the new limit, at most the depth; 0 disarms
+ */
+struct vroce_cmd_modify_srq {
+	struct vroce_cmd_hdr hdr;
+	__le32 srqn;
+	__le32 limit;
+};
+
+/**
+ * struct vroce_cmd_srq - DESTROY_SRQ and QUERY_SRQ
+ * @hdr: the header
+ * @srqn: the SRQ
+ *
+ * DESTROY_SRQ is refused (BUSY) while a QP is attached; once it succeeds
+ * the HCA neither reads the SRQ's ring nor writes an event for it.
+ */
+struct vroce_cmd_srq {
+	struct vroce_cmd_hdr hdr;
+	__le32 srqn;
+};
+
+/**
+ * struct vroce_resp_query_srq - QUERY_SRQ's response
+ * @hdr: the header
+ * @limit: the armed limit, 0 when not armed (or fired)
+ * @posted: WQEs rung and not yet taken, as far as the HCA looked
+ */
+struct vroce_resp_query_srq {
+	struct vroce_resp_hdr hdr;
+	__le32 limit;
+	__le32 posted;
 };
 
 #endif /* _VROCE_CMDS_H_ */

@@ -32,6 +32,7 @@
 #define VROCE_REG_EQ_CI		0x44	/* RW: event queue consumer index */
 #define VROCE_REG_CMDQ_DBR	0x48	/* RW, 64-bit: command doorbell record, 0: none */
 #define VROCE_REG_HEALTH	0x50	/* RO: VROCE_HEALTH_* */
+#define VROCE_REG_DB_SRQ	0x58	/* WO doorbell: VROCE_DB_SRQN | VROCE_DB_PI */
 #define VROCE_BAR_SIZE		0x80
 
 #define VROCE_HW_VERSION	0x00010000
@@ -69,6 +70,8 @@
  */
 #define VROCE_DB_QPN		GENMASK(31, 16)
 #define VROCE_DB_PI		GENMASK(15, 0)
+/* SRQ doorbell: WQEs up to PI are in the ring of SRQ number SRQN. */
+#define VROCE_DB_SRQN		GENMASK(31, 16)
 
 /*
  * CQ doorbell: the consumer index CI (low 16 bits of the driver's count of

@@ -18,6 +18,8 @@
 
 #define VROCE_MAX_QP			256
 #define VROCE_MAX_CQ			256
+#define VROCE_MAX_SRQ			64	/* shared receive queues */
+#define VROCE_SRQN_BASE			1	/* SRQN = base + slot; 0: none */
 #define VROCE_GSI_QPN			1	/* the GSI QP: QP context slot 0 */
 #define VROCE_QPN_BASE			1	/* QPN = VROCE_QPN_BASE + slot */
 #define VROCE_MAX_WQ_DEPTH_LOG2		12	/* 4096 WQEs per queue */
@@ -171,13 +173,17 @@ struct vroce_send_wqe {
  * struct vroce_recv_wqe - an RQ entry, VROCE_RECV_WQE_SIZE bytes
  * @wr_id: the consumer's cookie, returned in the CQE
  * @num_sge: SGEs in @sge, up to VROCE_MAX_RECV_SGE
+ * @srq_done: in an SRQ's ring only: 0 while the WQE is posted, set to 1
+ *	by the HCA once it took (copied) it; the driver may then reuse the
+ *	slot. Zero in an RQ's ring.
  * @rsvd: zero
  * @sge: where a received message lands, in order
  */
 struct vroce_recv_wqe {
 	__le64 wr_id;
 	u8 num_sge;
-	u8 rsvd[7];
+	u8 srq_done;
+	u8 rsvd[6];
 	struct vroce_wqe_sge sge[VROCE_MAX_RECV_SGE];
 };
 
@@ -261,6 +267,10 @@ enum vroce_eqe_type {
 	VROCE_EQE_COMP		= 0,	/* an armed CQ got a CQE: @num is the CQN */
 	VROCE_EQE_CQ_ERR	= 1,	/* CQ @num overflowed; CQEs were lost */
 	VROCE_EQE_QP_FATAL	= 2,	/* QP @num hit an error as responder */
+	/* SRQ @num: a take left fewer WQEs than its armed limit (disarmed) */
+	VROCE_EQE_SRQ_LIMIT	= 3,
+	/* QP @num, attached to an SRQ, is in ERR and takes no more from it */
+	VROCE_EQE_QP_LAST_WQE	= 4,
 };
 
 #define VROCE_EQE_OWNER		BIT(0)	/* in @owner, as in struct vroce_cqe */

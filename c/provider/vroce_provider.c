@@ -734,6 +734,70 @@ static int vroce_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
+/*
+ * Shared receive queues: the ring stays in the kernel like a QP's, and
+ * receives are posted through POST_SRQ_RECV (ibv_cmd_post_srq_recv()).
+ */
+struct vroce_srq {
+	struct ibv_srq ibsrq;
+	uint32_t srqn;
+	uint32_t depth;
+};
+
+static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
+					struct ibv_srq_init_attr *attr)
+{
+	struct {
+		struct ibv_create_srq ibv_cmd;
+		struct vroce_create_srq drv;
+	} cmd = { 0 };
+	struct {
+		struct ib_uverbs_create_srq_resp ibv_resp;
+		struct vroce_create_srq_resp drv;
+	} resp = { 0 };
+	struct vroce_srq *srq = calloc(1, sizeof(*srq));
+	int ret;
+
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->srqn = resp.drv.srqn;
+	srq->depth = resp.drv.depth;
+	return &srq->ibsrq;
+}
+
+static int vroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			    int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int vroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
+}
+
+static int vroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct vroce_srq *srq = container_of(ibsrq, struct vroce_srq, ibsrq);
+	int ret = ibv_cmd_destroy_srq(ibsrq);
+
+	if (ret)
+		return ret;
+	free(srq);
+	return 0;
+}
+
 static void vroce_free_context(struct ibv_context *ibctx)
 {
 	struct vroce_context *ctx = container_of(ibctx, struct vroce_context,
@@ -811,6 +875,12 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	/* UD multicast */
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.detach_mcast = ibv_cmd_detach_mcast,
+	/* Shared receive queues. */
+	.create_srq = vroce_create_srq,
+	.modify_srq = vroce_modify_srq,
+	.query_srq = vroce_query_srq,
+	.destroy_srq = vroce_destroy_srq,
+	.post_srq_recv = ibv_cmd_post_srq_recv,
 	.free_context = vroce_free_context,
 	/* issue 30, cq/counters */
 	.resize_cq = vroce_resize_cq,

@@ -26,6 +26,9 @@
  *   post_send 0x1b8, query_device_ex 0x1d0, query_port 0x1e0,
  *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228;
  *   attach_mcast 0x48, detach_mcast 0x130.
+ *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228; for SRQs
+ *   create_srq 0xb0, destroy_srq 0x120, modify_srq 0x188,
+ *   post_srq_recv 0x1c8, query_srq 0x200.
  * scripts/provider-abi.py repeats the disassembly check against the
  * installed library in make check.
  */
@@ -166,7 +169,8 @@ struct verbs_context_ops {
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *attr);
 	void (*create_rwq_ind_table)(void);
-	void (*create_srq)(void);
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);
 	void (*create_srq_ex)(void);
 	void (*create_wq)(void);
 	void (*dealloc_mw)(void);
@@ -180,7 +184,7 @@ struct verbs_context_ops {
 	void (*destroy_flow_action)(void);
 	int (*destroy_qp)(struct ibv_qp *qp);
 	void (*destroy_rwq_ind_table)(void);
-	void (*destroy_srq)(void);
+	int (*destroy_srq)(struct ibv_srq *srq);
 	void (*destroy_wq)(void);
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
@@ -195,7 +199,8 @@ struct verbs_context_ops {
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);
 	void (*modify_qp_rate_limit)(void);
-	void (*modify_srq)(void);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);
 	void (*modify_wq)(void);
 	void (*open_qp)(void);
 	void (*open_xrcd)(void);
@@ -205,7 +210,8 @@ struct verbs_context_ops {
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	void (*post_srq_ops)(void);
-	void (*post_srq_recv)(void);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -217,7 +223,7 @@ struct verbs_context_ops {
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	void (*query_qp_data_in_order)(void);
 	void (*query_rt_values)(void);
-	void (*query_srq)(void);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 	void (*read_counters)(void);
 	void (*reg_dm_mr)(void);
 	void (*reg_dmabuf_mr)(void);
@@ -261,6 +267,12 @@ VROCE_OP_AT(attach_mcast, 0x48);
 VROCE_OP_AT(detach_mcast, 0x130);
 /* issue 30, cq/counters */
 VROCE_OP_AT(resize_cq, 0x238);
+/* Shared receive queues. */
+VROCE_OP_AT(create_srq, 0xb0);
+VROCE_OP_AT(destroy_srq, 0x120);
+VROCE_OP_AT(modify_srq, 0x188);
+VROCE_OP_AT(post_srq_recv, 0x1c8);
+VROCE_OP_AT(query_srq, 0x200);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 
@@ -286,6 +298,9 @@ VROCE_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 VROCE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 /* issue 30, cq/counters */
 VROCE_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
+VROCE_WRITE_CMD(ibv_create_srq, ib_uverbs_create_srq);
+VROCE_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
+VROCE_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 
 /* The private functions of libibverbs.so.1 (IBVERBS_PRIVATE_34) used. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -354,5 +369,18 @@ int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
 
 #endif /* _VROCE_VERBS_COMPAT_H_ */

@@ -70,4 +70,31 @@ struct vroce_create_qp_resp {
 	__u32 rq_depth;
 };
 
+/**
+ * struct vroce_create_srq - driver data of CREATE_SRQ
+ * @comp_mask: optional fields; none yet, must be 0
+ * @reserved: must be 0
+ */
+struct vroce_create_srq {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/**
+ * struct vroce_create_srq_resp - driver data of CREATE_SRQ's response
+ * @comp_mask: optional fields filled; none yet
+ * @srqn: the HCA's number of the SRQ
+ * @depth: receive WQEs the SRQ holds (a power of two)
+ * @reserved: 0
+ *
+ * A user SRQ's ring stays in the kernel: receives are posted through
+ * the POST_SRQ_RECV uverbs command.
+ */
+struct vroce_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+	__u32 depth;
+	__u32 reserved;
+};
+
 #endif /* _VROCE_ABI_USER_H_ */

@@ -599,6 +599,63 @@ static void uq_destroy_cq(int fd, __u32 handle)
 		      sizeof(resp), "DESTROY_CQ"), "DESTROY_CQ");
 }
 
+/* Shared receive queues: CREATE_SRQ with vroce's driver data. */
+struct uq_srq_resp {
+	struct ib_uverbs_create_srq_resp core;
+	struct vroce_create_srq_resp drv;
+};
+
+static int uq_create_srq(int fd, __u32 pd, const void *drv, size_t drv_len,
+			 struct uq_srq_resp *resp)
+{
+	struct ib_uverbs_create_srq c = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd,
+		.max_wr = UQ_DEPTH,
+		.max_sge = 1,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), drv,
+			  drv_len, sizeof(*resp), "CREATE_SRQ");
+}
+
+static void uq_destroy_srq(int fd, __u32 handle)
+{
+	struct ib_uverbs_destroy_srq_resp resp;
+	struct ib_uverbs_destroy_srq c = {
+		.response = (uintptr_t)&resp, .srq_handle = handle,
+	};
+
+	check(!uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &c, sizeof(c),
+		      sizeof(resp), "DESTROY_SRQ"), "DESTROY_SRQ");
+}
+
+/* Its driver data checked; a good one made and destroyed. */
+static void uq_srq_checks(int fd, __u32 pd)
+{
+	struct vroce_create_srq drv = { .comp_mask = 4 };
+	struct uq_srq_resp r;
+	int err;
+
+	err = uq_create_srq(fd, pd, &drv, sizeof(drv), &r);
+	check(err == -EOPNOTSUPP, "CREATE_SRQ with an unknown comp_mask bit is EOPNOTSUPP");
+	if (!err)
+		uq_destroy_srq(fd, r.core.srq_handle);
+	drv.comp_mask = 0;
+	drv.reserved = 1;
+	err = uq_create_srq(fd, pd, &drv, sizeof(drv), &r);
+	check(err == -EINVAL, "CREATE_SRQ with a non-zero reserved field is EINVAL");
+	if (!err)
+		uq_destroy_srq(fd, r.core.srq_handle);
+	drv.reserved = 0;
+	err = uq_create_srq(fd, pd, &drv, sizeof(drv), &r);
+	check(!err && r.drv.srqn && r.drv.depth >= UQ_DEPTH &&
+	      r.core.max_wr == r.drv.depth, "CREATE_SRQ of a user SRQ");
+	if (!err)
+		uq_destroy_srq(fd, r.core.srq_handle);
+}
+
 struct uq_qp_resp {
 	struct ib_uverbs_create_qp_resp core;
 	struct vroce_create_qp_resp drv;
@@ -875,6 +932,8 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 		return;
 	printf("# uverbs: user CQ handle %u, cqn %u, %u CQEs\n",
 	       cq.core.cq_handle, cq.drv.cqn, cq.core.cqe);
+
+	uq_srq_checks(fd, pd);
 
 	qp_drv.comp_mask = 4;
 	err = uq_create_qp(fd, pd, cq.core.cq_handle, 0, &qp_drv,
