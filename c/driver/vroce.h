@@ -491,8 +491,12 @@ struct vroce_pd {
  * @cache_order: the bucket's order: the entry's table has 2^order pages
  * @cache_uses: registrations the entry served (VROCE_MR_CACHE_USES at most)
  * @cached: a cache entry, now a user MR (enabled)
+ * @user_start: a user MR's address in its owner's memory (rereg_mr)
+ * @user_access: a user MR's IB_ACCESS_* flags (rereg_mr)
  *
- * The copies never change after registration: restrack dumps read them
+ * The copies never change after registration (but for @mtr, @ibmr's iova
+ * and length when rereg_mr changes the translation in place: a restrack
+ * dump racing a rereg may print either): restrack dumps read them
  * at any time, while the object is the verbs' to serialise (the rest,
  * the HCA's handle included, is read from the object).
  */
@@ -508,6 +512,9 @@ struct vroce_mr {
 	u8 cache_order;
 	u8 cache_uses;
 	bool cached;
+	/* issue 30, rereg_mr: what a rereg without IB_MR_REREG_TRANS keeps */
+	u64 user_start;
+	int user_access;
 };
 
 static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
@@ -593,6 +600,9 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *new_pd, struct ib_udata *udata);
 
 /* c/driver/vroce_mr_entry.c */
 struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,

@@ -201,6 +201,8 @@ const struct ib_device_ops vroce_dev_ops = {
 	.alloc_mr = vroce_alloc_mr,
 	.map_mr_sg = vroce_map_mr_sg,
 	.dereg_mr = vroce_dereg_mr,
+	/* issue 30, rereg_mr */
+	.rereg_user_mr = vroce_rereg_user_mr,
 	.fill_res_mr_entry = vroce_fill_res_mr_entry,
 	.create_cq = vroce_create_cq,
 	.destroy_cq = vroce_destroy_cq,

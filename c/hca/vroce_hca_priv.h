@@ -500,6 +500,9 @@ u16 vroce_hca_revoke_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_revoke_mr *cmd);
 u16 vroce_hca_destroy_mr(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_mr *cmd);
+u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
+		       const struct vroce_cmd_rereg_mr *cmd,
+		       struct vroce_resp_rereg_mr *resp);
 int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write);
