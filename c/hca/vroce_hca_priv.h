@@ -132,6 +132,12 @@ struct dentry;
 
 /* Send WQEs of different QPs in execution at once, each with its buffer. */
 #define VROCE_HCA_BOUNCES		4
+/*
+ * A bounce buffer's bytes: a message moves through it a chunk at a time,
+ * and at most VROCE_HCA_VISIT_CHUNKS chunks in one visit of its QP.
+ */
+#define VROCE_HCA_BOUNCE_SIZE		SZ_1M
+#define VROCE_HCA_VISIT_CHUNKS		8
 /* MPT entry locks, shared by entries a multiple of this apart. */
 #define VROCE_HCA_MPT_LOCKS		64
 
@@ -213,6 +219,8 @@ struct vroce_hca_wq {
  * @rnr_deadline: jiffies of the next retry
  * @retry_active: the head send WQE found no answer
  * @retry_left: transport retries left for it
+ * @msg_off: bytes of the head send WQE's message moved in earlier visits
+ *	(a message above VROCE_HCA_VISIT_CHUNKS bounce buffers), else 0
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -239,6 +247,8 @@ struct vroce_hca_qp {
 	unsigned long rnr_deadline;
 	bool retry_active;
 	u8 retry_left;
+	/* issue 30, big messages */
+	u32 msg_off;
 };
 
 /**
@@ -325,6 +335,10 @@ struct vroce_hca_op {
 	u8 status;			/* the requester's completion */
 	bool rnr;			/* no receive: retry later */
 	bool lost;			/* no answer: retry after the ack timeout */
+	/* issue 30, big messages: the chunk in the bounce buffer */
+	u32 off;			/* its first byte in the message */
+	u32 clen;			/* its bytes */
+	bool more;			/* the message goes on at the next visit */
 };
 
 struct vroce_hca {
@@ -373,7 +387,7 @@ struct vroce_hca {
 	spinlock_t timer_lock;		/* protects the waits and timed */
 	struct semaphore bounce_sem;	/* bounce buffers free */
 	unsigned long bounce_busy;	/* bit per bounce buffer taken */
-	void *bounce[VROCE_HCA_BOUNCES];	/* a message each, VROCE_MAX_MSG_SIZE */
+	void *bounce[VROCE_HCA_BOUNCES];	/* VROCE_HCA_BOUNCE_SIZE each */
 	atomic_t eq_raise;		/* EQEs written since the last interrupt */
 	bool timed;			/* an RNR wait or delayed event may exist */
 	u32 drop_events;		/* event knobs, also set by debugfs */

@@ -23,7 +23,7 @@
 #define VROCE_MAX_WQ_DEPTH_LOG2		12	/* 4096 WQEs per queue */
 #define VROCE_MAX_CQ_DEPTH_LOG2		15	/* 32768 CQEs per CQ */
 #define VROCE_EQ_DEPTH_LOG2		9	/* 512 events */
-#define VROCE_MAX_MSG_SIZE		SZ_1M	/* one message, any opcode */
+#define VROCE_MAX_MSG_SIZE		SZ_2G	/* one RC message: IBTA's 2^31 */
 
 #define VROCE_MAX_UD_MSG		4096	/* one UD message: the MTU */
 #define VROCE_GRH_SIZE			40	/* ahead of each UD receive */
