@@ -24,7 +24,8 @@
  *   destroy_cq 0xf8, destroy_qp 0x110,
  *   free_context 0x138, modify_qp 0x178, poll_cq 0x1a8, post_recv 0x1b0,
  *   post_send 0x1b8, query_device_ex 0x1d0, query_port 0x1e0,
- *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228.
+ *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228, rereg_mr 0x230
+ *   (public slot _compat_rereg_mr).
  * scripts/provider-abi.py repeats the disassembly check against the
  * installed library in make check.
  */
@@ -221,7 +222,8 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	void (*rereg_mr)(void);
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
 	void (*resize_cq)(void);
 	void (*set_ece)(void);
 	void (*unimport_dm)(void);
@@ -253,6 +255,8 @@ VROCE_OP_AT(query_port, 0x1e0);
 VROCE_OP_AT(query_qp, 0x1e8);
 VROCE_OP_AT(reg_mr, 0x220);
 VROCE_OP_AT(req_notify_cq, 0x228);
+/* issue 30, rereg_mr */
+VROCE_OP_AT(rereg_mr, 0x230);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 
@@ -276,6 +280,8 @@ VROCE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 VROCE_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 VROCE_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 VROCE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
+/* issue 30, rereg_mr */
+VROCE_WRITE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 
 /* The private functions of libibverbs.so.1 (IBVERBS_PRIVATE_34) used. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -307,6 +313,12 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* issue 30, rereg_mr */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
