@@ -22,6 +22,8 @@ iters=200
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
+# issue 30, big messages: 2 MiB RDMA WRITEs, above the old 1 MiB limit.
+[ "$mode" = check ] && programs="$programs ib_write_bw_2m"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -121,6 +123,12 @@ for dev in $progdevs; do
 		eval "r_${dev}_${t}=\$r"
 		eval "f_${dev}_${t}=\$f"
 	done
+	# issue 30, big messages: 2 MiB per message, a few iterations.
+	if [ "$mode" = check ]; then
+		r=$(pair $dev ib_write_bw_2m ib_write_bw -d $dev -x 0 \
+			-s 2097152 -n 20 -F)
+		eval "r_${dev}_ib_write_bw_2m=\$r"
+	fi
 done
 
 # The perftest figures of both devices, side by side.
