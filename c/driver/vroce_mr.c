@@ -225,7 +225,7 @@ static int vroce_rereg_in_place(struct vroce_dev *vdev, struct vroce_mr *mr,
 		next->obj = old;
 		vroce_mr_free(vdev, next);
 		vroce_mr_obj_info(mr->obj, &info);
-		WRITE_ONCE(mr->mtr, info.mtr);
+		vroce_mr_set_mtr(mr, info.mtr);
 		mr->ibmr.iova = attr->iova;
 		mr->ibmr.length = attr->length;
 	}

@@ -161,8 +161,8 @@ static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 			goto err_cancel;
 		goto out;
 	}
-	/* What the HCA was told at CREATE_MR. */
-	vroce_ring_mtt(mr->mtr, &mtt);
+	/* What the HCA was told at CREATE_MR (or REREG_MR). */
+	mtt = mr->res_mtt;
 	if (rdma_nl_put_driver_string(msg, "kind",
 				      mr->type == VROCE_MR_TYPE_FRMR ?
 				      "fast-reg" : "user") ||
