@@ -196,6 +196,36 @@ static void big_expect(struct kunit *test, unsigned long base, u32 to,
 	KUNIT_EXPECT_EQ(test, bad, 0);
 }
 
+/*
+ * After a 2^31-byte READ of B (period BIG_PERIOD_B) into A (period
+ * BIG_PERIOD_A), byte i of A holds message byte x, the last x = i (mod
+ * BIG_PERIOD_A), which is B's byte x mod BIG_PERIOD_B: sampled.
+ */
+static void big_expect_read(struct kunit *test, unsigned long a,
+			    unsigned long b)
+{
+	u8 *pa = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	u32 i, bad = 0;
+	u64 off, x;
+	u8 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, pa);
+	for (off = 0; off < BIG_PERIOD_A; off += 61 * SZ_4K) {
+		KUNIT_ASSERT_EQ(test, copy_from_user(pa, (void __user *)(a + off),
+						     SZ_4K), 0);
+		for (i = 0; i < SZ_4K; i += 127) {
+			x = off + i + BIG_LEN - BIG_PERIOD_A;
+			KUNIT_ASSERT_EQ(test,
+					copy_from_user(&v, (void __user *)
+						       (b + x % BIG_PERIOD_B),
+						       1), 0);
+			if (pa[i] != v)
+				bad++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
 static void big_expect_wc(struct kunit *test, struct ib_cq *cq, u64 wr_id,
 			  enum ib_wc_status status, u32 byte_len)
 {
@@ -243,34 +273,7 @@ static void vroce_bigmsg_2g(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, big_post(p->qp[0], IB_WR_RDMA_READ, 2, &sa, 1,
 				       b, mb->rkey), 0);
 	big_expect_wc(test, p->cq, 2, IB_WC_SUCCESS, BIG_LEN);
-	/*
-	 * Byte x of the message is B's byte x mod BIG_PERIOD_B, which the
-	 * WRITE left as the pattern of some A offset: check A against B.
-	 */
-	{
-		u8 *pa = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
-		u8 *pb = kunit_kzalloc(test, 1, GFP_KERNEL);
-		u32 i, bad = 0;
-		u64 x;
-
-		KUNIT_ASSERT_NOT_NULL(test, pa);
-		KUNIT_ASSERT_NOT_NULL(test, pb);
-		for (off = 0; off < BIG_PERIOD_A; off += 61 * SZ_4K) {
-			KUNIT_ASSERT_EQ(test,
-					copy_from_user(pa, (void __user *)(a + off),
-						       SZ_4K), 0);
-			for (i = 0; i < SZ_4K; i += 127) {
-				x = off + i + BIG_LEN - BIG_PERIOD_A;
-				KUNIT_ASSERT_EQ(test,
-						copy_from_user(pb,
-							       (void __user *)(b + x % BIG_PERIOD_B),
-							       1), 0);
-				if (pa[i] != *pb)
-					bad++;
-			}
-		}
-		KUNIT_EXPECT_EQ(test, bad, 0);
-	}
+	big_expect_read(test, a, b);
 
 	/* SEND A (its pattern again) into a receive over B. */
 	for (off = 0; off < BIG_PERIOD_A; off += SZ_4K) {
