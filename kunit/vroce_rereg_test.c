@@ -241,7 +241,7 @@ static void vroce_rereg_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rr_rereg(mr, 0, 0, 0, 0, 0, pd)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rr_rereg(mr, IB_MR_REREG_SUPPORTED + 1,
-					       0, 0, 0, 0, pd)), -EINVAL);
+					       0, 0, 0, 0, pd)), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rr_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, 0,
 					       IB_ACCESS_REMOTE_WRITE, pd)),
 			-EINVAL);

@@ -265,8 +265,8 @@ err_free_next:
  * uverbs does).
  *
  * Context: process context of the memory's owner, may sleep.
- * Return: NULL when changed in place, the new MR, or ERR_PTR(-EINVAL) for
- * no or unknown @flags, driver data in @udata that is not zero, an MR that
+ * Return: NULL when changed in place, the new MR, or ERR_PTR(-EOPNOTSUPP)
+ * for unknown @flags, -EINVAL for no @flags, driver data in @udata that is not zero, an MR that
  * is not a user MR, a PD of another device, or remote write or atomic
  * without local write; -EOPNOTSUPP for access flags the HCA does not
  * know; an error of vroce_reg_user_mr() (new memory: the length, the
@@ -290,8 +290,11 @@ struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	u32 rights;
 	int err;
 
-	if (!flags || (flags & ~IB_MR_REREG_SUPPORTED))
+	/* As ib_uverbs_rereg_mr() answers before it calls here. */
+	if (!flags)
 		return ERR_PTR(-EINVAL);
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
