@@ -376,19 +376,21 @@ static void vroce_rereg_alloc_faults(struct kunit *test)
 }
 
 /*
- * An MR of the MR cache is not changed: rereg returns a new MR, new keys;
- * once the caller swapped it in and deregistered the old one (as uverbs
- * does), the old key is refused.
+ * An MR of the MR cache changes its PD and rights in place, keys kept;
+ * a translation change gets a new MR, new keys: once the caller swapped
+ * it in and deregistered the old one (as uverbs does), the old key is
+ * refused.
  */
-static void vroce_rereg_cached_new_mr(struct kunit *test)
+static void vroce_rereg_cached(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
 	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_pd *pd2 = vroce_test_pd(test, vdev, 0);
 	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 13);
 	struct ib_mr *mr, *nmr;
 	u8 want[8];
-	u32 i, old_rkey;
+	u32 i, key;
 	u64 v;
 
 	if (!vdev->mr_cache.enabled)
@@ -399,27 +401,41 @@ static void vroce_rereg_cached_new_mr(struct kunit *test)
 		ib_dereg_mr(mr);
 		kunit_skip(test, "the MR cache did not take a 16 KiB MR");
 	}
-	nmr = rr_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, 0,
-		       IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ, pd);
+	key = mr->rkey;
+	KUNIT_EXPECT_NULL(test, rr_rereg(mr, IB_MR_REREG_ACCESS |
+					 IB_MR_REREG_PD, 0, 0, 0,
+					 IB_ACCESS_LOCAL_WRITE |
+					 IB_ACCESS_REMOTE_READ, pd2));
+	KUNIT_EXPECT_EQ(test, mr->rkey, key);
+	KUNIT_EXPECT_EQ(test, rr_read(hca, key, pd, uaddr, &v, 8,
+				      VROCE_ACC_REMOTE_READ), -VROCE_HCA_EPD);
+	KUNIT_ASSERT_EQ(test, rr_read(hca, key, pd2, uaddr, &v, 8,
+				      VROCE_ACC_REMOTE_READ), 0);
+
+	nmr = rr_rereg(mr, IB_MR_REREG_TRANS, uaddr + SZ_4K, SZ_8K,
+		       uaddr + SZ_4K, 0, pd2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nmr);
 	KUNIT_EXPECT_PTR_NE(test, nmr, mr);
-	KUNIT_EXPECT_NE(test, nmr->rkey, mr->rkey);
+	KUNIT_EXPECT_NE(test, nmr->rkey, key);
 	/* ib_uverbs_rereg_mr()'s part. */
-	nmr->device = pd->device;
-	nmr->pd = pd;
+	nmr->device = pd2->device;
+	nmr->pd = pd2;
 	nmr->type = IB_MR_TYPE_USER;
-	atomic_inc(&pd->usecnt);
-	old_rkey = mr->rkey;
+	nmr->iova = uaddr + SZ_4K;
+	atomic_inc(&pd2->usecnt);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 
-	KUNIT_EXPECT_EQ(test, rr_read(hca, old_rkey, pd, uaddr, &v, 8,
+	KUNIT_EXPECT_EQ(test, rr_read(hca, key, pd2, uaddr + SZ_4K, &v, 8,
 				      VROCE_ACC_REMOTE_READ),
 			-VROCE_HCA_EKEY);
-	KUNIT_ASSERT_EQ(test, rr_read(hca, nmr->rkey, pd, uaddr + 8, &v, 8,
-				      VROCE_ACC_REMOTE_READ), 0);
+	KUNIT_ASSERT_EQ(test, rr_read(hca, nmr->rkey, pd2, uaddr + SZ_4K + 8,
+				      &v, 8, VROCE_ACC_REMOTE_READ), 0);
 	for (i = 0; i < 8; i++)
-		want[i] = vroce_test_pattern(8 + i, 13);
+		want[i] = vroce_test_pattern(SZ_4K + 8 + i, 13);
 	KUNIT_EXPECT_MEMEQ(test, &v, want, 8);
+	KUNIT_EXPECT_EQ(test, rr_read(hca, nmr->rkey, pd2, uaddr, &v, 8,
+				      VROCE_ACC_REMOTE_READ),
+			-VROCE_HCA_EBOUNDS);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(nmr), 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
@@ -431,7 +447,7 @@ static struct kunit_case vroce_rereg_cases[] = {
 	KUNIT_CASE(vroce_rereg_bad_input),
 	KUNIT_CASE(vroce_rereg_cmd_fails),
 	KUNIT_CASE(vroce_rereg_alloc_faults),
-	KUNIT_CASE(vroce_rereg_cached_new_mr),
+	KUNIT_CASE(vroce_rereg_cached),
 	{}
 };
 

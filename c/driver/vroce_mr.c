@@ -252,14 +252,14 @@ err_free_next:
  * @new_pd: IB_MR_REREG_PD: the new protection domain
  * @udata: user data, or NULL for a kernel caller
  *
- * An MR made by CREATE_MR is changed in place by REREG_MR, under the same
- * lkey and rkey (as hns does): new memory, or the same memory when the
- * rights change whether it must be writable, is pinned and its tables
- * built first; the old pages are unpinned only after the HCA switched.
- * An MR from the MR cache is not changed: a new MR is registered with
- * the result (new keys) and returned, for the caller to swap in and to
- * deregister the old one (uverbs does; mlx5 does the same when it cannot
- * change an MR in place). When this fails the MR is as it was, keys
+ * The MR is changed in place by REREG_MR, under the same lkey and rkey (as
+ * hns does): new memory, or the same memory when the rights change
+ * whether it must be writable, is pinned and its tables built first; the
+ * old pages are unpinned only after the HCA switched. But an MR from the
+ * MR cache that needs its memory pinned again is not changed: a new MR is
+ * registered with the result (new keys) and returned, for the caller to
+ * swap in and to deregister the old one (uverbs does; mlx5 does the same
+ * when it cannot change an MR in place). When this fails the MR is as it was, keys
  * included, except after -ETIMEDOUT (the HCA may or may not have made the
  * change: the MR must be deregistered). The caller updates @ibmr->pd (as
  * uverbs does).
@@ -311,13 +311,14 @@ struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	err = vroce_mr_rights(attr.access, &rights);
 	if (err)
 		return ERR_PTR(err);
-	if (mr->cached)
-		return vroce_reg_user_mr(pd, attr.start, attr.length, attr.iova,
-					 attr.access, udata);
 	/* Pages pinned read-only cannot take a write right: pin them again. */
 	repin = (flags & IB_MR_REREG_TRANS) ||
 		ib_access_writable(attr.access) !=
 		ib_access_writable(mr->user_access);
+	/* A cache entry's table is loaded from its page list: a new MR. */
+	if (mr->cached && repin)
+		return vroce_reg_user_mr(pd, attr.start, attr.length, attr.iova,
+					 attr.access, udata);
 	err = vroce_rereg_in_place(vdev, mr, &attr, to_vroce_pd(pd)->pdn,
 				   rights, vroce_rereg_flags(flags), repin,
 				   udata);

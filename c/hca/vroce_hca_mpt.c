@@ -780,8 +780,9 @@ u16 vroce_hca_revoke_mr(struct vroce_hca *hca,
  *
  * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE (MR or new PD) or BAD_PARAM (no or
- * unknown flags, an entry that is not a registered MTT MR of CREATE_MR,
- * rights, or a range or table CREATE_MR would refuse).
+ * unknown flags, an entry that is not a registered MTT MR, a translation
+ * change of an MR of ENABLE_MR, rights, or a range or table CREATE_MR
+ * would refuse).
  */
 u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 		       const struct vroce_cmd_rereg_mr *cmd,
@@ -800,9 +801,10 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 
 	if (!mr)
 		return VROCE_CMD_BAD_HANDLE;
+	/* An MR of ENABLE_MR keeps its table: the page list loads it. */
 	if (!flags || (flags & ~VROCE_REREG_MASK) ||
-	    mr->kind != VROCE_MR_KIND_MTT || mr->enabled ||
-	    mr->state != VROCE_HCA_MR_VALID)
+	    mr->kind != VROCE_MR_KIND_MTT || mr->state != VROCE_HCA_MR_VALID ||
+	    (mr->enabled && (flags & VROCE_REREG_TRANS)))
 		return VROCE_CMD_BAD_PARAM;
 	entry = *mr;
 	if (flags & VROCE_REREG_PD) {
