@@ -28,6 +28,8 @@ programs="$programs ucpingpong mckey"
 programs="$programs counters"
 # Shared receive queues: ibv_srq_pingpong.
 programs="$programs srqpingpong"
+# issue 30, big messages: 2 MiB RDMA WRITEs, above the old 1 MiB limit.
+[ "$mode" = check ] && programs="$programs ib_write_bw_2m"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -165,6 +167,11 @@ for dev in $progdevs; do
 		grep -q "$pat" "$log/$dev.counters" || r="FAIL (no traffic counted)"
 		eval "r_${dev}_counters=\$r"
 		sed "s/^/# $dev counters: /" "$log/$dev.counters"
+	# issue 30, big messages: 2 MiB per message, a few iterations.
+	if [ "$mode" = check ]; then
+		r=$(pair $dev ib_write_bw_2m ib_write_bw -d $dev -x 0 \
+			-s 2097152 -n 20 -F)
+		eval "r_${dev}_ib_write_bw_2m=\$r"
 	fi
 done
 

@@ -538,9 +538,15 @@ struct vroce_pd {
  * @cache_order: the bucket's order: the entry's table has 2^order pages
  * @cache_uses: registrations the entry served (VROCE_MR_CACHE_USES at most)
  * @cached: a cache entry, now a user MR (enabled)
+ * @user_start: a user MR's address in its owner's memory (rereg_mr)
+ * @user_access: a user MR's IB_ACCESS_* flags (rereg_mr)
+ * @res_mtt: @mtr's table as the HCA was told it, for restrack dumps,
+ *	which must not reach @mtr: rereg_mr frees the MTR it replaces
  *
- * The copies never change after registration: restrack dumps read them
- * at any time, while the object is the verbs' to serialise (the rest,
+ * The copies never change after registration (but for @mtr, @res_mtt,
+ * @ibmr's iova and length when rereg_mr changes the translation in place:
+ * a restrack dump racing a rereg may print either): restrack dumps read
+ * them at any time, while the object is the verbs' to serialise (the rest,
  * the HCA's handle included, is read from the object).
  */
 struct vroce_mr {
@@ -555,6 +561,10 @@ struct vroce_mr {
 	u8 cache_order;
 	u8 cache_uses;
 	bool cached;
+	/* issue 30, rereg_mr: what a rereg without IB_MR_REREG_TRANS keeps */
+	u64 user_start;
+	int user_access;
+	struct vroce_hw_mtt res_mtt;
 };
 
 static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
@@ -640,6 +650,9 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *new_pd, struct ib_udata *udata);
 
 /* c/driver/vroce_mr_entry.c */
 struct vroce_mr *vroce_mr_new_dma(struct vroce_dev *vdev, int access,
@@ -655,6 +668,7 @@ bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr);
 
 /* c/driver/vroce_zombie.c */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_mr_set_mtr(struct vroce_mr *mr, const struct vroce_mtr *mtr);
 void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset);
 void vroce_mr_reap_zombies(struct vroce_dev *vdev);

@@ -51,6 +51,7 @@ VROCE_CMD_FITS(struct vroce_cmd_create_mr, struct vroce_resp_create_mr);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_mr, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_enable_mr, struct vroce_resp_enable_mr);
 VROCE_CMD_FITS(struct vroce_cmd_revoke_mr, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_rereg_mr, struct vroce_resp_rereg_mr);
 VROCE_CMD_FITS(struct vroce_cmd_create_cq, struct vroce_resp_create_cq);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_cq, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_create_qp, struct vroce_resp_create_qp);
@@ -252,6 +253,51 @@ int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle)
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
+
+/**
+ * vroce_cmd_rereg_mr() - REREG_MR: change an MR's PD, rights and/or
+ *	translation in place, under the same key
+ * @vdev: the device
+ * @handle: the MR's handle from CREATE_MR
+ * @flags: VROCE_REREG_*: what changes
+ * @desc: the new @pdn (VROCE_REREG_PD), @access (VROCE_REREG_ACCESS), and
+ *	@iova, @length and @mtr (VROCE_REREG_TRANS); the rest is ignored
+ * @key: where the MR's key is returned
+ *
+ * Only after this succeeds may the MR's old table and pages be freed; a
+ * refused command changed nothing.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT for an unknown MR or PD, -EINVAL when the HCA refuses
+ * the change, another errno from vroce_cmd_errno(), -EAGAIN (no free slot
+ * in time: not posted) or -ETIMEDOUT (the HCA may have made the change).
+ */
+int vroce_cmd_rereg_mr(struct vroce_dev *vdev, u32 handle, u32 flags,
+		       const struct vroce_mr_desc *desc, u32 *key)
+{
+	struct vroce_cmd_rereg_mr req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_REREG_MR),
+		.handle = cpu_to_le32(handle),
+		.flags = cpu_to_le32(flags),
+		.pdn = cpu_to_le32(desc->pdn),
+		.access = cpu_to_le32(desc->access),
+	};
+	struct vroce_resp_rereg_mr resp;
+	int err;
+
+	if ((flags & VROCE_REREG_TRANS) && desc->mtr) {
+		req.iova = cpu_to_le64(desc->iova);
+		req.length = cpu_to_le64(desc->length);
+		req.page_count = cpu_to_le64(vroce_cmd_mtt(desc->mtr,
+							   &req.root_ba,
+							   &req.cfg));
+	}
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	if (!err)
+		*key = le32_to_cpu(resp.key);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_rereg_mr);
 
 /**
  * vroce_cmd_enable_mr() - ENABLE_MR: an idle fast-register entry becomes a

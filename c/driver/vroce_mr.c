@@ -83,6 +83,14 @@ struct ib_mr *vroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/* What rereg_mr keeps of a user MR when it is not given it again. */
+static void vroce_mr_user_remember(struct vroce_mr *mr,
+				   const struct vroce_mr_user_attr *attr)
+{
+	mr->user_start = attr->start;
+	mr->user_access = attr->access;
+}
+
 /**
  * vroce_reg_user_mr() - register user memory
  * @ibpd: the protection domain
@@ -124,6 +132,8 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 							 rights, order);
 
 		/* NULL: the cache's own failure; the cold path may succeed. */
+		if (!IS_ERR_OR_NULL(ibmr))
+			vroce_mr_user_remember(to_vroce_mr(ibmr), &attr);
 		if (ibmr)
 			return ibmr;
 	}
@@ -131,7 +141,10 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
-	return err ? ERR_PTR(err) : &mr->ibmr;
+	if (err)
+		return ERR_PTR(err);
+	vroce_mr_user_remember(mr, &attr);
+	return &mr->ibmr;
 }
 
 /**
@@ -162,6 +175,154 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_CAST(mr);
 	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	return err ? ERR_PTR(err) : &mr->ibmr;
+}
+
+/* IB_MR_REREG_PD and _ACCESS as the HCA's VROCE_REREG_* flags. */
+static u32 vroce_rereg_flags(int flags)
+{
+	return (flags & IB_MR_REREG_PD ? VROCE_REREG_PD : 0) |
+	       (flags & IB_MR_REREG_ACCESS ? VROCE_REREG_ACCESS : 0);
+}
+
+/*
+ * Change @mr in place with REREG_MR: the PD and rights, and, with @attr
+ * pinned anew (@repin), the translation. The new pages are pinned and
+ * their tables built before the command; the old ones go only after the
+ * HCA answered that it switched.
+ */
+static int vroce_rereg_in_place(struct vroce_dev *vdev, struct vroce_mr *mr,
+				const struct vroce_mr_user_attr *attr,
+				u32 pdn, u32 rights, u32 hw_flags, bool repin,
+				struct ib_udata *udata)
+{
+	struct vroce_mr_desc desc = { .pdn = pdn, .access = rights };
+	struct vroce_mr *next = NULL;
+	struct vroce_mr_obj *old;
+	struct vroce_mr_info info;
+	u32 key;
+	int err;
+
+	if (repin) {
+		next = vroce_mr_new_user(vdev, attr, udata);
+		if (IS_ERR(next))
+			return PTR_ERR(next);
+		err = vroce_mr_obj_describe(next->obj, pdn, &desc);
+		if (err)
+			goto err_free_next;
+		hw_flags |= VROCE_REREG_TRANS | VROCE_REREG_ACCESS;
+	}
+	vroce_mr_obj_info(mr->obj, &info);
+	err = vroce_cmd_rereg_mr(vdev, info.handle, hw_flags, &desc, &key);
+	if (err)
+		goto err_free_next;
+	if (next) {
+		/* The HCA let go of the old tables: they go with @next. */
+		old = mr->obj;
+		WARN_ON_ONCE(vroce_mr_obj_registered(next->obj, key,
+						     info.handle));
+		WARN_ON_ONCE(vroce_mr_obj_released(old, false));
+		mr->obj = next->obj;
+		next->obj = old;
+		vroce_mr_free(vdev, next);
+		vroce_mr_obj_info(mr->obj, &info);
+		vroce_mr_set_mtr(mr, info.mtr);
+		mr->ibmr.iova = attr->iova;
+		mr->ibmr.length = attr->length;
+	}
+	vroce_mr_user_remember(mr, attr);
+	return 0;
+
+err_free_next:
+	/* A timeout: the HCA may use the new tables too; keep them. */
+	if (next && vroce_mr_obj_create_failed(next->obj, err))
+		vroce_mr_park(vdev, next);
+	else if (next)
+		vroce_mr_free(vdev, next);
+	return err;
+}
+
+/**
+ * vroce_rereg_user_mr() - change a user MR's PD, rights and/or memory
+ * @ibmr: the MR, from vroce_reg_user_mr()
+ * @flags: IB_MR_REREG_PD, _ACCESS, _TRANS, at least one
+ * @start: IB_MR_REREG_TRANS: the new memory's user address
+ * @length: IB_MR_REREG_TRANS: its bytes
+ * @virt_addr: IB_MR_REREG_TRANS: the MR's new iova
+ * @access: IB_MR_REREG_ACCESS: the new IB_ACCESS_* flags
+ * @new_pd: IB_MR_REREG_PD: the new protection domain
+ * @udata: user data, or NULL for a kernel caller
+ *
+ * The MR is changed in place by REREG_MR, under the same lkey and rkey (as
+ * hns does): new memory, or the same memory when the rights change
+ * whether it must be writable, is pinned and its tables built first; the
+ * old pages are unpinned only after the HCA switched. But an MR from the
+ * MR cache that needs its memory pinned again is not changed: a new MR is
+ * registered with the result (new keys) and returned, for the caller to
+ * swap in and to deregister the old one (uverbs does; mlx5 does the same
+ * when it cannot change an MR in place). When this fails the MR is as it was, keys
+ * included, except after -ETIMEDOUT (the HCA may or may not have made the
+ * change: the MR must be deregistered). The caller updates @ibmr->pd (as
+ * uverbs does).
+ *
+ * Context: process context of the memory's owner, may sleep.
+ * Return: NULL when changed in place, the new MR, or ERR_PTR(-EOPNOTSUPP)
+ * for unknown @flags, -EINVAL for no @flags, driver data in @udata that is not zero, an MR that
+ * is not a user MR, a PD of another device, or remote write or atomic
+ * without local write; -EOPNOTSUPP for access flags the HCA does not
+ * know; an error of vroce_reg_user_mr() (new memory: the length, the
+ * iova, pinning) or of REREG_MR (vroce_cmd_rereg_mr()).
+ */
+struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *new_pd, struct ib_udata *udata)
+{
+	struct vroce_dev *vdev = to_vdev(ibmr->device);
+	struct vroce_mr *mr = to_vroce_mr(ibmr);
+	struct vroce_mr_user_attr attr = {
+		.start = mr->user_start,
+		.length = ibmr->length,
+		.iova = ibmr->iova,
+		.access = mr->user_access,
+		.max_length = vdev->attr.max_mr_size,
+	};
+	struct ib_pd *pd = flags & IB_MR_REREG_PD ? new_pd : ibmr->pd;
+	bool repin;
+	u32 rights;
+	int err;
+
+	/* As ib_uverbs_rereg_mr() answers before it calls here. */
+	if (!flags)
+		return ERR_PTR(-EINVAL);
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EINVAL);
+	if (mr->type != VROCE_MR_TYPE_USER || !pd ||
+	    pd->device != ibmr->device)
+		return ERR_PTR(-EINVAL);
+	if (flags & IB_MR_REREG_ACCESS)
+		attr.access = access;
+	if (flags & IB_MR_REREG_TRANS) {
+		attr.start = start;
+		attr.length = length;
+		attr.iova = virt_addr;
+	}
+	err = vroce_mr_rights(attr.access, &rights);
+	if (err)
+		return ERR_PTR(err);
+	/* Pages pinned read-only cannot take a write right: pin them again. */
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		ib_access_writable(attr.access) !=
+		ib_access_writable(mr->user_access);
+	/* A cache entry's table is loaded from its page list: a new MR. */
+	if (mr->cached && repin)
+		return vroce_reg_user_mr(pd, attr.start, attr.length, attr.iova,
+					 attr.access, udata);
+	err = vroce_rereg_in_place(vdev, mr, &attr, to_vroce_pd(pd)->pdn,
+				   rights, vroce_rereg_flags(flags), repin,
+				   udata);
+	return err ? ERR_PTR(err) : NULL;
 }
 
 static int vroce_set_page(struct ib_mr *ibmr, u64 addr)

@@ -442,7 +442,7 @@ struct ib_mr *vroce_mr_cache_take(struct vroce_dev *vdev, struct ib_pd *ibpd,
 	mr->cached = true;
 	mr->cache_uses++;
 	mr->type = VROCE_MR_TYPE_USER;
-	mr->mtr = info.mtr;
+	vroce_mr_set_mtr(mr, info.mtr);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	mr->ibmr.iova = attr->iova;

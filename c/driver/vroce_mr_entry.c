@@ -105,6 +105,20 @@ struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
 }
 
 /*
+ * @mr's MTR (NULL for a DMA MR), and what restrack dumps show of it; the
+ * pointer is the driver's, the copy the dumps' (see struct vroce_mr).
+ */
+void vroce_mr_set_mtr(struct vroce_mr *mr, const struct vroce_mtr *mtr)
+{
+	struct vroce_hw_mtt mtt = {};
+
+	if (mtr)
+		vroce_ring_mtt(mtr, &mtt);
+	WRITE_ONCE(mr->mtr, mtr);
+	mr->res_mtt = mtt;
+}
+
+/*
  * Enter @mr's object in the HCA under PD @pdn and fill in the keys. When
  * CREATE_MR fails the MR is undone: kept as a zombie if the HCA may hold
  * it under a key the driver never learnt (a timeout), freed otherwise;
@@ -143,7 +157,7 @@ int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
 	}
 	vroce_mr_obj_info(mr->obj, &info);
 	mr->type = info.type;
-	mr->mtr = info.mtr;
+	vroce_mr_set_mtr(mr, info.mtr);
 	mr->ibmr.lkey = info.key;
 	mr->ibmr.rkey = info.key;
 	mr->ibmr.iova = info.iova;

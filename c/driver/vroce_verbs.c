@@ -174,8 +174,8 @@ static int vroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 			goto err_cancel;
 		goto out;
 	}
-	/* What the HCA was told at CREATE_MR. */
-	vroce_ring_mtt(mr->mtr, &mtt);
+	/* What the HCA was told at CREATE_MR (or REREG_MR). */
+	mtt = mr->res_mtt;
 	if (rdma_nl_put_driver_string(msg, "kind",
 				      mr->type == VROCE_MR_TYPE_FRMR ?
 				      "fast-reg" : "user") ||
@@ -214,6 +214,8 @@ const struct ib_device_ops vroce_dev_ops = {
 	.alloc_mr = vroce_alloc_mr,
 	.map_mr_sg = vroce_map_mr_sg,
 	.dereg_mr = vroce_dereg_mr,
+	/* issue 30, rereg_mr */
+	.rereg_user_mr = vroce_rereg_user_mr,
 	.fill_res_mr_entry = vroce_fill_res_mr_entry,
 	.create_cq = vroce_create_cq,
 	.destroy_cq = vroce_destroy_cq,

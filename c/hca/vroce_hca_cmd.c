@@ -87,6 +87,7 @@ static u16 vroce_hca_query_device(struct vroce_hca *hca,
 /* Every request and response fits its half of a slot. */
 static_assert(sizeof(struct vroce_cmd_create_mr) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_enable_mr) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_rereg_mr) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_cq) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
@@ -149,6 +150,8 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		return vroce_hca_create_mr(hca, req, resp);
 	case VROCE_CMD_DESTROY_MR:
 		return vroce_hca_destroy_mr(hca, req);
+	case VROCE_CMD_REREG_MR:
+		return vroce_hca_rereg_mr(hca, req, resp);
 	case VROCE_CMD_ENABLE_MR:
 		if (!(hca->caps & VROCE_CAP_MR_ENABLE))
 			return VROCE_CMD_BAD_OPCODE;

@@ -344,6 +344,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 			qp->wq[q].ci = 0;
 		}
 		qp->last_wqe = false;
+		qp->msg_off = 0;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;
 	}

@@ -766,6 +766,74 @@ u16 vroce_hca_revoke_mr(struct vroce_hca *hca,
 }
 
 /**
+ * vroce_hca_rereg_mr() - REREG_MR: change an MTT MR's PD, rights and/or
+ *	translation in place
+ * @hca: the HCA
+ * @cmd: the request
+ * @resp: where the key goes (unchanged)
+ *
+ * Everything asked for is checked before anything changes, so a refused
+ * command leaves the entry as it was. The key (index, generation, tag)
+ * stays: hns' rereg modifies its MPT entry under the same key too. The
+ * data path runs with no command in (@hca->wire_lock held for writing
+ * here), so a work request sees the entry before or after, never between.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (MR or new PD) or BAD_PARAM (no or
+ * unknown flags, an entry that is not a registered MTT MR, a translation
+ * change of an MR of ENABLE_MR, rights, or a range or table CREATE_MR
+ * would refuse).
+ */
+u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
+		       const struct vroce_cmd_rereg_mr *cmd,
+		       struct vroce_resp_rereg_mr *resp)
+{
+	struct vroce_hca_mpt *mr = vroce_hca_mpt_of_handle(hca,
+						le32_to_cpu(cmd->handle));
+	u32 flags = le32_to_cpu(cmd->flags);
+	struct vroce_cmd_create_mr trans = {
+		.cfg = cmd->cfg,
+		.root_ba = cmd->root_ba,
+		.page_count = cmd->page_count,
+	};
+	struct vroce_hca_mpt entry;
+	u64 end;
+
+	if (!mr)
+		return VROCE_CMD_BAD_HANDLE;
+	/* An MR of ENABLE_MR keeps its table: the page list loads it. */
+	if (!flags || (flags & ~VROCE_REREG_MASK) ||
+	    mr->kind != VROCE_MR_KIND_MTT || mr->state != VROCE_HCA_MR_VALID ||
+	    (mr->enabled && (flags & VROCE_REREG_TRANS)))
+		return VROCE_CMD_BAD_PARAM;
+	entry = *mr;
+	if (flags & VROCE_REREG_PD) {
+		entry.pdn = le32_to_cpu(cmd->pdn);
+		if (!vroce_hca_pd_valid(hca, entry.pdn))
+			return VROCE_CMD_BAD_HANDLE;
+	}
+	if (flags & VROCE_REREG_ACCESS) {
+		entry.access = le32_to_cpu(cmd->access);
+		if (!vroce_hca_access_valid(entry.access))
+			return VROCE_CMD_BAD_PARAM;
+	}
+	if (flags & VROCE_REREG_TRANS) {
+		entry.iova = le64_to_cpu(cmd->iova);
+		entry.length = le64_to_cpu(cmd->length);
+		if (!entry.length || entry.length > VROCE_HCA_MAX_MR_SIZE ||
+		    check_add_overflow(entry.iova, entry.length - 1, &end) ||
+		    !vroce_hca_mr_mtt(&trans, &entry.mtt, entry.length,
+				      entry.iova))
+			return VROCE_CMD_BAD_PARAM;
+	}
+	*mr = entry;
+	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
+				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
+				FIELD_PREP(VROCE_KEY_TAG, mr->tag));
+	return VROCE_CMD_OK;
+}
+
+/**
  * vroce_hca_set_max_mr() - size the MPT, as firmware would configure it
  * @hca: the HCA
  * @max_mr: entries, 1 to VROCE_HCA_MAX_MR (clamped); only entries below

@@ -140,6 +140,12 @@ struct dentry;
 
 /* Send WQEs of different QPs in execution at once, each with its buffer. */
 #define VROCE_HCA_BOUNCES		4
+/*
+ * A bounce buffer's bytes: a message moves through it a chunk at a time,
+ * and at most VROCE_HCA_VISIT_CHUNKS chunks in one visit of its QP.
+ */
+#define VROCE_HCA_BOUNCE_SIZE		SZ_1M
+#define VROCE_HCA_VISIT_CHUNKS		8
 /* MPT entry locks, shared by entries a multiple of this apart. */
 #define VROCE_HCA_MPT_LOCKS		64
 
@@ -224,6 +230,8 @@ struct vroce_hca_wq {
  * @srqn: the SRQ the QP takes receives from, 0: its own receive queue
  * @last_wqe: the LAST_WQE event of an attached QP in ERR was written
  *	(under the QP's RQ lock; cleared by RESET)
+ * @msg_off: bytes of the head send WQE's message moved in earlier visits
+ *	(a message above VROCE_HCA_VISIT_CHUNKS bounce buffers), else 0
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -252,6 +260,8 @@ struct vroce_hca_qp {
 	u8 retry_left;
 	u32 srqn;
 	bool last_wqe;
+	/* issue 30, big messages */
+	u32 msg_off;
 };
 
 /**
@@ -375,6 +385,10 @@ struct vroce_hca_op {
 	u8 status;			/* the requester's completion */
 	bool rnr;			/* no receive: retry later */
 	bool lost;			/* no answer: retry after the ack timeout */
+	/* issue 30, big messages: the chunk in the bounce buffer */
+	u32 off;			/* its first byte in the message */
+	u32 clen;			/* its bytes */
+	bool more;			/* the message goes on at the next visit */
 };
 
 struct vroce_hca {
@@ -426,7 +440,7 @@ struct vroce_hca {
 	spinlock_t timer_lock;		/* protects the waits and timed */
 	struct semaphore bounce_sem;	/* bounce buffers free */
 	unsigned long bounce_busy;	/* bit per bounce buffer taken */
-	void *bounce[VROCE_HCA_BOUNCES];	/* a message each, VROCE_MAX_MSG_SIZE */
+	void *bounce[VROCE_HCA_BOUNCES];	/* VROCE_HCA_BOUNCE_SIZE each */
 	atomic_t eq_raise;		/* EQEs written since the last interrupt */
 	bool timed;			/* an RNR wait or delayed event may exist */
 	u32 drop_events;		/* event knobs, also set by debugfs */
@@ -598,6 +612,9 @@ u16 vroce_hca_revoke_mr(struct vroce_hca *hca,
 			const struct vroce_cmd_revoke_mr *cmd);
 u16 vroce_hca_destroy_mr(struct vroce_hca *hca,
 			 const struct vroce_cmd_destroy_mr *cmd);
+u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
+		       const struct vroce_cmd_rereg_mr *cmd,
+		       struct vroce_resp_rereg_mr *resp);
 int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write);

@@ -7,6 +7,7 @@
 #include <linux/bitops.h>
 #include <linux/etherdevice.h>
 #include <linux/sched.h>
+#include <linux/overflow.h>
 #include <linux/semaphore.h>
 #include <linux/string.h>
 
@@ -26,7 +27,11 @@ static const u8 vroce_hca_cqe_opcode[] = {
 
 /* ---- executing a send WQE ---- */
 
-/* Check the WQE's SGE list or inline data; sum the message length. */
+/*
+ * Check the WQE's SGE list or inline data; sum the message length (in 64
+ * bits: four u32 SGEs) and set the first chunk, at @op->off: 0, or where
+ * an earlier visit stopped.
+ */
 static u8 vroce_hca_op_len(struct vroce_hca_op *op)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
@@ -38,50 +43,85 @@ static u8 vroce_hca_op_len(struct vroce_hca_op *op)
 		    le32_to_cpu(wqe->inline_len) > VROCE_MAX_INLINE)
 			return VROCE_CQE_LOC_QP_OP_ERR;
 		op->len = le32_to_cpu(wqe->inline_len);
+		op->off = 0;
+		op->clen = op->len;
 		return VROCE_CQE_OK;
 	}
 	if (wqe->num_sge > VROCE_MAX_SEND_SGE)
 		return VROCE_CQE_LOC_QP_OP_ERR;
 	for (i = 0; i < wqe->num_sge; i++)
 		len += le32_to_cpu(wqe->sge[i].length);
-	if (len > VROCE_MAX_MSG_SIZE)
+	/* Also a WQE the consumer shortened under a message in progress. */
+	if (len > VROCE_MAX_MSG_SIZE || op->off > len)
 		return VROCE_CQE_LOC_LEN_ERR;
 	op->len = len;
+	op->clen = min_t(u32, op->len - op->off, VROCE_HCA_BOUNCE_SIZE);
 	return VROCE_CQE_OK;
 }
 
 /*
- * Move the message between the bounce buffer and the WQE's own buffers:
+ * Move on to the next chunk of the message: false when it is done, or when
+ * this visit moved VROCE_HCA_VISIT_CHUNKS chunks (@op->more: the QP is
+ * queued again, and the message goes on from @op->off at its next visit,
+ * so that no message holds the wire's lock or a CPU for long), unless
+ * @whole: the message must end in this visit.
+ */
+static bool vroce_hca_chunk_next(struct vroce_hca_op *op, u32 *chunks,
+				  bool whole)
+{
+	op->off += op->clen;
+	if (op->off >= op->len)
+		return false;
+	if (++*chunks >= VROCE_HCA_VISIT_CHUNKS && !whole) {
+		op->more = true;
+		return false;
+	}
+	op->clen = min_t(u32, op->len - op->off, VROCE_HCA_BOUNCE_SIZE);
+	cond_resched();
+	return true;
+}
+
+/*
+ * Move the chunk between the bounce buffer and the WQE's own buffers:
  * gather (a local read needs no right) or, for READ, scatter (LOCAL_WRITE).
+ * Each chunk checks the keys it uses again.
  */
 static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 			     bool write)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
+	u32 i, len, n, skip = op->off, left = op->clen;
 	u8 *buf = op->buf;
-	u32 i, len;
+	u64 addr;
 
 	if (wqe->flags & VROCE_WQE_F_INLINE) {
 		memcpy(buf, wqe->inline_data, op->len);
 		return VROCE_CQE_OK;
 	}
 	/* The lengths were summed and bounded by vroce_hca_op_len(). */
-	for (i = 0; i < wqe->num_sge; i++) {
+	for (i = 0; i < wqe->num_sge && left; i++) {
 		len = le32_to_cpu(wqe->sge[i].length);
-		if (len && vroce_hca_mr_access_locked(hca,
-						      le32_to_cpu(wqe->sge[i].lkey),
-						      op->qp->pdn,
-						      le64_to_cpu(wqe->sge[i].addr),
-						      buf, len,
-						      write ? VROCE_ACC_LOCAL_WRITE : 0,
-						      write))
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		n = min(len - skip, left);
+		if (check_add_overflow(le64_to_cpu(wqe->sge[i].addr), (u64)skip,
+				       &addr) ||
+		    vroce_hca_mr_access_locked(hca,
+					       le32_to_cpu(wqe->sge[i].lkey),
+					       op->qp->pdn, addr, buf, n,
+					       write ? VROCE_ACC_LOCAL_WRITE : 0,
+					       write))
 			return VROCE_CQE_LOC_PROT_ERR;
-		buf += len;
+		skip = 0;
+		buf += n;
+		left -= n;
 	}
 	return VROCE_CQE_OK;
 }
 
-/* SEND and WRITE: the message into the bounce buffer. */
+/* SEND and WRITE: the message's first chunk into the bounce buffer. */
 static bool vroce_hca_gather(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
 	op->status = vroce_hca_op_len(op);
@@ -219,6 +259,7 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 	op->status = vroce_hca_op_len(op);
 	if (!op->status && op->len > VROCE_MAX_UD_MSG)
 		op->status = VROCE_CQE_LOC_LEN_ERR;
+	/* Whole: one chunk (op->off is 0: a UD send never goes on). */
 	if (!op->status)
 		op->status = vroce_hca_op_local(hca, op, false);
 	if (op->status)
@@ -245,13 +286,19 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
  * SEND, SEND_IMM, WRITE and WRITE_IMM on a UC QP. There are no acks: the
  * requester completes once the message left, whatever the responder did
  * with it (vroce_hca_uc_drop()); only its own errors (a bad local key, a
- * message too long) fail it.
+ * message too long) fail it. A UC message is one bounce buffer at most
+ * (VROCE_HCA_BOUNCE_SIZE): the UC responder places a message whole, and a
+ * longer one completes with LOC_LEN_ERR.
  */
 static void vroce_hca_do_uc(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
 	u8 opcode = op->wqe.opcode;
 
-	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op))
+	op->status = vroce_hca_op_len(op);
+	if (!op->status && op->len > VROCE_HCA_BOUNCE_SIZE)
+		op->status = VROCE_CQE_LOC_LEN_ERR;
+	if (op->status || !vroce_hca_gather(hca, op) ||
+	    !vroce_hca_find_peer(hca, op))
 		return;
 	vroce_hca_rq_enter(op->phca, op->peer);
 	if (opcode == VROCE_WQE_SEND || opcode == VROCE_WQE_SEND_IMM)
@@ -261,39 +308,77 @@ static void vroce_hca_do_uc(struct vroce_hca *hca, struct vroce_hca_op *op)
 	vroce_hca_rq_leave(op->phca, op->peer);
 }
 
+/*
+ * The message goes a chunk at a time: each is gathered (from the next
+ * local byte) and placed (at the peer's next byte), every key checked
+ * again. A failure part way completes as it would at the first chunk;
+ * what earlier chunks placed stays (a responder that took some packets of
+ * a message before a protection error holds them too). A message into a
+ * receive of an SRQ goes whole in one visit: between visits another QP
+ * could take the SRQ's head receive it is being placed in.
+ */
 static void vroce_hca_do_send(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
+	u32 chunks = 0;
+
 	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op))
 		return;
 	vroce_hca_rq_enter(op->phca, op->peer);
-	vroce_hca_send_deliver(hca, op);
+	do {
+		/* The receive completes with the last chunk. */
+		vroce_hca_send_deliver(hca, op);
+		if (op->status || op->rnr ||
+		    !vroce_hca_chunk_next(op, &chunks, !!op->peer->srqn))
+			break;
+		op->status = vroce_hca_op_local(hca, op, false);
+	} while (!op->status);
 	vroce_hca_rq_leave(op->phca, op->peer);
 }
 
 /* WRITE, WRITE_IMM (which also consumes a receive). */
 static void vroce_hca_do_write(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
+	bool imm = op->wqe.opcode == VROCE_WQE_WRITE_IMM;
+	u32 chunks = 0;
+
 	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op) ||
 	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_WRITE))
 		return;
-	if (op->wqe.opcode != VROCE_WQE_WRITE_IMM) {
-		vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true);
-		return;
-	}
-	vroce_hca_rq_enter(op->phca, op->peer);
-	vroce_hca_write_imm_deliver(hca, op);
-	vroce_hca_rq_leave(op->phca, op->peer);
+	if (imm)
+		vroce_hca_rq_enter(op->phca, op->peer);
+	do {
+		/* WRITE_IMM's receive completes with the last chunk. */
+		if (imm)
+			vroce_hca_write_imm_deliver(hca, op);
+		else
+			vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true);
+		if (op->status || op->rnr ||
+		    !vroce_hca_chunk_next(op, &chunks, imm && op->peer->srqn))
+			break;
+		op->status = vroce_hca_op_local(hca, op, false);
+	} while (!op->status);
+	if (imm)
+		vroce_hca_rq_leave(op->phca, op->peer);
 }
 
-/* READ: the peer's memory into the WQE's own buffers. */
+/*
+ * READ: the peer's memory into the WQE's own buffers, a chunk at a time
+ * (the responses of one chunk: the bounce buffer, not the path MTU, sizes
+ * what moves at once).
+ */
 static void vroce_hca_do_read(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
+	u32 chunks = 0;
+
 	op->status = vroce_hca_op_len(op);
 	if (op->status || !vroce_hca_find_peer(hca, op) ||
-	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_READ) ||
-	    !vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_READ, false))
+	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_READ))
 		return;
-	op->status = vroce_hca_op_local(hca, op, true);
+	do {
+		if (!vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_READ, false))
+			break;
+		op->status = vroce_hca_op_local(hca, op, true);
+	} while (!op->status && vroce_hca_chunk_next(op, &chunks, false));
 }
 
 static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
@@ -445,7 +530,7 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 				  struct vroce_hca_qp *qp)
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
-	struct vroce_hca_op op = { .qp = qp, .idx = sq->ci };
+	struct vroce_hca_op op = { .qp = qp, .idx = sq->ci, .off = qp->msg_off };
 	u32 b = vroce_hca_bounce_get(hca);
 
 	op.buf = hca->bounce[b];
@@ -468,6 +553,13 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	}
 	qp->rnr_active = false;
 	qp->retry_active = false;
+	/* A big message goes on at the next visit, behind the other QPs. */
+	if (op.more && !op.status) {
+		qp->msg_off = op.off;
+		vroce_hca_qp_kick(hca, qp);
+		return false;
+	}
+	qp->msg_off = 0;
 	sq->ci++;
 	if (!op.status)
 		vroce_hca_count_op(hca, &op);
@@ -494,6 +586,8 @@ static void vroce_hca_flush_one(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		cqe.flags = VROCE_CQE_F_RQ;
 	else if (wqe.opcode < ARRAY_SIZE(vroce_hca_cqe_opcode))
 		cqe.opcode = vroce_hca_cqe_opcode[wqe.opcode];
+	if (q == VROCE_HCA_SQ)
+		qp->msg_off = 0;	/* a message in progress ends here */
 	wq->ci++;
 	vroce_hca_cq_post(hca, qp, q == VROCE_HCA_RQ ? qp->rcqn : qp->scqn,
 			  &cqe);

@@ -10,6 +10,7 @@
 #include <net/checksum.h>
 #include <net/ip.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
@@ -28,15 +29,21 @@ bool vroce_hca_peer_allows(struct vroce_hca *hca,
 	return false;
 }
 
-/* WRITE or READ the peer's memory through the rkey; length 0 needs none. */
+/*
+ * WRITE or READ the chunk at the peer's memory through the rkey, at the
+ * chunk's offset from the remote address; length 0 needs none.
+ */
 bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 		      u32 right, bool write)
 {
-	if (!op->len ||
-	    !vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
-					op->peer->pdn,
-					le64_to_cpu(op->wqe.remote_addr),
-					op->buf, op->len, right, write))
+	u64 iova;
+
+	if (!op->clen ||
+	    (!check_add_overflow(le64_to_cpu(op->wqe.remote_addr),
+				 (u64)op->off, &iova) &&
+	     !vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
+					 op->peer->pdn, iova, op->buf,
+					 op->clen, right, write)))
 		return true;
 	op->status = VROCE_CQE_REM_ACCESS_ERR;
 	vroce_hca_qp_fatal(op->phca, op->peer);
@@ -134,13 +141,17 @@ static u64 vroce_hca_recv_room(const struct vroce_recv_wqe *rwqe)
 	return room;
 }
 
-/* Place the message in the receive WQE's buffers: the responder's status. */
+/*
+ * Place the chunk in the receive WQE's buffers at its offset in the
+ * message (@op->rlen bytes in all): the responder's status.
+ */
 static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 				 const struct vroce_recv_wqe *rwqe)
 {
+	u32 left = op->clen, skip = op->off, i, len;
 	const struct vroce_wqe_sge *sge;
-	u32 left = op->rlen, i, len;
 	u8 *buf = op->buf;
+	u64 addr;
 
 	if (op->rlen > vroce_hca_recv_room(rwqe)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
@@ -148,22 +159,33 @@ static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 	}
 	for (i = 0; i < rwqe->num_sge && left; i++) {
 		sge = &rwqe->sge[i];
-		len = min(left, le32_to_cpu(sge->length));
-		if (len && vroce_hca_mr_access_locked(op->phca,
-						      le32_to_cpu(sge->lkey),
-						      vroce_hca_recv_pdn(op->phca,
-									 op->peer),
-						      le64_to_cpu(sge->addr),
-						      buf, len,
-						      VROCE_ACC_LOCAL_WRITE,
-						      true)) {
+		len = le32_to_cpu(sge->length);
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		len = min(left, len - skip);
+		if (check_add_overflow(le64_to_cpu(sge->addr), (u64)skip,
+				       &addr) ||
+		    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(sge->lkey),
+					       vroce_hca_recv_pdn(op->phca,
+								  op->peer),
+					       addr, buf, len,
+					       VROCE_ACC_LOCAL_WRITE, true)) {
 			op->status = VROCE_CQE_REM_OP_ERR;
 			return VROCE_CQE_LOC_PROT_ERR;
 		}
+		skip = 0;
 		buf += len;
 		left -= len;
 	}
 	return VROCE_CQE_OK;
+}
+
+/* The chunk in the bounce buffer is the message's last. */
+static bool vroce_hca_last_chunk(const struct vroce_hca_op *op)
+{
+	return op->off + op->clen >= op->len;
 }
 
 /* RoCE v2 over IPv4 when both GIDs are IPv4-mapped, else over IPv6. */
@@ -309,6 +331,9 @@ void vroce_hca_ud_deliver(struct vroce_hca *hca,
 	memmove(op->buf + VROCE_GRH_SIZE, op->buf, op->len);
 	vroce_hca_grh(op->buf, av, op->len);
 	op->rlen = op->len + VROCE_GRH_SIZE;
+	/* One chunk: the datagram behind its GRH. */
+	op->off = 0;
+	op->clen = op->rlen;
 	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
@@ -340,7 +365,11 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_hca_ud_dropped);
 
 /* ---- SEND and WRITE_IMM at an RC peer ---- */
 
-/* SEND, SEND_IMM, SEND_INV at the peer, whose RQ lock is held. */
+/*
+ * SEND, SEND_IMM, SEND_INV at the peer, whose RQ lock is held: the chunk
+ * in the bounce buffer. The head receive is the message's until its last
+ * chunk completes it (an RC peer takes messages from this QP only).
+ */
 void vroce_hca_send_deliver(struct vroce_hca *hca,
 			    struct vroce_hca_op *op)
 {
@@ -352,6 +381,8 @@ void vroce_hca_send_deliver(struct vroce_hca *hca,
 	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
+	if (!rstatus && !vroce_hca_last_chunk(op))
+		return;
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
 	    vroce_hca_frmr_invalidate_locked(op->phca,
 					     le32_to_cpu(op->wqe.imm_inv),
@@ -374,6 +405,9 @@ void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 		return;
 	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus && !vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true))
+		return;
+	/* The receive completes with the message's last chunk. */
+	if (!rstatus && !vroce_hca_last_chunk(op))
 		return;
 	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }

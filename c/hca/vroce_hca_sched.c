@@ -294,7 +294,7 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 				 GFP_KERNEL);
 	for (i = 0; i < VROCE_HCA_BOUNCES; i++)
 		hca->bounce[i] = vroce_hca_inject() ? NULL :
-				 kvmalloc(VROCE_MAX_MSG_SIZE, GFP_KERNEL);
+				 kvmalloc(VROCE_HCA_BOUNCE_SIZE, GFP_KERNEL);
 	hca->qp_wq = vroce_hca_inject() ? NULL :
 		     alloc_workqueue("vroce_hca_qp", WQ_UNBOUND, 0);
 	if (!hca->qps || !hca->cqs || !hca->qpx || !hca->cq_lock ||

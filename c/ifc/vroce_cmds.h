@@ -55,12 +55,14 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_MODIFY_SRQ	= 14,
 	VROCE_CMD_DESTROY_SRQ	= 15,
 	VROCE_CMD_QUERY_SRQ	= 16,
+	/* RESIZE_CQ and QUERY_COUNTERS (issue 30). */
+	VROCE_CMD_RESIZE_CQ	= 17,
+	VROCE_CMD_QUERY_COUNTERS = 18,
 	/* UD multicast: struct vroce_cmd_mcast, VROCE_CAP_MCAST. */
 	VROCE_CMD_ATTACH_MCAST	= 19,
 	VROCE_CMD_DETACH_MCAST	= 20,
-	/* issue 30, cq/counters */
-	VROCE_CMD_RESIZE_CQ	= 17,
-	VROCE_CMD_QUERY_COUNTERS = 18,
+	/* REREG_MR (issue 30): 21; 22 spare. */
+	VROCE_CMD_REREG_MR	= 21,
 };
 
 /* Status the HCA returns in a response. */
@@ -173,6 +175,48 @@ struct vroce_cmd_revoke_mr {
 	struct vroce_cmd_hdr hdr;
 	__le32 handle;
 	__le32 pdn;
+};
+
+/* What REREG_MR changes: VROCE_REREG_* in struct vroce_cmd_rereg_mr.flags. */
+#define VROCE_REREG_PD		BIT(0)
+#define VROCE_REREG_ACCESS	BIT(1)
+#define VROCE_REREG_TRANS	BIT(2)
+#define VROCE_REREG_MASK	GENMASK(2, 0)
+
+/**
+ * struct vroce_cmd_rereg_mr - REREG_MR: change an MTT MR in place
+ * @hdr: the command header
+ * @handle: the MR, by the handle CREATE_MR returned
+ * @flags: VROCE_REREG_*, at least one
+ * @pdn: VROCE_REREG_PD: the new protection domain
+ * @access: VROCE_REREG_ACCESS: the new VROCE_ACC_* rights
+ * @cfg: VROCE_REREG_TRANS: VROCE_MTT_* of the new table
+ * @rsvd: zero
+ * @iova: VROCE_REREG_TRANS: the new first address
+ * @length: VROCE_REREG_TRANS: the new length in bytes
+ * @root_ba: VROCE_REREG_TRANS: the new table's root
+ * @page_count: VROCE_REREG_TRANS: pages behind the new table
+ *
+ * Only a registered MTT MR is changed: of CREATE_MR, or of ENABLE_MR but
+ * for its translation (VROCE_REREG_TRANS), which its page list loads. Every field is checked first, as CREATE_MR checks it, and
+ * then all of them change at once: no work request sees part of the change
+ * (they run with no command in), and a refused command changes nothing.
+ * The key stays the same (hns' rereg keeps it too): work requests posted
+ * with it after the response reach the new PD, rights and pages; the old
+ * table is the driver's again once the response is written.
+ */
+struct vroce_cmd_rereg_mr {
+	struct vroce_cmd_hdr hdr;
+	__le32 handle;
+	__le32 flags;
+	__le32 pdn;
+	__le32 access;
+	__le32 cfg;
+	__le32 rsvd;
+	__le64 iova;
+	__le64 length;
+	__le64 root_ba;
+	__le64 page_count;
 };
 
 struct vroce_cmd_ring {
@@ -322,6 +366,16 @@ struct vroce_resp_create_mr {
 struct vroce_resp_enable_mr {
 	struct vroce_resp_hdr hdr;
 	__le32 key;		/* the MR's new lkey and rkey */
+};
+
+/**
+ * struct vroce_resp_rereg_mr - REREG_MR's response
+ * @hdr: the response header
+ * @key: the MR's lkey and rkey, unchanged by REREG_MR
+ */
+struct vroce_resp_rereg_mr {
+	struct vroce_resp_hdr hdr;
+	__le32 key;
 };
 
 struct vroce_resp_create_cq {

@@ -25,7 +25,7 @@
 #define VROCE_MAX_WQ_DEPTH_LOG2		12	/* 4096 WQEs per queue */
 #define VROCE_MAX_CQ_DEPTH_LOG2		15	/* 32768 CQEs per CQ */
 #define VROCE_EQ_DEPTH_LOG2		9	/* 512 events */
-#define VROCE_MAX_MSG_SIZE		SZ_1M	/* one message, any opcode */
+#define VROCE_MAX_MSG_SIZE		SZ_2G	/* one RC message: IBTA's 2^31 */
 
 /* A UD send's av.dest_qpn for a multicast group (the av.dgid's). */
 #define VROCE_MCAST_QPN			0xffffff

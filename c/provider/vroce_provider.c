@@ -145,6 +145,22 @@ static struct ibv_mr *vroce_reg_mr(struct ibv_pd *pd, void *addr,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * issue 30: ibv_rereg_mr(). The kernel changes the MR in place under the
+ * same keys, or (an MR of its MR cache) swaps a new one in under the same
+ * handle; either way the response carries the keys.
+ */
+static int vroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 static int vroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -858,6 +874,8 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.dealloc_pd = vroce_dealloc_pd,
 	.reg_mr = vroce_reg_mr,
 	.dereg_mr = vroce_dereg_mr,
+	/* issue 30, rereg_mr */
+	.rereg_mr = vroce_rereg_mr,
 	.create_cq = vroce_create_cq,
 	.create_cq_ex = vroce_create_cq_ex,
 	.poll_cq = ibv_cmd_poll_cq,

@@ -29,6 +29,8 @@
  *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228; for SRQs
  *   create_srq 0xb0, destroy_srq 0x120, modify_srq 0x188,
  *   post_srq_recv 0x1c8, query_srq 0x200.
+ *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228, rereg_mr 0x230
+ *   (public slot _compat_rereg_mr).
  * scripts/provider-abi.py repeats the disassembly check against the
  * installed library in make check.
  */
@@ -230,7 +232,8 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	void (*rereg_mr)(void);
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void (*set_ece)(void);
 	void (*unimport_dm)(void);
@@ -273,6 +276,8 @@ VROCE_OP_AT(destroy_srq, 0x120);
 VROCE_OP_AT(modify_srq, 0x188);
 VROCE_OP_AT(post_srq_recv, 0x1c8);
 VROCE_OP_AT(query_srq, 0x200);
+/* issue 30, rereg_mr */
+VROCE_OP_AT(rereg_mr, 0x230);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 
@@ -301,6 +306,8 @@ VROCE_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 VROCE_WRITE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 VROCE_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 VROCE_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
+/* issue 30, rereg_mr */
+VROCE_WRITE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 
 /* The private functions of libibverbs.so.1 (IBVERBS_PRIVATE_34) used. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -332,6 +339,12 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* issue 30, rereg_mr */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
