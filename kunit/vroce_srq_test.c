@@ -706,6 +706,145 @@ static void vroce_srq_fail_every_allocation(struct kunit *test)
 	vroce_test_expect_no_memory_held(test, f->vdev);
 }
 
+/*
+ * A SEND longer than one visit of its QP moves (VROCE_HCA_VISIT_CHUNKS
+ * bounce buffers) into a receive of an SRQ, with a datagram to another QP
+ * on the same SRQ posted behind it: the datagram's visit must not take the
+ * receive the SEND is being placed in. Each message lands whole in a
+ * receive of its own.
+ */
+static void srq_release_hold(void *data)
+{
+	vroce_hca_hold_qp(data, 0);
+}
+
+#define SRQ_BIG_PART	(3 * SZ_1M)	/* a kmalloc() each */
+#define SRQ_BIG_LEN	(3 * SRQ_BIG_PART)	/* 9 chunks */
+
+static void vroce_srq_big_send(struct kunit *test)
+{
+	struct srq_fix *f = srq_fix(test, 8);
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = 4, .max_sge = 3 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr qinit = {
+		.qp_type = IB_QPT_RC, .send_cq = f->cq, .recv_cq = f->cq,
+		.sq_sig_type = IB_SIGNAL_ALL_WR, .port_num = 1,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 3, .max_recv_sge = 1 },
+	};
+	struct vroce_test_kbuf *src = vroce_test_kbuf(test, f->vdev,
+						      SRQ_BIG_PART);
+	struct vroce_test_kbuf *dst[2][3];
+	struct ib_sge ssge[3], rsge[2][3];
+	struct ib_recv_wr rwr[2];
+	struct ib_rdma_wr swr = {};
+	struct ib_qp *rc_s, *rc_r, *ud_s, *ud_r;
+	struct ib_ah *ah = srq_ah(test, f);
+	struct ib_srq *srq;
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct ib_wc wc[4];
+	u32 i, j, bad, big, round;
+	int got;
+
+	srq = ib_create_srq(f->pd, &sinit);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_destroy_srq,
+							srq), 0);
+	qinit.srq = srq;
+	qinit.cap.max_recv_wr = 0;
+	qinit.cap.max_recv_sge = 0;
+	rc_r = ib_create_qp(f->pd, &qinit);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rc_r);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_destroy_qp,
+							rc_r), 0);
+	qinit.srq = NULL;
+	qinit.cap.max_recv_wr = 4;
+	qinit.cap.max_recv_sge = 1;
+	rc_s = ib_create_qp(f->pd, &qinit);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rc_s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_destroy_qp,
+							rc_s), 0);
+	ud_s = srq_qp(test, f, IB_QPT_UD, NULL);
+	ud_r = srq_qp(test, f, IB_QPT_UD, srq);
+	srq_rc_connect(test, f, rc_s, rc_r);
+	KUNIT_ASSERT_EQ(test, srq_ud_ready(ud_s), 0);
+	KUNIT_ASSERT_EQ(test, srq_ud_ready(ud_r), 0);
+
+	/* Two receives a round, each with room for the big message. */
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++) {
+			dst[i][j] = vroce_test_kbuf(test, f->vdev, SRQ_BIG_PART);
+			rsge[i][j] = (struct ib_sge) {
+				.addr = dst[i][j]->dma, .length = SRQ_BIG_PART,
+				.lkey = f->pd->local_dma_lkey,
+			};
+		}
+	/* The big SEND: the one source buffer three times. */
+	vroce_test_fill(src->va, SRQ_BIG_PART, 9);
+	for (j = 0; j < 3; j++)
+		ssge[j] = (struct ib_sge) { .addr = src->dma,
+					    .length = SRQ_BIG_PART,
+					    .lkey = f->pd->local_dma_lkey };
+	swr.wr = (struct ib_send_wr) { .wr_id = 1000, .sg_list = ssge,
+				       .num_sge = 3, .opcode = IB_WR_SEND };
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_release_hold,
+							hca), 0);
+	/*
+	 * The datagram's engine is held while the big SEND starts, and let go
+	 * a little later each round: at some round while the SEND is between
+	 * its chunks, the datagram's visit waits for the SRQ and runs next.
+	 */
+	for (round = 0; round < 6; round++) {
+		for (i = 0; i < 2; i++) {
+			for (j = 0; j < 3; j++)
+				memset(dst[i][j]->va, 0, SRQ_BIG_PART);
+			rwr[i] = (struct ib_recv_wr) {
+				.wr_id = i, .sg_list = rsge[i], .num_sge = 3,
+			};
+			KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr[i],
+							       NULL), 0);
+		}
+		vroce_hca_hold_qp(hca, ud_s->qp_num);
+		KUNIT_ASSERT_EQ(test, srq_send(f, ud_s, ah, ud_r->qp_num, 64,
+					       5), 0);
+		KUNIT_ASSERT_EQ(test, ib_post_send(rc_s, &swr.wr, NULL), 0);
+		if (round)
+			usleep_range(1000 << (round - 1), 1000 << (round - 1));
+		vroce_hca_hold_qp(hca, 0);
+
+		big = 2;
+		got = srq_poll(f->cq, wc, 4);
+		KUNIT_ASSERT_EQ(test, got, 4);
+		for (i = 0; i < 4; i++) {
+			KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+			if (wc[i].qp == rc_r) {
+				KUNIT_EXPECT_EQ(test, wc[i].byte_len,
+						SRQ_BIG_LEN);
+				big = wc[i].wr_id;
+			} else if (wc[i].qp == ud_r) {
+				KUNIT_EXPECT_EQ(test, wc[i].byte_len,
+						64 + VROCE_GRH_SIZE);
+			}
+		}
+		KUNIT_ASSERT_LT(test, big, 2);
+		/* Every byte of the big message, in the receive it completed. */
+		for (j = 0, bad = 0; j < 3; j++)
+			for (i = 0; i < SRQ_BIG_PART; i++)
+				bad += ((u8 *)dst[big][j]->va)[i] !=
+				       vroce_test_pattern(i, 9);
+		KUNIT_EXPECT_EQ(test, bad, 0);
+		/* The datagram in the other, behind its GRH. */
+		for (i = 0, bad = 0; i < 64; i++)
+			bad += ((u8 *)dst[!big][0]->va)[VROCE_GRH_SIZE + i] !=
+			       vroce_test_pattern(i, 5);
+		KUNIT_EXPECT_EQ(test, bad, 0);
+		if (test->status == KUNIT_FAILURE)
+			break;
+	}
+}
+
 static struct kunit_case vroce_srq_cases[] = {
 	KUNIT_CASE(vroce_srq_create_query_modify),
 	KUNIT_CASE(vroce_srq_post_bad),
@@ -716,6 +855,7 @@ static struct kunit_case vroce_srq_cases[] = {
 	KUNIT_CASE(vroce_srq_qp_error_flush),
 	KUNIT_CASE(vroce_srq_command_faults),
 	KUNIT_CASE(vroce_srq_fail_every_allocation),
+	KUNIT_CASE(vroce_srq_big_send),
 	{}
 };
 

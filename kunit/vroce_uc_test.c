@@ -711,8 +711,29 @@ static void vroce_uc_two_hcas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vroce_hca_uc_dropped(ha), drop_a);
 }
 
+/*
+ * A UC message is one bounce buffer of the HCA at most (1 MiB): the UC
+ * responder places a message whole. One byte more completes with
+ * IB_WC_LOC_LEN_ERR before any byte is read, and reaches no receive.
+ */
+static void vroce_uc_too_long(struct kunit *test)
+{
+	struct uc_pair *p = uc_pair(test, IB_ACCESS_LOCAL_WRITE);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, uc_post_recv(p, 10, 0, UC_BUF), 0);
+	KUNIT_ASSERT_EQ(test, uc_post(p, IB_WR_SEND, 1, SZ_1M + 1, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, uc_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, p->qp[0]);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_LEN_ERR);
+	/* The receive was not consumed: only the flush of QP 1 ends it. */
+	uc_expect_quiet(test, p->cq);
+}
+
 static struct kunit_case vroce_uc_cases[] = {
 	KUNIT_CASE(vroce_uc_send),
+	KUNIT_CASE(vroce_uc_too_long),
 	KUNIT_CASE(vroce_uc_write),
 	KUNIT_CASE(vroce_uc_read_refused),
 	KUNIT_CASE(vroce_uc_loss_no_recv),
