@@ -257,6 +257,8 @@ struct vroce_resp_query_device {
 
 /* What QUERY_DEVICE's caps say the HCA does beyond the base commands. */
 #define VROCE_CAP_MR_ENABLE	BIT(0)	/* ENABLE_MR and REVOKE_MR */
+/* ATOMIC_CMP_SWP, _FETCH_ADD, _WRITE WQEs, atomic against the CPU too. */
+#define VROCE_CAP_ATOMIC	BIT(2)
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;

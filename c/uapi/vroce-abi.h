@@ -69,4 +69,13 @@ struct vroce_create_qp_resp {
 	__u32 rq_depth;
 };
 
+/*
+ * Atomics. uverbs' POST_SEND carries no ATOMIC_WRITE work request, so the
+ * provider posts ibv_wr_atomic_write() as IBV_WR_ATOMIC_FETCH_AND_ADD with
+ * this send flag (one of the bits the verbs leave to drivers) and the 8
+ * bytes, in memory order, in wr.atomic.swap; the kernel turns it into an
+ * ATOMIC_WRITE. The flag on any other opcode fails the post with EINVAL.
+ */
+#define VROCE_SEND_ATOMIC_WRITE		(1U << 26)
+
 #endif /* _VROCE_ABI_USER_H_ */
