@@ -22,6 +22,9 @@ iters=200
 log=/tmp/vroce-userspace.$$
 mkdir -p "$log"
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
+# RC atomics (issue 30): perftest's and qperf's.
+atomic_programs="ib_atomic_bw ib_atomic_lat qperf"
+programs="$programs $atomic_programs"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -122,6 +125,56 @@ for dev in $progdevs; do
 		eval "f_${dev}_${t}=\$f"
 	done
 done
+
+# RC atomics: perftest's ib_atomic_bw (FETCH_AND_ADD) and ib_atomic_lat
+# (CMP_AND_SWAP), and qperf's RC atomics (server and client over
+# loopback, connected by rdma_cm to the device's own IPv4 address).
+for dev in $progdevs; do
+	[ -e /sys/class/infiniband/$dev ] || continue
+	r=$(pair $dev ib_atomic_bw ib_atomic_bw -d $dev -x 0 -n $iters -F \
+		-A FETCH_AND_ADD)
+	f=$(figures "$log/$dev.ib_atomic_bw")
+	[ -n "$f" ] || r="FAIL (no result line)"
+	eval "r_${dev}_ib_atomic_bw=\$r f_${dev}_ib_atomic_bw=\$f"
+	r=$(pair $dev ib_atomic_lat ib_atomic_lat -d $dev -x 0 -n $iters -C \
+		-A CMP_AND_SWAP)
+	f=$(figures "$log/$dev.ib_atomic_lat")
+	[ -n "$f" ] || r="FAIL (no result line)"
+	eval "r_${dev}_ib_atomic_lat=\$r f_${dev}_ib_atomic_lat=\$f"
+	ip=10.77.1.1
+	[ $dev = vroce0 ] || ip=10.77.0.1
+	timeout 120 qperf >"$log/$dev.qperf.srv" 2>&1 &
+	srv=$!
+	sleep 2
+	if timeout 90 qperf -cm1 -t 1 $ip rc_compare_swap_mr rc_fetch_add_mr \
+		rc_bw rc_lat >"$log/$dev.qperf" 2>&1; then
+		r=pass
+	else
+		r="FAIL (exit $?)"
+	fi
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	# qperf exits 0 after an error of one test: each must give a figure.
+	n=$(grep -cE '^ +(msg_rate|bw|latency) +=' "$log/$dev.qperf")
+	[ "$r" != pass ] || [ "$n" -eq 4 ] || r="FAIL ($n of 4 figures)"
+	eval "r_${dev}_qperf=\$r"
+	f=$(awk '/^[a-z_]+:$/ { t = $1 } / += / { printf "%s %s %s; ", t, $3, $4 }' \
+		"$log/$dev.qperf")
+	eval "f_${dev}_qperf=\$f"
+done
+
+# The atomics' figures of both devices, side by side.
+atomic_table() {
+	for t in ib_atomic_bw ib_atomic_lat qperf; do
+		eval "v=\${f_vroce0_$t:-} x=\${f_rxe0_$t:-}"
+		printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
+	done
+}
+if [ "$mode" = bench ]; then
+	atomic_table
+elif [ -n "$progdevs" ]; then
+	atomic_table | sed 's/^/# /'
+fi
 
 # The perftest figures of both devices, side by side.
 figures_table() {
