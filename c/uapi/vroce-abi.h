@@ -76,6 +76,6 @@ struct vroce_create_qp_resp {
  * bytes, in memory order, in wr.atomic.swap; the kernel turns it into an
  * ATOMIC_WRITE. The flag on any other opcode fails the post with EINVAL.
  */
-#define VROCE_SEND_ATOMIC_WRITE		(1U << 26)
+#define VROCE_SEND_ATOMIC_WRITE		0x04000000U	/* bit 26 */
 
 #endif /* _VROCE_ABI_USER_H_ */
