@@ -399,6 +399,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		acc |= VROCE_ACC_REMOTE_WRITE;
 	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)
 		acc |= VROCE_ACC_REMOTE_READ;
+	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)
+		acc |= VROCE_ACC_REMOTE_ATOMIC;
 	desc.state = vroce_qp_hca_state(next);
 	desc.dest_qpn = qp->attr.dest_qp_num;
 	desc.access = acc;
