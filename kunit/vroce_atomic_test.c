@@ -18,6 +18,7 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/sort.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
