@@ -103,8 +103,8 @@ static int at_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 
 /*
  * Side 0 on @va, side 1 on @vb; the responder QP allows @access. With
- * @share, the responder is in @share's responder PD and uses its buffer
- * (and MR): many requesters, one target.
+ * @share, the responder's buffer is @share's: many requesters, one
+ * target.
  */
 static struct at_pair *at_pair_on(struct kunit *test, struct vroce_dev *va,
 				  struct vroce_dev *vb, u32 depth, int access,
@@ -117,15 +117,12 @@ static struct at_pair *at_pair_on(struct kunit *test, struct vroce_dev *va,
 	p->vdev[0] = va;
 	p->vdev[1] = vb;
 	for (i = 0; i < 2; i++) {
-		if (i && share) {
-			p->pd[1] = share->pd[1];
+		p->pd[i] = vroce_test_pd(test, p->vdev[i], 0);
+		/* Before the QPs: cleanup frees it after them. */
+		if (i && share)
 			p->buf[1] = share->buf[1];
-			p->mr = share->mr;
-		} else {
-			p->pd[i] = vroce_test_pd(test, p->vdev[i], 0);
-			/* Before the QPs: cleanup frees it after them. */
+		else
 			p->buf[i] = vroce_test_kbuf(test, p->vdev[i], AT_BUF);
-		}
 		p->cq[i] = ib_alloc_cq(&p->vdev[i]->ibdev, NULL, 2 * depth, 0,
 				       IB_POLL_DIRECT);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->cq[i]);
@@ -446,7 +443,8 @@ static int at_cmp_u64(const void *a, const void *b)
 
 /*
  * Requesters on two HCAs of the wire (RACE_QPS each: on A towards B,
- * and on B in loopback) and the CPU add 1 to one counter of B at once:
+ * and on B in loopback), each through an MR of its own over the same
+ * page, and the CPU add 1 to one counter of B at once:
  * the final value is exactly the sum, and the originals the HCAs
  * returned are distinct (each add saw every earlier one).
  */
@@ -469,8 +467,12 @@ static void vroce_atomic_race_two_hcas(struct kunit *test)
 	for (i = 0; i < 2 * RACE_QPS; i++) {
 		p[i] = at_pair_on(test, i < RACE_QPS ? va : vb, vb, RACE_N,
 				  AT_ALL, i ? p[0] : NULL);
-		if (!i)
-			at_target(test, p[0], AT_ALL);
+		/*
+		 * An MR of each pair's own over the same page: MPT entries
+		 * (and entry locks) of their own, so that only the atomic
+		 * itself keeps the adds apart.
+		 */
+		at_target(test, p[i], AT_ALL);
 	}
 	counter = (atomic64_t *)at_word(p[0], 1, AT_MR_OFF);
 	atomic64_set(counter, 0);
