@@ -19,8 +19,9 @@ mhz=$2
 mode=${3:-check}
 iters=200
 [ "$mode" = bench ] && iters=1000
-log=/tmp/vroce-userspace.$$
-mkdir -p "$log"
+# Not by PID: every guest's processes have the same numbers, and the
+# guests of several checkouts share the host's /tmp.
+log=$(mktemp -d /tmp/vroce-userspace.XXXXXX)
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
 # RC atomics (issue 30): perftest's and qperf's.
 atomic_programs="ib_atomic_bw ib_atomic_lat qperf"
@@ -143,18 +144,20 @@ for dev in $progdevs; do
 	eval "r_${dev}_ib_atomic_lat=\$r f_${dev}_ib_atomic_lat=\$f"
 	ip=10.77.1.1
 	[ $dev = vroce0 ] || ip=10.77.0.1
-	timeout 120 qperf >"$log/$dev.qperf.srv" 2>&1 &
-	srv=$!
-	sleep 2
-	if timeout 90 qperf -cm1 -t 1 $ip rc_compare_swap_mr rc_fetch_add_mr \
-		rc_bw rc_lat >"$log/$dev.qperf" 2>&1; then
-		r=pass
-	else
-		r="FAIL (exit $?)"
-	fi
-	kill $srv 2>/dev/null
-	wait $srv 2>/dev/null
-	# qperf exits 0 after an error of one test: each must give a figure.
+	# A server per test: qperf's rdma_cm connection of a test may still
+	# be torn down when the next one connects to the same server.
+	r=pass
+	: >"$log/$dev.qperf"
+	for q in rc_compare_swap_mr rc_fetch_add_mr rc_bw rc_lat; do
+		timeout 60 qperf >"$log/$dev.qperf.srv" 2>&1 &
+		srv=$!
+		sleep 1
+		timeout 30 qperf -cm1 -t 1 $ip $q >>"$log/$dev.qperf" 2>&1 ||
+			r="FAIL ($q: exit $?)"
+		kill $srv 2>/dev/null
+		wait $srv 2>/dev/null
+	done
+	# qperf exits 0 after some errors: each test must give a figure.
 	n=$(grep -cE '^ +(msg_rate|bw|latency) +=' "$log/$dev.qperf")
 	[ "$r" != pass ] || [ "$n" -eq 4 ] || r="FAIL ($n of 4 figures)"
 	eval "r_${dev}_qperf=\$r"
