@@ -146,14 +146,14 @@ for dev in $progdevs; do
 	[ $dev = vroce0 ] || ip=10.77.0.1
 	# A server per test. qperf's client may send its rdma_cm request
 	# before the server listens (REJ, "Event rejected"; on rxe0 too):
-	# such a test is tried again, three times at most.
+	# such a test is tried again, five times at most.
 	r=pass
 	: >"$log/$dev.qperf"
 	for q in rc_compare_swap_mr rc_fetch_add_mr rc_bw rc_lat; do
-		for try in 1 2 3; do
+		for try in 1 2 3 4 5; do
 			timeout 60 qperf >"$log/$dev.qperf.srv" 2>&1 &
 			srv=$!
-			sleep 1
+			sleep $((try + 1))
 			timeout 30 qperf -cm1 -t 1 $ip $q >"$log/$dev.qperf.$q" 2>&1
 			rc=$?
 			kill $srv 2>/dev/null
