@@ -1283,7 +1283,7 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 		sges[i] = sge;
 	wr.sg_list = sges;
 	wr.num_sge = 1;
-	wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;	/* no atomics */
+	wr.opcode = IB_WR_MASKED_ATOMIC_CMP_AND_SWP;	/* none masked */
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);
 	wr.opcode = 0xff;			/* no such opcode */
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr, NULL), -EINVAL);

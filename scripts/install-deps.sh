@@ -47,7 +47,9 @@ check_pkgs=("${demo_pkgs[@]}" clang lld llvm sparse rsync python3-docutils
 	    # initramfs (scripts/qemu-load-test.sh).
 	    dkms openssl qemu-system-x86 busybox-static cpio
 	    # Debian packages of it ('make deb'): dh-dkms, and lintian.
-	    debhelper dh-dkms lintian)
+	    debhelper dh-dkms lintian
+	    # qperf's RC atomics beside rxe (scripts/userspace-guest.sh).
+	    qperf)
 case "$profile" in
 demo) pkgs=("${demo_pkgs[@]}") ;;
 check) pkgs=("${check_pkgs[@]}") ;;

@@ -19,8 +19,9 @@ mhz=$2
 mode=${3:-check}
 iters=200
 [ "$mode" = bench ] && iters=1000
-log=/tmp/vroce-userspace.$$
-mkdir -p "$log"
+# Not by PID: every guest's processes have the same numbers, and the
+# guests of several checkouts share the host's /tmp.
+log=$(mktemp -d /tmp/vroce-userspace.XXXXXX)
 programs="devices devinfo pingpong udpingpong verbs_ex ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
 # UC QPs (ibv_uc_pingpong) and UD multicast (rdmacm-utils' mckey).
 programs="$programs ucpingpong mckey"
@@ -30,6 +31,9 @@ programs="$programs counters"
 programs="$programs srqpingpong"
 # issue 30, big messages: 2 MiB RDMA WRITEs, above the old 1 MiB limit.
 [ "$mode" = check ] && programs="$programs ib_write_bw_2m"
+# RC atomics (issue 30): perftest's and qperf's.
+atomic_programs="ib_atomic_bw ib_atomic_lat qperf"
+programs="$programs $atomic_programs"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -167,6 +171,7 @@ for dev in $progdevs; do
 		grep -q "$pat" "$log/$dev.counters" || r="FAIL (no traffic counted)"
 		eval "r_${dev}_counters=\$r"
 		sed "s/^/# $dev counters: /" "$log/$dev.counters"
+	fi
 	# issue 30, big messages: 2 MiB per message, a few iterations.
 	if [ "$mode" = check ]; then
 		r=$(pair $dev ib_write_bw_2m ib_write_bw -d $dev -x 0 \
@@ -174,6 +179,65 @@ for dev in $progdevs; do
 		eval "r_${dev}_ib_write_bw_2m=\$r"
 	fi
 done
+
+# RC atomics: perftest's ib_atomic_bw (FETCH_AND_ADD) and ib_atomic_lat
+# (CMP_AND_SWAP), and qperf's RC atomics (server and client over
+# loopback, connected by rdma_cm to the device's own IPv4 address).
+for dev in $progdevs; do
+	[ -e /sys/class/infiniband/$dev ] || continue
+	r=$(pair $dev ib_atomic_bw ib_atomic_bw -d $dev -x 0 -n $iters -F \
+		-A FETCH_AND_ADD)
+	f=$(figures "$log/$dev.ib_atomic_bw")
+	[ -n "$f" ] || r="FAIL (no result line)"
+	eval "r_${dev}_ib_atomic_bw=\$r f_${dev}_ib_atomic_bw=\$f"
+	r=$(pair $dev ib_atomic_lat ib_atomic_lat -d $dev -x 0 -n $iters -C \
+		-A CMP_AND_SWAP)
+	f=$(figures "$log/$dev.ib_atomic_lat")
+	[ -n "$f" ] || r="FAIL (no result line)"
+	eval "r_${dev}_ib_atomic_lat=\$r f_${dev}_ib_atomic_lat=\$f"
+	ip=10.77.1.1
+	[ $dev = vroce0 ] || ip=10.77.0.1
+	# A server per test. qperf's client may send its rdma_cm request
+	# before the server listens (REJ, "Event rejected"; on rxe0 too):
+	# such a test is tried again, five times at most.
+	r=pass
+	: >"$log/$dev.qperf"
+	for q in rc_compare_swap_mr rc_fetch_add_mr rc_bw rc_lat; do
+		for try in 1 2 3 4 5; do
+			timeout 60 qperf >"$log/$dev.qperf.srv" 2>&1 &
+			srv=$!
+			sleep $((try + 1))
+			timeout 30 qperf -cm1 -t 1 $ip $q >"$log/$dev.qperf.$q" 2>&1
+			rc=$?
+			kill $srv 2>/dev/null
+			wait $srv 2>/dev/null
+			grep -q 'Event rejected' "$log/$dev.qperf.$q" || break
+			echo "# $q: try $try rejected" >>"$log/$dev.qperf"
+		done
+		cat "$log/$dev.qperf.$q" >>"$log/$dev.qperf"
+		[ $rc -eq 0 ] || r="FAIL ($q: exit $rc)"
+	done
+	# qperf exits 0 after some errors: each test must give a figure.
+	n=$(grep -cE '^ +(msg_rate|bw|latency) +=' "$log/$dev.qperf")
+	[ "$r" != pass ] || [ "$n" -eq 4 ] || r="FAIL ($n of 4 figures)"
+	eval "r_${dev}_qperf=\$r"
+	f=$(awk '/^[a-z_]+:$/ { t = $1 } / += / { printf "%s %s %s; ", t, $3, $4 }' \
+		"$log/$dev.qperf")
+	eval "f_${dev}_qperf=\$f"
+done
+
+# The atomics' figures of both devices, side by side.
+atomic_table() {
+	for t in ib_atomic_bw ib_atomic_lat qperf; do
+		eval "v=\${f_vroce0_$t:-} x=\${f_rxe0_$t:-}"
+		printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
+	done
+}
+if [ "$mode" = bench ]; then
+	atomic_table
+elif [ -n "$progdevs" ]; then
+	atomic_table | sed 's/^/# /'
+fi
 
 # The perftest figures of both devices, side by side.
 figures_table() {

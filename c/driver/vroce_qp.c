@@ -422,6 +422,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		acc |= VROCE_ACC_REMOTE_WRITE;
 	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)
 		acc |= VROCE_ACC_REMOTE_READ;
+	if (qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)
+		acc |= VROCE_ACC_REMOTE_ATOMIC;
 	desc.state = vroce_qp_hca_state(next);
 	desc.dest_qpn = qp->attr.dest_qp_num;
 	desc.access = acc;
@@ -803,6 +805,55 @@ static bool vroce_wqe_uc_ok(enum ib_wr_opcode opcode)
 	}
 }
 
+static bool vroce_wqe_is_atomic(u8 op)
+{
+	return op == VROCE_WQE_ATOMIC_CMP_SWP ||
+	       op == VROCE_WQE_ATOMIC_FETCH_ADD || op == VROCE_WQE_ATOMIC_WRITE;
+}
+
+/*
+ * An atomic: the target and operands into the WQE's header. The 8-byte
+ * target's alignment and the local length are the HCA's to check (the
+ * requester completes with an error), as for silicon. A kernel
+ * ATOMIC_WRITE is an ib_rdma_wr whose 8 bytes are its SGE or, inline,
+ * copied here; a process's comes as a FETCH_AND_ADD flagged
+ * VROCE_SEND_ATOMIC_WRITE with the value in swap (uverbs passes no
+ * ATOMIC_WRITE), and is carried as 8 bytes of inline data.
+ */
+static int vroce_wqe_atomic(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
+			    const struct ib_send_wr *wr, u8 op)
+{
+	const struct ib_atomic_wr *atomic = atomic_wr(wr);
+	u64 value;
+
+	if (op == VROCE_WQE_ATOMIC_WRITE && !qp->user) {
+		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		if (wr->send_flags & IB_SEND_INLINE)
+			return vroce_wqe_inline(wqe, wr, sizeof(u64), NULL);
+		goto sges;
+	}
+	wqe->remote_addr = cpu_to_le64(atomic->remote_addr);
+	wqe->rkey = cpu_to_le32(atomic->rkey);
+	if (op == VROCE_WQE_ATOMIC_WRITE) {
+		/* The value's bytes in memory order, as ibv_wr_atomic_write(). */
+		value = atomic->swap;
+		memcpy(wqe->inline_data, &value, sizeof(value));
+		wqe->inline_len = cpu_to_le32(sizeof(value));
+		wqe->flags |= VROCE_WQE_F_INLINE;
+		return 0;
+	}
+	wqe->atomic_cmp_add = cpu_to_le64(atomic->compare_add);
+	wqe->atomic_swap = cpu_to_le64(atomic->swap);
+	/* The original value lands in the SGEs: not inline. */
+	if (wr->send_flags & IB_SEND_INLINE)
+		return -EINVAL;
+sges:
+	wqe->num_sge = wr->num_sge;
+	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
 /* Build the WQE for @wr in @wqe; -EINVAL for what the HCA cannot do. */
 static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 			   const struct ib_send_wr *wr, const u8 *user_data)
@@ -816,6 +867,9 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		[IB_WR_RDMA_READ] = VROCE_WQE_READ,
 		[IB_WR_REG_MR] = VROCE_WQE_REG_MR,
 		[IB_WR_LOCAL_INV] = VROCE_WQE_LOCAL_INV,
+		[IB_WR_ATOMIC_CMP_AND_SWP] = VROCE_WQE_ATOMIC_CMP_SWP,
+		[IB_WR_ATOMIC_FETCH_AND_ADD] = VROCE_WQE_ATOMIC_FETCH_ADD,
+		[IB_WR_ATOMIC_WRITE] = VROCE_WQE_ATOMIC_WRITE,
 	};
 	int err;
 	u8 op;
@@ -826,6 +880,18 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_SEND_SGE)
 		return -EINVAL;
 	op = opcodes[wr->opcode];
+	/* A process's ATOMIC_WRITE arrives as a FETCH_AND_ADD (vroce-abi.h). */
+	if (qp->user && op == VROCE_WQE_ATOMIC_WRITE)
+		return -EINVAL;
+	if (qp->user && (wr->send_flags & VROCE_SEND_ATOMIC_WRITE)) {
+		if (op != VROCE_WQE_ATOMIC_FETCH_ADD)
+			return -EINVAL;
+		op = VROCE_WQE_ATOMIC_WRITE;
+	}
+	if (vroce_wqe_is_atomic(op) &&
+	    (qp->type != VROCE_QPT_RC ||
+	     !(to_vroce_dev(qp->ibqp.device)->attr.caps & VROCE_CAP_ATOMIC)))
+		return -EINVAL;
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = cpu_to_le64(wr->wr_id);
@@ -872,6 +938,8 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	}
 	if (op == VROCE_WQE_LOCAL_INV)
 		return 0;
+	if (vroce_wqe_is_atomic(op))
+		return vroce_wqe_atomic(qp, wqe, wr, op);
 
 	if (vroce_wr_inline(wr)) {
 		/* The addresses of a user QP's SGEs are the process's. */

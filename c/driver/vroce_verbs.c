@@ -47,6 +47,16 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->max_qp_rd_atom = 16;
 	props->max_qp_init_rd_atom = 16;
 	props->max_res_rd_atom = 16 * vdev->attr.max_qp;
+	/*
+	 * The HCA executes an atomic as one CPU atomic instruction on the
+	 * target (c/hca/vroce_hca_mpt.c): atomic against every HCA and the
+	 * CPU. No masked atomics.
+	 */
+	if (vdev->attr.caps & VROCE_CAP_ATOMIC) {
+		props->atomic_cap = IB_ATOMIC_GLOB;
+		props->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
+	}
+	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_pkeys = 1;
 	props->max_ah = VROCE_MAX_AH;
 	/* UD multicast: the HCA's groups (ATTACH_MCAST). */

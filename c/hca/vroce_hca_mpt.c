@@ -18,6 +18,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
@@ -321,6 +322,108 @@ int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hca_mr_access);
+
+/* The bus address of byte @iova of @mr, which is inside it. */
+static int vroce_hca_mr_dma(struct vroce_hca *hca,
+			    const struct vroce_hca_mpt *mr, u64 iova, u64 *dma)
+{
+	const struct vroce_hca_mtt *mtt = &mr->mtt;
+	u64 pgmask = BIT_ULL(mtt->buf_pg_shift) - 1;
+	u64 off, addr;
+
+	if (mr->kind == VROCE_MR_KIND_DMA) {
+		*dma = iova;
+		return 0;
+	}
+	off = (mr->iova & pgmask) + (iova - mr->iova);
+	if (vroce_hca_mtt_translate(vroce_hca_dev(hca), mtt,
+				    off >> mtt->buf_pg_shift, &addr, NULL))
+		return -EFAULT;
+	*dma = addr + (off & pgmask);
+	return 0;
+}
+
+/*
+ * One atomic on the 8 bytes at @p: a CPU atomic instruction on the
+ * kernel's mapping of the target, so that it is atomic against every
+ * other atomic of any HCA on the wire, and against the CPU's (the device
+ * reports IB_ATOMIC_GLOB).
+ */
+static u64 vroce_hca_atomic_op(u64 *p, u8 opcode, u64 cmp_add, u64 swap)
+{
+	atomic64_t *v = (atomic64_t *)p;
+
+	switch (opcode) {
+	case VROCE_WQE_ATOMIC_CMP_SWP:
+		return atomic64_cmpxchg(v, cmp_add, swap);
+	case VROCE_WQE_ATOMIC_FETCH_ADD:
+		return atomic64_fetch_add(cmp_add, v);
+	default:	/* VROCE_WQE_ATOMIC_WRITE */
+		return atomic64_xchg(v, swap);
+	}
+}
+
+/**
+ * vroce_hca_mr_atomic_locked() - an atomic on 8 bytes of an MR
+ * @hca: the HCA whose MR it is
+ * @key: the MR's rkey
+ * @pdn: the protection domain asking
+ * @iova: the target, 8-byte aligned
+ * @access: the right the MR must grant: VROCE_ACC_REMOTE_ATOMIC, or
+ *	VROCE_ACC_REMOTE_WRITE for ATOMIC_WRITE
+ * @opcode: VROCE_WQE_ATOMIC_CMP_SWP, _FETCH_ADD or _WRITE
+ * @cmp_add: the compare operand or the addend
+ * @swap: the value swapped in, or stored by ATOMIC_WRITE
+ * @orig: the target's value before, on success
+ *
+ * The key is checked as vroce_hca_mr_access_locked() checks it; the
+ * operation itself is one 64-bit atomic instruction on the target.
+ *
+ * Context: @hca->wire_lock held for reading (the data path engine); takes
+ * the entry's lock.
+ * Return: 0, or as vroce_hca_mr_access(); -EFAULT also for a misaligned
+ * @iova.
+ */
+int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
+			       u64 iova, u32 access, u8 opcode, u64 cmp_add,
+			       u64 swap, u64 *orig)
+{
+	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	struct vroce_hca_mpt *mr;
+	u64 end, dma;
+	u64 *p;
+	int err;
+
+	lockdep_assert_held(hca->wire_lock);
+	if (!lock)
+		return -VROCE_HCA_EKEY;
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EFAULT;
+	mutex_lock(lock);
+	mr = vroce_hca_mpt_of(hca, key);
+	if (!mr || mr->state != VROCE_HCA_MR_VALID) {
+		err = -VROCE_HCA_EKEY;
+	} else if (pdn != mr->pdn) {
+		err = -VROCE_HCA_EPD;
+	} else if (iova < mr->iova ||
+		   check_add_overflow(iova, sizeof(u64), &end) ||
+		   end - mr->iova > mr->length) {
+		err = -VROCE_HCA_EBOUNDS;
+	} else if ((access & mr->access) != access) {
+		err = -VROCE_HCA_EACCESS;
+	} else {
+		/* Aligned, the 8 bytes never cross a page of any size. */
+		err = vroce_hca_mr_dma(hca, mr, iova, &dma);
+		p = err ? NULL : vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma,
+							sizeof(u64));
+		if (!p || !IS_ALIGNED((unsigned long)p, sizeof(u64)))
+			err = -EFAULT;
+		else
+			*orig = vroce_hca_atomic_op(p, opcode, cmp_add, swap);
+	}
+	mutex_unlock(lock);
+	return err;
+}
 
 /**
  * vroce_hca_frmr_register() - what the HCA does for a REG_MR work request

@@ -618,6 +618,9 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u64 iova, void *buf, u64 len, u32 access,
 			       bool write);
+int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
+			       u64 iova, u32 access, u8 opcode, u64 cmp_add,
+			       u64 swap, u64 *orig);
 int vroce_hca_frmr_register_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 				   u64 iova, u64 length, u32 access, u64 pbl,
 				   u32 npages);

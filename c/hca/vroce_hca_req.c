@@ -23,6 +23,9 @@ static const u8 vroce_hca_cqe_opcode[] = {
 	[VROCE_WQE_READ]	= VROCE_CQE_READ,
 	[VROCE_WQE_REG_MR]	= VROCE_CQE_REG_MR,
 	[VROCE_WQE_LOCAL_INV]	= VROCE_CQE_LOCAL_INV,
+	[VROCE_WQE_ATOMIC_CMP_SWP]	= VROCE_CQE_COMP_SWAP,
+	[VROCE_WQE_ATOMIC_FETCH_ADD]	= VROCE_CQE_FETCH_ADD,
+	[VROCE_WQE_ATOMIC_WRITE]	= VROCE_CQE_ATOMIC_WRITE,
 };
 
 /* ---- executing a send WQE ---- */
@@ -381,6 +384,59 @@ static void vroce_hca_do_read(struct vroce_hca *hca, struct vroce_hca_op *op)
 	} while (!op->status && vroce_hca_chunk_next(op, &chunks, false));
 }
 
+/*
+ * ATOMIC_CMP_SWP, ATOMIC_FETCH_ADD (IBTA 9.4.5) and ATOMIC_WRITE (oA19-28):
+ * 8 bytes at an 8-byte aligned address of the peer. The local buffers
+ * hold exactly 8 bytes: the original value lands there (LOCAL_WRITE), or
+ * ATOMIC_WRITE's value comes from there. A misaligned target is an
+ * invalid request; a key, PD, range or MR right the peer refuses, a
+ * remote access error (vroce_hca_remote()'s rule).
+ */
+static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	bool awrite = wqe->opcode == VROCE_WQE_ATOMIC_WRITE;
+	u32 right = awrite ? VROCE_ACC_REMOTE_WRITE : VROCE_ACC_REMOTE_ATOMIC;
+	u64 addr = le64_to_cpu(wqe->remote_addr);
+	u64 swap = le64_to_cpu(wqe->atomic_swap);
+	u64 orig;
+
+	/* A result cannot land in inline data. */
+	if (!awrite && (wqe->flags & VROCE_WQE_F_INLINE)) {
+		op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		return;
+	}
+	op->status = vroce_hca_op_len(op);
+	if (!op->status && op->len != sizeof(u64))
+		op->status = VROCE_CQE_LOC_LEN_ERR;
+	if (!op->status && awrite) {
+		op->status = vroce_hca_op_local(hca, op, false);
+		/* The message's bytes, stored as they are. */
+		memcpy(&swap, op->buf, sizeof(swap));
+	}
+	if (op->status || !vroce_hca_find_peer(hca, op) ||
+	    !vroce_hca_peer_allows(hca, op, right))
+		return;
+	if (!IS_ALIGNED(addr, sizeof(u64))) {
+		op->status = VROCE_CQE_REM_INV_REQ_ERR;
+		vroce_hca_qp_error(op->phca, op->peer);
+		return;
+	}
+	if (vroce_hca_mr_atomic_locked(op->phca, le32_to_cpu(wqe->rkey),
+				       op->peer->pdn, addr, right, wqe->opcode,
+				       le64_to_cpu(wqe->atomic_cmp_add), swap,
+				       &orig)) {
+		op->status = VROCE_CQE_REM_ACCESS_ERR;
+		vroce_hca_qp_fatal(op->phca, op->peer);
+		return;
+	}
+	op->rlen = sizeof(u64);
+	if (awrite)
+		return;
+	memcpy(op->buf, &orig, sizeof(orig));
+	op->status = vroce_hca_op_local(hca, op, true);
+}
+
 static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
@@ -426,6 +482,11 @@ static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 		break;
 	case VROCE_WQE_READ:
 		vroce_hca_do_read(hca, op);
+		break;
+	case VROCE_WQE_ATOMIC_CMP_SWP:
+	case VROCE_WQE_ATOMIC_FETCH_ADD:
+	case VROCE_WQE_ATOMIC_WRITE:
+		vroce_hca_do_atomic(hca, op);
 		break;
 	case VROCE_WQE_REG_MR:
 		if (vroce_hca_frmr_register_locked(hca, le32_to_cpu(wqe->fr_key),

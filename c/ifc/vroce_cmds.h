@@ -348,6 +348,8 @@ struct vroce_resp_query_device {
 /* What QUERY_DEVICE's caps say the HCA does beyond the base commands. */
 #define VROCE_CAP_MR_ENABLE	BIT(0)	/* ENABLE_MR and REVOKE_MR */
 #define VROCE_CAP_SRQ		BIT(1)	/* the SRQ commands, CREATE_QP's srqn */
+/* ATOMIC_CMP_SWP, _FETCH_ADD, _WRITE WQEs, atomic against the CPU too. */
+#define VROCE_CAP_ATOMIC	BIT(2)
 /* UC QPs (VROCE_QPT_UC) and UD multicast (ATTACH_MCAST, DETACH_MCAST). */
 #define VROCE_CAP_UC		BIT(3)
 #define VROCE_CAP_MCAST		BIT(4)

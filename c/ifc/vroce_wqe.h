@@ -51,6 +51,10 @@ enum vroce_wqe_opcode {
 	VROCE_WQE_READ		= 5,
 	VROCE_WQE_REG_MR	= 6,
 	VROCE_WQE_LOCAL_INV	= 7,
+	/* Atomics (RC only): 8 bytes at an 8-byte aligned remote address. */
+	VROCE_WQE_ATOMIC_CMP_SWP	= 8,	/* swap if equal to compare */
+	VROCE_WQE_ATOMIC_FETCH_ADD	= 9,	/* add */
+	VROCE_WQE_ATOMIC_WRITE		= 10,	/* store the 8-byte message */
 };
 
 /* Send WQE flags. */
@@ -136,6 +140,10 @@ struct vroce_wqe_av {
  * @inline_len: F_INLINE: bytes in @inline_data
  * @fr_iova: REG_MR: first address of the MR
  * @fr_length: REG_MR: bytes
+ * @atomic_cmp_add: ATOMIC_CMP_SWP: the compare operand; ATOMIC_FETCH_ADD:
+ *	the addend (shares bytes with @fr_iova)
+ * @atomic_swap: ATOMIC_CMP_SWP: the value stored when the compare matched
+ *	(shares bytes with @fr_length)
  * @fr_key: REG_MR: the key to register the MR under
  * @fr_access: REG_MR: VROCE_ACC_*
  * @rsvd1: zero
@@ -144,6 +152,13 @@ struct vroce_wqe_av {
  * @reg: REG_MR: the MR's new pages, which the HCA copies into its table
  * @av: UD and GSI QPs: where the message goes
  * @rsvd2: zero
+ *
+ * An atomic (ATOMIC_CMP_SWP, ATOMIC_FETCH_ADD) names the 8-byte target by
+ * @remote_addr and @rkey and takes its operands from @atomic_cmp_add and
+ * @atomic_swap (CPU values, little endian here); the target's original
+ * value lands in the local buffers, which must hold exactly 8 bytes.
+ * ATOMIC_WRITE stores its message, exactly 8 bytes from the SGEs or the
+ * inline data, at @remote_addr as one 64-bit store.
  */
 struct vroce_send_wqe {
 	__le64 wr_id;
@@ -155,8 +170,17 @@ struct vroce_send_wqe {
 	__le64 remote_addr;
 	__le32 rkey;
 	__le32 inline_len;
-	__le64 fr_iova;
-	__le64 fr_length;
+	union {
+		struct {
+			__le64 fr_iova;
+			__le64 fr_length;
+		};
+		/* Atomics: the operands, where REG_MR has its range. */
+		struct {
+			__le64 atomic_cmp_add;
+			__le64 atomic_swap;
+		};
+	};
 	__le32 fr_key;
 	__le32 fr_access;
 	u8 rsvd1[8];
@@ -196,6 +220,10 @@ enum vroce_cqe_opcode {
 	VROCE_CQE_LOCAL_INV	= 4,
 	VROCE_CQE_RECV		= 5,	/* a SEND* arrived */
 	VROCE_CQE_RECV_WRITE_IMM = 6,	/* a WRITE_IMM arrived */
+	/* Atomics, at the requester. */
+	VROCE_CQE_COMP_SWAP	= 7,	/* ATOMIC_CMP_SWP */
+	VROCE_CQE_FETCH_ADD	= 8,	/* ATOMIC_FETCH_ADD */
+	VROCE_CQE_ATOMIC_WRITE	= 9,	/* ATOMIC_WRITE */
 };
 
 /* CQE status; each maps to one enum ib_wc_status. */

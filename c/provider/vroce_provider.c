@@ -408,7 +408,12 @@ static_assert(offsetof(struct ibv_qp_init_attr_ex, sq_sig_all) ==
 #define VROCE_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			IBV_QP_EX_WITH_RDMA_WRITE |				\
 			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
-			IBV_QP_EX_WITH_RDMA_READ)
+			IBV_QP_EX_WITH_RDMA_READ |				\
+			VROCE_SEND_OPS_ATOMIC)
+/* The atomics (datapath.rst): through the kernel's POST_SEND. */
+#define VROCE_SEND_OPS_ATOMIC (IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+			       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |	\
+			       IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 /* Most requests in one ibv_wr_*() batch; see vroce_qp_ex_init(). */
 #define VROCE_WR_BATCH_MAX 128
@@ -506,6 +511,52 @@ static void vroce_wr_rdma_read(struct ibv_qp_ex *qp_ex, uint32_t rkey,
 			       uint64_t addr)
 {
 	vroce_wr_rdma(qp_ex, IBV_WR_RDMA_READ, rkey, addr, 0);
+}
+
+static void vroce_wr_atomic_cmp_swp(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t compare,
+				    uint64_t swap)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex, IBV_WR_ATOMIC_CMP_AND_SWP);
+
+	if (!wr)
+		return;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.compare_add = compare;
+	wr->wr.atomic.swap = swap;
+}
+
+static void vroce_wr_atomic_fetch_add(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+				      uint64_t remote_addr, uint64_t add)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex,
+					      IBV_WR_ATOMIC_FETCH_AND_ADD);
+
+	if (!wr)
+		return;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.compare_add = add;
+}
+
+/*
+ * uverbs' POST_SEND has no ATOMIC_WRITE: it goes as a FETCH_AND_ADD the
+ * kernel knows by VROCE_SEND_ATOMIC_WRITE, the 8 bytes in swap
+ * (vroce-abi.h). It has no SGE.
+ */
+static void vroce_wr_atomic_write(struct ibv_qp_ex *qp_ex, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex,
+					      IBV_WR_ATOMIC_FETCH_AND_ADD);
+
+	if (!wr)
+		return;
+	wr->send_flags |= VROCE_SEND_ATOMIC_WRITE;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	memcpy(&wr->wr.atomic.swap, atomic_wr, sizeof(wr->wr.atomic.swap));
 }
 
 static void vroce_wr_set_sge_list(struct ibv_qp_ex *qp_ex, size_t num_sge,
@@ -660,6 +711,12 @@ static int vroce_qp_ex_init(struct vroce_qp *qp, uint64_t ops,
 		qp_ex->wr_rdma_write_imm = vroce_wr_rdma_write_imm;
 	if (ops & IBV_QP_EX_WITH_RDMA_READ)
 		qp_ex->wr_rdma_read = vroce_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qp_ex->wr_atomic_cmp_swp = vroce_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qp_ex->wr_atomic_fetch_add = vroce_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qp_ex->wr_atomic_write = vroce_wr_atomic_write;
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 	return 0;
 }

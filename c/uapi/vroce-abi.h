@@ -96,5 +96,13 @@ struct vroce_create_srq_resp {
 	__u32 depth;
 	__u32 reserved;
 };
+/*
+ * Atomics. uverbs' POST_SEND carries no ATOMIC_WRITE work request, so the
+ * provider posts ibv_wr_atomic_write() as IBV_WR_ATOMIC_FETCH_AND_ADD with
+ * this send flag (one of the bits the verbs leave to drivers) and the 8
+ * bytes, in memory order, in wr.atomic.swap; the kernel turns it into an
+ * ATOMIC_WRITE. The flag on any other opcode fails the post with EINVAL.
+ */
+#define VROCE_SEND_ATOMIC_WRITE		0x04000000U	/* bit 26 */
 
 #endif /* _VROCE_ABI_USER_H_ */

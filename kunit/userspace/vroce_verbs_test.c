@@ -15,7 +15,8 @@
  * and ibv_resize_cq with completions unpolled. Then the refusals: a batch
  * larger than the send queue, inline data past max_inline_data, too many
  * SGEs, aborted batches (nothing posted), extended CQs and QPs with what
- * vroce does not have (EOPNOTSUPP).
+ * vroce does not have (EOPNOTSUPP). And the RC atomics, by ibv_wr_*() and
+ * ibv_post_send(), with what the kernel refuses of them.
  *
  * Build: gcc -O2 -Wall -Wextra -Werror -o <binary> <this file> -libverbs
  * Run: vroce_verbs_test [device [traffic]] (libibverbs must find the
@@ -34,6 +35,7 @@
 #include <infiniband/verbs.h>
 
 #include "vroce_ut.h"
+#include "../../c/uapi/vroce-abi.h"
 
 #define BUF 4096
 #define DEPTH 8
@@ -545,8 +547,8 @@ static void unsupported(void)
 	struct ibv_qp *qp;
 
 	errno = 0;
-	qp = create_qp(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 1);
-	check(!qp && errno == EOPNOTSUPP, "QP with atomics: EOPNOTSUPP");
+	qp = create_qp(IBV_QP_EX_WITH_BIND_MW, 1);
+	check(!qp && errno == EOPNOTSUPP, "QP with bind-MW: EOPNOTSUPP");
 	errno = 0;
 	qp = create_qp(IBV_QP_EX_WITH_SEND_WITH_INV, 1);
 	check(!qp && errno == EOPNOTSUPP, "QP with send-invalidate: EOPNOTSUPP");
@@ -573,6 +575,125 @@ static void unsupported(void)
 	errno = 0;
 	check(!ibv_create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
 	      "CQ ignoring overruns: EOPNOTSUPP");
+}
+
+/* Polls one completion of @cq, up to 10 s; 1 when it came. */
+static int poll_one(struct ibv_wc *wc)
+{
+	return poll_legacy(wc, 1) == 1;
+}
+
+/*
+ * RC atomics through two QPs of their own that allow remote atomics and
+ * an MR that grants them: ibv_wr_atomic_cmp_swp() (a hit and a miss),
+ * ibv_wr_atomic_fetch_add(), ibv_wr_atomic_write(), and a FETCH_AND_ADD
+ * by ibv_post_send(); each completion's opcode and the values on both
+ * sides. With @refusals (vroce only), what the kernel refuses of them.
+ */
+static void atomics(int refusals)
+{
+	const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_ATOMIC;
+	uint64_t ops = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE;
+	uint64_t *mem = calloc(2, BUF / 2), *res, *tgt;
+	uint64_t value = 0x1122334455667788ULL;
+	struct ibv_qp *qa = create_qp(ops, 1), *qb = create_qp(ops, 1);
+	struct ibv_mr *mr = mem ? ibv_reg_mr(pd, mem, BUF, acc) : NULL;
+	struct ibv_qp_ex *q = qa ? ibv_qp_to_qp_ex(qa) : NULL;
+	struct ibv_device_attr da;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+
+	check(!ibv_query_device(ctx, &da) && da.atomic_cap != IBV_ATOMIC_NONE,
+	      "the device reports atomic_cap");
+	check(q && qb && mr &&
+	      !vroce_ut_connect(qa, qb->qp_num, &gid, acc, 1) &&
+	      !vroce_ut_connect(qb, qa->qp_num, &gid, acc, 1),
+	      "atomic QPs connected");
+	if (!q || !qb || !mr)
+		goto out;
+	res = mem;		/* the results, at 0.. */
+	tgt = mem + 64;		/* the target, at 512 */
+	*tgt = 40;
+
+	ibv_wr_start(q);
+	q->wr_id = 1;
+	q->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_cmp_swp(q, mr->rkey, (uintptr_t)tgt, 40, 50);
+	ibv_wr_set_sge(q, mr->lkey, (uintptr_t)&res[0], 8);
+	q->wr_id = 2;
+	ibv_wr_atomic_cmp_swp(q, mr->rkey, (uintptr_t)tgt, 40, 60);
+	ibv_wr_set_sge(q, mr->lkey, (uintptr_t)&res[1], 8);
+	q->wr_id = 3;
+	ibv_wr_atomic_fetch_add(q, mr->rkey, (uintptr_t)tgt, 5);
+	ibv_wr_set_sge(q, mr->lkey, (uintptr_t)&res[2], 8);
+	check(!ibv_wr_complete(q), "a batch of CMP_AND_SWP and FETCH_AND_ADD posted");
+	check(poll_one(&wc) && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_COMP_SWAP && wc.wr_id == 1,
+	      "CMP_AND_SWP completes as COMP_SWAP");
+	check(poll_one(&wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 2,
+	      "CMP_AND_SWP that misses completes");
+	check(poll_one(&wc) && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_FETCH_ADD && wc.wr_id == 3,
+	      "FETCH_AND_ADD completes as FETCH_ADD");
+	check(res[0] == 40 && res[1] == 50 && res[2] == 50 && *tgt == 55,
+	      "the originals returned and the target's value");
+
+	ibv_wr_start(q);
+	q->wr_id = 4;
+	ibv_wr_atomic_write(q, mr->rkey, (uintptr_t)tgt, &value);
+	check(!ibv_wr_complete(q) && poll_one(&wc) &&
+	      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_ATOMIC_WRITE &&
+	      !memcmp(tgt, &value, 8),
+	      "ATOMIC_WRITE stores its 8 bytes");
+
+	sge = (struct ibv_sge){ .addr = (uintptr_t)&res[3], .length = 8,
+				.lkey = mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 5;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = (uintptr_t)tgt;
+	wr.wr.atomic.rkey = mr->rkey;
+	wr.wr.atomic.compare_add = 1;
+	check(!ibv_post_send(qa, &wr, &bad) && poll_one(&wc) &&
+	      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_FETCH_ADD &&
+	      res[3] == value && *tgt == value + 1,
+	      "FETCH_AND_ADD by ibv_post_send");
+	if (refusals) {
+		/* The kernel's private ATOMIC_WRITE flag on another opcode. */
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = (uintptr_t)tgt;
+		wr.wr.rdma.rkey = mr->rkey;
+		wr.send_flags = IBV_SEND_SIGNALED | VROCE_SEND_ATOMIC_WRITE;
+		check(ibv_post_send(qa, &wr, &bad) == EINVAL && bad == &wr &&
+		      cq_quiet(), "VROCE_SEND_ATOMIC_WRITE on an RDMA WRITE: EINVAL");
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = (uintptr_t)tgt;
+		wr.wr.atomic.rkey = mr->rkey;
+		wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+		check(ibv_post_send(qa, &wr, &bad) == EINVAL && cq_quiet() &&
+		      *tgt == value + 1, "FETCH_AND_ADD with IBV_SEND_INLINE: EINVAL");
+		/* A misaligned target: the invalid request NAK. */
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.atomic.remote_addr = (uintptr_t)tgt + 4;
+		check(!ibv_post_send(qa, &wr, &bad) && poll_one(&wc) &&
+		      wc.status == IBV_WC_REM_INV_REQ_ERR && *tgt == value + 1,
+		      "misaligned FETCH_AND_ADD: IBV_WC_REM_INV_REQ_ERR");
+	}
+out:
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(mem);
 }
 
 int main(int argc, char **argv)
@@ -605,6 +726,7 @@ int main(int argc, char **argv)
 	one_sge = argc > 2 && !strcmp(argv[2], "traffic");
 	extended_polling();
 	inline_and_resize();
+	atomics(!one_sge);
 	if (!one_sge) {
 		refusals();
 		unsupported();
