@@ -70,7 +70,7 @@ static u8 vroce_hca_op_len(struct vroce_hca_op *op)
  * @whole: the message must end in this visit.
  */
 static bool vroce_hca_chunk_next(struct vroce_hca_op *op, u32 *chunks,
-				  bool whole)
+				 bool whole)
 {
 	op->off += op->clen;
 	if (op->off >= op->len)

@@ -198,7 +198,8 @@ struct vroce_cmd_revoke_mr {
  * @page_count: VROCE_REREG_TRANS: pages behind the new table
  *
  * Only a registered MTT MR is changed: of CREATE_MR, or of ENABLE_MR but
- * for its translation (VROCE_REREG_TRANS), which its page list loads. Every field is checked first, as CREATE_MR checks it, and
+ * for its translation (VROCE_REREG_TRANS), which its page list loads.
+ * Every field is checked first, as CREATE_MR checks it, and
  * then all of them change at once: no work request sees part of the change
  * (they run with no command in), and a refused command changes nothing.
  * The key stays the same (hns' rereg keeps it too): work requests posted

@@ -96,6 +96,7 @@ struct vroce_create_srq_resp {
 	__u32 depth;
 	__u32 reserved;
 };
+
 /*
  * Atomics. uverbs' POST_SEND carries no ATOMIC_WRITE work request, so the
  * provider posts ibv_wr_atomic_write() as IBV_WR_ATOMIC_FETCH_AND_ADD with
