@@ -87,18 +87,7 @@ static struct ib_qp *at_qp(struct kunit *test, struct ib_pd *pd,
 /* Poll @n completions of @cq within AT_POLL_MS; how many came. */
 static int at_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(AT_POLL_MS);
-	int got = 0, ret;
-
-	while (got < n && time_before(jiffies, deadline)) {
-		ret = ib_poll_cq(cq, n - got, wc + got);
-		if (ret < 0)
-			return ret;
-		got += ret;
-		if (got < n)
-			usleep_range(500, 1000);	/* the HCA's context runs */
-	}
-	return got;
+	return vroce_test_poll(cq, wc, n, AT_POLL_MS);
 }
 
 /*

@@ -112,18 +112,7 @@ static void mc_qp(struct kunit *test, struct mc_qp *q, struct vroce_dev *vdev,
 
 static int mc_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(POLL_MS);
-	int got = 0, ret;
-
-	while (got < n && time_before(jiffies, deadline)) {
-		ret = ib_poll_cq(cq, n - got, wc + got);
-		if (ret < 0)
-			return ret;
-		got += ret;
-		if (got < n)
-			usleep_range(1000, 2000);
-	}
-	return got;
+	return vroce_test_poll(cq, wc, n, POLL_MS);
 }
 
 static int mc_post_recv(struct mc_qp *q, u64 wr_id)

@@ -155,18 +155,7 @@ static struct qp_pair *qp_pair(struct kunit *test, u32 depth, int cqe,
 /* Poll @n completions within POLL_MS; return how many came. */
 static int qp_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(POLL_MS);
-	int got = 0, ret;
-
-	while (got < n && time_before(jiffies, deadline)) {
-		ret = ib_poll_cq(cq, n - got, wc + got);
-		if (ret < 0)
-			return ret;
-		got += ret;
-		if (got < n)
-			usleep_range(1000, 2000);	/* the HCA's context runs */
-	}
-	return got;
+	return vroce_test_poll(cq, wc, n, POLL_MS);
 }
 
 /* Expect no completion for a while. */

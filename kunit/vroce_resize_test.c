@@ -141,18 +141,7 @@ static int rs_post_recv(struct ib_qp *qp, u64 wr_id, struct ib_sge *sge)
 /* Up to @n completions within RS_POLL_MS. */
 static int rs_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(RS_POLL_MS);
-	int got = 0, ret;
-
-	while (got < n && time_before(jiffies, deadline)) {
-		ret = ib_poll_cq(cq, n - got, wc + got);
-		if (ret < 0)
-			return ret;
-		got += ret;
-		if (got < n)
-			usleep_range(1000, 2000);
-	}
-	return got;
+	return vroce_test_poll(cq, wc, n, RS_POLL_MS);
 }
 
 /* Wait until the HCA has written @n CQEs past the consumer's, unpolled. */

@@ -234,18 +234,7 @@ static int srq_send(struct srq_fix *f, struct ib_qp *qp, struct ib_ah *ah,
 /* Poll @n completions within POLL_MS; return how many came. */
 static int srq_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(POLL_MS);
-	int got = 0, ret;
-
-	while (got < n && time_before(jiffies, deadline)) {
-		ret = ib_poll_cq(cq, n - got, wc + got);
-		if (ret < 0)
-			return ret;
-		got += ret;
-		if (got < n)
-			usleep_range(1000, 2000);
-	}
-	return got;
+	return vroce_test_poll(cq, wc, n, POLL_MS);
 }
 
 /* One send and its receive: the receive's completion in @rwc. */

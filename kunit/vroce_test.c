@@ -340,6 +340,32 @@ static void vroce_test_kbuf_free(void *data)
 }
 
 /**
+ * vroce_test_poll() - poll @n completions of @cq, waiting up to @ms
+ * @cq: a CQ polled directly (IB_POLL_DIRECT)
+ * @wc: room for @n completions
+ * @n: completions wanted
+ * @ms: how long to wait for them, sleeping between polls so that the
+ *	HCA's engines run
+ *
+ * Return: how many came, or ib_poll_cq()'s error.
+ */
+int vroce_test_poll(struct ib_cq *cq, struct ib_wc *wc, int n, unsigned int ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	int got = 0, ret;
+
+	while (got < n && time_before(jiffies, deadline)) {
+		ret = ib_poll_cq(cq, n - got, wc + got);
+		if (ret < 0)
+			return ret;
+		got += ret;
+		if (got < n)
+			usleep_range(1000, 2000);
+	}
+	return got;
+}
+
+/**
  * vroce_test_kbuf() - zeroed kernel memory mapped for @vdev's HCA
  * @test: the test; unmapped and freed when it ends
  * @vdev: the device

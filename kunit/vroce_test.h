@@ -9,8 +9,10 @@
 #include <linux/completion.h>
 
 struct device;
+struct ib_cq;
 struct ib_mr;
 struct ib_pd;
+struct ib_wc;
 struct platform_device;
 struct vroce_dev;
 struct vroce_hca;
@@ -57,6 +59,7 @@ void vroce_test_rebase(struct kunit *test, struct vroce_dev *vdev);
 s64 vroce_test_allocs(struct kunit *test, struct vroce_dev *vdev);
 u8 vroce_test_pattern(size_t off, u8 seed);
 void vroce_test_fill(u8 *buf, size_t len, u8 seed);
+int vroce_test_poll(struct ib_cq *cq, struct ib_wc *wc, int n, unsigned int ms);
 unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed);
 struct ib_pd *vroce_test_pd(struct kunit *test, struct vroce_dev *vdev,
 			    unsigned int flags);

@@ -61,18 +61,7 @@ static void ud_destroy_ah(void *data)
 
 static int ud_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(POLL_MS);
-	int got = 0, ret;
-
-	while (got < n && time_before(jiffies, deadline)) {
-		ret = ib_poll_cq(cq, n - got, wc + got);
-		if (ret < 0)
-			return ret;
-		got += ret;
-		if (got < n)
-			usleep_range(1000, 2000);
-	}
-	return got;
+	return vroce_test_poll(cq, wc, n, POLL_MS);
 }
 
 /* RESET -> INIT (Q_Key @qkey) -> RTR -> RTS. */
