@@ -76,9 +76,12 @@ tree=$(scripts/kernel-tree.sh --no-wire) || rc=1
 ktap_total() { python3 scripts/ktap-total.py --tree "$tree" total "$@"; }
 
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
-# suites, which run the MR objects (fault injection is in vroce_fault).
+# suites, which run the MR objects (fault injection is in vroce_fault),
+# and those of issue 30's verbs (rereg_mr re-registers through them).
 ktap_total kunit-c="$logs/kunit-c" kunit-rust="$logs/kunit-rust" >"$logs/suites" || true
-for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroce_cm vroce_fault; do
+for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroce_cm vroce_fault \
+	     vroce_srq vroce_atomic vroce_uc vroce_mcast vroce_resize vroce_counters \
+	     vroce_inline vroce_rereg vroce_bigmsg; do
 	in_c=$(sed -n "s/^kunit-c: \($suite: .*\)/\1/p" "$logs/suites")
 	in_rust=$(sed -n "s/^kunit-rust: \($suite: .*\)/\1/p" "$logs/suites")
 	in_c=${in_c:-none} in_rust=${in_rust:-none}
