@@ -696,19 +696,34 @@ static void vroce_srq_fail_every_allocation(struct kunit *test)
 }
 
 /*
- * A SEND longer than one visit of its QP moves (VROCE_HCA_VISIT_CHUNKS
- * bounce buffers) into a receive of an SRQ, with a datagram to another QP
- * on the same SRQ posted behind it: the datagram's visit must not take the
- * receive the SEND is being placed in. Each message lands whole in a
- * receive of its own.
+ * A message into a receive of an SRQ moves in one visit of its QP: 8 MiB
+ * (VROCE_HCA_VISIT_CHUNKS bounce buffers) at most. Split over two visits,
+ * a datagram to another QP on the same SRQ, let in between, took the
+ * receive the SEND was being placed in; moved whole, a 2 GiB message held
+ * the wire's lock for seconds. Each round holds the datagram's engine
+ * while an 8 MiB SEND starts and lets it go a little later: each message
+ * lands whole in a receive of its own. Then 8 MiB + 1 byte is an invalid
+ * request (the receiver's QP fails) and leaves the SRQ's receives posted.
  */
+#define SRQ_BIG_PART	(3 * SZ_1M)	/* a kmalloc() each */
+#define SRQ_BIG_LEN	(8 * SZ_1M)	/* VROCE_HCA_VISIT_CHUNKS chunks */
+
 static void srq_release_hold(void *data)
 {
 	vroce_hca_hold_qp(data, 0);
 }
 
-#define SRQ_BIG_PART	(3 * SZ_1M)	/* a kmalloc() each */
-#define SRQ_BIG_LEN	(3 * SRQ_BIG_PART)	/* 9 chunks */
+/* The big message's bytes, or its receive's, @len in all. */
+static void srq_big_sges(struct ib_sge *sge, struct vroce_test_kbuf **buf,
+			 u32 len, u32 lkey)
+{
+	u32 j;
+
+	for (j = 0; j < 3; j++, len -= sge[j - 1].length)
+		sge[j] = (struct ib_sge) { .addr = buf[j]->dma,
+					   .length = min_t(u32, len, SRQ_BIG_PART),
+					   .lkey = lkey };
+}
 
 static void vroce_srq_big_send(struct kunit *test)
 {
@@ -720,30 +735,25 @@ static void vroce_srq_big_send(struct kunit *test)
 	struct ib_qp_init_attr qinit = {
 		.qp_type = IB_QPT_RC, .send_cq = f->cq, .recv_cq = f->cq,
 		.sq_sig_type = IB_SIGNAL_ALL_WR, .port_num = 1,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 3, .max_recv_sge = 1 },
+		.cap = { .max_send_wr = 4, .max_send_sge = 3 },
 	};
-	struct vroce_test_kbuf *src = vroce_test_kbuf(test, f->vdev,
-						      SRQ_BIG_PART);
-	struct vroce_test_kbuf *dst[2][3];
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct vroce_test_kbuf *src[3], *dst[2][3];
+	u32 lkey = f->pd->local_dma_lkey;
 	struct ib_sge ssge[3], rsge[2][3];
-	struct ib_recv_wr rwr[2];
-	struct ib_rdma_wr swr = {};
 	struct ib_qp *rc_s, *rc_r, *ud_s, *ud_r;
 	struct ib_ah *ah = srq_ah(test, f);
+	struct ib_recv_wr rwr[2];
+	struct ib_send_wr swr;
 	struct ib_srq *srq;
-	struct vroce_hca *hca = vroce_test_hca(test);
-	struct ib_wc wc[4];
 	u32 i, j, bad, big, round;
-	int got;
+	struct ib_wc wc[4];
 
 	srq = ib_create_srq(f->pd, &sinit);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_destroy_srq,
 							srq), 0);
 	qinit.srq = srq;
-	qinit.cap.max_recv_wr = 0;
-	qinit.cap.max_recv_sge = 0;
 	rc_r = ib_create_qp(f->pd, &qinit);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rc_r);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_destroy_qp,
@@ -761,30 +771,20 @@ static void vroce_srq_big_send(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srq_ud_ready(ud_s), 0);
 	KUNIT_ASSERT_EQ(test, srq_ud_ready(ud_r), 0);
 
-	/* Two receives a round, each with room for the big message. */
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < 3; j++) {
+	for (j = 0; j < 3; j++) {
+		src[j] = vroce_test_kbuf(test, f->vdev, SRQ_BIG_PART);
+		vroce_test_fill(src[j]->va, SRQ_BIG_PART, 9 + j);
+		for (i = 0; i < 2; i++)
 			dst[i][j] = vroce_test_kbuf(test, f->vdev, SRQ_BIG_PART);
-			rsge[i][j] = (struct ib_sge) {
-				.addr = dst[i][j]->dma, .length = SRQ_BIG_PART,
-				.lkey = f->pd->local_dma_lkey,
-			};
-		}
-	/* The big SEND: the one source buffer three times. */
-	vroce_test_fill(src->va, SRQ_BIG_PART, 9);
-	for (j = 0; j < 3; j++)
-		ssge[j] = (struct ib_sge) { .addr = src->dma,
-					    .length = SRQ_BIG_PART,
-					    .lkey = f->pd->local_dma_lkey };
-	swr.wr = (struct ib_send_wr) { .wr_id = 1000, .sg_list = ssge,
-				       .num_sge = 3, .opcode = IB_WR_SEND };
+	}
+	/* Each receive has room for 9 MiB. */
+	for (i = 0; i < 2; i++)
+		srq_big_sges(rsge[i], dst[i], 3 * SRQ_BIG_PART, lkey);
+	srq_big_sges(ssge, src, SRQ_BIG_LEN, lkey);
+	swr = (struct ib_send_wr) { .wr_id = 1000, .sg_list = ssge,
+				    .num_sge = 3, .opcode = IB_WR_SEND };
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srq_release_hold,
 							hca), 0);
-	/*
-	 * The datagram's engine is held while the big SEND starts, and let go
-	 * a little later each round: at some round while the SEND is between
-	 * its chunks, the datagram's visit waits for the SRQ and runs next.
-	 */
 	for (round = 0; round < 6; round++) {
 		for (i = 0; i < 2; i++) {
 			for (j = 0; j < 3; j++)
@@ -798,14 +798,13 @@ static void vroce_srq_big_send(struct kunit *test)
 		vroce_hca_hold_qp(hca, ud_s->qp_num);
 		KUNIT_ASSERT_EQ(test, srq_send(f, ud_s, ah, ud_r->qp_num, 64,
 					       5), 0);
-		KUNIT_ASSERT_EQ(test, ib_post_send(rc_s, &swr.wr, NULL), 0);
+		KUNIT_ASSERT_EQ(test, ib_post_send(rc_s, &swr, NULL), 0);
 		if (round)
 			usleep_range(1000 << (round - 1), 1000 << (round - 1));
 		vroce_hca_hold_qp(hca, 0);
 
 		big = 2;
-		got = srq_poll(f->cq, wc, 4);
-		KUNIT_ASSERT_EQ(test, got, 4);
+		KUNIT_ASSERT_EQ(test, srq_poll(f->cq, wc, 4), 4);
 		for (i = 0; i < 4; i++) {
 			KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
 			if (wc[i].qp == rc_r) {
@@ -820,9 +819,9 @@ static void vroce_srq_big_send(struct kunit *test)
 		KUNIT_ASSERT_LT(test, big, 2);
 		/* Every byte of the big message, in the receive it completed. */
 		for (j = 0, bad = 0; j < 3; j++)
-			for (i = 0; i < SRQ_BIG_PART; i++)
+			for (i = 0; i < ssge[j].length; i++)
 				bad += ((u8 *)dst[big][j]->va)[i] !=
-				       vroce_test_pattern(i, 9);
+				       vroce_test_pattern(i, 9 + j);
 		KUNIT_EXPECT_EQ(test, bad, 0);
 		/* The datagram in the other, behind its GRH. */
 		for (i = 0, bad = 0; i < 64; i++)
@@ -830,8 +829,49 @@ static void vroce_srq_big_send(struct kunit *test)
 			       vroce_test_pattern(i, 5);
 		KUNIT_EXPECT_EQ(test, bad, 0);
 		if (test->status == KUNIT_FAILURE)
-			break;
+			return;
 	}
+
+	/* One byte more: refused, the receive stays for the next message. */
+	srq_big_sges(ssge, src, SRQ_BIG_LEN + 1, lkey);
+	KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr[0], NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(rc_s, &swr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, srq_poll(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, rc_s);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_REM_INV_REQ_ERR);
+	KUNIT_ASSERT_EQ(test, srq_send(f, ud_s, ah, ud_r->qp_num, 64, 6), 0);
+	KUNIT_ASSERT_EQ(test, srq_poll(f->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].qp == ud_r)
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, 0);
+	}
+}
+
+/*
+ * A dead HCA writes no events: ib_drain_qp() of a QP on an SRQ, which
+ * waits up to 60 s for IB_EVENT_QP_LAST_WQE_REACHED, gets it from the
+ * driver once the move to ERR is done in software, and returns at once.
+ */
+static void vroce_srq_dead_drain(struct kunit *test)
+{
+	struct srq_fix *f = srq_fix(test, 8);
+	struct ib_qp *rc_s = srq_qp(test, f, IB_QPT_RC, NULL);
+	struct ib_qp *rc_r = srq_qp(test, f, IB_QPT_RC, f->srq);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct vroce_dev_attr attr;
+	unsigned long start;
+
+	srq_rc_connect(test, f, rc_s, rc_r);
+	KUNIT_ASSERT_EQ(test, srq_post(f, 1, 0), 0);
+	vroce_test_cmd_timeout(test, f->vdev, 100);
+	vroce_hca_set_health(hca, false, true);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(f->vdev, &attr), -EIO);
+	KUNIT_ASSERT_TRUE(test, vroce_dev_dead(f->vdev));
+	start = jiffies;
+	ib_drain_qp(rc_r);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start), 10000);
+	KUNIT_EXPECT_GE(test, atomic_read(&f->ev.last_wqe), 1);
 }
 
 static struct kunit_case vroce_srq_cases[] = {
@@ -845,6 +885,7 @@ static struct kunit_case vroce_srq_cases[] = {
 	KUNIT_CASE(vroce_srq_command_faults),
 	KUNIT_CASE(vroce_srq_fail_every_allocation),
 	KUNIT_CASE(vroce_srq_big_send),
+	KUNIT_CASE_SLOW(vroce_srq_dead_drain),
 	{}
 };
 

@@ -394,6 +394,7 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vroce_qp_modify_desc desc = { .qpn = ibqp->qp_num };
 	enum ib_qp_state seen, cur, next;
 	struct ib_qp_attr saved;
+	bool last_wqe = false;
 	u32 acc = 0;
 	int err;
 
@@ -459,8 +460,25 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/* An error polled meanwhile wins over anything but RESET. */
 	if (cmpxchg(&qp->state, seen, next) != seen && next == IB_QPS_RESET)
 		WRITE_ONCE(qp->state, next);
+	/*
+	 * A dead HCA writes no LAST_WQE event, and ib_drain_qp() of a QP on
+	 * an SRQ waits for one (60 s): the driver sends it once a move to ERR
+	 * is done in software, as the HCA would, with no lock held (the
+	 * handler may call the driver).
+	 */
+	last_wqe = next == IB_QPS_ERR && ibqp->srq &&
+		   ibqp->event_handler && vroce_dev_dead(vdev);
 out:
 	mutex_unlock(&qp->state_lock);
+	if (last_wqe) {
+		struct ib_event ev = {
+			.device = ibqp->device,
+			.element.qp = ibqp,
+			.event = IB_EVENT_QP_LAST_WQE_REACHED,
+		};
+
+		ibqp->event_handler(&ev, ibqp->qp_context);
+	}
 	return err;
 }
 

@@ -66,16 +66,14 @@ static u8 vroce_hca_op_len(struct vroce_hca_op *op)
  * Move on to the next chunk of the message: false when it is done, or when
  * this visit moved VROCE_HCA_VISIT_CHUNKS chunks (@op->more: the QP is
  * queued again, and the message goes on from @op->off at its next visit,
- * so that no message holds the wire's lock or a CPU for long), unless
- * @whole: the message must end in this visit.
+ * so that no message holds the wire's lock or a CPU for long).
  */
-static bool vroce_hca_chunk_next(struct vroce_hca_op *op, u32 *chunks,
-				 bool whole)
+static bool vroce_hca_chunk_next(struct vroce_hca_op *op, u32 *chunks)
 {
 	op->off += op->clen;
 	if (op->off >= op->len)
 		return false;
-	if (++*chunks >= VROCE_HCA_VISIT_CHUNKS && !whole) {
+	if (++*chunks >= VROCE_HCA_VISIT_CHUNKS) {
 		op->more = true;
 		return false;
 	}
@@ -312,26 +310,42 @@ static void vroce_hca_do_uc(struct vroce_hca *hca, struct vroce_hca_op *op)
 }
 
 /*
+ * A message that takes a receive of an SRQ moves in one visit of its QP:
+ * VROCE_HCA_VISIT_CHUNKS bounce buffers (8 MiB) at most. Between visits
+ * another QP could take the SRQ's head receive it is being placed in, and
+ * moving more in one visit would hold the wire's lock too long. A longer
+ * one is an invalid request: the peer's QP fails, its receives stay.
+ */
+static bool vroce_hca_srq_fits(struct vroce_hca_op *op)
+{
+	if (!op->peer->srqn ||
+	    op->len <= (u64)VROCE_HCA_VISIT_CHUNKS * VROCE_HCA_BOUNCE_SIZE)
+		return true;
+	op->status = VROCE_CQE_REM_INV_REQ_ERR;
+	vroce_hca_qp_error(op->phca, op->peer);
+	return false;
+}
+
+/*
  * The message goes a chunk at a time: each is gathered (from the next
  * local byte) and placed (at the peer's next byte), every key checked
  * again. A failure part way completes as it would at the first chunk;
  * what earlier chunks placed stays (a responder that took some packets of
  * a message before a protection error holds them too). A message into a
- * receive of an SRQ goes whole in one visit: between visits another QP
- * could take the SRQ's head receive it is being placed in.
+ * receive of an SRQ is one visit's chunks at most (vroce_hca_srq_fits()).
  */
 static void vroce_hca_do_send(struct vroce_hca *hca, struct vroce_hca_op *op)
 {
 	u32 chunks = 0;
 
-	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op))
+	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op) ||
+	    !vroce_hca_srq_fits(op))
 		return;
 	vroce_hca_rq_enter(op->phca, op->peer);
 	do {
 		/* The receive completes with the last chunk. */
 		vroce_hca_send_deliver(hca, op);
-		if (op->status || op->rnr ||
-		    !vroce_hca_chunk_next(op, &chunks, !!op->peer->srqn))
+		if (op->status || op->rnr || !vroce_hca_chunk_next(op, &chunks))
 			break;
 		op->status = vroce_hca_op_local(hca, op, false);
 	} while (!op->status);
@@ -345,7 +359,8 @@ static void vroce_hca_do_write(struct vroce_hca *hca, struct vroce_hca_op *op)
 	u32 chunks = 0;
 
 	if (!vroce_hca_gather(hca, op) || !vroce_hca_find_peer(hca, op) ||
-	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_WRITE))
+	    !vroce_hca_peer_allows(hca, op, VROCE_ACC_REMOTE_WRITE) ||
+	    (imm && !vroce_hca_srq_fits(op)))
 		return;
 	if (imm)
 		vroce_hca_rq_enter(op->phca, op->peer);
@@ -355,8 +370,7 @@ static void vroce_hca_do_write(struct vroce_hca *hca, struct vroce_hca_op *op)
 			vroce_hca_write_imm_deliver(hca, op);
 		else
 			vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true);
-		if (op->status || op->rnr ||
-		    !vroce_hca_chunk_next(op, &chunks, imm && op->peer->srqn))
+		if (op->status || op->rnr || !vroce_hca_chunk_next(op, &chunks))
 			break;
 		op->status = vroce_hca_op_local(hca, op, false);
 	} while (!op->status);
@@ -381,7 +395,7 @@ static void vroce_hca_do_read(struct vroce_hca *hca, struct vroce_hca_op *op)
 		if (!vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_READ, false))
 			break;
 		op->status = vroce_hca_op_local(hca, op, true);
-	} while (!op->status && vroce_hca_chunk_next(op, &chunks, false));
+	} while (!op->status && vroce_hca_chunk_next(op, &chunks));
 }
 
 /*
