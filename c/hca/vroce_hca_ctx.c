@@ -269,6 +269,7 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 
 	qp = &hca->qps[slot];
 	memset(qp, 0, sizeof(*qp));
+	hca->qpx[slot].gen++;
 	qp->valid = true;
 	qp->type = cmd->type;
 	qp->qpn = qpn;
@@ -345,6 +346,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 		}
 		qp->last_wqe = false;
 		qp->msg_off = 0;
+		hca->qpx[vroce_hca_qp_slot(hca, qp)].gen++;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;
 	}

@@ -232,6 +232,9 @@ struct vroce_hca_wq {
  *	(under the QP's RQ lock; cleared by RESET)
  * @msg_off: bytes of the head send WQE's message moved in earlier visits
  *	(a message above VROCE_HCA_VISIT_CHUNKS bounce buffers), else 0
+ * @msg_gen: with @msg_off: the generation of the peer's slot (struct
+ *	vroce_hca_qp_exec) the message began at
+ * @msg_phca: with @msg_off: the peer's HCA (compared, never followed)
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -262,6 +265,8 @@ struct vroce_hca_qp {
 	bool last_wqe;
 	/* issue 30, big messages */
 	u32 msg_off;
+	u32 msg_gen;
+	const struct vroce_hca *msg_phca;
 };
 
 /**
@@ -343,11 +348,15 @@ struct vroce_hca_irq {
  *	item never runs beside itself, so a QP's WQEs execute in order
  * @lock: protects the QP's receive queue: its pi and ci, and a receive
  *	WQE from the moment it is looked at until it completes
+ * @gen: bumped by every CREATE_QP of the slot and every move to RESET
+ *	(commands only): a message resumed at a later visit is still for
+ *	the QP it began at only if the generation is the same
  */
 struct vroce_hca_qp_exec {
 	struct vroce_hca *hca;
 	struct work_struct work;
 	struct mutex lock;	/* protects the RQ */
+	u32 gen;
 };
 
 /**

@@ -169,6 +169,17 @@ static bool vroce_hca_find_peer(struct vroce_hca *hca, struct vroce_hca_op *op)
 	if (peer && peer->type == op->qp->type &&
 	    ether_addr_equal(peer->dmac, hca->mac) &&
 	    peer->dest_qpn == op->qp->qpn && vroce_hca_qp_receives(peer)) {
+		/*
+		 * The rest of a message goes only to the QP it began at, not
+		 * to one reset or created under its number since: that one
+		 * never had the first part (an invalid request to it).
+		 */
+		if (op->off && (phca != op->qp->msg_phca ||
+				phca->qpx[vroce_hca_qp_slot(phca, peer)].gen !=
+				op->qp->msg_gen)) {
+			op->status = VROCE_CQE_REM_INV_REQ_ERR;
+			return false;
+		}
 		op->peer = peer;
 		op->phca = phca;
 		return true;
@@ -630,6 +641,11 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	qp->retry_active = false;
 	/* A big message goes on at the next visit, behind the other QPs. */
 	if (op.more && !op.status) {
+		if (!qp->msg_off) {
+			qp->msg_phca = op.phca;
+			qp->msg_gen = op.phca->qpx[vroce_hca_qp_slot(op.phca,
+								   op.peer)].gen;
+		}
 		qp->msg_off = op.off;
 		vroce_hca_qp_kick(hca, qp);
 		return false;
