@@ -476,6 +476,25 @@ struct vroce_ah {
 	struct vroce_wqe_av av;
 };
 
+/* issue 31: a doorbell record of a mapped ring (c/driver/vroce_dbrec.c) */
+#define VROCE_DBREC_SIZE	8
+
+/**
+ * struct vroce_dbrec - a pinned user doorbell record
+ * @umem: the pinned page, or NULL when unset
+ * @dma: the record's DMA address, as the HCA reads it
+ * @va: the record's kernel address (the driver reads it only to flush a
+ *	dead device's queues in software; it trusts none of it)
+ */
+struct vroce_dbrec {
+	struct ib_umem *umem;
+	dma_addr_t dma;
+	void *va;
+};
+
+int vroce_dbrec_get(struct vroce_dev *vdev, u64 addr, struct vroce_dbrec *rec);
+void vroce_dbrec_put(struct vroce_dev *vdev, struct vroce_dbrec *rec);
+
 /**
  * struct vroce_ucontext - a user context (no driver data yet)
  * @ibuc: the RDMA core's context; allocated by the core

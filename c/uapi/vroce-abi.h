@@ -22,14 +22,95 @@
 /* The uverbs ABI version of the device (ibv_device's abi_version). */
 #define VROCE_UVERBS_ABI_VERSION	1
 
+/*
+ * Mapped rings (issue 31). The provider allocates a queue's ring and its
+ * doorbell record in its own memory and passes their addresses; the kernel
+ * pins them and describes them to the HCA by a user-buffer MTR, and from
+ * then on the process and the HCA share them with no system call between:
+ *   - a ring is 2^n entries of the HCA's format (c/ifc/vroce_wqe.h), page
+ *     aligned, exactly depth * entry size bytes, writable;
+ *   - a doorbell record is 8 bytes, 8-byte aligned, in writable memory,
+ *     little endian; the HCA reads it (and trusts none of it);
+ *   - the provider maps only when the context's response has the flag,
+ *     and asks per queue through comp_mask; without it the queue is the
+ *     kernel's, as before (older providers, or a kernel without it).
+ * Documentation/userspace.rst describes the protocol and the bad inputs.
+ */
+
+/* Flags of struct vroce_alloc_ucontext_resp. */
+#define VROCE_UCTX_F_MAPPED_CQ	(1U << 0)	/* CQ rings may be mapped */
+#define VROCE_UCTX_F_MAPPED_WQ	(1U << 1)	/* SQ, RQ and SRQ rings may be */
+
+/* How the provider rings a send doorbell (@db_method). */
+#define VROCE_DB_SYSCALL	0	/* uverbs POST_SEND carrying no WR */
+
+/**
+ * struct vroce_alloc_ucontext_resp - driver data of GET_CONTEXT's response
+ * @comp_mask: optional fields filled; none yet
+ * @flags: VROCE_UCTX_F_*: what this kernel and HCA can map
+ * @db_method: VROCE_DB_*: how a send doorbell reaches the HCA
+ * @reserved: 0
+ */
+struct vroce_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 flags;
+	__u32 db_method;
+	__u32 reserved;
+};
+
+/**
+ * struct vroce_cq_dbrec - a mapped CQ's doorbell record
+ * @ci: CQEs the process has consumed (free running); the HCA reads it to
+ *	know which slots are free again
+ * @arm: written by the provider before ibv_req_notify_cq()'s system call
+ *	(see Documentation/userspace.rst)
+ */
+struct vroce_cq_dbrec {
+	__u32 ci;
+	__u32 arm;
+};
+
+/**
+ * struct vroce_qp_dbrec - a mapped QP's doorbell record
+ * @sq_pi: send WQEs posted (free running); the HCA reads it when the send
+ *	doorbell rings
+ * @rq_pi: receive WQEs posted (free running); the HCA reads it when a
+ *	message needs a receive: posting a receive makes no system call
+ */
+struct vroce_qp_dbrec {
+	__u32 sq_pi;
+	__u32 rq_pi;
+};
+
+/**
+ * struct vroce_srq_dbrec - a mapped SRQ's doorbell record
+ * @pi: receive WQEs posted (free running)
+ * @reserved: 0
+ */
+struct vroce_srq_dbrec {
+	__u32 pi;
+	__u32 reserved;
+};
+
+/* comp_mask of struct vroce_create_cq and of its response */
+#define VROCE_CREATE_CQ_MAPPED	(1U << 0)	/* @buf_addr to @depth valid */
+
 /**
  * struct vroce_create_cq - driver data of CREATE_CQ
- * @comp_mask: optional fields; none yet, must be 0
+ * @comp_mask: VROCE_CREATE_CQ_*: optional fields filled
  * @reserved: must be 0
+ * @buf_addr: (MAPPED) the ring: @depth CQEs, page aligned
+ * @dbrec_addr: (MAPPED) the struct vroce_cq_dbrec
+ * @depth: (MAPPED) CQEs in the ring, a power of two the provider chose
+ * @reserved2: must be 0
  */
 struct vroce_create_cq {
 	__u32 comp_mask;
 	__u32 reserved;
+	__aligned_u64 buf_addr;
+	__aligned_u64 dbrec_addr;
+	__u32 depth;
+	__u32 reserved2;
 };
 
 /**
@@ -42,14 +123,28 @@ struct vroce_create_cq_resp {
 	__u32 cqn;
 };
 
+/* comp_mask of struct vroce_create_qp and of its response */
+#define VROCE_CREATE_QP_MAPPED	(1U << 0)	/* @sq_buf_addr to @rq_depth */
+
 /**
  * struct vroce_create_qp - driver data of CREATE_QP
- * @comp_mask: optional fields; none yet, must be 0
+ * @comp_mask: VROCE_CREATE_QP_*: optional fields filled
  * @reserved: must be 0
+ * @sq_buf_addr: (MAPPED) the send ring: @sq_depth send WQEs, page aligned
+ * @rq_buf_addr: (MAPPED) the receive ring: @rq_depth receive WQEs, page
+ *	aligned; 0 for a QP on an SRQ
+ * @dbrec_addr: (MAPPED) the struct vroce_qp_dbrec
+ * @sq_depth: (MAPPED) send WQEs, a power of two the provider chose
+ * @rq_depth: (MAPPED) receive WQEs, a power of two; 0 on an SRQ
  */
 struct vroce_create_qp {
 	__u32 comp_mask;
 	__u32 reserved;
+	__aligned_u64 sq_buf_addr;
+	__aligned_u64 rq_buf_addr;
+	__aligned_u64 dbrec_addr;
+	__u32 sq_depth;
+	__u32 rq_depth;
 };
 
 /**
@@ -70,14 +165,25 @@ struct vroce_create_qp_resp {
 	__u32 rq_depth;
 };
 
+/* comp_mask of struct vroce_create_srq and of its response */
+#define VROCE_CREATE_SRQ_MAPPED	(1U << 0)	/* @buf_addr to @depth valid */
+
 /**
  * struct vroce_create_srq - driver data of CREATE_SRQ
- * @comp_mask: optional fields; none yet, must be 0
+ * @comp_mask: VROCE_CREATE_SRQ_*: optional fields filled
  * @reserved: must be 0
+ * @buf_addr: (MAPPED) the ring: @depth receive WQEs, page aligned
+ * @dbrec_addr: (MAPPED) the struct vroce_srq_dbrec
+ * @depth: (MAPPED) receive WQEs, a power of two the provider chose
+ * @reserved2: must be 0
  */
 struct vroce_create_srq {
 	__u32 comp_mask;
 	__u32 reserved;
+	__aligned_u64 buf_addr;
+	__aligned_u64 dbrec_addr;
+	__u32 depth;
+	__u32 reserved2;
 };
 
 /**
