@@ -38,8 +38,8 @@
  */
 
 /* Flags of struct vroce_alloc_ucontext_resp. */
-#define VROCE_UCTX_F_MAPPED_CQ	(1U << 0)	/* CQ rings may be mapped */
-#define VROCE_UCTX_F_MAPPED_WQ	(1U << 1)	/* SQ, RQ and SRQ rings may be */
+#define VROCE_UCTX_F_MAPPED_CQ	0x00000001U	/* CQ rings may be mapped */
+#define VROCE_UCTX_F_MAPPED_WQ	0x00000002U	/* SQ, RQ and SRQ rings may be */
 
 /* How the provider rings a send doorbell (@db_method). */
 #define VROCE_DB_SYSCALL	0	/* uverbs POST_SEND carrying no WR */
@@ -93,7 +93,7 @@ struct vroce_srq_dbrec {
 };
 
 /* comp_mask of struct vroce_create_cq and of its response */
-#define VROCE_CREATE_CQ_MAPPED	(1U << 0)	/* @buf_addr to @depth valid */
+#define VROCE_CREATE_CQ_MAPPED	0x00000001U	/* @buf_addr to @depth valid */
 
 /**
  * struct vroce_create_cq - driver data of CREATE_CQ
@@ -124,7 +124,7 @@ struct vroce_create_cq_resp {
 };
 
 /* comp_mask of struct vroce_create_qp and of its response */
-#define VROCE_CREATE_QP_MAPPED	(1U << 0)	/* @sq_buf_addr to @rq_depth */
+#define VROCE_CREATE_QP_MAPPED	0x00000001U	/* @sq_buf_addr to @rq_depth */
 
 /**
  * struct vroce_create_qp - driver data of CREATE_QP
@@ -166,7 +166,7 @@ struct vroce_create_qp_resp {
 };
 
 /* comp_mask of struct vroce_create_srq and of its response */
-#define VROCE_CREATE_SRQ_MAPPED	(1U << 0)	/* @buf_addr to @depth valid */
+#define VROCE_CREATE_SRQ_MAPPED	0x00000001U	/* @buf_addr to @depth valid */
 
 /**
  * struct vroce_create_srq - driver data of CREATE_SRQ
