@@ -126,9 +126,11 @@ IBVERBS_DIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || \
 		 echo /usr/lib/x86_64-linux-gnu)/libibverbs
 provider: $(PROVIDER_OUT)/libvroce-rdmav34.so
 $(PROVIDER_OUT)/libvroce-rdmav34.so: c/provider/vroce_provider.c \
-		c/provider/vroce_verbs_compat.h c/uapi/vroce-abi.h
+		c/provider/vroce_verbs_compat.h c/uapi/vroce-abi.h \
+		c/provider/vroce_ifc.h c/ifc/vroce_wqe.h \
+		c/provider/ifc/linux/bits.h c/provider/ifc/linux/sizes.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -g -fPIC -shared -Wall -Wextra -Werror \
+	$(CC) -Ic/provider/ifc $(CPPFLAGS) $(CFLAGS) -O2 -g -fPIC -shared -Wall -Wextra -Werror \
 		$(LDFLAGS) -Wl,--no-undefined -Wl,-soname,libvroce-rdmav34.so \
 		-o $@ $< -libverbs
 # DKMS: the tree copied to /usr/src/vroce-<version>, built and installed

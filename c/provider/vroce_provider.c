@@ -20,6 +20,7 @@
 
 #include "vroce_verbs_compat.h"
 #include "../uapi/vroce-abi.h"
+#include "vroce_ifc.h"
 
 #define container_of(ptr, type, member)					\
 	((type *)((char *)(ptr) - offsetof(type, member)))
