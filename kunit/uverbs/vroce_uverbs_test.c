@@ -885,7 +885,9 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	struct uq_qp_resp qp[2], bad;
 	struct ib_uverbs_sge sge[5];
 	unsigned char *dst = NULL;
-	__u32 drv_big[4] = { 0 };
+	/* The driver data and two words past it. */
+	__u32 drv_big[sizeof(struct vroce_create_cq) / 4 + 2] = { 0 };
+	const int big_last = sizeof(drv_big) / sizeof(drv_big[0]) - 1;
 	size_t dlen = 3 * 4096;
 	int err, i, have_mr = 0, nqp = 0;
 	__u8 gid[16];
@@ -903,13 +905,13 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	check(err == -EINVAL, "CREATE_CQ with a reserved field set is EINVAL");
 	if (!err)
 		uq_destroy_cq(fd, cq.core.cq_handle);
-	drv_big[3] = 1;
+	drv_big[big_last] = 1;
 	err = uq_create_cq(fd, drv_big, sizeof(drv_big), &cq);
 	check(err == -EOPNOTSUPP,
 	      "CREATE_CQ with non-zero bytes past the driver data is EOPNOTSUPP");
 	if (!err)
 		uq_destroy_cq(fd, cq.core.cq_handle);
-	drv_big[3] = 0;
+	drv_big[big_last] = 0;
 	err = uq_create_cq(fd, drv_big, sizeof(drv_big), &cq);
 	check(!err, "CREATE_CQ with zero bytes past the driver data");
 	if (!err)
