@@ -123,6 +123,12 @@ done
 echo "== perftest through libvroce (vroce0) and rxe (rxe0), C test kernel with debug options"
 "$repo/scripts/userspace.sh" bench | grep -v '^\[' | sed -n '/^perftest,/,$p'
 
+# issue 31's throughput table: message rate at 64 B with post lists and
+# bandwidth at 64 KiB, vroce0 (default path and command-mediated) beside
+# rxe0, against the memcpy bandwidth of the same kernel.
+echo "== perftest rate and bandwidth, vroce0 beside rxe0, bench kernel (scripts/rate.sh)"
+"$repo/scripts/rate.sh"
+
 # NVMe over RDMA, the kernel's own host and target, on vroce0 and on rxe in
 # the bench kernel: 4 KiB I/O at queue depth 1.
 echo "== NVMe over RDMA (nvmet-rdma + nvme-rdma) on vroce0 and rxe0, bench kernel"
