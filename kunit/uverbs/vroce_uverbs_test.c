@@ -38,6 +38,7 @@
 
 #include "../../c/uapi/vroce-abi.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define DEV_DIR		"/dev/infiniband"
 #define SYS_VERBS	"/sys/class/infiniband_verbs"
 #define SYS_IB		"/sys/class/infiniband"
@@ -887,7 +888,7 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	unsigned char *dst = NULL;
 	/* The driver data and two words past it. */
 	__u32 drv_big[sizeof(struct vroce_create_cq) / 4 + 2] = { 0 };
-	const int big_last = sizeof(drv_big) / sizeof(drv_big[0]) - 1;
+	const int big_last = ARRAY_SIZE(drv_big) - 1;
 	size_t dlen = 3 * 4096;
 	int err, i, have_mr = 0, nqp = 0;
 	__u8 gid[16];
