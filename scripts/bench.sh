@@ -128,6 +128,12 @@ echo "== perftest through libvroce (vroce0) and rxe (rxe0), C test kernel with d
 # rxe0, against the memcpy bandwidth of the same kernel.
 echo "== perftest rate and bandwidth, vroce0 beside rxe0, bench kernel (scripts/rate.sh)"
 "$repo/scripts/rate.sh"
+# The same table on two CPUs: Debian's kernel under QEMU (TCG) with
+# vroce.ko built against its headers, rxe its own module.
+echo "== the same on two CPUs: Debian's kernel under QEMU -smp 2 (scripts/qemu-bench.sh)"
+rel=$("$repo/scripts/kernel-release.sh")
+make -s -C "$repo" KDIR="$("$repo/scripts/kernel-release.sh" --headers)" modules >&2
+"$repo/scripts/qemu-bench.sh" "$repo/vroce.ko" "$rel"
 
 # NVMe over RDMA, the kernel's own host and target, on vroce0 and on rxe in
 # the bench kernel: 4 KiB I/O at queue depth 1.

@@ -34,18 +34,12 @@ if [ ! -r "$kernel" ]; then
 	exit 1
 fi
 
-mkdir -p "$root"/{bin,sbin,lib,lib64,etc,proc,sys,dev,tmp,modules,provider}
-cp /bin/busybox "$root/bin/busybox"
-for a in sh mount umount insmod rmmod lsmod cat grep dmesg sleep echo \
-	 ip poweroff ls wc kill sed tr printf tail; do
-	ln -s busybox "$root/bin/$a"
-done
-# The KTAP helpers, and what a kernel splat looks like (for dmesg).
-cp "$repo/scripts/ktap.sh" "$repo/scripts/splat.sh" "$root/"
+# shellcheck source=qemu-root.sh
+. "$repo/scripts/qemu-root.sh"
+qemu_root_init "$root" "$repo"
 # Debian's RDMA core modules of that kernel, and ours, uncompressed.
-mods=/lib/modules/$rel/kernel/drivers/infiniband/core
 for m in ib_core ib_uverbs; do
-	xz -dc "$mods/$m.ko.xz" >"$root/modules/$m.ko"
+	qemu_root_module "$root" "$rel" $m
 done
 case $ko in
 *.xz) xz -dc "$ko" >"$root/modules/vroce.ko" ;;
@@ -53,15 +47,8 @@ case $ko in
 esac
 # User space: the programs and every library they load.
 make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
-for p in /usr/bin/rdma /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong \
-	 "$root/provider/libvroce-rdmav34.so"; do
-	[ "$p" = "${p#"$root"}" ] && cp "$p" "$root/bin/"
-	ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
-	while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
-done
+qemu_root_program "$root" /usr/bin/rdma /usr/bin/ibv_devinfo \
+	/usr/bin/ibv_rc_pingpong "$root/provider/libvroce-rdmav34.so"
 
 cat >"$root/init" <<'INIT'
 #!/bin/sh
@@ -152,7 +139,7 @@ dmesg | grep -i vroce | tail -n 5 | sed 's/^/# qemu: dmesg: /'
 ktap_finished
 TESTS
 chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd"
+qemu_root_pack "$root" "$work/initrd"
 
 t0=$(date +%s)
 timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -m 1024 -smp 2 \

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Building the small root file system (an initramfs) that the QEMU guests
+# of scripts/qemu-load-test.sh and scripts/qemu-bench.sh boot Debian's
+# kernel with: busybox, modules of that kernel, programs with every
+# library they load, and packing it. Sourced; the functions exit on error
+# under the caller's set -e.
+
+# qemu_root_init ROOT REPO: busybox and its applets, the KTAP and splat
+# helpers of REPO.
+qemu_root_init() {
+	local root=$1 repo=$2 a
+	mkdir -p "$root"/{bin,sbin,lib,lib64,etc,proc,sys,dev,tmp,modules,provider}
+	cp /bin/busybox "$root/bin/busybox"
+	for a in sh mount umount insmod rmmod lsmod cat grep dmesg sleep echo \
+		 ip poweroff ls wc kill sed tr printf tail awk env timeout \
+		 mktemp rm cut seq; do
+		ln -s busybox "$root/bin/$a"
+	done
+	cp "$repo/scripts/ktap.sh" "$repo/scripts/splat.sh" "$root/"
+}
+
+# qemu_root_module ROOT REL NAME: kernel REL's module NAME, uncompressed,
+# as ROOT/modules/NAME.ko.
+qemu_root_module() {
+	local root=$1 rel=$2 name=$3 path
+	path=$(modinfo -k "$rel" -n "$name")
+	case $path in
+	*.xz) xz -dc "$path" >"$root/modules/$name.ko" ;;
+	*) cp "$path" "$root/modules/$name.ko" ;;
+	esac
+}
+
+# qemu_root_program ROOT PATH...: each program (or library) into ROOT/bin,
+# unless it is under ROOT already, and every library it loads at its path.
+qemu_root_program() {
+	local root=$1 p lib
+	shift
+	for p in "$@"; do
+		[ "$p" = "${p#"$root"}" ] && cp "$p" "$root/bin/"
+		ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+		while read -r lib; do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+}
+
+# qemu_root_pack ROOT INITRD: the gzipped cpio of ROOT.
+qemu_root_pack() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
