@@ -136,7 +136,10 @@ static struct hu_pair *hu_pair_on(struct kunit *test, struct vroce_dev *vdev,
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->vdev = vdev;
-	p->pd = vroce_test_pd(test, vdev, 0);
+	/* Its DMA MR with remote rights too: only the HCA's check stops it. */
+	vroce_allow_remote_dma_mr = true;
+	p->pd = vroce_test_pd(test, vdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	vroce_allow_remote_dma_mr = false;
 	for (i = 0; i < 2; i++) {
 		p->map[i] = vroce_test_user_mem(test, HU_MAP, 0x40 + i);
 		p->mr[i] = ib_reg_user_mr(p->pd, hu_va(p, i), HU_BUF,
@@ -363,9 +366,8 @@ static void hu_m_dma_lkey(struct hu_pair *p, struct vroce_send_wqe *w)
 
 static void hu_m_dma_rkey(struct hu_pair *p, struct vroce_send_wqe *w)
 {
-	/* A kernel DMA MR's lkey and rkey are the same key. */
 	w->opcode = VROCE_WQE_WRITE;
-	w->rkey = cpu_to_le32(p->pd->local_dma_lkey);
+	w->rkey = cpu_to_le32(p->pd->unsafe_global_rkey);
 	w->remote_addr = cpu_to_le64(p->scratch->dma);
 }
 
@@ -555,6 +557,46 @@ static void vroce_hca_user_no_cap(struct kunit *test)
 	vroce_hca_set_caps(hca, caps);
 }
 
+/*
+ * CREATE_QP of an unprivileged QP failed or lost by the HCA's knobs
+ * (fault_opcode CREATE_QP): an errno and nothing held, or -ETIMEDOUT and
+ * its rings parked until the HCA's reset, as for any QP.
+ */
+static void vroce_hca_user_create_faults(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_cq *cq = hu_cq(test, vdev);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	s64 held = atomic64_read(&vdev->mem.dma_bytes);
+	struct ib_qp *qp;
+
+	vroce_hca_set_fault_opcode(hca, VROCE_CMD_CREATE_QP);
+	vdev->kunit_unpriv = true;
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_NO_RESOURCE, 0, 0);
+	qp = ib_create_qp(pd, &init);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
+	vroce_hca_set_faults(hca, 1, VROCE_CMD_BAD_PARAM, 0, 0);
+	qp = ib_create_qp(pd, &init);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vdev->mem.dma_bytes), held);
+	KUNIT_EXPECT_TRUE(test, list_empty(&vdev->ring_zombies));
+	vroce_test_cmd_timeout(test, vdev, 100);
+	vroce_hca_set_faults(hca, 0, 0, 1, 0);
+	qp = ib_create_qp(pd, &init);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -ETIMEDOUT);
+	KUNIT_EXPECT_FALSE(test, list_empty(&vdev->ring_zombies));
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
+	vroce_hca_set_fault_opcode(hca, 0);
+	vdev->kunit_unpriv = false;
+}
+
 /* ---- the ring fuzzer ---- */
 
 /*
@@ -715,6 +757,7 @@ static struct kunit_case vroce_hca_user_cases[] = {
 	KUNIT_CASE(vroce_hca_user_kernel_qp_privileged),
 	KUNIT_CASE(vroce_hca_user_bad_recv),
 	KUNIT_CASE(vroce_hca_user_no_cap),
+	KUNIT_CASE(vroce_hca_user_create_faults),
 	KUNIT_CASE_SLOW(vroce_hca_user_ring_fuzz),
 	{}
 };
