@@ -653,11 +653,69 @@ static void hu_revive(struct kunit *test, struct hu_pair *p)
 	hu_connect(test, p);
 }
 
+static void hu_destroy_srq(void *data)
+{
+	ib_destroy_srq(data);
+}
+
+/*
+ * A second unprivileged pair of the fuzzed PD whose receiver takes its
+ * receives from an SRQ: @p's qp[] and cq[] are its own, its MRs @p's.
+ */
+static struct hu_pair *hu_srq_pair(struct kunit *test, struct hu_pair *p,
+				   struct ib_srq **srqp)
+{
+	struct hu_pair *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = HU_DEPTH, .max_sge = VROCE_MAX_RECV_SGE },
+	};
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = HU_DEPTH, .max_send_sge = 1 },
+	};
+	struct ib_srq *srq;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	*s = *p;
+	srq = ib_create_srq(p->pd, &sinit);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hu_destroy_srq,
+							srq), 0);
+	for (i = 0; i < 2; i++)
+		s->cq[i] = hu_cq(test, p->vdev);
+	s->qp[0] = hu_qp(test, p->vdev, p->pd, s->cq[0], true);
+	init.send_cq = s->cq[1];
+	init.recv_cq = s->cq[1];
+	init.srq = srq;
+	p->vdev->kunit_unpriv = true;
+	s->qp[1] = ib_create_qp(p->pd, &init);
+	p->vdev->kunit_unpriv = false;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->qp[1]);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hu_destroy_qp,
+							s->qp[1]), 0);
+	hu_connect(test, s);
+	*srqp = srq;
+	return s;
+}
+
+static void hu_srq_traffic(struct hu_pair *s, struct ib_srq *srq, u32 r)
+{
+	struct ib_sge sge = { .addr = hu_va(s, 1), .length = HU_BUF,
+			      .lkey = s->mr[1]->lkey };
+	struct ib_recv_wr wr = { .wr_id = r, .sg_list = &sge, .num_sge = 1 };
+
+	ib_post_srq_recv(srq, &wr, NULL);
+	hu_post_send(s, r, 1 + r % HU_BUF);
+}
+
 /*
  * For hca_fuzz_ms (10 s) a seeded stream of random bytes goes into random
- * slots of the SQ and RQ rings of an unprivileged pair while it posts
- * SENDs, WRITEs and receives, and its QPs are revived whenever they
- * failed; meanwhile a privileged pair on the same HCA moves and checks
+ * slots of the SQ and RQ rings of an unprivileged pair, and of the SQ and
+ * the SRQ ring of a second pair whose receiver takes from an SRQ, while
+ * they post SENDs and receives, and their QPs are revived now and then
+ * once failed; meanwhile a privileged pair on the same HCA moves and checks
  * data. Asserted: the bystander never fails or loses a byte, the engine
  * keeps completing (the bystander moves at every step), the guard pages
  * around the fuzzed pair's MRs and a canary buffer of another PD stay
@@ -672,7 +730,10 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 	struct vroce_test_kbuf *canary = vroce_test_kbuf(test, vdev, SZ_16K);
 	u64 seed = hca_fuzz_seed ?: get_random_u64();
 	unsigned long end = jiffies + msecs_to_jiffies(hca_fuzz_ms);
+	struct vroce_ring *rings[4];
 	struct vroce_ring *ring;
+	struct hu_pair *s;
+	struct ib_srq *srq;
 	struct rnd_state rs;
 	u32 steps = 0, revived = 0, i;
 	struct ib_wc wc[8];
@@ -683,6 +744,11 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 	kunit_info(test, "seed 0x%llx (replay: vroce_kunit.hca_fuzz_seed=0x%llx)\n",
 		   seed, seed);
 	prandom_seed_state(&rs, seed);
+	s = hu_srq_pair(test, p, &srq);
+	rings[0] = &to_vroce_qp(p->qp[0])->sq.ring;
+	rings[1] = &to_vroce_qp(p->qp[1])->rq.ring;
+	rings[2] = &to_vroce_qp(s->qp[0])->sq.ring;
+	rings[3] = &to_vroce_srq(srq)->ring;
 	vroce_test_fill(canary->va, SZ_16K, 0x77);
 	b->pd = vroce_test_pd(test, vdev, 0);
 	b->cq = hu_cq(test, vdev);
@@ -703,13 +769,12 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 		/* Traffic of the fuzzed pair; a full or failed queue refuses. */
 		hu_post_recv(p, steps, 1 + r % HU_BUF);
 		hu_post_send(p, steps, r % 2 ? 64 : 1 + (r >> 8) % HU_BUF);
+		hu_srq_traffic(s, srq, r);
 		/* Random bytes into a random slot of a random ring. */
 		for (i = 0; i < 1 + r % 4; i++) {
 			u32 w = prandom_u32_state(&rs);
 
-			q = w & 1;
-			ring = q ? &to_vroce_qp(p->qp[1])->rq.ring :
-				   &to_vroce_qp(p->qp[0])->sq.ring;
+			ring = rings[w & 3];
 			slot = vroce_ring_slot(ring, w >> 8);
 			slot[(w >> 1) % BIT(ring->entry_shift)] =
 				prandom_u32_state(&rs);
@@ -718,14 +783,20 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 						    BIT(ring->entry_shift));
 		}
 		/* Drain what completed; revive a failed pair now and then. */
-		for (q = 0; q < 2; q++)
+		for (q = 0; q < 2; q++) {
 			while (ib_poll_cq(p->cq[q], ARRAY_SIZE(wc), wc) > 0)
 				;
+			while (ib_poll_cq(s->cq[q], ARRAY_SIZE(wc), wc) > 0)
+				;
+		}
 		if ((hu_state(p->qp[0]) == IB_QPS_ERR ||
 		     hu_state(p->qp[1]) == IB_QPS_ERR) && !(r & 0x300)) {
 			hu_revive(test, p);
 			revived++;
 		}
+		if ((hu_state(s->qp[0]) == IB_QPS_ERR ||
+		     hu_state(s->qp[1]) == IB_QPS_ERR) && !(r & 0x3000))
+			hu_revive(test, s);
 		if (!hu_bystander_move(test, b, steps, 1 + r % SZ_4K)) {
 			KUNIT_FAIL(test, "step %u: the bystander pair failed (seed 0x%llx)",
 				   steps, seed);
