@@ -11,6 +11,8 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
 #include <linux/jiffies.h>
 #include <linux/mman.h>
 #include <linux/moduleparam.h>
@@ -20,6 +22,8 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include <linux/scatterlist.h>
@@ -597,6 +601,112 @@ static void vroce_hca_user_create_faults(struct kunit *test)
 	vdev->kunit_unpriv = false;
 }
 
+static void hu_destroy_ah(void *data)
+{
+	rdma_destroy_ah(data, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/*
+ * An unprivileged UD QP (Q_Key 0x11) sends to the GSI QP with the GSI
+ * Q_Key in the work request: its bit 31 means the QP's own Q_Key, so the
+ * GSI QP drops the datagram (ud_dropped + 1) and the sender completes
+ * successfully; a controlled Q_Key comes only from the QP's context. Then
+ * a destination QPN of 25 bits written into its WQE: LOC_QP_OP_ERR, the
+ * QP to ERR, counted.
+ */
+static void vroce_hca_user_ud(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
+	struct ib_cq *cq = hu_cq(test, vdev);
+	unsigned long map = vroce_test_user_mem(test, HU_MAP, 3);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.sq_sig_type = IB_SIGNAL_ALL_WR, .port_num = 1,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = 0x11,
+	};
+	struct rdma_ah_attr ah_attr = {};
+	const struct ib_gid_attr *gattr = ERR_PTR(-ENOENT);
+	union ib_gid gid;
+	struct ib_sge sge = { .addr = map + SZ_4K, .length = 64 };
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND },
+		.remote_qpn = VROCE_GSI_QPN, .remote_qkey = IB_QP1_QKEY,
+	};
+	struct vroce_send_wqe *wqe;
+	u64 before = hu_refused(test, vdev);
+	struct ib_mr *mr;
+	struct ib_qp *qp;
+	struct ib_ah *ah;
+	struct ib_wc wc;
+	u32 dropped;
+	int i;
+
+	mr = ib_reg_user_mr(pd, map + SZ_4K, SZ_4K, map + SZ_4K,
+			    IB_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hu_dereg_mr, mr),
+			0);
+	sge.lkey = mr->lkey;
+	vdev->kunit_unpriv = true;
+	qp = ib_create_qp(pd, &init);
+	vdev->kunit_unpriv = false;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hu_destroy_qp,
+							qp), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_QKEY), 0);
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+					   IB_QP_SQ_PSN), 0);
+	/* The port's GID 0, once the core's table has it. */
+	for (i = 0; i < 100 && IS_ERR(gattr); i++) {
+		gattr = rdma_get_gid_attr(&vdev->ibdev, 1, 0);
+		if (IS_ERR(gattr))
+			msleep(20);
+	}
+	KUNIT_ASSERT_FALSE(test, IS_ERR(gattr));
+	ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&ah_attr, 1);
+	gid = gattr->gid;
+	rdma_put_gid_attr(gattr);
+	rdma_ah_set_grh(&ah_attr, &gid, 0, 0, 64, 0);
+	ether_addr_copy(ah_attr.roce.dmac, vdev->netdev->dev_addr);
+	ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ah);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hu_destroy_ah,
+							ah), 0);
+	wr.ah = ah;
+
+	dropped = vroce_hca_ud_dropped(hca);
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, hu_poll(cq, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, vroce_hca_ud_dropped(hca), dropped + 1);
+	KUNIT_EXPECT_EQ(test, hu_refused(test, vdev), before);
+
+	vroce_hca_hold_qp(hca, qp->qp_num);
+	wr.wr.wr_id = 6;
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp, &wr.wr, NULL), 0);
+	wqe = vroce_ring_slot(&to_vroce_qp(qp)->sq.ring, 1);
+	wqe->av.dest_qpn = cpu_to_le32(BIT(24));
+	vroce_hca_hold_qp(hca, 0);
+	KUNIT_ASSERT_EQ(test, hu_poll(cq, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 6);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, hu_state(qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, hu_refused(test, vdev), before + 1);
+}
+
 /* ---- the ring fuzzer ---- */
 
 /*
@@ -829,6 +939,7 @@ static struct kunit_case vroce_hca_user_cases[] = {
 	KUNIT_CASE(vroce_hca_user_bad_recv),
 	KUNIT_CASE(vroce_hca_user_no_cap),
 	KUNIT_CASE(vroce_hca_user_create_faults),
+	KUNIT_CASE(vroce_hca_user_ud),
 	KUNIT_CASE_SLOW(vroce_hca_user_ring_fuzz),
 	{}
 };
