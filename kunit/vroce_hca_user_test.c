@@ -523,10 +523,10 @@ static void vroce_hca_user_bad_recv(struct kunit *test)
 }
 
 /*
- * A driver that met an HCA without VROCE_CAP_UNPRIV_QP sends no flag: its
- * process QPs are privileged in the HCA (the driver filters instead), so
- * a REG_MR of such a kernel-made QP is carried out. An HCA that does not
- * offer the flag refuses a CREATE_QP carrying it: -EINVAL, nothing held.
+ * An HCA that does not offer VROCE_CAP_UNPRIV_QP refuses a CREATE_QP
+ * carrying the flag: -EINVAL, nothing held. A driver that read no such
+ * cap sends no flag (it filters a process's posts itself), and the QP is
+ * created.
  */
 static void vroce_hca_user_no_cap(struct kunit *test)
 {
@@ -747,12 +747,18 @@ static bool hu_bystander_move(struct kunit *test, struct hu_bystander *b,
 	return n == 2 && !memcmp(b->buf[0]->va, b->buf[1]->va, len);
 }
 
-/* Back to RTS after the fuzz failed it; its completions drained. */
-static void hu_revive(struct kunit *test, struct hu_pair *p)
+/*
+ * Back to RTS after the fuzz failed it; its completions drained. The
+ * receiver of an SRQ whose ring indexes the fuzz broke fails again as
+ * soon as the HCA looks at it (QP_FATAL at INIT): with @srq that is
+ * allowed, and the pair stays down until the next try.
+ */
+static void hu_revive(struct kunit *test, struct hu_pair *p, bool srq)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	const u8 *mac = p->vdev->netdev->dev_addr;
 	struct ib_wc wc[8];
-	int i;
+	int i, err;
 
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[i], &attr,
@@ -760,7 +766,15 @@ static void hu_revive(struct kunit *test, struct hu_pair *p)
 	for (i = 0; i < 2; i++)
 		while (ib_poll_cq(p->cq[i], ARRAY_SIZE(wc), wc) > 0)
 			;
-	hu_connect(test, p);
+	if (!srq) {
+		hu_connect(test, p);
+		return;
+	}
+	err = vroce_lb_connect(p->qp[0], p->qp[1]->qp_num, 0, mac, 0, HU_ALL);
+	if (!err)
+		err = vroce_lb_connect(p->qp[1], p->qp[0]->qp_num, 0, mac, 0,
+				       HU_ALL);
+	KUNIT_EXPECT_TRUE_MSG(test, !err || err == -EINVAL, "revive: %d", err);
 }
 
 static void hu_destroy_srq(void *data)
@@ -901,12 +915,12 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 		}
 		if ((hu_state(p->qp[0]) == IB_QPS_ERR ||
 		     hu_state(p->qp[1]) == IB_QPS_ERR) && !(r & 0x300)) {
-			hu_revive(test, p);
+			hu_revive(test, p, false);
 			revived++;
 		}
 		if ((hu_state(s->qp[0]) == IB_QPS_ERR ||
 		     hu_state(s->qp[1]) == IB_QPS_ERR) && !(r & 0x3000))
-			hu_revive(test, s);
+			hu_revive(test, s, true);
 		if (!hu_bystander_move(test, b, steps, 1 + r % SZ_4K)) {
 			KUNIT_FAIL(test, "step %u: the bystander pair failed (seed 0x%llx)",
 				   steps, seed);
@@ -926,7 +940,7 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 			break;
 		}
 	/* The pair still works once revived. */
-	hu_revive(test, p);
+	hu_revive(test, p, false);
 	KUNIT_ASSERT_EQ(test, hu_post_recv(p, 1, HU_BUF), 0);
 	KUNIT_ASSERT_EQ(test, hu_post_send(p, 1, 64), 0);
 	KUNIT_ASSERT_EQ(test, hu_poll(p->cq[0], wc), 1);
