@@ -707,6 +707,48 @@ static void vroce_hca_user_ud(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hu_refused(test, vdev), before + 1);
 }
 
+/*
+ * What the driver still filters for a process's QP (vroce_qp.user, as
+ * uverbs makes it): with VROCE_CAP_UNPRIV_QP a LOCAL_INV is posted and the
+ * HCA completes it with LOC_QP_OP_ERR, the MR still valid; a REG_MR is
+ * refused at post (its work request names kernel objects). A driver
+ * that read no such cap refuses both: -EINVAL, nothing posted.
+ */
+static void vroce_hca_user_driver_filter(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct hu_pair *p = hu_pair_on(test, vdev, true);
+	struct vroce_qp *qp = to_vroce_qp(p->qp[0]);
+	struct ib_send_wr inv = { .wr_id = 9, .opcode = IB_WR_LOCAL_INV,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 10, .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+	};
+	const struct ib_send_wr *bad;
+	u32 caps = vdev->attr.caps;
+	struct ib_wc wc;
+
+	hu_fr_map(test, p, true);
+	inv.ex.invalidate_rkey = p->fr->rkey;
+	reg.mr = p->fr;
+	reg.key = p->fr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	qp->user = true;
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], &reg.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &reg.wr);
+	vdev->attr.caps = caps & ~VROCE_CAP_UNPRIV_QP;
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], &inv, &bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(p->cq[0], &wc, 1, 100), 0);
+	vdev->attr.caps = caps;
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], &inv, &bad), 0);
+	qp->user = false;
+	KUNIT_ASSERT_EQ(test, hu_poll(p->cq[0], &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 9);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_TRUE(test, hu_fr_valid(test, p));
+}
+
 /* ---- the ring fuzzer ---- */
 
 /*
@@ -954,6 +996,7 @@ static struct kunit_case vroce_hca_user_cases[] = {
 	KUNIT_CASE(vroce_hca_user_no_cap),
 	KUNIT_CASE(vroce_hca_user_create_faults),
 	KUNIT_CASE(vroce_hca_user_ud),
+	KUNIT_CASE(vroce_hca_user_driver_filter),
 	KUNIT_CASE_SLOW(vroce_hca_user_ring_fuzz),
 	{}
 };
