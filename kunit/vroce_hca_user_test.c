@@ -877,11 +877,61 @@ static void hu_srq_traffic(struct hu_pair *s, struct ib_srq *srq, u32 r)
 }
 
 /*
+ * Aim a fuzzed WQE at what a process must never reach: a key of its PD's
+ * DMA MR (local_dma_lkey, the remote unsafe_global_rkey), of another PD's
+ * DMA MR, or its PD's unregistered FRMR, at the scratch page or the
+ * canary by DMA address; or a privileged opcode with its operands.
+ */
+static void hu_fuzz_aim(struct hu_pair *p, struct vroce_test_kbuf *canary,
+			void *slot, bool recv, u32 r)
+{
+	const u32 keys[] = { p->pd->local_dma_lkey, p->pd->unsafe_global_rkey,
+			     p->fr->rkey, p->mr[0]->lkey, p->mr[1]->rkey };
+	const u64 addrs[] = { p->scratch->dma, canary->dma,
+			      hu_va(p, 0) + SZ_4K - 8, hu_va(p, 1) - 8 };
+	u32 key = keys[r % ARRAY_SIZE(keys)];
+	u64 addr = addrs[(r >> 4) % ARRAY_SIZE(addrs)];
+	struct vroce_recv_wqe *rw = slot;
+	struct vroce_send_wqe *sw = slot;
+	int i = (r >> 8) % VROCE_MAX_RECV_SGE;
+
+	if (recv) {
+		rw->sge[i].lkey = cpu_to_le32(key);
+		rw->sge[i].addr = cpu_to_le64(addr);
+		return;
+	}
+	switch ((r >> 12) % 4) {
+	case 0:
+		sw->sge[i].lkey = cpu_to_le32(key);
+		sw->sge[i].addr = cpu_to_le64(addr);
+		break;
+	case 1:
+		sw->rkey = cpu_to_le32(key);
+		sw->remote_addr = cpu_to_le64(addr);
+		break;
+	case 2:
+		sw->opcode = VROCE_WQE_REG_MR;
+		sw->fr_key = cpu_to_le32(p->fr->rkey);
+		sw->fr_iova = cpu_to_le64(p->fr->iova);
+		sw->fr_length = cpu_to_le64(SZ_4K);
+		sw->fr_access = cpu_to_le32(VROCE_ACC_MASK);
+		sw->reg.pbl = cpu_to_le64(addr);
+		sw->reg.npages = cpu_to_le32(1);
+		break;
+	default:
+		sw->opcode = VROCE_WQE_LOCAL_INV;
+		sw->imm_inv = cpu_to_le32(key);
+		break;
+	}
+}
+
+/*
  * For hca_fuzz_ms (10 s) a seeded stream of random bytes goes into random
  * slots of the SQ and RQ rings of an unprivileged pair, and of the SQ and
  * the SRQ ring of a second pair whose receiver takes from an SRQ, while
  * they post SENDs and receives, and their QPs are revived now and then
- * once failed; meanwhile a privileged pair on the same HCA moves and checks
+ * once failed (some writes aim a WQE at a privileged key, address or
+ * opcode: hu_fuzz_aim()); meanwhile a privileged pair on the same HCA moves and checks
  * data. Asserted: the bystander never fails or loses a byte, the engine
  * keeps completing (the bystander moves at every step), the guard pages
  * around the fuzzed pair's MRs and a canary buffer of another PD stay
@@ -903,6 +953,7 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 	struct rnd_state rs;
 	u32 steps = 0, revived = 0, i;
 	struct ib_wc wc[8];
+	u64 refused;
 	u8 *slot;
 	int q;
 
@@ -910,6 +961,7 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 	kunit_info(test, "seed 0x%llx (replay: vroce_kunit.hca_fuzz_seed=0x%llx)\n",
 		   seed, seed);
 	prandom_seed_state(&rs, seed);
+	refused = hu_refused(test, vdev);
 	s = hu_srq_pair(test, p, &srq);
 	rings[0] = &to_vroce_qp(p->qp[0])->sq.ring;
 	rings[1] = &to_vroce_qp(p->qp[1])->rq.ring;
@@ -947,6 +999,9 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 			if (w & BIT(7))
 				prandom_bytes_state(&rs, slot,
 						    BIT(ring->entry_shift));
+			if (w & BIT(6))
+				hu_fuzz_aim(p, canary, slot, ring == rings[1] ||
+					    ring == rings[3], prandom_u32_state(&rs));
 		}
 		/* Drain what completed; revive a failed pair now and then. */
 		for (q = 0; q < 2; q++) {
@@ -971,9 +1026,12 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 		steps++;
 		cond_resched();
 	}
-	kunit_info(test, "%u steps, the fuzzed pair revived %u times\n", steps,
-		   revived);
+	refused = hu_refused(test, vdev) - refused;
+	kunit_info(test, "%u steps, the fuzzed pair revived %u times, %llu WQEs refused\n",
+		   steps, revived, refused);
 	KUNIT_EXPECT_GT(test, steps, 10);
+	/* The fuzz reached the checks, not only the flush. */
+	KUNIT_EXPECT_GT(test, refused, 0);
 	hu_expect_guards(test, p);
 	for (i = 0; i < SZ_16K; i++)
 		if (((u8 *)canary->va)[i] != vroce_test_pattern(i, 0x77)) {
