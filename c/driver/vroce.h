@@ -292,6 +292,9 @@ struct vroce_mr_cache {
  * @health_work: polls the HCA's heartbeat (module parameter
  *	health_poll_ms) while the device is registered
  * @health_beat: the heartbeat the last poll read
+ * @kunit_unpriv: KUnit only (issue 31, hca): kernel QPs created from now
+ *	on are unprivileged too (CREATE_QP's VROCE_QP_F_UNPRIV), standing in
+ *	for a process's, whose rings the test then writes as a process would
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -317,6 +320,8 @@ struct vroce_dev {
 	struct work_struct flush_work;
 	struct delayed_work health_work;
 	u32 health_beat;
+	/* issue 31, hca */
+	bool kunit_unpriv;
 };
 
 /**

@@ -504,7 +504,8 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev,
 		.scqn = cpu_to_le32(desc->scqn),
 		.rcqn = cpu_to_le32(desc->rcqn),
 		.sq_depth_log2 = desc->sq->log2,
-		.sq_sig_all = desc->sq_sig_all,
+		.sq_sig_all = (desc->sq_sig_all ? VROCE_QP_F_SIG_ALL : 0) |
+			      (desc->unpriv ? VROCE_QP_F_UNPRIV : 0),
 		.type = desc->type,
 		.srqn = cpu_to_le32(desc->srqn),
 	};

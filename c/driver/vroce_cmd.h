@@ -58,6 +58,8 @@ struct vroce_dev_attr {
  * @sq_sig_all: every send WQE completes
  * @type: enum vroce_qp_type
  * @srqn: the SRQ the QP takes receives from (then @rq is NULL), or 0
+ * @unpriv: a process's QP: the HCA refuses its privileged work requests
+ *	(VROCE_QP_F_UNPRIV; only when the HCA offers VROCE_CAP_UNPRIV_QP)
  */
 struct vroce_qp_desc {
 	u32 qpn;
@@ -69,6 +71,7 @@ struct vroce_qp_desc {
 	bool sq_sig_all;
 	u8 type;
 	u32 srqn;
+	bool unpriv;	/* issue 31, hca */
 };
 
 /**

@@ -206,6 +206,13 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	desc.srqn = qp->srq ? qp->srq->srqn : 0;
 	desc.sq_sig_all = qp->sq_sig_all;
 	desc.type = qp->type;
+	/*
+	 * A process's QP: the HCA refuses its privileged work requests
+	 * itself, and the driver no longer filters them (vroce_wqe_build()).
+	 * An HCA without VROCE_CAP_UNPRIV_QP leaves that to the driver.
+	 */
+	desc.unpriv = (udata || (IS_ENABLED(CONFIG_KUNIT) && vdev->kunit_unpriv)) &&
+		      (vdev->attr.caps & VROCE_CAP_UNPRIV_QP);
 	err = vroce_qpn_alloc(vdev, init->qp_type, &qpn);
 	if (err)
 		goto err_destroy_rq;
@@ -929,10 +936,17 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	}
 
 	/*
-	 * uverbs passes no REG_MR or LOCAL_INV of a process (their work
-	 * requests carry kernel pointers); should one come, it is refused.
+	 * uverbs passes no REG_MR or LOCAL_INV of a process. A REG_MR names
+	 * kernel objects (the ib_mr behind reg_wr()), so a process's is
+	 * refused here still. A LOCAL_INV carries nothing but a key: an HCA
+	 * that checks a process's WQEs (VROCE_CAP_UNPRIV_QP) refuses it
+	 * itself, with a LOC_QP_OP_ERR completion, as it refuses one written
+	 * into a mapped ring; an older HCA leaves it to the driver.
 	 */
-	if (qp->user && (op == VROCE_WQE_REG_MR || op == VROCE_WQE_LOCAL_INV))
+	if (qp->user && (op == VROCE_WQE_REG_MR ||
+			 (op == VROCE_WQE_LOCAL_INV &&
+			  !(to_vroce_dev(qp->ibqp.device)->attr.caps &
+			    VROCE_CAP_UNPRIV_QP))))
 		return -EINVAL;
 
 	switch (op) {

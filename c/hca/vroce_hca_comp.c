@@ -552,6 +552,11 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	cq->pi++;
 	if (cqe->status)
 		vroce_hca_count_error(hca, cqe->status);
+	/* issue 31, hca: a process's WQE refused (datapath.rst's table). */
+	if (qp->unpriv && (cqe->status == VROCE_CQE_LOC_LEN_ERR ||
+			   cqe->status == VROCE_CQE_LOC_QP_OP_ERR ||
+			   cqe->status == VROCE_CQE_LOC_PROT_ERR))
+		vroce_hca_count(hca, VROCE_CNT_UNPRIV_REFUSED, 1);
 	vroce_hca_cq_event(hca, cqn, cqe);
 out:
 	spin_unlock(&hca->cq_lock[cqn]);

@@ -224,8 +224,10 @@ static void vroce_hca_qp_db_clear(struct vroce_hca *hca, u32 slot)
  *
  * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE (PD, CQ or SRQ), BAD_PARAM (type,
- * depth, ring, an SRQ for a GSI QP or with a receive ring, or a number
- * out of range for the type) or BUSY (the number's slot is in use).
+ * depth, ring, an SRQ for a GSI QP or with a receive ring, a number out
+ * of range for the type, an unknown flag in the sq_sig_all byte,
+ * VROCE_QP_F_UNPRIV without VROCE_CAP_UNPRIV_QP) or BUSY (the number's
+ * slot is in use).
  */
 u16 vroce_hca_create_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_create_qp *cmd,
@@ -261,6 +263,11 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 		return VROCE_CMD_BAD_PARAM;
 	if (slot == VROCE_MAX_QP)
 		return VROCE_CMD_BAD_PARAM;
+	/* issue 31, hca: flags it knows, and only when it offers them. */
+	if ((cmd->sq_sig_all & ~(VROCE_QP_F_SIG_ALL | VROCE_QP_F_UNPRIV)) ||
+	    ((cmd->sq_sig_all & VROCE_QP_F_UNPRIV) &&
+	     !(hca->caps & VROCE_CAP_UNPRIV_QP)))
+		return VROCE_CMD_BAD_PARAM;
 	/* Slot 0 is the GSI QP's, and only its. */
 	if (cmd->type == VROCE_QPT_GSI ? slot : !slot)
 		return VROCE_CMD_BAD_PARAM;
@@ -276,7 +283,8 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 	qp->pdn = pdn;
 	qp->scqn = scqn;
 	qp->rcqn = rcqn;
-	qp->sq_sig_all = cmd->sq_sig_all;
+	qp->sq_sig_all = cmd->sq_sig_all & VROCE_QP_F_SIG_ALL;
+	qp->unpriv = cmd->sq_sig_all & VROCE_QP_F_UNPRIV;
 	qp->state = VROCE_QPS_RESET;
 	qp->wq[VROCE_HCA_SQ] = sq;
 	qp->wq[VROCE_HCA_RQ] = rq;

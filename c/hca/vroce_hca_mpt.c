@@ -258,7 +258,9 @@ static int vroce_hca_mr_copy(struct vroce_hca *hca,
  * @iova: where in the MR
  * @buf: kernel buffer to copy from (write) or to (read)
  * @len: bytes
- * @access: VROCE_ACC_* rights the operation needs; a local read needs none
+ * @access: VROCE_ACC_* rights the operation needs; a local read needs none;
+ *	with VROCE_HCA_ACC_UNPRIV (a key from a process's WQE) a DMA MR
+ *	refuses as another PD's does
  * @write: store into the MR rather than load from it
  *
  * Context: @hca->wire_lock held (the data path engine: for reading); takes the
@@ -270,6 +272,7 @@ int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       bool write)
 {
 	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	bool unpriv = access & VROCE_HCA_ACC_UNPRIV;
 	struct vroce_hca_mpt *mr;
 	u64 end;
 	int err;
@@ -277,11 +280,13 @@ int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 	lockdep_assert_held(hca->wire_lock);
 	if (!lock)
 		return -VROCE_HCA_EKEY;
+	access &= ~VROCE_HCA_ACC_UNPRIV;
 	mutex_lock(lock);
 	mr = vroce_hca_mpt_of(hca, key);
 	if (!mr || mr->state != VROCE_HCA_MR_VALID) {
 		err = -VROCE_HCA_EKEY;
-	} else if (pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn) {
+	} else if ((pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn) ||
+		   (unpriv && mr->kind == VROCE_MR_KIND_DMA)) {
 		err = -VROCE_HCA_EPD;
 	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
 		   end - mr->iova > mr->length) {
@@ -370,7 +375,8 @@ static u64 vroce_hca_atomic_op(u64 *p, u8 opcode, u64 cmp_add, u64 swap)
  * @pdn: the protection domain asking
  * @iova: the target, 8-byte aligned
  * @access: the right the MR must grant: VROCE_ACC_REMOTE_ATOMIC, or
- *	VROCE_ACC_REMOTE_WRITE for ATOMIC_WRITE
+ *	VROCE_ACC_REMOTE_WRITE for ATOMIC_WRITE; with VROCE_HCA_ACC_UNPRIV
+ *	a DMA MR refuses (-VROCE_HCA_EPD)
  * @opcode: VROCE_WQE_ATOMIC_CMP_SWP, _FETCH_ADD or _WRITE
  * @cmp_add: the compare operand or the addend
  * @swap: the value swapped in, or stored by ATOMIC_WRITE
@@ -389,6 +395,7 @@ int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u64 swap, u64 *orig)
 {
 	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	bool unpriv = access & VROCE_HCA_ACC_UNPRIV;
 	struct vroce_hca_mpt *mr;
 	u64 end, dma;
 	u64 *p;
@@ -399,11 +406,12 @@ int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 		return -VROCE_HCA_EKEY;
 	if (!IS_ALIGNED(iova, sizeof(u64)))
 		return -EFAULT;
+	access &= ~VROCE_HCA_ACC_UNPRIV;
 	mutex_lock(lock);
 	mr = vroce_hca_mpt_of(hca, key);
 	if (!mr || mr->state != VROCE_HCA_MR_VALID) {
 		err = -VROCE_HCA_EKEY;
-	} else if (pdn != mr->pdn) {
+	} else if (pdn != mr->pdn || (unpriv && mr->kind == VROCE_MR_KIND_DMA)) {
 		err = -VROCE_HCA_EPD;
 	} else if (iova < mr->iova ||
 		   check_add_overflow(iova, sizeof(u64), &end) ||

@@ -235,6 +235,10 @@ struct vroce_hca_wq {
  * @msg_gen: with @msg_off: the generation of the peer's slot (struct
  *	vroce_hca_qp_exec) the message began at
  * @msg_phca: with @msg_off: the peer's HCA (compared, never followed)
+ * @unpriv: a process's QP (CREATE_QP's VROCE_QP_F_UNPRIV): its WQEs may
+ *	name no privileged work request or key (vroce_hca_req.c)
+ * @msg_opcode: with @msg_off: the opcode of the message in progress, which
+ *	a WQE fetched again at a later visit must still carry
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -267,6 +271,9 @@ struct vroce_hca_qp {
 	u32 msg_off;
 	u32 msg_gen;
 	const struct vroce_hca *msg_phca;
+	/* issue 31, hca: a process's QP */
+	bool unpriv;
+	u8 msg_opcode;
 };
 
 /**
@@ -371,6 +378,20 @@ struct vroce_hca_mcg {
 	u32 nqp;
 	u32 qpn[VROCE_MAX_MCG_QP];
 };
+
+/*
+ * With the VROCE_ACC_* rights asked of vroce_hca_mr_access_locked() and
+ * vroce_hca_mr_atomic_locked(): the key comes from a WQE of an
+ * unprivileged QP, and a DMA MR (all of memory, by bus address) refuses
+ * it as another PD's MR does (-VROCE_HCA_EPD).
+ */
+#define VROCE_HCA_ACC_UNPRIV		BIT(31)
+
+/* The rights @access asked for a key taken from a WQE of @qp. */
+static inline u32 vroce_hca_qp_acc(const struct vroce_hca_qp *qp, u32 access)
+{
+	return qp->unpriv ? access | VROCE_HCA_ACC_UNPRIV : access;
+}
 
 /* A UD or GSI QP: it sends and receives datagrams. */
 static inline bool vroce_hca_qp_datagram(const struct vroce_hca_qp *qp)

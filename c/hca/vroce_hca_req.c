@@ -112,7 +112,8 @@ static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 		    vroce_hca_mr_access_locked(hca,
 					       le32_to_cpu(wqe->sge[i].lkey),
 					       op->qp->pdn, addr, buf, n,
-					       write ? VROCE_ACC_LOCAL_WRITE : 0,
+					       vroce_hca_qp_acc(op->qp, write ?
+						       VROCE_ACC_LOCAL_WRITE : 0),
 					       write))
 			return VROCE_CQE_LOC_PROT_ERR;
 		skip = 0;
@@ -448,7 +449,9 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 		return;
 	}
 	if (vroce_hca_mr_atomic_locked(op->phca, le32_to_cpu(wqe->rkey),
-				       op->peer->pdn, addr, right, wqe->opcode,
+				       op->peer->pdn, addr,
+				       vroce_hca_qp_acc(op->peer, right),
+				       wqe->opcode,
 				       le64_to_cpu(wqe->atomic_cmp_add), swap,
 				       &orig)) {
 		op->status = VROCE_CQE_REM_ACCESS_ERR;
@@ -460,6 +463,48 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 		return;
 	memcpy(op->buf, &orig, sizeof(orig));
 	op->status = vroce_hca_op_local(hca, op, true);
+}
+
+/* ---- what a send WQE may ask (issue 31: a process writes them) ---- */
+
+#define VROCE_HCA_WQE_FLAGS	(VROCE_WQE_F_SIGNALED | VROCE_WQE_F_SOLICITED | \
+				 VROCE_WQE_F_INLINE | VROCE_WQE_F_FENCE)
+
+/*
+ * The fields of the HCA's copy of a send WQE that decide what executes,
+ * checked before anything does: a status, 0 when sound. Each bad value is
+ * a local QP operation error (IBTA: a work request the QP cannot carry
+ * out as posted), the QP to ERR. Unprivileged QPs (a process's) may post
+ * no REG_MR (its page list is DMA addresses) and no LOCAL_INV (uverbs
+ * carries neither; rdma-core's memory windows are not offered). The
+ * rest is checked where it is used: lengths by vroce_hca_op_len(), every
+ * key by the MPT against the QP's PD (a DMA MR refuses an unprivileged
+ * QP's key: vroce_hca_qp_acc()), a remote address by the peer. The
+ * table of fields and results is Documentation/datapath.rst's.
+ */
+static u8 vroce_hca_wqe_check(const struct vroce_hca_op *op)
+{
+	const struct vroce_send_wqe *wqe = &op->wqe;
+	const struct vroce_hca_qp *qp = op->qp;
+
+	if (wqe->opcode >= ARRAY_SIZE(vroce_hca_cqe_opcode) ||
+	    (wqe->flags & ~VROCE_HCA_WQE_FLAGS))
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	if (qp->unpriv && (wqe->opcode == VROCE_WQE_REG_MR ||
+			   wqe->opcode == VROCE_WQE_LOCAL_INV))
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	if ((wqe->flags & VROCE_WQE_F_INLINE) ?
+	    le32_to_cpu(wqe->inline_len) > VROCE_MAX_INLINE :
+	    wqe->num_sge > VROCE_MAX_SEND_SGE)
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	/* QP numbers are 24 bits on the wire (VROCE_MCAST_QPN among them). */
+	if (vroce_hca_qp_datagram(qp) &&
+	    le32_to_cpu(wqe->av.dest_qpn) > VROCE_MCAST_QPN)
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	/* Fetched again for a message in progress: still that message's. */
+	if (op->off && wqe->opcode != qp->msg_opcode)
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	return VROCE_CQE_OK;
 }
 
 static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
@@ -620,10 +665,13 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	u32 b = vroce_hca_bounce_get(hca);
 
 	op.buf = hca->bounce[b];
-	if (vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
-		vroce_hca_exec(hca, &op);
-	else
+	/* One copy of the WQE: the ring may change under it from now on. */
+	if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
+	else
+		op.status = vroce_hca_wqe_check(&op);
+	if (!op.status)
+		vroce_hca_exec(hca, &op);
 	vroce_hca_bounce_put(hca, b);
 	/* The peer's HCA learns of what was delivered there at once. */
 	if (op.phca && op.phca != hca) {
@@ -642,6 +690,7 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	/* A big message goes on at the next visit, behind the other QPs. */
 	if (op.more && !op.status) {
 		if (!qp->msg_off) {
+			qp->msg_opcode = op.wqe.opcode;
 			qp->msg_phca = op.phca;
 			qp->msg_gen = op.phca->qpx[vroce_hca_qp_slot(op.phca,
 								   op.peer)].gen;

@@ -43,7 +43,9 @@ bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 				 (u64)op->off, &iova) &&
 	     !vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
 					 op->peer->pdn, iova, op->buf,
-					 op->clen, right, write)))
+					 op->clen,
+					 vroce_hca_qp_acc(op->peer, right),
+					 write)))
 		return true;
 	op->status = VROCE_CQE_REM_ACCESS_ERR;
 	vroce_hca_qp_fatal(op->phca, op->peer);
@@ -171,7 +173,9 @@ static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 					       vroce_hca_recv_pdn(op->phca,
 								  op->peer),
 					       addr, buf, len,
-					       VROCE_ACC_LOCAL_WRITE, true)) {
+					       vroce_hca_qp_acc(op->peer,
+								VROCE_ACC_LOCAL_WRITE),
+					       true)) {
 			op->status = VROCE_CQE_REM_OP_ERR;
 			return VROCE_CQE_LOC_PROT_ERR;
 		}
@@ -532,7 +536,9 @@ void vroce_hca_uc_write_deliver(struct vroce_hca *hca,
 	    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
 				       op->peer->pdn,
 				       le64_to_cpu(op->wqe.remote_addr),
-				       op->buf, op->len, VROCE_ACC_REMOTE_WRITE,
+				       op->buf, op->len,
+				       vroce_hca_qp_acc(op->peer,
+							VROCE_ACC_REMOTE_WRITE),
 				       true)) {
 		vroce_hca_uc_drop(op->phca, op);
 		return;

@@ -266,6 +266,19 @@ struct vroce_cmd_create_qp {
 	__le32 srqn;
 };
 
+/*
+ * issue 31, hca: CREATE_QP's flags, in the byte of @sq_sig_all (the
+ * mailbox is full), which is bit 0 of it. VROCE_QP_F_UNPRIV: the QP is a
+ * process's (created with udata), and the HCA trusts none of its WQEs:
+ * it refuses at execution every work request a process must not post
+ * (REG_MR, LOCAL_INV) and every key of a DMA MR, which reaches all of
+ * memory, with an error CQE and the QP to ERR (Documentation/datapath.rst,
+ * "Work requests of a process"). Only for an HCA that offers
+ * VROCE_CAP_UNPRIV_QP: one before it takes any byte but 0 as sq_sig_all.
+ */
+#define VROCE_QP_F_SIG_ALL	BIT(0)
+#define VROCE_QP_F_UNPRIV	BIT(7)
+
 /* QP states as the HCA knows them. */
 enum vroce_qp_state {
 	VROCE_QPS_RESET	= 0,	/* rings forgotten; counters back to 0 */
@@ -354,6 +367,8 @@ struct vroce_resp_query_device {
 /* UC QPs (VROCE_QPT_UC) and UD multicast (ATTACH_MCAST, DETACH_MCAST). */
 #define VROCE_CAP_UC		BIT(3)
 #define VROCE_CAP_MCAST		BIT(4)
+/* issue 31, hca: CREATE_QP's VROCE_QP_F_UNPRIV (a process's QP) */
+#define VROCE_CAP_UNPRIV_QP	BIT(6)
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;
@@ -459,7 +474,12 @@ enum vroce_counter {
 	VROCE_CNT_RNR_RETRY_EXC_ERR	= 15,
 	VROCE_CNT_WR_FLUSH_ERR		= 16,
 	VROCE_CNT_LOC_ACCESS_ERR	= 17,
-	VROCE_CNT_NUM			= 18,
+	/*
+	 * issue 31, hca: WQEs of an unprivileged QP (VROCE_QP_F_UNPRIV) the
+	 * HCA refused: a privileged work request or key, or a malformed field
+	 */
+	VROCE_CNT_UNPRIV_REFUSED	= 18,
+	VROCE_CNT_NUM			= 19,
 };
 
 /* Counters in one QUERY_COUNTERS response. */
