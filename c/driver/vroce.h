@@ -344,6 +344,27 @@ extern unsigned int vroce_health_poll_ms;
 /* How often vroce_mr_reap_zombies() retries the zombies at most. */
 #define VROCE_REAP_PERIOD	(HZ / 10)
 
+/* issue 31: a doorbell record of a mapped ring (c/driver/vroce_dbrec.c) */
+#define VROCE_DBREC_SIZE	8
+
+/**
+ * struct vroce_dbrec - a pinned user doorbell record
+ * @umem: the pinned page, or NULL when unset
+ * @dma: the record's DMA address, as the HCA reads it
+ * @va: the record's kernel address (the driver reads it only to flush a
+ *	dead device's queues in software; it trusts none of it)
+ *
+ * A CQ, QP or SRQ with one is mapped (issue 31): its rings are the
+ * process's (a user-buffer MTR in &vroce_ring.mtr, no kernel address in
+ * &vroce_ring.page), the process posts and polls them itself, and the
+ * kernel never reads or writes an entry of them.
+ */
+struct vroce_dbrec {
+	struct ib_umem *umem;
+	dma_addr_t dma;
+	void *va;
+};
+
 /**
  * struct vroce_cq - a completion queue
  * @ibcq: the RDMA core's CQ; allocated by the core
@@ -368,6 +389,9 @@ extern unsigned int vroce_health_poll_ms;
  * @resize_clean: QPs (slot = QPN - VROCE_QPN_BASE) vroce_cq_clean() was
  *	called for while @resizing: their CQEs copied to the new ring are
  *	cleaned there too, under @lock
+ * @mapped: the ring is the process's (issue 31): the kernel neither polls
+ *	nor cleans it, and @ci is unused
+ * @dbrec: a mapped CQ's doorbell record; unset otherwise
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
@@ -384,6 +408,9 @@ struct vroce_cq {
 	bool resizing;
 	u8 resize_arm;
 	DECLARE_BITMAP(resize_clean, VROCE_MAX_QP);
+	/* issue 31 */
+	bool mapped;
+	struct vroce_dbrec dbrec;
 };
 
 /**
@@ -424,6 +451,9 @@ struct vroce_wq {
  *	to the start of destroy_qp, under that CQ's lock
  * @rq_node: in the receive CQ's &vroce_cq.rq_qps, likewise
  * @srq: the SRQ its receives come from (then @rq has no ring), or NULL
+ * @mapped: the rings are the process's (issue 31): the kernel posts
+ *	nothing, and the send doorbell is a POST_SEND with no work request
+ * @dbrec: a mapped QP's doorbell record; unset otherwise
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
@@ -440,6 +470,9 @@ struct vroce_qp {
 	struct list_head sq_node;
 	struct list_head rq_node;
 	struct vroce_srq *srq;
+	/* issue 31 */
+	bool mapped;
+	struct vroce_dbrec dbrec;
 };
 
 /**
@@ -450,6 +483,8 @@ struct vroce_qp {
  * @lock: protects @pi and the entries of @ring (post_srq_recv)
  * @pi: WQEs posted (free running)
  * @zombie: the record that parks @ring if the HCA does not let go of it
+ * @mapped: the ring is the process's (issue 31): the kernel posts nothing
+ * @dbrec: a mapped SRQ's doorbell record; unset otherwise
  */
 struct vroce_srq {
 	struct ib_srq ibsrq;
@@ -458,6 +493,9 @@ struct vroce_srq {
 	spinlock_t lock;	/* protects pi, ring entries */
 	u32 pi;
 	struct vroce_ring_zombie *zombie;
+	/* issue 31 */
+	bool mapped;
+	struct vroce_dbrec dbrec;
 };
 
 static inline struct vroce_srq *to_vroce_srq(struct ib_srq *ibsrq)
@@ -474,22 +512,6 @@ static inline struct vroce_srq *to_vroce_srq(struct ib_srq *ibsrq)
 struct vroce_ah {
 	struct ib_ah ibah;
 	struct vroce_wqe_av av;
-};
-
-/* issue 31: a doorbell record of a mapped ring (c/driver/vroce_dbrec.c) */
-#define VROCE_DBREC_SIZE	8
-
-/**
- * struct vroce_dbrec - a pinned user doorbell record
- * @umem: the pinned page, or NULL when unset
- * @dma: the record's DMA address, as the HCA reads it
- * @va: the record's kernel address (the driver reads it only to flush a
- *	dead device's queues in software; it trusts none of it)
- */
-struct vroce_dbrec {
-	struct ib_umem *umem;
-	dma_addr_t dma;
-	void *va;
 };
 
 int vroce_dbrec_get(struct vroce_dev *vdev, u64 addr, struct vroce_dbrec *rec);
@@ -523,10 +545,13 @@ struct vroce_pd_zombie {
  *	reset; allocated with the CQ or QP so that parking never allocates
  * @list: entry in &vroce_dev.ring_zombies
  * @ring: the rings (a CQ's one, or a QP's two); @ring[i].mtr NULL if unused
+ * @dbrec: a mapped queue's doorbell record, which the HCA may read too;
+ *	unset if none (issue 31)
  */
 struct vroce_ring_zombie {
 	struct list_head list;
 	struct vroce_ring ring[2];
+	struct vroce_dbrec dbrec;
 };
 
 /**
@@ -766,6 +791,8 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
 int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
+int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
+			 u32 entry_size, u32 asked, u32 max_log2);
 struct rdma_hw_stats *vroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int vroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

@@ -25,32 +25,126 @@ static void vroce_cq_doorbell(struct vroce_cq *cq, enum vroce_hw_cq_arm arm)
 	vroce_hw_cq_doorbell(&vdev->hw, cq->cqn, cq->ci, arm);
 }
 
+/* ---- issue 31: mapped rings ---- */
+
+/**
+ * vroce_map_check_ring() - check a mapped ring a process describes
+ * @vdev: the device
+ * @addr: its address in the process
+ * @depth: its entries, as the provider chose them
+ * @entry_size: bytes per entry
+ * @asked: entries the verb asked for at least
+ * @max_log2: the HCA's deepest ring
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL: @addr 0 or not page aligned, @depth not a power
+ * of two, below 2 or @asked, above the HCA's most, or a ring that is not
+ * whole pages (the HCA reaches it through an MTR of pages).
+ */
+int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
+			 u32 entry_size, u32 asked, u32 max_log2)
+{
+	if (!addr || !PAGE_ALIGNED(addr) || !is_power_of_2(depth) ||
+	    depth < 2 || depth < asked || depth > BIT(max_log2) ||
+	    ((u64)depth * entry_size) % PAGE_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The driver data of a process's CREATE_CQ: 0 with @*mapped set for a
+ * mapped CQ (issue 31), else the kernel's ring as before. Fields of the
+ * mapped ring without VROCE_CREATE_CQ_MAPPED are refused (-EINVAL), as is
+ * the bit from a context not told it may map (-EOPNOTSUPP).
+ */
+static int vroce_cq_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
+			 const struct ib_cq_init_attr *attr,
+			 struct vroce_create_cq *ureq, bool *mapped)
+{
+	int err;
+
+	*mapped = false;
+	err = vroce_udata_in(udata, ureq, sizeof(*ureq));
+	if (err)
+		return err;
+	if (ureq->comp_mask & ~VROCE_CREATE_CQ_MAPPED)
+		return -EOPNOTSUPP;
+	if (ureq->reserved || ureq->reserved2)
+		return -EINVAL;
+	if (!(ureq->comp_mask & VROCE_CREATE_CQ_MAPPED))
+		return ureq->buf_addr || ureq->dbrec_addr || ureq->depth ?
+		       -EINVAL : 0;
+	if (!(vdev->attr.caps & VROCE_CAP_MAPPED))
+		return -EOPNOTSUPP;
+	*mapped = true;
+	return vroce_map_check_ring(vdev, ureq->buf_addr, ureq->depth,
+				    VROCE_CQE_SIZE, attr->cqe,
+				    vdev->attr.max_cq_depth_log2);
+}
+
+/*
+ * The CQ's ring: the process's (pinned, with its record) for a mapped CQ,
+ * else the kernel's; undone by vroce_cq_ring_destroy().
+ */
+static int vroce_cq_ring_create(struct vroce_dev *vdev, struct vroce_cq *cq,
+				const struct ib_cq_init_attr *attr,
+				struct ib_udata *udata,
+				const struct vroce_create_cq *ureq)
+{
+	int err;
+
+	if (!cq->mapped)
+		return vroce_ring_create(vdev, &cq->ring,
+					 attr->cqe > 2 ? order_base_2(attr->cqe) : 1,
+					 VROCE_CQE_SIZE, 0);
+	err = vroce_dbrec_get(vdev, ureq->dbrec_addr, &cq->dbrec);
+	if (err)
+		return err;
+	err = vroce_ring_create_user(vdev, &cq->ring, ilog2(ureq->depth),
+				     VROCE_CQE_SIZE, udata, ureq->buf_addr);
+	if (err)
+		vroce_dbrec_put(vdev, &cq->dbrec);
+	return err;
+}
+
+static void vroce_cq_ring_destroy(struct vroce_dev *vdev, struct vroce_cq *cq)
+{
+	vroce_ring_destroy(vdev, &cq->ring);
+	vroce_dbrec_put(vdev, &cq->dbrec);
+}
+
+/* The HCA may still use the ring (and record): both stay until its reset. */
+static void vroce_cq_park(struct vroce_dev *vdev, struct vroce_cq *cq)
+{
+	cq->zombie->dbrec = cq->dbrec;
+	vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+}
+
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
 	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
-	struct vroce_create_cq ureq;
+	struct vroce_create_cq ureq = {};
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	/*
-	 * A user CQ's ring stays in the kernel: the process polls and arms
-	 * it through uverbs commands (POLL_CQ, REQ_NOTIFY_CQ).
-	 */
-	if (udata) {
-		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
-		if (err)
-			return err;
-		if (ureq.comp_mask)
-			return -EOPNOTSUPP;
-		if (ureq.reserved)
-			return -EINVAL;
-	}
 	if (attr->cqe < 1 || attr->cqe > BIT(vdev->attr.max_cq_depth_log2))
 		return -EINVAL;
+	/*
+	 * A user CQ's ring is the process's when it asks (issue 31, mapped
+	 * rings: it polls and arms it itself); otherwise it stays in the
+	 * kernel and the process polls and arms it through uverbs commands
+	 * (POLL_CQ, REQ_NOTIFY_CQ).
+	 */
+	cq->mapped = false;
+	if (udata) {
+		err = vroce_cq_ureq(vdev, udata, attr, &ureq, &cq->mapped);
+		if (err)
+			return err;
+	}
 
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
@@ -59,21 +153,22 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!cq->zombie)
 		return -ENOMEM;
-	err = vroce_ring_create(vdev, &cq->ring,
-				attr->cqe > 2 ? order_base_2(attr->cqe) : 1,
-				VROCE_CQE_SIZE, 0);
+	err = vroce_cq_ring_create(vdev, cq, attr, udata, &ureq);
 	if (err)
 		goto err_free_zombie;
-	err = vroce_cmd_create_cq(vdev, &cq->ring, &cq->cqn);
+	err = vroce_cmd_create_cq(vdev, &cq->ring, cq->dbrec.dma, &cq->cqn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the ring under a CQN never learnt. */
-		vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+		vroce_cq_park(vdev, cq);
 		return err;
 	}
 	if (err)
 		goto err_destroy_mtr;
 	if (udata) {
-		struct vroce_create_cq_resp uresp = { .cqn = cq->cqn };
+		struct vroce_create_cq_resp uresp = {
+			.comp_mask = cq->mapped ? VROCE_CREATE_CQ_MAPPED : 0,
+			.cqn = cq->cqn,
+		};
 
 		err = vroce_udata_out(udata, &uresp, sizeof(uresp));
 		if (err)
@@ -88,11 +183,11 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 err_destroy_cq:
 	if (vroce_cmd_destroy_cq(vdev, cq->cqn)) {
-		vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+		vroce_cq_park(vdev, cq);
 		return err;
 	}
 err_destroy_mtr:
-	vroce_ring_destroy(vdev, &cq->ring);
+	vroce_cq_ring_destroy(vdev, cq);
 err_free_zombie:
 	vroce_ring_zombie_free(vdev, cq->zombie);
 	return err;
@@ -135,10 +230,10 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq)
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
 				       cq->cqn, err);
-		vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+		vroce_cq_park(vdev, cq);
 		return;
 	}
-	vroce_ring_destroy(vdev, &cq->ring);
+	vroce_cq_ring_destroy(vdev, cq);
 	vroce_ring_zombie_free(vdev, cq->zombie);
 }
 
@@ -267,6 +362,12 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	u32 start;
 	int n = 0;
 
+	/*
+	 * issue 31: a mapped CQ's ring is the process's, which polls it
+	 * itself; uverbs' POLL_CQ (an old or broken provider) is refused.
+	 */
+	if (cq->mapped)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	/* The HCA may be copying the ring: its CQEs come after the switch. */
 	if (unlikely(cq->resizing)) {
@@ -324,6 +425,9 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 {
 	unsigned long flags;
 
+	/* issue 31: the process cleans its own ring (its provider does). */
+	if (cq->mapped)
+		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	/* CQEs the HCA copies to a new ring meanwhile are cleaned there. */
 	if (unlikely(cq->resizing) && qpn >= VROCE_QPN_BASE &&
@@ -342,6 +446,20 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	WRITE_ONCE(cq->armed, true);
+	/*
+	 * issue 31: a mapped CQ's consumer index is in its record, which
+	 * the HCA reads; the doorbell only arms (its index is ignored).
+	 * Whether CQEs wait is the process's to see, by polling after.
+	 */
+	if (cq->mapped) {
+		if (likely(!vroce_dev_dead(vdev)))
+			vroce_cq_doorbell(cq, (flags & IB_CQ_SOLICITED_MASK) ==
+					      IB_CQ_SOLICITED ?
+					      VROCE_HW_CQ_ARM_SOLICITED :
+					      VROCE_HW_CQ_ARM_NEXT);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return 0;
+	}
 	/* No doorbell carries the old ring's index now: armed after. */
 	if (unlikely(cq->resizing)) {
 		/* Armed for any CQE is the wider of the two. */
@@ -462,6 +580,9 @@ int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	/* issue 31: the ring of a mapped CQ is the process's; not yet. */
+	if (cq->mapped)
 		return -EOPNOTSUPP;
 	if (entries < 1 || entries > BIT(vdev->attr.max_cq_depth_log2))
 		return -EINVAL;

@@ -81,7 +81,7 @@ int vroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	vroce_srq_ring_init(srq);
 
 	err = vroce_cmd_create_srq(vdev, to_vroce_pd(ibsrq->pd)->pdn,
-				   &srq->ring, init->attr.srq_limit,
+				   &srq->ring, init->attr.srq_limit, 0,
 				   &srq->srqn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the ring under a number never learnt. */

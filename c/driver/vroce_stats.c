@@ -36,6 +36,8 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	[VROCE_CNT_RNR_RETRY_EXC_ERR].name = "cqe_rnr_retry_exc_err",
 	[VROCE_CNT_WR_FLUSH_ERR].name = "cqe_wr_flush_err",
 	[VROCE_CNT_LOC_ACCESS_ERR].name = "cqe_loc_access_err",
+	/* issue 31, mapped rings */
+	[VROCE_CNT_DBREC_ERR].name = "dbrec_err",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

@@ -235,6 +235,8 @@ struct vroce_hca_wq {
  * @msg_gen: with @msg_off: the generation of the peer's slot (struct
  *	vroce_hca_qp_exec) the message began at
  * @msg_phca: with @msg_off: the peer's HCA (compared, never followed)
+ * @dbrec: DMA address of the QP's doorbell record (QP_DBREC), 0: none;
+ *	the producer indexes then come from it, not from DB_SQ and DB_RQ
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -267,6 +269,8 @@ struct vroce_hca_qp {
 	u32 msg_off;
 	u32 msg_gen;
 	const struct vroce_hca *msg_phca;
+	/* issue 31, mapped rings: see vroce_hca_dbrec_read() */
+	u64 dbrec;
 };
 
 /**
@@ -277,6 +281,7 @@ struct vroce_hca_qp {
  * @wq: its receive WQEs; pi and ci under the slot's srq_lock
  * @limit: armed limit, 0: not armed; under the slot's srq_lock
  * @users: QPs attached (commands only)
+ * @dbrec: DMA address of the SRQ's doorbell record, 0: none (DB_SRQ)
  */
 struct vroce_hca_srq {
 	bool valid;
@@ -285,6 +290,7 @@ struct vroce_hca_srq {
 	struct vroce_hca_wq wq;
 	u32 limit;
 	u32 users;
+	u64 dbrec;
 };
 
 /**
@@ -296,6 +302,8 @@ struct vroce_hca_srq {
  * @overflowed: a CQE was lost (reported once)
  * @event_pending: a delayed completion event is due at @event_due
  * @event_due: jiffies
+ * @dbrec: DMA address of the CQ's doorbell record, 0: none (the consumer
+ *	index comes by DB_CQ)
  */
 struct vroce_hca_cq {
 	bool valid;
@@ -305,6 +313,7 @@ struct vroce_hca_cq {
 	bool overflowed;
 	bool event_pending;
 	unsigned long event_due;
+	u64 dbrec;
 };
 
 /**
@@ -545,6 +554,8 @@ u16 vroce_hca_destroy_srq(struct vroce_hca *hca,
 			  const struct vroce_cmd_srq *cmd);
 u16 vroce_hca_query_srq(struct vroce_hca *hca, const struct vroce_cmd_srq *cmd,
 			struct vroce_resp_query_srq *resp);
+u16 vroce_hca_qp_dbrec(struct vroce_hca *hca,
+		       const struct vroce_cmd_qp_dbrec *cmd);
 
 /* c/hca/vroce_hca_req.c */
 void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
@@ -649,5 +660,8 @@ bool vroce_hca_ring_from_regs(struct vroce_hca *hca, u32 ba_reg, u32 cfg,
 			      struct vroce_hca_ring *ring);
 void *vroce_hca_ring_entry(struct vroce_hca *hca,
 			   const struct vroce_hca_ring *ring, u32 count);
+bool vroce_hca_dbrec_ok(struct vroce_hca *hca, u64 dbrec);
+bool vroce_hca_dbrec_read(struct vroce_hca *hca, u64 dbrec, u32 word,
+			  u32 *val);
 
 #endif /* _VROCE_HCA_PRIV_H_ */
