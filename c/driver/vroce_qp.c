@@ -148,8 +148,10 @@ static bool vroce_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
 /*
  * The driver data of a process's CREATE_QP: 0 with @*mapped set for a
  * mapped QP, every field checked (Documentation/badinput.rst), else the
- * kernel's rings as before. A mapped QP completes to mapped CQs and takes
- * receives from a mapped SRQ; a QP that is not, to CQs that are not.
+ * kernel's rings as before. A mapped QP completes to mapped CQs, a QP that
+ * is not to CQs that are not (the kernel learns a QP's progress only from
+ * the CQEs it polls). Either may take receives from any SRQ: the slots of
+ * an SRQ come free by its WQEs' srq_done, not by CQEs.
  */
 static int vroce_qp_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
 			 const struct ib_qp_init_attr *init,
@@ -174,8 +176,7 @@ static int vroce_qp_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
 		    ureq->sq_depth || ureq->rq_depth)
 			return -EINVAL;
 		if (cq_mapped || (init->recv_cq &&
-				  to_vroce_cq(init->recv_cq)->mapped) ||
-		    (init->srq && to_vroce_srq(init->srq)->mapped))
+				  to_vroce_cq(init->recv_cq)->mapped))
 			return -EINVAL;
 		return 0;
 	}
@@ -185,8 +186,7 @@ static int vroce_qp_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
 	    init->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	if (!cq_mapped || !init->recv_cq || !to_vroce_cq(init->recv_cq)->mapped ||
-	    (init->srq && !to_vroce_srq(init->srq)->mapped))
+	if (!cq_mapped || !init->recv_cq || !to_vroce_cq(init->recv_cq)->mapped)
 		return -EINVAL;
 	*mapped = true;
 	err = vroce_map_check_ring(vdev, ureq->sq_buf_addr, ureq->sq_depth,

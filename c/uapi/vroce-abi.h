@@ -212,4 +212,24 @@ struct vroce_create_srq_resp {
  */
 #define VROCE_SEND_ATOMIC_WRITE		0x04000000U	/* bit 26 */
 
+/* ---- issue 31, map: appended for mapped rings ---- */
+
+/* comp_mask of struct vroce_create_ah_resp */
+#define VROCE_CREATE_AH_AV	0x00000001U	/* @av filled */
+
+/**
+ * struct vroce_create_ah_resp - driver data of CREATE_AH's response
+ * @comp_mask: VROCE_CREATE_AH_*: what the kernel filled
+ * @reserved: 0
+ * @av: the address vector as a UD send WQE carries it (struct
+ *	vroce_wqe_av of c/ifc/vroce_wqe.h, little endian), destination QP
+ *	and Q_Key zero: the provider of a mapped QP copies it into each UD
+ *	WQE it writes and sets those two. The kernel resolved the MAC.
+ */
+struct vroce_create_ah_resp {
+	__u32 comp_mask;
+	__u32 reserved;
+	__u8 av[64];
+};
+
 #endif /* _VROCE_ABI_USER_H_ */
