@@ -406,7 +406,7 @@ static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
-		if (srq->dbrec)
+		if (srq->dbrec && READ_ONCE(qp->state) != VROCE_QPS_ERR)
 			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
 		vroce_hca_qp_fatal(hca, qp);
 		return false;
@@ -457,7 +457,8 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
-		if (qp->dbrec)
+		/* Counted once: a QP in ERR flushes what it took, no more. */
+		if (qp->dbrec && READ_ONCE(qp->state) != VROCE_QPS_ERR)
 			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
 		vroce_hca_qp_fatal(hca, qp);
 		return false;
