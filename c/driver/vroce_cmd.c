@@ -415,11 +415,12 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 }
 
 /**
- * vroce_cmd_resize_cq() - RESIZE_CQ: move a CQ to a new ring
+ * vroce_cmd_resize_cq_want() - RESIZE_CQ: move a CQ to a new ring
  * @vdev: the device
  * @cqn: the CQ
  * @ring: the new ring
  * @ci: the CQEs polled from the old ring (the consumer's count)
+ * @want: 0, or the CQEs asked (more outstanding is -EINVAL; issue 31)
  * @copied: where the count of unpolled CQEs the HCA copied to the start
  *	of @ring is returned
  *
@@ -430,14 +431,16 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
  * from vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted), or
  * -ETIMEDOUT: the HCA may have switched or not.
  */
-int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
-			const struct vroce_ring *ring, u32 ci, u32 *copied)
+int vroce_cmd_resize_cq_want(struct vroce_dev *vdev, u32 cqn,
+			     const struct vroce_ring *ring, u32 ci, u32 want,
+			     u32 *copied)
 {
 	struct vroce_cmd_resize_cq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_RESIZE_CQ),
 		.cqn = cpu_to_le32(cqn),
 		.depth_log2 = cpu_to_le32(ring->log2),
 		.ci = cpu_to_le32(ci),
+		.want = cpu_to_le32(want),
 	};
 	struct vroce_resp_resize_cq resp;
 	int err;
@@ -447,6 +450,13 @@ int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
 	if (!err)
 		*copied = le32_to_cpu(resp.copied);
 	return err;
+}
+
+/* vroce_cmd_resize_cq_want() with no count asked: the ring's depth. */
+int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
+			const struct vroce_ring *ring, u32 ci, u32 *copied)
+{
+	return vroce_cmd_resize_cq_want(vdev, cqn, ring, ci, 0, copied);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_resize_cq);
 

@@ -155,6 +155,9 @@ int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
 			const struct vroce_ring *ring, u32 ci, u32 *copied);
+int vroce_cmd_resize_cq_want(struct vroce_dev *vdev, u32 cqn,
+			     const struct vroce_ring *ring, u32 ci, u32 want,
+			     u32 *copied);
 int vroce_cmd_query_counters(struct vroce_dev *vdev, u64 *value);
 int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
 			 const struct vroce_ring *ring, u32 limit, u64 dbrec,

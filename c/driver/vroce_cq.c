@@ -548,11 +548,81 @@ static u32 vroce_cq_outstanding(struct vroce_cq *cq, u32 max)
 	return n;
 }
 
+/*
+ * issue 31: resize_cq of a mapped CQ. The new ring is the process's
+ * (struct vroce_resize_cq, checked as CREATE_CQ checks a ring); the CQEs
+ * the process has not consumed are those past the record's ci, read once
+ * here and checked by the HCA (a count the CQ never had, or more CQEs
+ * outstanding than @entries, is -EINVAL). The HCA sets the record's ci
+ * to 0 as it switches. The process polls nothing meanwhile.
+ */
+static int vroce_resize_cq_mapped(struct vroce_dev *vdev, struct vroce_cq *cq,
+				  int entries, struct ib_udata *udata)
+{
+	struct vroce_ring_zombie *zombie;
+	struct vroce_resize_cq ureq;
+	struct vroce_ring ring = {};
+	u32 ci, copied;
+	int err;
+
+	if (!udata)
+		return -EINVAL;
+	err = vroce_udata_in(udata, &ureq, sizeof(ureq));
+	if (err)
+		return err;
+	if (ureq.comp_mask & ~VROCE_RESIZE_CQ_MAPPED)
+		return -EOPNOTSUPP;
+	if (ureq.reserved || ureq.reserved2 ||
+	    !(ureq.comp_mask & VROCE_RESIZE_CQ_MAPPED))
+		return -EINVAL;
+	if (entries < 1 || entries > BIT(vdev->attr.max_cq_depth_log2))
+		return -EINVAL;
+	err = vroce_map_check_ring(vdev, ureq.buf_addr, ureq.depth,
+				   VROCE_CQE_SIZE, entries,
+				   vdev->attr.max_cq_depth_log2);
+	if (err)
+		return err;
+
+	mutex_lock(&cq->resize_mutex);
+	zombie = vroce_ring_zombie_alloc(vdev);
+	if (!zombie) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	err = vroce_ring_create_user(vdev, &ring, ilog2(ureq.depth),
+				     VROCE_CQE_SIZE, udata, ureq.buf_addr);
+	if (err)
+		goto err_free_zombie;
+	/* The process's count, read once: the HCA refuses a bad one. */
+	ci = le32_to_cpu(READ_ONCE(*(__le32 *)cq->dbrec.va));
+	vroce_cq_resize_begin(cq);
+	err = vroce_cmd_resize_cq_want(vdev, cq->cqn, &ring, ci, entries,
+				       &copied);
+	vroce_cq_resize_end(cq, &ring, !err);
+	if (err == -ETIMEDOUT) {
+		vroce_ring_zombie(vdev, zombie, &ring, NULL);
+		goto out_unlock;
+	}
+	if (err)
+		goto err_destroy_ring;
+	cq->ibcq.cqe = ureq.depth;
+err_destroy_ring:
+	/* The old ring on success, which the HCA let go of; else the new. */
+	vroce_ring_destroy(vdev, &ring);
+err_free_zombie:
+	vroce_ring_zombie_free(vdev, zombie);
+out_unlock:
+	mutex_unlock(&cq->resize_mutex);
+	return err;
+}
+
 /**
  * vroce_resize_cq() - give a CQ a ring of another size
  * @ibcq: the CQ
  * @entries: CQEs it must hold at least; rounded up to a power of two
- * @udata: a process's resize: no driver data (what there is must be zero)
+ * @udata: a process's resize: no driver data (what there is must be
+ *	zero), but for a mapped CQ (issue 31): its new ring,
+ *	vroce_resize_cq_mapped()
  *
  * The new ring is an MTR like the old. RESIZE_CQ has the HCA copy the
  * CQEs not yet polled to the start of the new ring, in order, and write
@@ -578,11 +648,11 @@ int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 	u32 log2, ci, copied, busy;
 	int err;
 
+	/* issue 31: a mapped CQ's provider passes the new ring. */
+	if (cq->mapped)
+		return vroce_resize_cq_mapped(vdev, cq, entries, udata);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
-	/* issue 31: the ring of a mapped CQ is the process's; not yet. */
-	if (cq->mapped)
 		return -EOPNOTSUPP;
 	if (entries < 1 || entries > BIT(vdev->attr.max_cq_depth_log2))
 		return -EINVAL;

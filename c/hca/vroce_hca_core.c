@@ -253,6 +253,28 @@ bool vroce_hca_dbrec_ok(struct vroce_hca *hca, u64 dbrec)
 }
 
 /**
+ * vroce_hca_dbrec_write() - write one word of a doorbell record
+ * @hca: the HCA
+ * @dbrec: the record's DMA address, checked by vroce_hca_dbrec_ok()
+ * @word: the __le32 word (0 or 1)
+ * @val: its new value
+ *
+ * Only RESIZE_CQ writes a record (its consumer index back to 0).
+ *
+ * Context: any context.
+ */
+void vroce_hca_dbrec_write(struct vroce_hca *hca, u64 dbrec, u32 word,
+			   u32 val)
+{
+	__le32 *p = vroce_hca_dma_to_virt(vroce_hca_dev(hca),
+					  dbrec + word * sizeof(__le32),
+					  sizeof(__le32));
+
+	if (p)
+		WRITE_ONCE(*p, cpu_to_le32(val));
+}
+
+/**
  * vroce_hca_dbrec_read() - read one word of a doorbell record
  * @hca: the HCA
  * @dbrec: the record's DMA address, checked by vroce_hca_dbrec_ok()

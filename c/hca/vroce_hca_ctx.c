@@ -177,14 +177,12 @@ u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 
 	if (!cq)
 		return VROCE_CMD_BAD_HANDLE;
-	/* issue 31: a mapped CQ's consumer count is the process's. */
-	if (cq->dbrec)
-		return VROCE_CMD_BAD_PARAM;
-	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 || cmd->rsvd ||
+	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 ||
 	    !vroce_hca_ring_from_cmd(&ring, &cmd->ring, log2, VROCE_CQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
 	n = cq->pi - ci;
-	if (n > BIT(cq->ring.depth_log2) || n > BIT(log2))
+	if (n > BIT(cq->ring.depth_log2) || n > BIT(log2) ||
+	    (cmd->want && n > le32_to_cpu(cmd->want)))
 		return VROCE_CMD_BAD_PARAM;
 	for (i = 0; i < n; i++) {
 		from = vroce_hca_ring_entry(hca, &cq->ring, ci + i);
@@ -198,6 +196,9 @@ u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 	}
 	cq->ring = ring;
 	cq->pi = n;
+	/* issue 31: the consumer's count starts again with the new ring. */
+	if (cq->dbrec)
+		vroce_hca_dbrec_write(hca, cq->dbrec, 0, 0);
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	hca->cq_db[le32_to_cpu(cmd->cqn)].ci = 0;
 	spin_unlock_irqrestore(&hca->reg_lock, flags);

@@ -663,5 +663,7 @@ void *vroce_hca_ring_entry(struct vroce_hca *hca,
 bool vroce_hca_dbrec_ok(struct vroce_hca *hca, u64 dbrec);
 bool vroce_hca_dbrec_read(struct vroce_hca *hca, u64 dbrec, u32 word,
 			  u32 *val);
+void vroce_hca_dbrec_write(struct vroce_hca *hca, u64 dbrec, u32 word,
+			   u32 val);
 
 #endif /* _VROCE_HCA_PRIV_H_ */

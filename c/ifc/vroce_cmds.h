@@ -470,7 +470,9 @@ struct vroce_resp_create_qp {
  * @cqn: the CQ
  * @depth_log2: CQEs of the new ring = 2^n, 1 to VROCE_MAX_CQ_DEPTH_LOG2
  * @ci: the consumer's count on the old ring: the CQEs it has polled
- * @rsvd: zero
+ * @want: (issue 31) 0, or the CQEs the consumer asked the new ring to
+ *	hold at least: BAD_PARAM when more are outstanding (a mapped CQ's
+ *	ring may be deeper than asked, whole pages)
  * @ring: the new ring, an MTR of one region, as CREATE_CQ's
  *
  * The HCA copies the CQEs written and not yet polled (counts @ci up to
@@ -479,7 +481,9 @@ struct vroce_resp_create_qp {
  * copied CQEs are counts 0 to n - 1, the consumer's count is 0 and the
  * producer's n. Nothing else of the CQ changes (its number, arming, the
  * QPs completing to it). Once the response is written the HCA neither
- * reads nor writes the old ring. BAD_PARAM, and nothing changes, when
+ * reads nor writes the old ring; a CQ with a doorbell record (issue 31)
+ * gets 0 in the record's consumer index as the switch happens, before any
+ * CQE of the new ring. BAD_PARAM, and nothing changes, when
  * @ci is not a count between the producer's less the old depth and the
  * producer's, when more CQEs are outstanding than the new ring holds, or
  * for a bad depth or ring.
@@ -489,7 +493,7 @@ struct vroce_cmd_resize_cq {
 	__le32 cqn;
 	__le32 depth_log2;
 	__le32 ci;
-	__le32 rsvd;
+	__le32 want;
 	struct vroce_cmd_ring ring;
 };
 

@@ -1702,14 +1702,51 @@ static int vroce_destroy_ah(struct ibv_ah *ibah)
 	return 0;
 }
 
-/* issue 30, cq/counters: the CQ's ring is the kernel's; no driver data. */
-static int vroce_resize_cq(struct ibv_cq *cq, int cqe)
+/*
+ * issue 30, cq/counters: the CQ's ring is the kernel's; no driver data.
+ * issue 31: a mapped CQ's new ring is this process's: the HCA copies the
+ * CQEs not consumed to its start and sets the record's ci to 0; polling
+ * waits on the CQ's lock meanwhile, and starts again from 0.
+ */
+static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
+	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
 	struct ib_uverbs_resize_cq_resp resp;
+	struct {
+		struct ibv_resize_cq ibv_cmd;
+		struct vroce_resize_cq drv;
+	} mcmd = { 0 };
 	struct ibv_resize_cq cmd;
+	uint32_t depth;
+	void *ring;
+	int ret;
 
-	return ibv_cmd_resize_cq(cq, cqe, &cmd, sizeof(cmd), &resp,
-				 sizeof(resp));
+	if (!cq->mapped)
+		return ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp,
+					 sizeof(resp));
+	if (cqe < 1 || cqe > (1 << VROCE_MAX_CQ_DEPTH_LOG2))
+		return EINVAL;
+	depth = vroce_ring_depth(cqe, VROCE_CQE_SIZE);
+	ring = vroce_ring_alloc((size_t)depth * VROCE_CQE_SIZE);
+	if (!ring)
+		return errno;
+	mcmd.drv.comp_mask = VROCE_RESIZE_CQ_MAPPED;
+	mcmd.drv.buf_addr = (uintptr_t)ring;
+	mcmd.drv.depth = depth;
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &mcmd.ibv_cmd, sizeof(mcmd), &resp,
+				sizeof(resp));
+	if (!ret) {
+		/* The kernel unpinned the old ring: the HCA let go of it. */
+		vroce_ring_free(cq->ring, (size_t)VROCE_CQE_SIZE << cq->log2);
+		cq->ring = ring;
+		cq->log2 = __builtin_ctz(depth);
+		cq->ci = 0;
+	}
+	pthread_spin_unlock(&cq->lock);
+	if (ret)
+		vroce_ring_free(ring, (size_t)depth * VROCE_CQE_SIZE);
+	return ret;
 }
 
 static const struct verbs_context_ops vroce_ctx_ops = {

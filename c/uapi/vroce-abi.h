@@ -214,6 +214,30 @@ struct vroce_create_srq_resp {
 
 /* ---- issue 31, map: appended for mapped rings ---- */
 
+/* comp_mask of struct vroce_resize_cq */
+#define VROCE_RESIZE_CQ_MAPPED	0x00000001U	/* @buf_addr, @depth valid */
+
+/**
+ * struct vroce_resize_cq - driver data of RESIZE_CQ (a mapped CQ only)
+ * @comp_mask: VROCE_RESIZE_CQ_MAPPED: required for a mapped CQ
+ * @reserved: 0
+ * @buf_addr: the new ring, as struct vroce_create_cq's
+ * @depth: its CQEs, as struct vroce_create_cq's, at least what is asked
+ * @reserved2: 0
+ *
+ * The HCA copies the CQEs not yet consumed (from the record's ci) to the
+ * start of the new ring and sets the record's ci to 0 as it switches;
+ * the provider, which polls nothing meanwhile, starts again from 0 on
+ * the new ring, and may free the old one once the command returned.
+ */
+struct vroce_resize_cq {
+	__u32 comp_mask;
+	__u32 reserved;
+	__aligned_u64 buf_addr;
+	__u32 depth;
+	__u32 reserved2;
+};
+
 /* comp_mask of struct vroce_create_ah_resp */
 #define VROCE_CREATE_AH_AV	0x00000001U	/* @av filled */
 

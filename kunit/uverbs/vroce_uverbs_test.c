@@ -1288,9 +1288,12 @@ static void mq_post_send_none(int fd, __u32 qp, int *err)
  * this program writes and reads itself with one doorbell system call,
  * then garbage in the records: only that QP or CQ fails, counted.
  */
-static void user_mapped(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
-			const unsigned char *src, __u64 src_iova)
+static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
+			__u32 src_lkey, const unsigned char *src,
+			__u64 src_iova)
 {
+	char nth[600], knob[700], knob2[700], num[16], msg[200];
+	int n, bad_err;
 	unsigned char *cq_ring = NULL, *ro = NULL, *hole = NULL, *recs = NULL;
 	unsigned char *sq[2] = { NULL, NULL }, *rq[2] = { NULL, NULL };
 	unsigned char *two = NULL, *dst = NULL;
@@ -1334,39 +1337,61 @@ static void user_mapped(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 		err = mq_create_cq(fd, cqe, VROCE_CREATE_CQ_MAPPED,		\
 				   (uintptr_t)(buf), (uintptr_t)(rec), depth,	\
 				   &bad);					\
-		check(err == -(want), "mapped CREATE_CQ " what);		\
+		check(err == -(want), what);		\
 		if (!err)							\
 			uq_destroy_cq(fd, bad.core.cq_handle);			\
 	} while (0)
 	MQ_CQ_BAD(cq_ring + 64, crec, MQ_CQ_DEPTH, 16, EINVAL,
-		  "of a ring not page aligned is EINVAL");
+		  "mapped CREATE_CQ of a ring not page aligned is EINVAL");
 	MQ_CQ_BAD(0, crec, MQ_CQ_DEPTH, 16, EINVAL,
-		  "of ring address 0 is EINVAL");
+		  "mapped CREATE_CQ of ring address 0 is EINVAL");
 	MQ_CQ_BAD(cq_ring, crec, 192, 16, EINVAL,
-		  "of depth 192 (not a power of two) is EINVAL");
+		  "mapped CREATE_CQ of depth 192 (not a power of two) is EINVAL");
 	MQ_CQ_BAD(cq_ring, crec, 65536, 16, EINVAL,
-		  "of depth 65536 (the HCA's most is 32768) is EINVAL");
+		  "mapped CREATE_CQ of depth 65536 (the HCA's most is 32768) is EINVAL");
 	MQ_CQ_BAD(cq_ring, crec, 32, 16, EINVAL,
-		  "of depth 32 (half a page of CQEs) is EINVAL");
+		  "mapped CREATE_CQ of depth 32 (half a page of CQEs) is EINVAL");
 	MQ_CQ_BAD(cq_ring, crec, MQ_CQ_DEPTH, 100, EINVAL,
-		  "of depth 64 for 100 CQEs asked is EINVAL");
+		  "mapped CREATE_CQ of depth 64 for 100 CQEs asked is EINVAL");
 	MQ_CQ_BAD(two, crec, 2 * MQ_CQ_DEPTH, 16, EFAULT,
-		  "of a ring shorter than its depth (2 pages, 1 mapped) is EFAULT");
+		  "mapped CREATE_CQ of a ring shorter than its depth (2 pages, 1 mapped) is EFAULT");
 	MQ_CQ_BAD(ro, crec, MQ_CQ_DEPTH, 16, EFAULT,
-		  "of a read-only ring is EFAULT");
+		  "mapped CREATE_CQ of a read-only ring is EFAULT");
 	MQ_CQ_BAD(cq_ring, (unsigned char *)crec + 4, MQ_CQ_DEPTH, 16, EINVAL,
-		  "of a record not 8-byte aligned is EINVAL");
+		  "mapped CREATE_CQ of a record not 8-byte aligned is EINVAL");
 	MQ_CQ_BAD(cq_ring, 0, MQ_CQ_DEPTH, 16, EINVAL,
-		  "of record address 0 is EINVAL");
+		  "mapped CREATE_CQ of record address 0 is EINVAL");
 	MQ_CQ_BAD(cq_ring, hole, MQ_CQ_DEPTH, 16, EFAULT,
-		  "of a record in unmapped memory is EFAULT");
+		  "mapped CREATE_CQ of a record in unmapped memory is EFAULT");
 	MQ_CQ_BAD(cq_ring, ro, MQ_CQ_DEPTH, 16, EFAULT,
-		  "of a read-only record is EFAULT");
+		  "mapped CREATE_CQ of a read-only record is EFAULT");
 	err = mq_create_cq(fd, 16, 0, (uintptr_t)cq_ring, 0, 0, &bad);
 	check(err == -EINVAL,
 	      "CREATE_CQ with a ring address but no MAPPED bit is EINVAL");
 	if (!err)
 		uq_destroy_cq(fd, bad.core.cq_handle);
+
+	/* Each allocation of a mapped create fails in turn, unwound. */
+	snprintf(nth, sizeof(nth), DBG_DRV "/%s/fail_nth", ibdev);
+	for (n = 1, bad_err = 0; n < 100; n++) {
+		snprintf(num, sizeof(num), "%d", n);
+		if (write_line(nth, num))
+			break;
+		err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED,
+				   (uintptr_t)cq_ring, (uintptr_t)crec,
+				   MQ_CQ_DEPTH, &bad);
+		if (!err) {
+			uq_destroy_cq(fd, bad.core.cq_handle);
+			break;
+		}
+		if (err != -ENOMEM)
+			bad_err++;
+	}
+	write_line(nth, "0");
+	snprintf(msg, sizeof(msg),
+		 "mapped CREATE_CQ: %d injection points failed in turn, each ENOMEM",
+		 n - 1);
+	check(n > 2 && n < 100 && !bad_err, msg);
 
 	err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cq_ring,
 			   (uintptr_t)crec, MQ_CQ_DEPTH, &cq);
@@ -1398,7 +1423,8 @@ static void user_mapped(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 
 		err = uv_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &c, sizeof(c),
 			     sizeof(resp), "RESIZE_CQ (mapped)");
-		check(err == -EOPNOTSUPP, "RESIZE_CQ of a mapped CQ is EOPNOTSUPP");
+		check(err == -EINVAL,
+		      "RESIZE_CQ of a mapped CQ without a new ring is EINVAL");
 	}
 	err = uq_create_cq(fd, NULL, 0, &plain);
 	check(!err, "CREATE_CQ of a CQ that is not mapped, beside");
@@ -1444,6 +1470,45 @@ static void user_mapped(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 		  MQ_QD(sq[0], MQ_SQ_DEPTH, rq[0], MQ_RQ_DEPTH,
 			(unsigned char *)qrec[0] + 2), EINVAL,
 		  "mapped CREATE_QP of a record not 8-byte aligned is EINVAL");
+
+	qd = MQ_QD(sq[0], MQ_SQ_DEPTH, rq[0], MQ_RQ_DEPTH, qrec[0]);
+	for (n = 1, bad_err = 0; n < 100; n++) {
+		snprintf(num, sizeof(num), "%d", n);
+		if (write_line(nth, num))
+			break;
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qbad);
+		if (!err) {
+			uq_destroy_qp(fd, qbad.core.qp_handle);
+			break;
+		}
+		if (err != -ENOMEM)
+			bad_err++;
+	}
+	write_line(nth, "0");
+	snprintf(msg, sizeof(msg),
+		 "mapped CREATE_QP: %d injection points failed in turn, each ENOMEM",
+		 n - 1);
+	check(n > 2 && n < 100 && !bad_err, msg);
+	/* QP_DBREC (opcode 22) refused, then lost: the QP is undone. */
+	snprintf(knob, sizeof(knob), "%s/fault_opcode", hca);
+	snprintf(knob2, sizeof(knob2), "%s/fail_cmds", hca);
+	if (!write_line(knob, "22") && !write_line(knob2, "1")) {
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qbad);
+		check(err == -EIO,
+		      "mapped CREATE_QP whose QP_DBREC the HCA fails (INTERNAL) is EIO");
+		if (!err)
+			uq_destroy_qp(fd, qbad.core.qp_handle);
+		snprintf(knob2, sizeof(knob2), "%s/drop_cmds", hca);
+		write_line(knob2, "1");
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qbad);
+		check(err == -ETIMEDOUT,
+		      "mapped CREATE_QP whose QP_DBREC is lost is ETIMEDOUT");
+		if (!err)
+			uq_destroy_qp(fd, qbad.core.qp_handle);
+	} else {
+		check(0, "set the HCA's fault knobs for QP_DBREC");
+	}
+	write_line(knob, "0");
 
 	for (i = 0; i < 2; i++) {
 		qd = MQ_QD(sq[i], MQ_SQ_DEPTH, rq[i], MQ_RQ_DEPTH, qrec[i]);
@@ -1785,7 +1850,7 @@ int main(int argc, char **argv)
 		   "with an unknown access bit");
 	debugfs_junk(ibdev, hca);
 	user_qps(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
-	user_mapped(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
+	user_mapped(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {
