@@ -593,6 +593,51 @@ out:
 	spin_unlock(&hca->cq_lock[cqn]);
 }
 
+/*
+ * issue 31: arming a CQ whose consumer index is in a record. The arm came
+ * by DB_CQ; CQEs the HCA wrote before it that the consumer has not read
+ * (the record's ci behind the producer count, read once) raise the event
+ * now, as a CQE after the arm would (the arm is taken): an event is never
+ * lost against a CQE written between the consumer's last poll and its
+ * arm. An armed-solicited CQ gets it too (an extra event is allowed).
+ * Context: the timer work, @hca->wire_lock read-held.
+ */
+static void vroce_hca_cq_arm_check(struct vroce_hca *hca, u32 cqn)
+{
+	struct vroce_hca_cq *cq = &hca->cqs[cqn];
+	unsigned long flags;
+	bool fire = false;
+	u32 ci;
+
+	spin_lock(&hca->cq_lock[cqn]);
+	if (cq->valid && cq->dbrec &&
+	    vroce_hca_dbrec_read(hca, cq->dbrec, 0, &ci) && ci != cq->pi) {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		fire = hca->cq_db[cqn].arm;
+		hca->cq_db[cqn].arm = 0;
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+	}
+	if (fire)
+		vroce_hca_eq_post(hca, VROCE_EQE_COMP, cqn);
+	spin_unlock(&hca->cq_lock[cqn]);
+}
+
+/**
+ * vroce_hca_cq_arm_checks() - the arm checks DB_CQ asked for (issue 31)
+ * @hca: the HCA
+ *
+ * Context: the timer work, @hca->wire_lock read-held; it raises the
+ * interrupt of the events written after.
+ */
+void vroce_hca_cq_arm_checks(struct vroce_hca *hca)
+{
+	u32 cqn;
+
+	for_each_set_bit(cqn, hca->cq_arm_check, VROCE_MAX_CQ)
+		if (test_and_clear_bit(cqn, hca->cq_arm_check))
+			vroce_hca_cq_arm_check(hca, cqn);
+}
+
 /* ---- RNR and retry waits ---- */
 
 /*

@@ -472,6 +472,11 @@ struct vroce_hca {
 	struct vroce_hca_mcg mcg[VROCE_MAX_MCG];
 	/* The port's counters (enum vroce_counter), atomic: no lock. */
 	atomic64_t cnt[VROCE_CNT_NUM];
+	/*
+	 * issue 31: CQs with a record armed by DB_CQ, whose unread CQEs the
+	 * timer work checks (vroce_hca_cq_arm_checks()); atomic bitops.
+	 */
+	DECLARE_BITMAP(cq_arm_check, VROCE_MAX_CQ);
 
 	/* Set up by vroce_hca_add(), unchanged until vroce_hca_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
@@ -613,6 +618,7 @@ void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_timer_arm(struct vroce_hca *hca);
 bool vroce_hca_gid_mcast(const u8 *gid);
+void vroce_hca_cq_arm_checks(struct vroce_hca *hca);
 struct vroce_hca_mcg *vroce_hca_mcg_find(struct vroce_hca *hca, const u8 *gid);
 
 /* c/hca/vroce_hca_mpt.c */
