@@ -467,6 +467,19 @@ static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 	const struct vroce_send_wqe *wqe = &op->wqe;
 	u32 pdn = op->qp->pdn;
 
+	/*
+	 * issue 31: a QP with a doorbell record is a process's, which wrote
+	 * the WQE itself: no REG_MR (its page list is DMA addresses) nor
+	 * LOCAL_INV, which the kernel's post_send refuses a process too (an
+	 * MR of the MR cache is a fast-register entry in the process's PD:
+	 * invalidated, then registered again, it would reach any page).
+	 */
+	if (op->qp->dbrec && (wqe->opcode == VROCE_WQE_REG_MR ||
+			      wqe->opcode == VROCE_WQE_LOCAL_INV)) {
+		op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		return;
+	}
+
 	/* A UD or GSI QP sends datagrams and nothing else. */
 	if (vroce_hca_qp_datagram(op->qp)) {
 		if (wqe->opcode == VROCE_WQE_SEND ||

@@ -1298,13 +1298,13 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 	char nth[600], knob[700], knob2[700], num[16], msg[200];
 	int n, bad_err;
 	unsigned char *cq_ring = NULL, *ro = NULL, *hole = NULL, *recs = NULL;
-	unsigned char *sq[2] = { NULL, NULL }, *rq[2] = { NULL, NULL };
+	unsigned char *sq[3] = { NULL, NULL, NULL }, *rq[3] = { NULL, NULL, NULL };
 	unsigned char *two = NULL, *dst = NULL;
-	struct vroce_qp_dbrec *qrec[2];
+	struct vroce_qp_dbrec *qrec[3];
 	struct vroce_cq_dbrec *crec;
 	struct ib_uverbs_reg_mr_resp mr = { 0 };
 	struct uq_cq_resp cq, plain, bad;
-	struct uq_qp_resp qp[2], qbad;
+	struct uq_qp_resp qp[3], qbad;
 	struct vroce_create_qp qd;
 	struct mq_cqe *cqe;
 	long long before, deadline;
@@ -1317,13 +1317,13 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 	two = mq_pages(2, PROT_READ | PROT_WRITE);
 	recs = mq_pages(1, PROT_READ | PROT_WRITE);
 	hole = mq_pages(1, PROT_READ | PROT_WRITE);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		sq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
 		rq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
 	}
 	dst = mq_pages(1, PROT_READ | PROT_WRITE);
 	if (!cq_ring || !ro || !two || !recs || !hole || !sq[0] || !sq[1] ||
-	    !rq[0] || !rq[1] || !dst) {
+	    !rq[0] || !rq[1] || !sq[2] || !rq[2] || !dst) {
 		check(0, "mapped rings: allocate the rings");
 		return;
 	}
@@ -1333,6 +1333,7 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 	crec = (struct vroce_cq_dbrec *)recs;
 	qrec[0] = (struct vroce_qp_dbrec *)(recs + 64);
 	qrec[1] = (struct vroce_qp_dbrec *)(recs + 128);
+	qrec[2] = (struct vroce_qp_dbrec *)(recs + 192);
 
 	/* CREATE_CQ: the ring and the record, as vroce-abi.h has them. */
 #define MQ_CQ_BAD(buf, rec, depth, cqe, want, what)				\
@@ -1600,6 +1601,36 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 		__atomic_store_n(&crec->ci, ci, __ATOMIC_RELEASE);
 		check(got == 2 && ok && !memcmp(dst, src + 10, 100),
 		      "mapped QPs: SEND 100 B, both CQEs read from the ring, bytes match");
+	}
+
+	/*
+	 * A process's LOCAL_INV (and REG_MR): the HCA refuses them on a
+	 * mapped QP, as the kernel's post_send does on a user QP; the MR
+	 * here is an MR cache entry, a fast-register entry of this PD,
+	 * which REG_MR could otherwise point at any page once invalidated.
+	 */
+	qd = MQ_QD(sq[2], MQ_SQ_DEPTH, rq[2], MQ_RQ_DEPTH, qrec[2]);
+	err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qp[2]);
+	if (!err)
+		nqp++;
+	if (!err)
+		err = uq_connect(fd, qp[2].core.qp_handle, qp[1].core.qpn, gid);
+	if (!err) {
+		struct mq_send_wqe *s = (struct mq_send_wqe *)sq[2];
+
+		s->wr_id = 0x5555;
+		s->opcode = 7;	/* VROCE_WQE_LOCAL_INV */
+		s->flags = MQ_WQE_F_SIGNALED;
+		s->imm_inv = mr.lkey;
+		__atomic_store_n(&qrec[2]->sq_pi, 1, __ATOMIC_RELEASE);
+		mq_post_send_none(fd, qp[2].core.qp_handle, &err);
+		cqe = err ? NULL : mq_cqe((struct mq_cqe *)cq_ring, 6, ci, 3000);
+		check(cqe && cqe->wr_id == 0x5555 && cqe->status == 2,
+		      "mapped QP: LOCAL_INV of its own MR completes with LOC_QP_OP_ERR");
+		if (cqe)
+			__atomic_store_n(&crec->ci, ++ci, __ATOMIC_RELEASE);
+	} else {
+		check(0, "mapped QP 2 for LOCAL_INV");
 	}
 
 	/* Garbage in a record while the QPs live: that QP fails, counted. */
