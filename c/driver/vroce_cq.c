@@ -36,17 +36,18 @@ static void vroce_cq_doorbell(struct vroce_cq *cq, enum vroce_hw_cq_arm arm)
  * @asked: entries the verb asked for at least
  * @max_log2: the HCA's deepest ring
  *
+ * A ring smaller than a page takes its page whole (the HCA reaches it
+ * through an MTR of pages): vroce_ring_create_user() pins the page.
+ *
  * Context: any context.
  * Return: 0, or -EINVAL: @addr 0 or not page aligned, @depth not a power
- * of two, below 2 or @asked, above the HCA's most, or a ring that is not
- * whole pages (the HCA reaches it through an MTR of pages).
+ * of two, below 2 or @asked, or above the HCA's most.
  */
 int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
 			 u32 entry_size, u32 asked, u32 max_log2)
 {
 	if (!addr || !PAGE_ALIGNED(addr) || !is_power_of_2(depth) ||
-	    depth < 2 || depth < asked || depth > BIT(max_log2) ||
-	    ((u64)depth * entry_size) % PAGE_SIZE)
+	    depth < 2 || depth < asked || depth > BIT(max_log2))
 		return -EINVAL;
 	return 0;
 }

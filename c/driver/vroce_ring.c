@@ -68,7 +68,7 @@ int vroce_ring_create(struct vroce_dev *vdev, struct vroce_ring *r,
  * @entry_size: bytes per entry, a power of two up to PAGE_SIZE
  * @udata: the uverbs command's data (the process whose memory it is)
  * @addr: the ring's address in the process, page aligned, writable for
- *	2^@log2 * @entry_size bytes, a multiple of PAGE_SIZE
+ *	2^@log2 * @entry_size bytes, or the whole page when that is less
  *
  * Context: process context, may sleep.
  * Return: 0; an error of vroce_mtr_create() (-EFAULT for memory not
@@ -79,7 +79,9 @@ int vroce_ring_create_user(struct vroce_dev *vdev, struct vroce_ring *r,
 			   u64 addr)
 {
 	struct vroce_buf_attr attr = {
-		.region = { { (u64)entry_size << log2, 0 } },
+		/* A power of two: less than a page is the page. */
+		.region = { { max_t(u64, (u64)entry_size << log2, PAGE_SIZE),
+			      0 } },
 		.region_count = 1,
 		.page_shift = PAGE_SHIFT,
 		/* The HCA writes CQEs, and marks SRQ WQEs it took. */

@@ -170,18 +170,24 @@ static void vroce_ring_free(void *ring, size_t bytes)
 }
 
 /*
- * The depth of a mapped ring: a power of two, at least @want and two, and
- * whole pages of @entry_size entries (the kernel's rule).
+ * The depth of a mapped ring: a power of two, at least @want and two, as
+ * the kernel's own rings (a ring of less than a page takes the page).
  */
-static uint32_t vroce_ring_depth(uint32_t want, uint32_t entry_size)
+static uint32_t vroce_ring_depth(uint32_t want)
 {
-	uint32_t depth = VROCE_PAGE_SIZE / entry_size;
+	uint32_t depth = 2;
 
-	if (depth < 2)
-		depth = 2;
 	while (depth < want)
 		depth <<= 1;
 	return depth;
+}
+
+/* The bytes a ring of @depth entries of @entry_size takes: whole pages. */
+static size_t vroce_ring_bytes(uint32_t depth, uint32_t entry_size)
+{
+	size_t bytes = (size_t)depth * entry_size;
+
+	return bytes < VROCE_PAGE_SIZE ? VROCE_PAGE_SIZE : bytes;
 }
 
 struct vroce_cq {
@@ -380,8 +386,8 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	/* issue 31: the ring and its record in this process's memory. */
 	if (ctx->map_cq && cqe > 0 && cqe <= (1 << VROCE_MAX_CQ_DEPTH_LOG2)) {
-		depth = vroce_ring_depth(cqe, VROCE_CQE_SIZE);
-		cq->ring = vroce_ring_alloc((size_t)depth * VROCE_CQE_SIZE);
+		depth = vroce_ring_depth(cqe);
+		cq->ring = vroce_ring_alloc(vroce_ring_bytes(depth, VROCE_CQE_SIZE));
 		cq->dbrec = cq->ring ? vroce_dbrec_alloc(ctx) : NULL;
 		if (!cq->dbrec)
 			goto err;
@@ -405,7 +411,7 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 err:
 	ret = errno;
 	vroce_dbrec_free(ctx, cq->dbrec);
-	vroce_ring_free(cq->ring, (size_t)depth * VROCE_CQE_SIZE);
+	vroce_ring_free(cq->ring, vroce_ring_bytes(depth, VROCE_CQE_SIZE));
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&cq->poll_lock);
 	free(cq);
@@ -422,7 +428,8 @@ static int vroce_destroy_cq(struct ibv_cq *ibcq)
 		/* The kernel unpinned them: the HCA confirmed the destroy. */
 		if (cq->mapped) {
 			vroce_dbrec_free(to_vctx(ibcq->context), cq->dbrec);
-			vroce_ring_free(cq->ring, (size_t)VROCE_CQE_SIZE << cq->log2);
+			vroce_ring_free(cq->ring, vroce_ring_bytes(1U << cq->log2,
+							  VROCE_CQE_SIZE));
 		}
 		pthread_spin_destroy(&cq->lock);
 		pthread_mutex_destroy(&cq->poll_lock);
@@ -773,18 +780,16 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 	    (attr->srq || attr->cap.max_recv_wr <= (1U << VROCE_MAX_WQ_DEPTH_LOG2))) {
 		qp->mapped = true;
 		qp->sq.entry_size = VROCE_SEND_WQE_SIZE;
-		qp->sq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_send_wr,
-							     VROCE_SEND_WQE_SIZE));
-		qp->sq.ring = vroce_ring_alloc((size_t)VROCE_SEND_WQE_SIZE <<
-					       qp->sq.log2);
+		qp->sq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_send_wr));
+		qp->sq.ring = vroce_ring_alloc(vroce_ring_bytes(1U << qp->sq.log2,
+								VROCE_SEND_WQE_SIZE));
 		if (!qp->sq.ring)
 			goto err;
 		if (!attr->srq) {
 			qp->rq.entry_size = VROCE_RECV_WQE_SIZE;
-			qp->rq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_recv_wr,
-								     VROCE_RECV_WQE_SIZE));
-			qp->rq.ring = vroce_ring_alloc((size_t)VROCE_RECV_WQE_SIZE <<
-						       qp->rq.log2);
+			qp->rq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_recv_wr));
+			qp->rq.ring = vroce_ring_alloc(vroce_ring_bytes(1U << qp->rq.log2,
+									VROCE_RECV_WQE_SIZE));
 			if (!qp->rq.ring)
 				goto err;
 			cmd.drv.rq_buf_addr = (uintptr_t)qp->rq.ring;
@@ -819,8 +824,10 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 err:
 	ret = errno;
 	vroce_dbrec_free(ctx, qp->dbrec);
-	vroce_ring_free(qp->rq.ring, (size_t)VROCE_RECV_WQE_SIZE << qp->rq.log2);
-	vroce_ring_free(qp->sq.ring, (size_t)VROCE_SEND_WQE_SIZE << qp->sq.log2);
+	vroce_ring_free(qp->rq.ring, vroce_ring_bytes(1U << qp->rq.log2,
+						      VROCE_RECV_WQE_SIZE));
+	vroce_ring_free(qp->sq.ring, vroce_ring_bytes(1U << qp->sq.log2,
+						      VROCE_SEND_WQE_SIZE));
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
 	free(qp);
@@ -1014,9 +1021,15 @@ static int vroce_post_send_mapped(struct vroce_qp *qp, struct ibv_send_wr *wr,
 {
 	struct vroce_uwq *sq = &qp->sq;
 	struct ibv_send_wr *first = wr;
+	enum ibv_qp_state state = qp->vqp.qp.state;
 	uint32_t start;
 	int err = 0, db;
 
+	/* As the kernel's post_send: RTS, or ERR (where WQEs are flushed). */
+	if (state != IBV_QPS_RTS && state != IBV_QPS_ERR) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&sq->lock);
 	start = sq->pi;
 	for (; wr; wr = wr->next) {
@@ -1078,9 +1091,10 @@ static int vroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 	if (!qp->mapped)
 		return ibv_cmd_post_recv(ibqp, wr, bad_wr);
-	if (!rq->ring) {
+	/* Its receives are the SRQ's; none in RESET, as the kernel's. */
+	if (!rq->ring || qp->vqp.qp.state == IBV_QPS_RESET) {
 		*bad_wr = wr;
-		return EINVAL;		/* its receives are the SRQ's */
+		return EINVAL;
 	}
 	pthread_spin_lock(&rq->lock);
 	start = rq->pi;
@@ -1560,10 +1574,10 @@ static int vroce_destroy_qp(struct ibv_qp *ibqp)
 		pthread_mutex_unlock(&ctx->qp_lock);
 		vroce_qp_clean_cqs(qp);
 		vroce_dbrec_free(ctx, qp->dbrec);
-		vroce_ring_free(qp->rq.ring,
-				(size_t)VROCE_RECV_WQE_SIZE << qp->rq.log2);
-		vroce_ring_free(qp->sq.ring,
-				(size_t)VROCE_SEND_WQE_SIZE << qp->sq.log2);
+		vroce_ring_free(qp->rq.ring, vroce_ring_bytes(1U << qp->rq.log2,
+							      VROCE_RECV_WQE_SIZE));
+		vroce_ring_free(qp->sq.ring, vroce_ring_bytes(1U << qp->sq.log2,
+							      VROCE_SEND_WQE_SIZE));
 	}
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
@@ -1726,8 +1740,8 @@ static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 					 sizeof(resp));
 	if (cqe < 1 || cqe > (1 << VROCE_MAX_CQ_DEPTH_LOG2))
 		return EINVAL;
-	depth = vroce_ring_depth(cqe, VROCE_CQE_SIZE);
-	ring = vroce_ring_alloc((size_t)depth * VROCE_CQE_SIZE);
+	depth = vroce_ring_depth(cqe);
+	ring = vroce_ring_alloc(vroce_ring_bytes(depth, VROCE_CQE_SIZE));
 	if (!ring)
 		return errno;
 	mcmd.drv.comp_mask = VROCE_RESIZE_CQ_MAPPED;
@@ -1738,14 +1752,15 @@ static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 				sizeof(resp));
 	if (!ret) {
 		/* The kernel unpinned the old ring: the HCA let go of it. */
-		vroce_ring_free(cq->ring, (size_t)VROCE_CQE_SIZE << cq->log2);
+		vroce_ring_free(cq->ring, vroce_ring_bytes(1U << cq->log2,
+							  VROCE_CQE_SIZE));
 		cq->ring = ring;
 		cq->log2 = __builtin_ctz(depth);
 		cq->ci = 0;
 	}
 	pthread_spin_unlock(&cq->lock);
 	if (ret)
-		vroce_ring_free(ring, (size_t)depth * VROCE_CQE_SIZE);
+		vroce_ring_free(ring, vroce_ring_bytes(depth, VROCE_CQE_SIZE));
 	return ret;
 }
 

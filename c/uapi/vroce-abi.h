@@ -214,6 +214,12 @@ struct vroce_create_srq_resp {
 
 /* ---- issue 31, map: appended for mapped rings ---- */
 
+/*
+ * A ring's depth is a power of two, 2 at least, at least what the verb
+ * asked, at most the HCA's; a ring of less than a page is pinned with its
+ * whole page, which must be writable too.
+ */
+
 /* comp_mask of struct vroce_resize_cq */
 #define VROCE_RESIZE_CQ_MAPPED	0x00000001U	/* @buf_addr, @depth valid */
 
