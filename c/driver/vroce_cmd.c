@@ -620,6 +620,7 @@ int vroce_cmd_qp_dbrec(struct vroce_dev *vdev, u32 qpn, u64 dbrec)
 
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_qp_dbrec);
 
 /**
  * vroce_cmd_create_srq() - CREATE_SRQ: give the HCA a shared receive ring
