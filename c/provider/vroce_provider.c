@@ -428,8 +428,9 @@ static int vroce_destroy_cq(struct ibv_cq *ibcq)
 		/* The kernel unpinned them: the HCA confirmed the destroy. */
 		if (cq->mapped) {
 			vroce_dbrec_free(to_vctx(ibcq->context), cq->dbrec);
-			vroce_ring_free(cq->ring, vroce_ring_bytes(1U << cq->log2,
-							  VROCE_CQE_SIZE));
+			vroce_ring_free(cq->ring,
+					vroce_ring_bytes(1U << cq->log2,
+							 VROCE_CQE_SIZE));
 		}
 		pthread_spin_destroy(&cq->lock);
 		pthread_mutex_destroy(&cq->poll_lock);
@@ -1599,6 +1600,17 @@ struct vroce_srq {
 	struct ibv_srq ibsrq;
 	uint32_t srqn;
 	uint32_t depth;
+	/*
+	 * issue 31: a mapped SRQ: the provider writes receive WQEs at @pi
+	 * into slots the HCA marked taken (srq_done) and publishes @pi in
+	 * @dbrec; under @lock.
+	 */
+	bool mapped;
+	pthread_spinlock_t lock;
+	struct vroce_recv_wqe *ring;
+	uint32_t log2;
+	uint32_t pi;
+	struct vroce_srq_dbrec *dbrec;
 };
 
 static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
@@ -1613,20 +1625,92 @@ static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
 		struct vroce_create_srq_resp drv;
 	} resp = { 0 };
 	struct vroce_srq *srq = calloc(1, sizeof(*srq));
+	struct vroce_context *ctx = to_vctx(pd->context);
+	uint32_t i, depth = 0;
 	int ret;
 
 	if (!srq)
 		return NULL;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	/* issue 31: every slot marked free (srq_done) before the HCA sees it. */
+	if (ctx->map_wq && attr->attr.max_wr &&
+	    attr->attr.max_wr <= (1U << VROCE_MAX_WQ_DEPTH_LOG2)) {
+		depth = vroce_ring_depth(attr->attr.max_wr);
+		srq->ring = vroce_ring_alloc(vroce_ring_bytes(depth,
+							      VROCE_RECV_WQE_SIZE));
+		srq->dbrec = srq->ring ? vroce_dbrec_alloc(ctx) : NULL;
+		if (!srq->dbrec)
+			goto err;
+		for (i = 0; i < depth; i++)
+			srq->ring[i].srq_done = 1;
+		srq->log2 = __builtin_ctz(depth);
+		cmd.drv.comp_mask = VROCE_CREATE_SRQ_MAPPED;
+		cmd.drv.buf_addr = (uintptr_t)srq->ring;
+		cmd.drv.dbrec_addr = (uintptr_t)srq->dbrec;
+		cmd.drv.depth = depth;
+	}
 	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
-		free(srq);
 		errno = ret;
-		return NULL;
+		goto err;
 	}
 	srq->srqn = resp.drv.srqn;
 	srq->depth = resp.drv.depth;
+	srq->mapped = !!depth;
 	return &srq->ibsrq;
+
+err:
+	ret = errno;
+	vroce_dbrec_free(ctx, srq->dbrec);
+	vroce_ring_free(srq->ring, vroce_ring_bytes(depth, VROCE_RECV_WQE_SIZE));
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * issue 31: receives into a mapped SRQ, no system call. The HCA takes
+ * WQEs in ring order and marks each taken (srq_done): the slot at @pi is
+ * free once marked; the WQEs, a release fence, then the record's pi.
+ */
+static int vroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
+{
+	struct vroce_srq *srq = container_of(ibsrq, struct vroce_srq, ibsrq);
+	struct vroce_recv_wqe *wqe;
+	uint32_t start;
+	int err = 0;
+
+	if (!srq->mapped)
+		return ibv_cmd_post_srq_recv(ibsrq, wr, bad_wr);
+	pthread_spin_lock(&srq->lock);
+	start = srq->pi;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_RECV_SGE) {
+			err = EINVAL;
+			break;
+		}
+		wqe = &srq->ring[srq->pi & ((1U << srq->log2) - 1)];
+		/* Taken in order: a slot still posted means all are. */
+		if (!__atomic_load_n(&wqe->srq_done, __ATOMIC_ACQUIRE)) {
+			err = ENOMEM;
+			break;
+		}
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = htole64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		srq->pi++;
+	}
+	if (srq->pi != start)
+		__atomic_store_n(&srq->dbrec->pi, htole32(srq->pi),
+				 __ATOMIC_RELEASE);
+	pthread_spin_unlock(&srq->lock);
+	if (err)
+		*bad_wr = wr;
+	return err;
 }
 
 static int vroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -1651,6 +1735,13 @@ static int vroce_destroy_srq(struct ibv_srq *ibsrq)
 
 	if (ret)
 		return ret;
+	/* The kernel unpinned them: the HCA confirmed the destroy. */
+	if (srq->mapped) {
+		vroce_dbrec_free(to_vctx(ibsrq->context), srq->dbrec);
+		vroce_ring_free(srq->ring, vroce_ring_bytes(1U << srq->log2,
+							    VROCE_RECV_WQE_SIZE));
+	}
+	pthread_spin_destroy(&srq->lock);
 	free(srq);
 	return 0;
 }
@@ -1753,7 +1844,7 @@ static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (!ret) {
 		/* The kernel unpinned the old ring: the HCA let go of it. */
 		vroce_ring_free(cq->ring, vroce_ring_bytes(1U << cq->log2,
-							  VROCE_CQE_SIZE));
+							   VROCE_CQE_SIZE));
 		cq->ring = ring;
 		cq->log2 = __builtin_ctz(depth);
 		cq->ci = 0;
@@ -1795,7 +1886,7 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.modify_srq = vroce_modify_srq,
 	.query_srq = vroce_query_srq,
 	.destroy_srq = vroce_destroy_srq,
-	.post_srq_recv = ibv_cmd_post_srq_recv,
+	.post_srq_recv = vroce_post_srq_recv,
 	.free_context = vroce_free_context,
 	/* issue 30, cq/counters */
 	.resize_cq = vroce_resize_cq,

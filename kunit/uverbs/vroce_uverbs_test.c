@@ -1436,6 +1436,51 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 		goto out;
 	have_plain = 1;
 
+	/* CREATE_SRQ: a mapped SRQ's ring and record; no POST_SRQ_RECV. */
+	{
+		struct vroce_create_srq sd = {
+			.comp_mask = VROCE_CREATE_SRQ_MAPPED,
+			.buf_addr = (uintptr_t)rq[2] + 64,
+			.dbrec_addr = (uintptr_t)(recs + 256),
+			.depth = MQ_RQ_DEPTH,
+		};
+		struct uq_srq_resp sr;
+		struct {
+			struct ib_uverbs_post_srq_recv c;
+			struct ib_uverbs_recv_wr wr;
+		} pr = { 0 };
+		struct ib_uverbs_post_srq_recv_resp prr;
+
+		err = uq_create_srq(fd, pd, &sd, sizeof(sd), &sr);
+		check(err == -EINVAL,
+		      "mapped CREATE_SRQ of a ring not page aligned is EINVAL");
+		if (!err)
+			uq_destroy_srq(fd, sr.core.srq_handle);
+		sd.buf_addr = (uintptr_t)rq[2];
+		sd.depth = 4;
+		err = uq_create_srq(fd, pd, &sd, sizeof(sd), &sr);
+		check(err == -EINVAL,
+		      "mapped CREATE_SRQ of depth 4 for 8 WQEs asked is EINVAL");
+		if (!err)
+			uq_destroy_srq(fd, sr.core.srq_handle);
+		sd.depth = MQ_RQ_DEPTH;
+		err = uq_create_srq(fd, pd, &sd, sizeof(sd), &sr);
+		check(!err && (sr.drv.comp_mask & VROCE_CREATE_SRQ_MAPPED) &&
+		      sr.drv.depth == MQ_RQ_DEPTH, "mapped CREATE_SRQ");
+		if (!err) {
+			pr.c.response = (uintptr_t)&prr;
+			pr.c.srq_handle = sr.core.srq_handle;
+			pr.c.wr_count = 1;
+			pr.c.wqe_size = sizeof(pr.wr);
+			err = uv_cmd(fd, IB_USER_VERBS_CMD_POST_SRQ_RECV, &pr,
+				     sizeof(pr), sizeof(prr),
+				     "POST_SRQ_RECV (mapped)");
+			check(err == -EOPNOTSUPP,
+			      "POST_SRQ_RECV on a mapped SRQ is EOPNOTSUPP");
+			uq_destroy_srq(fd, sr.core.srq_handle);
+		}
+	}
+
 	/* CREATE_QP: both rings, the record, and the CQs mapped too. */
 #define MQ_QD(sqb, sqd, rqb, rqd, rec)						\
 	((struct vroce_create_qp){ .comp_mask = VROCE_CREATE_QP_MAPPED,	\
