@@ -1650,9 +1650,11 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 
 	/*
 	 * A process's LOCAL_INV (and REG_MR): the HCA refuses them on a
-	 * mapped QP, as the kernel's post_send does on a user QP; the MR
-	 * here is an MR cache entry, a fast-register entry of this PD,
-	 * which REG_MR could otherwise point at any page once invalidated.
+	 * mapped QP, as the kernel's post_send does on a user QP (an MR of
+	 * the MR cache is a fast-register entry of this PD, which REG_MR
+	 * could otherwise point at any page once invalidated). This check
+	 * also passes with that refusal disabled: the MR here fails
+	 * LOCAL_INV on its own, so it does not prove the refusal.
 	 */
 	qd = MQ_QD(sq[2], MQ_SQ_DEPTH, rq[2], MQ_RQ_DEPTH, qrec[2]);
 	err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qp[2]);
