@@ -516,6 +516,8 @@ struct vroce_ah {
 
 int vroce_dbrec_get(struct vroce_dev *vdev, u64 addr, struct vroce_dbrec *rec);
 void vroce_dbrec_put(struct vroce_dev *vdev, struct vroce_dbrec *rec);
+int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
+			 u32 entry_size, u32 asked, u32 max_log2);
 
 /**
  * struct vroce_ucontext - a user context (no driver data yet)
@@ -791,8 +793,6 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
 int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
-int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
-			 u32 entry_size, u32 asked, u32 max_log2);
 struct rdma_hw_stats *vroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int vroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
