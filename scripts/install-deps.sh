@@ -49,7 +49,9 @@ check_pkgs=("${demo_pkgs[@]}" clang lld llvm sparse rsync python3-docutils
 	    # Debian packages of it ('make deb'): dh-dkms, and lintian.
 	    debhelper dh-dkms lintian
 	    # qperf's RC atomics beside rxe (scripts/userspace-guest.sh).
-	    qperf)
+	    qperf
+	    # issue 31: the system calls of mapped rings (userspace-guest.sh).
+	    strace)
 case "$profile" in
 demo) pkgs=("${demo_pkgs[@]}") ;;
 check) pkgs=("${check_pkgs[@]}") ;;

@@ -34,6 +34,8 @@ programs="$programs srqpingpong"
 # RC atomics (issue 30): perftest's and qperf's.
 atomic_programs="ib_atomic_bw ib_atomic_lat qperf"
 programs="$programs $atomic_programs"
+# issue 31, mapped rings: ibv_rc_pingpong's system calls on vroce0 (strace).
+[ "$mode" = check ] && programs="$programs syscalls"
 if [ "$mode" != bench ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -108,6 +110,28 @@ mckey_pair() {
 	fi
 }
 
+# issue 31: syscalls_pair NAME [VAR=VALUE...]: ibv_rc_pingpong on vroce0,
+# its client under strace (write()s into $log/strace.NAME), with VAR=VALUE
+# in the client's environment.
+syscalls_pair() {
+	sname=$1
+	shift
+	timeout 90 ibv_rc_pingpong -d vroce0 -g 0 -n 100 >"$log/vroce0.syscalls.$sname.srv" 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 60 env "$@" strace -f -qq -e trace=write,ioctl -o "$log/strace.$sname" \
+		ibv_rc_pingpong -d vroce0 -g 0 -n 100 127.0.0.1 \
+		>"$log/vroce0.syscalls.$sname" 2>&1
+	crc=$?
+	wait $srv
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
+		echo pass
+	else
+		echo "FAIL (client $crc, server $src)"
+	fi
+}
+
 # The figures of a perftest run: the last result line.
 figures() {
 	awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' "$1"
@@ -131,6 +155,24 @@ for dev in $progdevs; do
 		eval "r_${dev}_devinfo=\$r"
 		r=$(pair $dev pingpong ibv_rc_pingpong -d $dev -g 0 -n 100)
 		eval "r_${dev}_pingpong=\$r"
+		# issue 31: with mapped rings post_recv and poll_cq make no
+		# system call and post_send one per batch: the client's 100
+		# iterations make 100 send doorbells, plus its set-up (under
+		# 60 commands and TCP writes; libibverbs sends commands by
+		# write() or by ioctl(), both counted). The kernel-mediated path
+		# (VROCE_NO_MAP=1) makes a POST_RECV per receive and a POLL_CQ
+		# per poll besides: far more (measured: 120 against 4642).
+		if [ $dev = vroce0 ]; then
+			r=$(syscalls_pair map)
+			n=$(grep -cE 'write\(|ioctl\(' "$log/strace.map")
+			r2=$(syscalls_pair nomap VROCE_NO_MAP=1)
+			m=$(grep -cE 'write\(|ioctl\(' "$log/strace.nomap")
+			ktap_print_msg "syscalls: ibv_rc_pingpong -n 100 client write()s and ioctl()s: mapped $n, VROCE_NO_MAP=1 $m"
+			[ "$r" = pass ] && [ "$r2" = pass ] || r="FAIL ($r; VROCE_NO_MAP=1: $r2)"
+			[ "$n" -ge 100 ] && [ "$n" -le 160 ] && [ "$m" -gt $((n + 100)) ] ||
+				r="FAIL (system calls: mapped $n, not mapped $m)"
+			eval "r_${dev}_syscalls=\$r"
+		fi
 		# UD QPs and user address handles (ibv_create_ah, GRH).
 		r=$(pair $dev udpingpong ibv_ud_pingpong -d $dev -g 0 -n 100 -s 1024)
 		eval "r_${dev}_udpingpong=\$r"

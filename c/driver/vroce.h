@@ -349,6 +349,27 @@ extern unsigned int vroce_health_poll_ms;
 /* How often vroce_mr_reap_zombies() retries the zombies at most. */
 #define VROCE_REAP_PERIOD	(HZ / 10)
 
+/* issue 31: a doorbell record of a mapped ring (c/driver/vroce_dbrec.c) */
+#define VROCE_DBREC_SIZE	8
+
+/**
+ * struct vroce_dbrec - a pinned user doorbell record
+ * @umem: the pinned page, or NULL when unset
+ * @dma: the record's DMA address, as the HCA reads it
+ * @va: the record's kernel address (the driver reads it only to flush a
+ *	dead device's queues in software; it trusts none of it)
+ *
+ * A CQ, QP or SRQ with one is mapped (issue 31): its rings are the
+ * process's (a user-buffer MTR in &vroce_ring.mtr, no kernel address in
+ * &vroce_ring.page), the process posts and polls them itself, and the
+ * kernel never reads or writes an entry of them.
+ */
+struct vroce_dbrec {
+	struct ib_umem *umem;
+	dma_addr_t dma;
+	void *va;
+};
+
 /**
  * struct vroce_cq - a completion queue
  * @ibcq: the RDMA core's CQ; allocated by the core
@@ -373,6 +394,9 @@ extern unsigned int vroce_health_poll_ms;
  * @resize_clean: QPs (slot = QPN - VROCE_QPN_BASE) vroce_cq_clean() was
  *	called for while @resizing: their CQEs copied to the new ring are
  *	cleaned there too, under @lock
+ * @mapped: the ring is the process's (issue 31): the kernel neither polls
+ *	nor cleans it, and @ci is unused
+ * @dbrec: a mapped CQ's doorbell record; unset otherwise
  */
 struct vroce_cq {
 	struct ib_cq ibcq;
@@ -389,6 +413,9 @@ struct vroce_cq {
 	bool resizing;
 	u8 resize_arm;
 	DECLARE_BITMAP(resize_clean, VROCE_MAX_QP);
+	/* issue 31 */
+	bool mapped;
+	struct vroce_dbrec dbrec;
 };
 
 /**
@@ -429,6 +456,9 @@ struct vroce_wq {
  *	to the start of destroy_qp, under that CQ's lock
  * @rq_node: in the receive CQ's &vroce_cq.rq_qps, likewise
  * @srq: the SRQ its receives come from (then @rq has no ring), or NULL
+ * @mapped: the rings are the process's (issue 31): the kernel posts
+ *	nothing, and the send doorbell is a POST_SEND with no work request
+ * @dbrec: a mapped QP's doorbell record; unset otherwise
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
@@ -445,6 +475,9 @@ struct vroce_qp {
 	struct list_head sq_node;
 	struct list_head rq_node;
 	struct vroce_srq *srq;
+	/* issue 31 */
+	bool mapped;
+	struct vroce_dbrec dbrec;
 };
 
 /**
@@ -455,6 +488,8 @@ struct vroce_qp {
  * @lock: protects @pi and the entries of @ring (post_srq_recv)
  * @pi: WQEs posted (free running)
  * @zombie: the record that parks @ring if the HCA does not let go of it
+ * @mapped: the ring is the process's (issue 31): the kernel posts nothing
+ * @dbrec: a mapped SRQ's doorbell record; unset otherwise
  */
 struct vroce_srq {
 	struct ib_srq ibsrq;
@@ -463,6 +498,9 @@ struct vroce_srq {
 	spinlock_t lock;	/* protects pi, ring entries */
 	u32 pi;
 	struct vroce_ring_zombie *zombie;
+	/* issue 31 */
+	bool mapped;
+	struct vroce_dbrec dbrec;
 };
 
 static inline struct vroce_srq *to_vroce_srq(struct ib_srq *ibsrq)
@@ -481,24 +519,10 @@ struct vroce_ah {
 	struct vroce_wqe_av av;
 };
 
-/* issue 31: a doorbell record of a mapped ring (c/driver/vroce_dbrec.c) */
-#define VROCE_DBREC_SIZE	8
-
-/**
- * struct vroce_dbrec - a pinned user doorbell record
- * @umem: the pinned page, or NULL when unset
- * @dma: the record's DMA address, as the HCA reads it
- * @va: the record's kernel address (the driver reads it only to flush a
- *	dead device's queues in software; it trusts none of it)
- */
-struct vroce_dbrec {
-	struct ib_umem *umem;
-	dma_addr_t dma;
-	void *va;
-};
-
 int vroce_dbrec_get(struct vroce_dev *vdev, u64 addr, struct vroce_dbrec *rec);
 void vroce_dbrec_put(struct vroce_dev *vdev, struct vroce_dbrec *rec);
+int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
+			 u32 entry_size, u32 asked, u32 max_log2);
 
 /**
  * struct vroce_ucontext - a user context (no driver data yet)
@@ -528,10 +552,13 @@ struct vroce_pd_zombie {
  *	reset; allocated with the CQ or QP so that parking never allocates
  * @list: entry in &vroce_dev.ring_zombies
  * @ring: the rings (a CQ's one, or a QP's two); @ring[i].mtr NULL if unused
+ * @dbrec: a mapped queue's doorbell record, which the HCA may read too;
+ *	unset if none (issue 31)
  */
 struct vroce_ring_zombie {
 	struct list_head list;
 	struct vroce_ring ring[2];
+	struct vroce_dbrec dbrec;
 };
 
 /**

@@ -53,13 +53,23 @@ int vroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata)
 {
 	struct vroce_ah *ah = to_vroce_ah(ibah);
+	struct vroce_create_ah_resp uresp = { .comp_mask = VROCE_CREATE_AH_AV };
+	int err;
 
-	/* The provider passes no driver data and expects none back. */
+	/* The provider passes no driver data. */
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	return vroce_av_from_attr(&ah->av, init->ah_attr);
+	err = vroce_av_from_attr(&ah->av, init->ah_attr);
+	if (err || !udata)
+		return err;
+	/* issue 31: a mapped QP's provider writes the vector itself. */
+	memcpy(uresp.av, &ah->av, sizeof(uresp.av));
+	return vroce_udata_out(udata, &uresp, sizeof(uresp));
 }
+
+static_assert(sizeof_field(struct vroce_create_ah_resp, av) ==
+	      sizeof(struct vroce_wqe_av));
 
 int vroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {

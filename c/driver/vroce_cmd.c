@@ -65,6 +65,8 @@ VROCE_CMD_FITS(struct vroce_cmd_mcast, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_resize_cq, struct vroce_resp_resize_cq);
 VROCE_CMD_FITS(struct vroce_cmd_query_counters,
 	       struct vroce_resp_query_counters);
+/* issue 31, mapped rings */
+VROCE_CMD_FITS(struct vroce_cmd_qp_dbrec, struct vroce_resp_hdr);
 /* The interface's Ethernet addresses are the driver's. */
 static_assert(sizeof_field(struct vroce_resp_query_device, mac) == ETH_ALEN);
 static_assert(sizeof_field(struct vroce_cmd_modify_qp, dmac) == ETH_ALEN);
@@ -365,6 +367,7 @@ int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn)
  * vroce_cmd_create_cq() - CREATE_CQ: give the HCA a CQE ring
  * @vdev: the device
  * @ring: the CQEs
+ * @dbrec: DMA address of the CQ's doorbell record (a mapped ring), or 0
  * @cqn: where the CQ's number is returned
  *
  * Context: process context, may sleep.
@@ -373,11 +376,12 @@ int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn)
  * posted) or -ETIMEDOUT.
  */
 int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
-			u32 *cqn)
+			u64 dbrec, u32 *cqn)
 {
 	struct vroce_cmd_create_cq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_CQ),
 		.depth_log2 = cpu_to_le32(ring->log2),
+		.dbrec = cpu_to_le64(dbrec),
 	};
 	struct vroce_resp_create_cq resp;
 	int err;
@@ -411,11 +415,12 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 }
 
 /**
- * vroce_cmd_resize_cq() - RESIZE_CQ: move a CQ to a new ring
+ * vroce_cmd_resize_cq_want() - RESIZE_CQ: move a CQ to a new ring
  * @vdev: the device
  * @cqn: the CQ
  * @ring: the new ring
  * @ci: the CQEs polled from the old ring (the consumer's count)
+ * @want: 0, or the CQEs asked (more outstanding is -EINVAL; issue 31)
  * @copied: where the count of unpolled CQEs the HCA copied to the start
  *	of @ring is returned
  *
@@ -426,14 +431,16 @@ int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
  * from vroce_cmd_errno(), -EAGAIN (no free slot in time: not posted), or
  * -ETIMEDOUT: the HCA may have switched or not.
  */
-int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
-			const struct vroce_ring *ring, u32 ci, u32 *copied)
+int vroce_cmd_resize_cq_want(struct vroce_dev *vdev, u32 cqn,
+			     const struct vroce_ring *ring, u32 ci, u32 want,
+			     u32 *copied)
 {
 	struct vroce_cmd_resize_cq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_RESIZE_CQ),
 		.cqn = cpu_to_le32(cqn),
 		.depth_log2 = cpu_to_le32(ring->log2),
 		.ci = cpu_to_le32(ci),
+		.want = cpu_to_le32(want),
 	};
 	struct vroce_resp_resize_cq resp;
 	int err;
@@ -443,6 +450,13 @@ int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
 	if (!err)
 		*copied = le32_to_cpu(resp.copied);
 	return err;
+}
+
+/* vroce_cmd_resize_cq_want() with no count asked: the ring's depth. */
+int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
+			const struct vroce_ring *ring, u32 ci, u32 *copied)
+{
+	return vroce_cmd_resize_cq_want(vdev, cqn, ring, ci, 0, copied);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_resize_cq);
 
@@ -585,11 +599,37 @@ int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_qp);
 
 /**
+ * vroce_cmd_qp_dbrec() - QP_DBREC: give a QP in RESET its doorbell record
+ * @vdev: the device
+ * @qpn: the QP, just created
+ * @dbrec: the record's DMA address
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL when the HCA refuses the QP's type or state or the
+ * address, -ENOENT for an unknown QP, -EOPNOTSUPP from an HCA without
+ * VROCE_CAP_MAPPED, another errno from vroce_cmd_errno(), -EAGAIN (no
+ * free slot in time: not posted) or -ETIMEDOUT.
+ */
+int vroce_cmd_qp_dbrec(struct vroce_dev *vdev, u32 qpn, u64 dbrec)
+{
+	struct vroce_cmd_qp_dbrec req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_QP_DBREC),
+		.qpn = cpu_to_le32(qpn),
+		.dbrec = cpu_to_le64(dbrec),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_qp_dbrec);
+
+/**
  * vroce_cmd_create_srq() - CREATE_SRQ: give the HCA a shared receive ring
  * @vdev: the device
  * @pdn: the SRQ's protection domain
  * @ring: the receive WQEs, every slot marked free (srq_done)
  * @limit: the limit to arm, 0: none
+ * @dbrec: DMA address of the SRQ's doorbell record (a mapped ring), or 0
  * @srqn: where the SRQ's number is returned
  *
  * Context: process context, may sleep.
@@ -599,13 +639,15 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_qp);
  * -ETIMEDOUT.
  */
 int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
-			 const struct vroce_ring *ring, u32 limit, u32 *srqn)
+			 const struct vroce_ring *ring, u32 limit, u64 dbrec,
+			 u32 *srqn)
 {
 	struct vroce_cmd_create_srq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_CREATE_SRQ),
 		.pdn = cpu_to_le32(pdn),
 		.depth_log2 = cpu_to_le32(ring->log2),
 		.limit = cpu_to_le32(limit),
+		.dbrec = cpu_to_le64(dbrec),
 	};
 	struct vroce_resp_create_srq resp;
 	int err;

@@ -147,7 +147,7 @@ int vroce_cmd_enable_mr(struct vroce_dev *vdev,
 			const struct vroce_cmd_enable_desc *desc, u32 *key);
 int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn);
 int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
-			u32 *cqn);
+			u64 dbrec, u32 *cqn);
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);
 int vroce_cmd_create_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_desc *desc);
@@ -158,9 +158,15 @@ int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
 			const struct vroce_ring *ring, u32 ci, u32 *copied);
+int vroce_cmd_resize_cq_want(struct vroce_dev *vdev, u32 cqn,
+			     const struct vroce_ring *ring, u32 ci, u32 want,
+			     u32 *copied);
 int vroce_cmd_query_counters(struct vroce_dev *vdev, u64 *value);
 int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
-			 const struct vroce_ring *ring, u32 limit, u32 *srqn);
+			 const struct vroce_ring *ring, u32 limit, u64 dbrec,
+			 u32 *srqn);
+/* issue 31, mapped rings */
+int vroce_cmd_qp_dbrec(struct vroce_dev *vdev, u32 qpn, u64 dbrec);
 int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit);
 int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn);
 int vroce_cmd_query_srq(struct vroce_dev *vdev, u32 srqn, u32 *limit,

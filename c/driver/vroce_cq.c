@@ -25,32 +25,102 @@ static void vroce_cq_doorbell(struct vroce_cq *cq, enum vroce_hw_cq_arm arm)
 	vroce_hw_cq_doorbell(&vdev->hw, cq->cqn, cq->ci, arm);
 }
 
+/* ---- issue 31: mapped rings ---- */
+
+/*
+ * The driver data of a process's CREATE_CQ: 0 with @*mapped set for a
+ * mapped CQ (issue 31), else the kernel's ring as before. Fields of the
+ * mapped ring without VROCE_CREATE_CQ_MAPPED are refused (-EINVAL), as is
+ * the bit from a context not told it may map (-EOPNOTSUPP).
+ */
+static int vroce_cq_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
+			 const struct ib_cq_init_attr *attr,
+			 struct vroce_create_cq *ureq, bool *mapped)
+{
+	int err;
+
+	*mapped = false;
+	err = vroce_udata_in(udata, ureq, sizeof(*ureq));
+	if (err)
+		return err;
+	if (ureq->comp_mask & ~VROCE_CREATE_CQ_MAPPED)
+		return -EOPNOTSUPP;
+	if (ureq->reserved || ureq->reserved2)
+		return -EINVAL;
+	if (!(ureq->comp_mask & VROCE_CREATE_CQ_MAPPED))
+		return ureq->buf_addr || ureq->dbrec_addr || ureq->depth ?
+		       -EINVAL : 0;
+	if (!(vdev->attr.caps & VROCE_CAP_MAPPED))
+		return -EOPNOTSUPP;
+	*mapped = true;
+	return vroce_map_check_ring(vdev, ureq->buf_addr, ureq->depth,
+				    VROCE_CQE_SIZE, attr->cqe,
+				    vdev->attr.max_cq_depth_log2);
+}
+
+/*
+ * The CQ's ring: the process's (pinned, with its record) for a mapped CQ,
+ * else the kernel's; undone by vroce_cq_ring_destroy().
+ */
+static int vroce_cq_ring_create(struct vroce_dev *vdev, struct vroce_cq *cq,
+				const struct ib_cq_init_attr *attr,
+				struct ib_udata *udata,
+				const struct vroce_create_cq *ureq)
+{
+	int err;
+
+	if (!cq->mapped)
+		return vroce_ring_create(vdev, &cq->ring,
+					 attr->cqe > 2 ? order_base_2(attr->cqe) : 1,
+					 VROCE_CQE_SIZE, 0);
+	err = vroce_dbrec_get(vdev, ureq->dbrec_addr, &cq->dbrec);
+	if (err)
+		return err;
+	err = vroce_ring_create_user(vdev, &cq->ring, ilog2(ureq->depth),
+				     VROCE_CQE_SIZE, udata, ureq->buf_addr);
+	if (err)
+		vroce_dbrec_put(vdev, &cq->dbrec);
+	return err;
+}
+
+static void vroce_cq_ring_destroy(struct vroce_dev *vdev, struct vroce_cq *cq)
+{
+	vroce_ring_destroy(vdev, &cq->ring);
+	vroce_dbrec_put(vdev, &cq->dbrec);
+}
+
+/* The HCA may still use the ring (and record): both stay until its reset. */
+static void vroce_cq_park(struct vroce_dev *vdev, struct vroce_cq *cq)
+{
+	cq->zombie->dbrec = cq->dbrec;
+	vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+}
+
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
 	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
-	struct vroce_create_cq ureq;
+	struct vroce_create_cq ureq = {};
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	/*
-	 * A user CQ's ring stays in the kernel: the process polls and arms
-	 * it through uverbs commands (POLL_CQ, REQ_NOTIFY_CQ).
-	 */
-	if (udata) {
-		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
-		if (err)
-			return err;
-		if (ureq.comp_mask)
-			return -EOPNOTSUPP;
-		if (ureq.reserved)
-			return -EINVAL;
-	}
 	if (attr->cqe < 1 || attr->cqe > BIT(vdev->attr.max_cq_depth_log2))
 		return -EINVAL;
+	/*
+	 * A user CQ's ring is the process's when it asks (issue 31, mapped
+	 * rings: it polls and arms it itself); otherwise it stays in the
+	 * kernel and the process polls and arms it through uverbs commands
+	 * (POLL_CQ, REQ_NOTIFY_CQ).
+	 */
+	cq->mapped = false;
+	if (udata) {
+		err = vroce_cq_ureq(vdev, udata, attr, &ureq, &cq->mapped);
+		if (err)
+			return err;
+	}
 
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
@@ -59,21 +129,22 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!cq->zombie)
 		return -ENOMEM;
-	err = vroce_ring_create(vdev, &cq->ring,
-				attr->cqe > 2 ? order_base_2(attr->cqe) : 1,
-				VROCE_CQE_SIZE, 0);
+	err = vroce_cq_ring_create(vdev, cq, attr, udata, &ureq);
 	if (err)
 		goto err_free_zombie;
-	err = vroce_cmd_create_cq(vdev, &cq->ring, &cq->cqn);
+	err = vroce_cmd_create_cq(vdev, &cq->ring, cq->dbrec.dma, &cq->cqn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the ring under a CQN never learnt. */
-		vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+		vroce_cq_park(vdev, cq);
 		return err;
 	}
 	if (err)
 		goto err_destroy_mtr;
 	if (udata) {
-		struct vroce_create_cq_resp uresp = { .cqn = cq->cqn };
+		struct vroce_create_cq_resp uresp = {
+			.comp_mask = cq->mapped ? VROCE_CREATE_CQ_MAPPED : 0,
+			.cqn = cq->cqn,
+		};
 
 		err = vroce_udata_out(udata, &uresp, sizeof(uresp));
 		if (err)
@@ -88,11 +159,11 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 err_destroy_cq:
 	if (vroce_cmd_destroy_cq(vdev, cq->cqn)) {
-		vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+		vroce_cq_park(vdev, cq);
 		return err;
 	}
 err_destroy_mtr:
-	vroce_ring_destroy(vdev, &cq->ring);
+	vroce_cq_ring_destroy(vdev, cq);
 err_free_zombie:
 	vroce_ring_zombie_free(vdev, cq->zombie);
 	return err;
@@ -135,10 +206,10 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq)
 		/* The core frees @cq regardless; the ring stays with the HCA. */
 		ibdev_warn_ratelimited(ibcq->device, "DESTROY_CQ %u failed (%d)\n",
 				       cq->cqn, err);
-		vroce_ring_zombie(vdev, cq->zombie, &cq->ring, NULL);
+		vroce_cq_park(vdev, cq);
 		return;
 	}
-	vroce_ring_destroy(vdev, &cq->ring);
+	vroce_cq_ring_destroy(vdev, cq);
 	vroce_ring_zombie_free(vdev, cq->zombie);
 }
 
@@ -267,6 +338,12 @@ int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	u32 start;
 	int n = 0;
 
+	/*
+	 * issue 31: a mapped CQ's ring is the process's, which polls it
+	 * itself; uverbs' POLL_CQ (an old or broken provider) is refused.
+	 */
+	if (cq->mapped)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	/* The HCA may be copying the ring: its CQEs come after the switch. */
 	if (unlikely(cq->resizing)) {
@@ -324,6 +401,9 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 {
 	unsigned long flags;
 
+	/* issue 31: the process cleans its own ring (its provider does). */
+	if (cq->mapped)
+		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	/* CQEs the HCA copies to a new ring meanwhile are cleaned there. */
 	if (unlikely(cq->resizing) && qpn >= VROCE_QPN_BASE &&
@@ -342,6 +422,20 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	WRITE_ONCE(cq->armed, true);
+	/*
+	 * issue 31: a mapped CQ's consumer index is in its record, which
+	 * the HCA reads; the doorbell only arms (its index is ignored).
+	 * Whether CQEs wait is the process's to see, by polling after.
+	 */
+	if (cq->mapped) {
+		if (likely(!vroce_dev_dead(vdev)))
+			vroce_cq_doorbell(cq, (flags & IB_CQ_SOLICITED_MASK) ==
+					      IB_CQ_SOLICITED ?
+					      VROCE_HW_CQ_ARM_SOLICITED :
+					      VROCE_HW_CQ_ARM_NEXT);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return 0;
+	}
 	/* No doorbell carries the old ring's index now: armed after. */
 	if (unlikely(cq->resizing)) {
 		/* Armed for any CQE is the wider of the two. */
@@ -430,11 +524,81 @@ static u32 vroce_cq_outstanding(struct vroce_cq *cq, u32 max)
 	return n;
 }
 
+/*
+ * issue 31: resize_cq of a mapped CQ. The new ring is the process's
+ * (struct vroce_resize_cq, checked as CREATE_CQ checks a ring); the CQEs
+ * the process has not consumed are those past the record's ci, read once
+ * here and checked by the HCA (a count the CQ never had, or more CQEs
+ * outstanding than @entries, is -EINVAL). The HCA sets the record's ci
+ * to 0 as it switches. The process polls nothing meanwhile.
+ */
+static int vroce_resize_cq_mapped(struct vroce_dev *vdev, struct vroce_cq *cq,
+				  int entries, struct ib_udata *udata)
+{
+	struct vroce_ring_zombie *zombie;
+	struct vroce_resize_cq ureq;
+	struct vroce_ring ring = {};
+	u32 ci, copied;
+	int err;
+
+	if (!udata)
+		return -EINVAL;
+	err = vroce_udata_in(udata, &ureq, sizeof(ureq));
+	if (err)
+		return err;
+	if (ureq.comp_mask & ~VROCE_RESIZE_CQ_MAPPED)
+		return -EOPNOTSUPP;
+	if (ureq.reserved || ureq.reserved2 ||
+	    !(ureq.comp_mask & VROCE_RESIZE_CQ_MAPPED))
+		return -EINVAL;
+	if (entries < 1 || entries > BIT(vdev->attr.max_cq_depth_log2))
+		return -EINVAL;
+	err = vroce_map_check_ring(vdev, ureq.buf_addr, ureq.depth,
+				   VROCE_CQE_SIZE, entries,
+				   vdev->attr.max_cq_depth_log2);
+	if (err)
+		return err;
+
+	mutex_lock(&cq->resize_mutex);
+	zombie = vroce_ring_zombie_alloc(vdev);
+	if (!zombie) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	err = vroce_ring_create_user(vdev, &ring, ilog2(ureq.depth),
+				     VROCE_CQE_SIZE, udata, ureq.buf_addr);
+	if (err)
+		goto err_free_zombie;
+	/* The process's count, read once: the HCA refuses a bad one. */
+	ci = le32_to_cpu(READ_ONCE(*(__le32 *)cq->dbrec.va));
+	vroce_cq_resize_begin(cq);
+	err = vroce_cmd_resize_cq_want(vdev, cq->cqn, &ring, ci, entries,
+				       &copied);
+	vroce_cq_resize_end(cq, &ring, !err);
+	if (err == -ETIMEDOUT) {
+		vroce_ring_zombie(vdev, zombie, &ring, NULL);
+		goto out_unlock;
+	}
+	if (err)
+		goto err_destroy_ring;
+	cq->ibcq.cqe = ureq.depth;
+err_destroy_ring:
+	/* The old ring on success, which the HCA let go of; else the new. */
+	vroce_ring_destroy(vdev, &ring);
+err_free_zombie:
+	vroce_ring_zombie_free(vdev, zombie);
+out_unlock:
+	mutex_unlock(&cq->resize_mutex);
+	return err;
+}
+
 /**
  * vroce_resize_cq() - give a CQ a ring of another size
  * @ibcq: the CQ
  * @entries: CQEs it must hold at least; rounded up to a power of two
- * @udata: a process's resize: no driver data (what there is must be zero)
+ * @udata: a process's resize: no driver data (what there is must be
+ *	zero), but for a mapped CQ (issue 31): its new ring,
+ *	vroce_resize_cq_mapped()
  *
  * The new ring is an MTR like the old. RESIZE_CQ has the HCA copy the
  * CQEs not yet polled to the start of the new ring, in order, and write
@@ -460,6 +624,9 @@ int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 	u32 log2, ci, copied, busy;
 	int err;
 
+	/* issue 31: a mapped CQ's provider passes the new ring. */
+	if (cq->mapped)
+		return vroce_resize_cq_mapped(vdev, cq, entries, udata);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;

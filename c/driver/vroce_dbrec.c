@@ -6,6 +6,8 @@
  */
 
 #include <linux/align.h>
+#include <linux/bits.h>
+#include <linux/log2.h>
 #include <linux/errno.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -63,4 +65,31 @@ void vroce_dbrec_put(struct vroce_dev *vdev, struct vroce_dbrec *rec)
 	rec->umem = NULL;
 	rec->va = NULL;
 	rec->dma = 0;
+}
+
+/* ---- issue 31, map: the rings beside the records ---- */
+
+/**
+ * vroce_map_check_ring() - check a mapped ring a process describes
+ * @vdev: the device
+ * @addr: its address in the process
+ * @depth: its entries, as the provider chose them
+ * @entry_size: bytes per entry
+ * @asked: entries the verb asked for at least
+ * @max_log2: the HCA's deepest ring
+ *
+ * A ring smaller than a page takes its page whole (the HCA reaches it
+ * through an MTR of pages): vroce_ring_create_user() pins the page.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL: @addr 0 or not page aligned, @depth not a power
+ * of two, below 2 or @asked, or above the HCA's most.
+ */
+int vroce_map_check_ring(struct vroce_dev *vdev, u64 addr, u32 depth,
+			 u32 entry_size, u32 asked, u32 max_log2)
+{
+	if (!addr || !PAGE_ALIGNED(addr) || !is_power_of_2(depth) ||
+	    depth < 2 || depth < asked || depth > BIT(max_log2))
+		return -EINVAL;
+	return 0;
 }

@@ -137,37 +137,163 @@ static void vroce_qp_attach(struct vroce_qp *qp, bool attach)
 	vroce_qp_link(rcq, &qp->rq_node, &rcq->rq_qps, attach);
 }
 
+/* ---- issue 31: mapped rings ---- */
+
+/* Whether [@a, @a + @alen) and [@b, @b + @blen) share a byte. */
+static bool vroce_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * The driver data of a process's CREATE_QP: 0 with @*mapped set for a
+ * mapped QP, every field checked (Documentation/badinput.rst), else the
+ * kernel's rings as before. A mapped QP completes to mapped CQs, a QP that
+ * is not to CQs that are not (the kernel learns a QP's progress only from
+ * the CQEs it polls). Either may take receives from any SRQ: the slots of
+ * an SRQ come free by its WQEs' srq_done, not by CQEs.
+ */
+static int vroce_qp_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
+			 const struct ib_qp_init_attr *init,
+			 struct vroce_create_qp *ureq, bool *mapped)
+{
+	u32 max_log2 = vdev->attr.max_wq_depth_log2;
+	bool cq_mapped;
+	int err;
+
+	*mapped = false;
+	err = vroce_udata_in(udata, ureq, sizeof(*ureq));
+	if (err)
+		return err;
+	if (ureq->comp_mask & ~VROCE_CREATE_QP_MAPPED)
+		return -EOPNOTSUPP;
+	if (ureq->reserved)
+		return -EINVAL;
+	cq_mapped = init->send_cq && init->recv_cq &&
+		    to_vroce_cq(init->send_cq)->mapped;
+	if (!(ureq->comp_mask & VROCE_CREATE_QP_MAPPED)) {
+		if (ureq->sq_buf_addr || ureq->rq_buf_addr || ureq->dbrec_addr ||
+		    ureq->sq_depth || ureq->rq_depth)
+			return -EINVAL;
+		if (cq_mapped || (init->recv_cq &&
+				  to_vroce_cq(init->recv_cq)->mapped))
+			return -EINVAL;
+		return 0;
+	}
+	if (!(vdev->attr.caps & VROCE_CAP_MAPPED))
+		return -EOPNOTSUPP;
+	/* uverbs creates no GSI QP; UD, UC and RC are mapped alike. */
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	if (!cq_mapped || !init->recv_cq || !to_vroce_cq(init->recv_cq)->mapped)
+		return -EINVAL;
+	*mapped = true;
+	err = vroce_map_check_ring(vdev, ureq->sq_buf_addr, ureq->sq_depth,
+				   VROCE_SEND_WQE_SIZE, init->cap.max_send_wr,
+				   max_log2);
+	if (err)
+		return err;
+	/* No receive ring exactly when the receives are an SRQ's. */
+	if (init->srq)
+		return ureq->rq_buf_addr || ureq->rq_depth ? -EINVAL : 0;
+	err = vroce_map_check_ring(vdev, ureq->rq_buf_addr, ureq->rq_depth,
+				   VROCE_RECV_WQE_SIZE, init->cap.max_recv_wr,
+				   max_log2);
+	if (err)
+		return err;
+	if (vroce_ranges_overlap(ureq->sq_buf_addr,
+				 (u64)ureq->sq_depth * VROCE_SEND_WQE_SIZE,
+				 ureq->rq_buf_addr,
+				 (u64)ureq->rq_depth * VROCE_RECV_WQE_SIZE))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A mapped QP's rings and record: pinned from the process's memory, as
+ * vroce_ureq() checked them; undone by vroce_qp_rings_destroy().
+ */
+static int vroce_qp_rings_create_user(struct vroce_dev *vdev,
+				      struct vroce_qp *qp,
+				      const struct vroce_create_qp *ureq,
+				      struct ib_udata *udata)
+{
+	int err;
+
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	qp->sq.max_sge = VROCE_MAX_SEND_SGE;
+	qp->rq.max_sge = VROCE_MAX_RECV_SGE;
+	err = vroce_dbrec_get(vdev, ureq->dbrec_addr, &qp->dbrec);
+	if (err)
+		return err;
+	err = vroce_ring_create_user(vdev, &qp->sq.ring, ilog2(ureq->sq_depth),
+				     VROCE_SEND_WQE_SIZE, udata,
+				     ureq->sq_buf_addr);
+	if (err)
+		goto err_put_dbrec;
+	if (qp->srq)
+		return 0;
+	err = vroce_ring_create_user(vdev, &qp->rq.ring, ilog2(ureq->rq_depth),
+				     VROCE_RECV_WQE_SIZE, udata,
+				     ureq->rq_buf_addr);
+	if (err)
+		goto err_destroy_sq;
+	return 0;
+
+err_destroy_sq:
+	vroce_ring_destroy(vdev, &qp->sq.ring);
+err_put_dbrec:
+	vroce_dbrec_put(vdev, &qp->dbrec);
+	return err;
+}
+
+static void vroce_qp_rings_destroy(struct vroce_dev *vdev, struct vroce_qp *qp)
+{
+	vroce_ring_destroy(vdev, &qp->rq.ring);
+	vroce_ring_destroy(vdev, &qp->sq.ring);
+	vroce_dbrec_put(vdev, &qp->dbrec);
+}
+
+/* The HCA may still use the rings and record: they stay until its reset. */
+static void vroce_qp_park(struct vroce_dev *vdev, struct vroce_qp *qp)
+{
+	qp->zombie->dbrec = qp->dbrec;
+	vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
+}
+
 int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibqp->device);
 	struct vroce_qp *qp = to_vroce_qp(ibqp);
 	struct vroce_qp_desc desc = {};
-	struct vroce_create_qp ureq;
+	struct vroce_create_qp ureq = {};
 	u32 qpn;
 	int err;
 
-	/*
-	 * A user QP's rings stay in the kernel: the process posts through
-	 * uverbs commands (POST_SEND, POST_RECV), which copy the work
-	 * requests in. Its inline data stays behind the process's addresses
-	 * and is copied in by post_send (vroce_user_inline_in()).
-	 */
-	if (udata) {
-		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
-		if (err)
-			return err;
-		if (ureq.comp_mask)
-			return -EOPNOTSUPP;
-		if (ureq.reserved)
-			return -EINVAL;
-	}
 	err = vroce_qp_check_init(vdev, init);
 	if (err)
 		return err;
 	/* uverbs creates no GSI QP; ib_mad creates the port's one. */
 	if (udata && init->qp_type == IB_QPT_GSI)
 		return -EINVAL;
+	/*
+	 * A user QP's rings are the process's when it asks (issue 31,
+	 * mapped rings: it posts with no system call but the send
+	 * doorbell). Otherwise they stay in the kernel: the process posts
+	 * through uverbs commands (POST_SEND, POST_RECV), which copy the
+	 * work requests in; its inline data stays behind the process's
+	 * addresses and is copied in by post_send (vroce_user_inline_in()).
+	 */
+	qp->mapped = false;
+	memset(&qp->dbrec, 0, sizeof(qp->dbrec));
+	if (udata) {
+		err = vroce_qp_ureq(vdev, udata, init, &ureq, &qp->mapped);
+		if (err)
+			return err;
+	}
 
 	qp->type = init->qp_type == IB_QPT_RC ? VROCE_QPT_RC :
 		   init->qp_type == IB_QPT_UD ? VROCE_QPT_UD :
@@ -181,13 +307,19 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!qp->zombie)
 		return -ENOMEM;
+	qp->srq = init->srq ? to_vroce_srq(init->srq) : NULL;
+	if (qp->mapped) {
+		err = vroce_qp_rings_create_user(vdev, qp, &ureq, udata);
+		if (err)
+			goto err_free_zombie;
+		goto described;
+	}
 	err = vroce_wq_init(vdev, &qp->sq, init->cap.max_send_wr,
 			    VROCE_SEND_WQE_SIZE, VROCE_MAX_SEND_SGE);
 	if (err)
 		goto err_free_zombie;
 	/* A QP attached to an SRQ has no receive ring of its own. */
 	if (init->srq) {
-		qp->srq = to_vroce_srq(init->srq);
 		spin_lock_init(&qp->rq.lock);
 		qp->rq.pi = 0;
 		qp->rq.ci = 0;
@@ -198,6 +330,7 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_destroy_sq;
 	}
 
+described:
 	desc.pdn = to_vroce_pd(ibqp->pd)->pdn;
 	desc.scqn = to_vroce_cq(init->send_cq)->cqn;
 	desc.rcqn = to_vroce_cq(init->recv_cq)->cqn;
@@ -220,7 +353,7 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = vroce_cmd_create_qp(vdev, &desc);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the rings under that number: both stay. */
-		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
+		vroce_qp_park(vdev, qp);
 		return err;
 	}
 	/* The HCA holds a QP under that number: it must not be given out. */
@@ -229,8 +362,15 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free_qpn;
 	ibqp->qp_num = qpn;
+	/* issue 31: CREATE_QP has no room for the record; it comes next. */
+	if (qp->mapped) {
+		err = vroce_cmd_qp_dbrec(vdev, qpn, qp->dbrec.dma);
+		if (err)
+			goto err_destroy_qp;
+	}
 	if (udata) {
 		struct vroce_create_qp_resp uresp = {
+			.comp_mask = qp->mapped ? VROCE_CREATE_QP_MAPPED : 0,
 			.qpn = qpn,
 			.sq_depth = BIT(qp->sq.ring.log2),
 			.rq_depth = qp->srq ? 0 : BIT(qp->rq.ring.log2),
@@ -256,13 +396,17 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_destroy_qp:
 	if (vroce_cmd_destroy_qp(vdev, qpn)) {
 		/* The HCA may still use the rings and the number. */
-		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
+		vroce_qp_park(vdev, qp);
 		return err;
 	}
 err_free_qpn:
 	/* Never published, in RESET: no CQE or event can name it. */
 	xa_erase(&vdev->qps, qpn);
 err_destroy_rq:
+	if (qp->mapped) {
+		vroce_qp_rings_destroy(vdev, qp);
+		goto err_free_zombie;
+	}
 	vroce_ring_destroy(vdev, &qp->rq.ring);
 err_destroy_sq:
 	vroce_ring_destroy(vdev, &qp->sq.ring);
@@ -561,11 +705,10 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		 */
 		ibdev_warn_ratelimited(ibqp->device, "DESTROY_QP %u failed (%d)\n",
 				       ibqp->qp_num, err);
-		vroce_ring_zombie(vdev, qp->zombie, &qp->sq.ring, &qp->rq.ring);
+		vroce_qp_park(vdev, qp);
 		return 0;
 	}
-	vroce_ring_destroy(vdev, &qp->rq.ring);
-	vroce_ring_destroy(vdev, &qp->sq.ring);
+	vroce_qp_rings_destroy(vdev, qp);
 	vroce_ring_zombie_free(vdev, qp->zombie);
 	vroce_eq_release_qpn(vdev, ibqp->qp_num);
 	return 0;
@@ -621,6 +764,9 @@ int vroce_qp_flush(struct vroce_qp *qp, bool rq, struct ib_wc *wc, int max)
 	unsigned long flags;
 	int n = 0;
 
+	/* issue 31: a mapped QP's WQEs are the process's, unseen here. */
+	if (qp->mapped)
+		return 0;
 	spin_lock_irqsave(&wq->lock, flags);
 	if (!wc) {
 		n = wq->pi != wq->ci;
@@ -997,6 +1143,20 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 start;
 	int err = 0;
 
+	/*
+	 * issue 31: a mapped QP's POST_SEND carries no work request: it is
+	 * the send doorbell, whose index the HCA takes from the record. The
+	 * kernel writes nothing into the process's ring: a POST_SEND with
+	 * work requests (an old or broken provider) is refused.
+	 */
+	if (qp->mapped) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EOPNOTSUPP;
+		}
+		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, 0);
+		return 0;
+	}
 	/* In ERR work requests are taken and flushed (ib_drain_qp()). */
 	if (state != IB_QPS_RTS && state != IB_QPS_ERR) {
 		*bad_wr = wr;
@@ -1058,6 +1218,11 @@ int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u32 start;
 	int err = 0;
 
+	/* issue 31: a mapped QP's receives are posted with no system call. */
+	if (qp->mapped) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	/* Receives of a QP attached to an SRQ are posted there. */
 	if (READ_ONCE(qp->state) == IB_QPS_RESET || qp->srq) {
 		*bad_wr = wr;

@@ -59,6 +59,46 @@ int vroce_ring_create(struct vroce_dev *vdev, struct vroce_ring *r,
 }
 
 /**
+ * vroce_ring_create_user() - a ring in the calling process's memory, for
+ *	the HCA: a user-buffer MTR (issue 31, mapped rings)
+ * @vdev: the device
+ * @r: the ring to set up; it has no kernel address (@r->page NULL): the
+ *	kernel never reads or writes its entries
+ * @log2: entries = 2^@log2
+ * @entry_size: bytes per entry, a power of two up to PAGE_SIZE
+ * @udata: the uverbs command's data (the process whose memory it is)
+ * @addr: the ring's address in the process, page aligned, writable for
+ *	2^@log2 * @entry_size bytes, or the whole page when that is less
+ *
+ * Context: process context, may sleep.
+ * Return: 0; an error of vroce_mtr_create() (-EFAULT for memory not
+ * mapped writable, -EINVAL for a length that is not whole pages, -ENOMEM).
+ */
+int vroce_ring_create_user(struct vroce_dev *vdev, struct vroce_ring *r,
+			   u32 log2, u32 entry_size, struct ib_udata *udata,
+			   u64 addr)
+{
+	struct vroce_buf_attr attr = {
+		/* A power of two: less than a page is the page. */
+		.region = { { max_t(u64, (u64)entry_size << log2, PAGE_SIZE),
+			      0 } },
+		.region_count = 1,
+		.page_shift = PAGE_SHIFT,
+		/* The HCA writes CQEs, and marks SRQ WQEs it took. */
+		.user_access = IB_ACCESS_LOCAL_WRITE,
+		.adaptive = true,
+		.iova = addr,
+	};
+
+	if (WARN_ON_ONCE(!is_power_of_2(entry_size) || entry_size > PAGE_SIZE))
+		return -EINVAL;
+	r->log2 = log2;
+	r->entry_shift = ilog2(entry_size);
+	r->page = NULL;
+	return vroce_mtr_create(vdev, &r->mtr, &attr, PAGE_SHIFT, udata, addr);
+}
+
+/**
  * vroce_ring_destroy() - free a ring the HCA no longer uses
  * @vdev: the device
  * @r: the ring; nothing is done if it was never created

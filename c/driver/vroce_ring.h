@@ -86,6 +86,10 @@ static inline void *vroce_ring_written(const struct vroce_ring *r, u32 n)
 int vroce_ring_create(struct vroce_dev *vdev, struct vroce_ring *r,
 		      u32 log2, u32 entry_size, u32 hopnum);
 void vroce_ring_destroy(struct vroce_dev *vdev, struct vroce_ring *r);
+struct ib_udata;
+int vroce_ring_create_user(struct vroce_dev *vdev, struct vroce_ring *r,
+			   u32 log2, u32 entry_size, struct ib_udata *udata,
+			   u64 addr);
 void vroce_ring_mtt(const struct vroce_mtr *mtr, struct vroce_hw_mtt *mtt);
 
 #endif /* _VROCE_RING_H_ */

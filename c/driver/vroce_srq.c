@@ -45,53 +45,125 @@ static void vroce_srq_ring_init(struct vroce_srq *srq)
 	}
 }
 
+/* ---- issue 31: a mapped SRQ ---- */
+
+/*
+ * The driver data of a process's CREATE_SRQ: @*mapped set for a mapped
+ * SRQ, its ring checked as a QP's; else the kernel's ring, as before.
+ */
+static int vroce_srq_ureq(struct vroce_dev *vdev, struct ib_udata *udata,
+			  const struct ib_srq_init_attr *init,
+			  struct vroce_create_srq *ureq, bool *mapped)
+{
+	int err;
+
+	*mapped = false;
+	err = vroce_udata_in(udata, ureq, sizeof(*ureq));
+	if (err)
+		return err;
+	if (ureq->comp_mask & ~VROCE_CREATE_SRQ_MAPPED)
+		return -EOPNOTSUPP;
+	if (ureq->reserved || ureq->reserved2)
+		return -EINVAL;
+	if (!(ureq->comp_mask & VROCE_CREATE_SRQ_MAPPED))
+		return ureq->buf_addr || ureq->dbrec_addr || ureq->depth ?
+		       -EINVAL : 0;
+	if (!(vdev->attr.caps & VROCE_CAP_MAPPED))
+		return -EOPNOTSUPP;
+	*mapped = true;
+	return 0;
+}
+
+/* The SRQ's ring: the process's with its record, or the kernel's. */
+static int vroce_srq_ring_create(struct vroce_dev *vdev, struct vroce_srq *srq,
+				 u32 max_wr, struct ib_udata *udata,
+				 const struct vroce_create_srq *ureq)
+{
+	int err;
+
+	if (!srq->mapped) {
+		/* At least two entries, like a QP's queues. */
+		err = vroce_ring_create(vdev, &srq->ring,
+					max_wr > 2 ? order_base_2(max_wr) : 1,
+					VROCE_RECV_WQE_SIZE, 0);
+		if (!err)
+			vroce_srq_ring_init(srq);
+		return err;
+	}
+	/* The process marked every slot free (srq_done) before this. */
+	err = vroce_dbrec_get(vdev, ureq->dbrec_addr, &srq->dbrec);
+	if (err)
+		return err;
+	err = vroce_ring_create_user(vdev, &srq->ring, ilog2(ureq->depth),
+				     VROCE_RECV_WQE_SIZE, udata,
+				     ureq->buf_addr);
+	if (err)
+		vroce_dbrec_put(vdev, &srq->dbrec);
+	return err;
+}
+
+static void vroce_srq_ring_destroy(struct vroce_dev *vdev,
+				   struct vroce_srq *srq)
+{
+	vroce_ring_destroy(vdev, &srq->ring);
+	vroce_dbrec_put(vdev, &srq->dbrec);
+}
+
+/* The HCA may still read the ring and record: both stay until its reset. */
+static void vroce_srq_park(struct vroce_dev *vdev, struct vroce_srq *srq)
+{
+	srq->zombie->dbrec = srq->dbrec;
+	vroce_ring_zombie(vdev, srq->zombie, &srq->ring, NULL);
+}
+
 int vroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibsrq->device);
 	struct vroce_srq *srq = to_vroce_srq(ibsrq);
-	struct vroce_create_srq ureq;
+	struct vroce_create_srq ureq = {};
 	u32 max_wr = init->attr.max_wr;
 	int err;
 
+	srq->mapped = false;
 	if (udata) {
-		err = vroce_udata_in(udata, &ureq, sizeof(ureq));
+		err = vroce_srq_ureq(vdev, udata, init, &ureq, &srq->mapped);
 		if (err)
 			return err;
-		if (ureq.comp_mask)
-			return -EOPNOTSUPP;
-		if (ureq.reserved)
-			return -EINVAL;
 	}
 	err = vroce_srq_check(vdev, init);
 	if (err)
 		return err;
+	if (srq->mapped) {
+		err = vroce_map_check_ring(vdev, ureq.buf_addr, ureq.depth,
+					   VROCE_RECV_WQE_SIZE, max_wr,
+					   vdev->attr.max_wq_depth_log2);
+		if (err)
+			return err;
+	}
 
 	spin_lock_init(&srq->lock);
 	srq->pi = 0;
 	srq->zombie = vroce_ring_zombie_alloc(vdev);
 	if (!srq->zombie)
 		return -ENOMEM;
-	/* At least two entries, like a QP's queues. */
-	err = vroce_ring_create(vdev, &srq->ring,
-				max_wr > 2 ? order_base_2(max_wr) : 1,
-				VROCE_RECV_WQE_SIZE, 0);
+	err = vroce_srq_ring_create(vdev, srq, max_wr, udata, &ureq);
 	if (err)
 		goto err_free_zombie;
-	vroce_srq_ring_init(srq);
 
 	err = vroce_cmd_create_srq(vdev, to_vroce_pd(ibsrq->pd)->pdn,
 				   &srq->ring, init->attr.srq_limit,
-				   &srq->srqn);
+				   srq->dbrec.dma, &srq->srqn);
 	if (err == -ETIMEDOUT) {
 		/* The HCA may hold the ring under a number never learnt. */
-		vroce_ring_zombie(vdev, srq->zombie, &srq->ring, NULL);
+		vroce_srq_park(vdev, srq);
 		return err;
 	}
 	if (err)
 		goto err_destroy_ring;
 	if (udata) {
 		struct vroce_create_srq_resp uresp = {
+			.comp_mask = srq->mapped ? VROCE_CREATE_SRQ_MAPPED : 0,
 			.srqn = srq->srqn,
 			.depth = BIT(srq->ring.log2),
 		};
@@ -112,12 +184,12 @@ int vroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_destroy_srq:
 	if (!vroce_cmd_let_go(vroce_cmd_destroy_srq(vdev, srq->srqn))) {
 		/* The HCA may still read the ring. */
-		vroce_ring_zombie(vdev, srq->zombie, &srq->ring, NULL);
+		vroce_srq_park(vdev, srq);
 		return err;
 	}
 	/* Never in the table: no event of it can be delivered. */
 err_destroy_ring:
-	vroce_ring_destroy(vdev, &srq->ring);
+	vroce_srq_ring_destroy(vdev, srq);
 err_free_zombie:
 	vroce_ring_zombie_free(vdev, srq->zombie);
 	return err;
@@ -179,10 +251,10 @@ int vroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	if (!vroce_cmd_let_go(err)) {
 		ibdev_warn_ratelimited(ibsrq->device, "DESTROY_SRQ %u failed (%d)\n",
 				       srq->srqn, err);
-		vroce_ring_zombie(vdev, srq->zombie, &srq->ring, NULL);
+		vroce_srq_park(vdev, srq);
 		return 0;
 	}
-	vroce_ring_destroy(vdev, &srq->ring);
+	vroce_srq_ring_destroy(vdev, srq);
 	vroce_ring_zombie_free(vdev, srq->zombie);
 	return 0;
 }
@@ -210,6 +282,11 @@ int vroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	u32 start;
 	int err = 0;
 
+	/* issue 31: a mapped SRQ's receives are posted with no system call. */
+	if (srq->mapped) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	start = srq->pi;
 	for (; wr; wr = wr->next) {

@@ -38,6 +38,8 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	[VROCE_CNT_LOC_ACCESS_ERR].name = "cqe_loc_access_err",
 	/* issue 31, hca */
 	[VROCE_CNT_UNPRIV_REFUSED].name = "unpriv_wqe_refused",
+	/* issue 31, mapped rings */
+	[VROCE_CNT_DBREC_ERR].name = "dbrec_err",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

@@ -124,10 +124,23 @@ static int vroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
+/*
+ * The context's response tells the provider what it may map (issue 31):
+ * rings in its own memory with doorbell records, when the HCA reads
+ * them, and how to ring a send doorbell. A provider that reads no
+ * response maps nothing.
+ */
 static int vroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {
-	return 0;
+	struct vroce_dev *vdev = to_vroce_dev(ibuc->device);
+	struct vroce_alloc_ucontext_resp resp = {
+		.db_method = VROCE_DB_SYSCALL,
+	};
+
+	if (vdev->attr.caps & VROCE_CAP_MAPPED)
+		resp.flags = VROCE_UCTX_F_MAPPED_CQ | VROCE_UCTX_F_MAPPED_WQ;
+	return vroce_udata_out(udata, &resp, sizeof(resp));
 }
 
 static void vroce_dealloc_ucontext(struct ib_ucontext *ibuc)

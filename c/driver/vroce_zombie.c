@@ -253,6 +253,7 @@ void vroce_ring_reap(struct vroce_dev *vdev)
 	list_for_each_entry_safe(z, tmp, &vdev->ring_zombies, list) {
 		vroce_ring_destroy(vdev, &z->ring[0]);
 		vroce_ring_destroy(vdev, &z->ring[1]);
+		vroce_dbrec_put(vdev, &z->dbrec);
 		list_del(&z->list);
 		vroce_core_free(vdev, z);
 	}

@@ -341,7 +341,8 @@ struct vroce_hca *vroce_hca_add(int id)
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
 	eth_random_addr(hca->mac);
 	hca->caps = VROCE_CAP_MR_ENABLE | VROCE_CAP_SRQ | VROCE_CAP_ATOMIC |
-		    VROCE_CAP_UC | VROCE_CAP_MCAST | VROCE_CAP_UNPRIV_QP;
+		    VROCE_CAP_UC | VROCE_CAP_MCAST | VROCE_CAP_UNPRIV_QP |
+		    VROCE_CAP_MAPPED;
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;

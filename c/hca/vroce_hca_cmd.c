@@ -100,6 +100,9 @@ static_assert(offsetof(struct vroce_resp_query_device, caps) ==
 static_assert(sizeof(struct vroce_resp_query_device) == 64);
 
 static_assert(sizeof(struct vroce_cmd_resize_cq) <= VROCE_CMD_REQ_SIZE);
+/* issue 31 */
+static_assert(sizeof(struct vroce_cmd_qp_dbrec) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_create_srq) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_resp_query_counters) <=
 	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
 
@@ -194,6 +197,10 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		if (!(hca->caps & VROCE_CAP_SRQ))
 			return VROCE_CMD_BAD_OPCODE;
 		return vroce_hca_query_srq(hca, req, resp);
+	case VROCE_CMD_QP_DBREC:
+		if (!(hca->caps & VROCE_CAP_MAPPED))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_qp_dbrec(hca, req);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}

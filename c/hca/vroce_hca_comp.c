@@ -390,16 +390,24 @@ static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 	slot = srq - hca->srqs;
 	wq = &srq->wq;
 	lockdep_assert_held(&hca->srq_lock[slot]);
-	spin_lock_irqsave(&hca->reg_lock, flags);
-	rung = hca->srq_db[slot];
-	spin_unlock_irqrestore(&hca->reg_lock, flags);
-	/* The WQEs were written before the doorbell that announced them. */
+	if (srq->dbrec) {
+		/* issue 31: the process's record, read once, checked below. */
+		if (!vroce_hca_dbrec_read(hca, srq->dbrec, 0, &pi))
+			pi = wq->pi - 1;
+	} else {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		rung = hca->srq_db[slot];
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+		pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	}
+	/* The WQEs were written before the index that announced them. */
 	dma_rmb();
 
-	pi = wq->ci + (u16)(rung - (u16)wq->ci);
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
+		if (srq->dbrec && READ_ONCE(qp->state) != VROCE_QPS_ERR)
+			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
 		vroce_hca_qp_fatal(hca, qp);
 		return false;
 	}
@@ -429,16 +437,29 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		return false;
 	if (q == VROCE_HCA_RQ && qp->srqn)
 		return vroce_hca_srq_sync(hca, qp);
-	spin_lock_irqsave(&hca->reg_lock, flags);
-	rung = hca->qp_db[slot].pi[q];
-	spin_unlock_irqrestore(&hca->reg_lock, flags);
-	/* The WQEs were written before the doorbell that announced them. */
+	if (qp->dbrec) {
+		/*
+		 * issue 31: the process's record, read once and checked
+		 * below; a record that leads nowhere is as bad as a bad
+		 * index.
+		 */
+		if (!vroce_hca_dbrec_read(hca, qp->dbrec, q, &pi))
+			pi = wq->pi - 1;
+	} else {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		rung = hca->qp_db[slot].pi[q];
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+		pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	}
+	/* The WQEs were written before the index that announced them. */
 	dma_rmb();
 
-	pi = wq->ci + (u16)(rung - (u16)wq->ci);
 	if (pi == wq->pi)
 		return false;
 	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
+		/* Counted once: a QP in ERR flushes what it took, no more. */
+		if (qp->dbrec && READ_ONCE(qp->state) != VROCE_QPS_ERR)
+			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
 		vroce_hca_qp_fatal(hca, qp);
 		return false;
 	}
@@ -527,16 +548,31 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	struct vroce_hca_cq *cq = &hca->cqs[cqn];
 	struct vroce_cqe *slot = NULL;
 	unsigned long flags;
+	u32 ci32, used;
 	u16 ci;
 
 	/* QPs of any engine complete to a CQ: one CQE at a time. */
 	spin_lock(&hca->cq_lock[cqn]);
-	spin_lock_irqsave(&hca->reg_lock, flags);
-	ci = hca->cq_db[cqn].ci;
-	spin_unlock_irqrestore(&hca->reg_lock, flags);
-
-	if ((u16)((u16)cq->pi - ci) < BIT(cq->ring.depth_log2))
-		slot = vroce_hca_ring_entry(hca, &cq->ring, cq->pi);
+	if (cq->dbrec) {
+		/*
+		 * issue 31: the process's record, read once. A consumer
+		 * ahead of the producer, or more than the depth behind, is
+		 * a broken record: reported as an overflow, and counted.
+		 */
+		if (!vroce_hca_dbrec_read(hca, cq->dbrec, 0, &ci32))
+			ci32 = cq->pi + 1;
+		used = cq->pi - ci32;
+		if (used > BIT(cq->ring.depth_log2))
+			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
+		else if (used < BIT(cq->ring.depth_log2))
+			slot = vroce_hca_ring_entry(hca, &cq->ring, cq->pi);
+	} else {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		ci = hca->cq_db[cqn].ci;
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+		if ((u16)((u16)cq->pi - ci) < BIT(cq->ring.depth_log2))
+			slot = vroce_hca_ring_entry(hca, &cq->ring, cq->pi);
+	}
 	if (!slot) {
 		if (!cq->overflowed) {
 			cq->overflowed = true;
@@ -560,6 +596,51 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	vroce_hca_cq_event(hca, cqn, cqe);
 out:
 	spin_unlock(&hca->cq_lock[cqn]);
+}
+
+/*
+ * issue 31: arming a CQ whose consumer index is in a record. The arm came
+ * by DB_CQ; CQEs the HCA wrote before it that the consumer has not read
+ * (the record's ci behind the producer count, read once) raise the event
+ * now, as a CQE after the arm would (the arm is taken): an event is never
+ * lost against a CQE written between the consumer's last poll and its
+ * arm. An armed-solicited CQ gets it too (an extra event is allowed).
+ * Context: the timer work, @hca->wire_lock read-held.
+ */
+static void vroce_hca_cq_arm_check(struct vroce_hca *hca, u32 cqn)
+{
+	struct vroce_hca_cq *cq = &hca->cqs[cqn];
+	unsigned long flags;
+	bool fire = false;
+	u32 ci;
+
+	spin_lock(&hca->cq_lock[cqn]);
+	if (cq->valid && cq->dbrec &&
+	    vroce_hca_dbrec_read(hca, cq->dbrec, 0, &ci) && ci != cq->pi) {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		fire = hca->cq_db[cqn].arm;
+		hca->cq_db[cqn].arm = 0;
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+	}
+	if (fire)
+		vroce_hca_eq_post(hca, VROCE_EQE_COMP, cqn);
+	spin_unlock(&hca->cq_lock[cqn]);
+}
+
+/**
+ * vroce_hca_cq_arm_checks() - the arm checks DB_CQ asked for (issue 31)
+ * @hca: the HCA
+ *
+ * Context: the timer work, @hca->wire_lock read-held; it raises the
+ * interrupt of the events written after.
+ */
+void vroce_hca_cq_arm_checks(struct vroce_hca *hca)
+{
+	u32 cqn;
+
+	for_each_set_bit(cqn, hca->cq_arm_check, VROCE_MAX_CQ)
+		if (test_and_clear_bit(cqn, hca->cq_arm_check))
+			vroce_hca_cq_arm_check(hca, cqn);
 }
 
 /* ---- RNR and retry waits ---- */

@@ -235,3 +235,67 @@ void *vroce_hca_ring_entry(struct vroce_hca *hca,
 				     addr + (off & (BIT_ULL(mtt->buf_pg_shift) - 1)),
 				     ring->entry_size);
 }
+
+/* ---- issue 31: doorbell records in a process's memory ---- */
+
+/**
+ * vroce_hca_dbrec_ok() - whether a command's doorbell record is usable
+ * @hca: the HCA
+ * @dbrec: its DMA address
+ *
+ * Context: any context.
+ * Return: true for an 8-byte aligned address of memory the HCA reaches.
+ */
+bool vroce_hca_dbrec_ok(struct vroce_hca *hca, u64 dbrec)
+{
+	return dbrec && IS_ALIGNED(dbrec, 8) &&
+	       vroce_hca_dma_to_virt(vroce_hca_dev(hca), dbrec, 8);
+}
+
+/**
+ * vroce_hca_dbrec_write() - write one word of a doorbell record
+ * @hca: the HCA
+ * @dbrec: the record's DMA address, checked by vroce_hca_dbrec_ok()
+ * @word: the __le32 word (0 or 1)
+ * @val: its new value
+ *
+ * Only RESIZE_CQ writes a record (its consumer index back to 0).
+ *
+ * Context: any context.
+ */
+void vroce_hca_dbrec_write(struct vroce_hca *hca, u64 dbrec, u32 word,
+			   u32 val)
+{
+	__le32 *p = vroce_hca_dma_to_virt(vroce_hca_dev(hca),
+					  dbrec + word * sizeof(__le32),
+					  sizeof(__le32));
+
+	if (p)
+		WRITE_ONCE(*p, cpu_to_le32(val));
+}
+
+/**
+ * vroce_hca_dbrec_read() - read one word of a doorbell record
+ * @hca: the HCA
+ * @dbrec: the record's DMA address, checked by vroce_hca_dbrec_ok()
+ * @word: the __le32 word to read (0 or 1)
+ * @val: where its value goes
+ *
+ * The process writes the record whenever it likes: the word is read once,
+ * here, and the caller checks the value it got, never reading it again.
+ *
+ * Context: any context.
+ * Return: true, or false when the address no longer leads to memory.
+ */
+bool vroce_hca_dbrec_read(struct vroce_hca *hca, u64 dbrec, u32 word,
+			  u32 *val)
+{
+	__le32 *p = vroce_hca_dma_to_virt(vroce_hca_dev(hca),
+					  dbrec + word * sizeof(__le32),
+					  sizeof(__le32));
+
+	if (!p)
+		return false;
+	*val = le32_to_cpu(READ_ONCE(*p));
+	return true;
+}

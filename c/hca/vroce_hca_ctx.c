@@ -95,11 +95,16 @@ u16 vroce_hca_create_cq(struct vroce_hca *hca,
 			struct vroce_resp_create_cq *resp)
 {
 	u32 log2 = le32_to_cpu(cmd->depth_log2), cqn;
+	u64 dbrec = le64_to_cpu(cmd->dbrec);
 	struct vroce_hca_ring ring;
 	unsigned long flags;
 
 	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 ||
 	    !vroce_hca_ring_from_cmd(&ring, &cmd->ring, log2, VROCE_CQE_SIZE))
+		return VROCE_CMD_BAD_PARAM;
+	/* issue 31: a record only from an HCA that offers it, and usable. */
+	if (dbrec && (!(hca->caps & VROCE_CAP_MAPPED) ||
+		      !vroce_hca_dbrec_ok(hca, dbrec)))
 		return VROCE_CMD_BAD_PARAM;
 	for (cqn = 0; cqn < VROCE_MAX_CQ; cqn++)
 		if (!hca->cqs[cqn].valid)
@@ -109,6 +114,7 @@ u16 vroce_hca_create_cq(struct vroce_hca *hca,
 
 	memset(&hca->cqs[cqn], 0, sizeof(hca->cqs[cqn]));
 	hca->cqs[cqn].ring = ring;
+	hca->cqs[cqn].dbrec = dbrec;
 	hca->cqs[cqn].valid = true;
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	memset(&hca->cq_db[cqn], 0, sizeof(hca->cq_db[cqn]));
@@ -171,11 +177,12 @@ u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 
 	if (!cq)
 		return VROCE_CMD_BAD_HANDLE;
-	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 || cmd->rsvd ||
+	if (log2 < 1 || log2 > VROCE_MAX_CQ_DEPTH_LOG2 ||
 	    !vroce_hca_ring_from_cmd(&ring, &cmd->ring, log2, VROCE_CQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
 	n = cq->pi - ci;
-	if (n > BIT(cq->ring.depth_log2) || n > BIT(log2))
+	if (n > BIT(cq->ring.depth_log2) || n > BIT(log2) ||
+	    (cmd->want && n > le32_to_cpu(cmd->want)))
 		return VROCE_CMD_BAD_PARAM;
 	for (i = 0; i < n; i++) {
 		from = vroce_hca_ring_entry(hca, &cq->ring, ci + i);
@@ -189,6 +196,9 @@ u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 	}
 	cq->ring = ring;
 	cq->pi = n;
+	/* issue 31: the consumer's count starts again with the new ring. */
+	if (cq->dbrec)
+		vroce_hca_dbrec_write(hca, cq->dbrec, 0, 0);
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	hca->cq_db[le32_to_cpu(cmd->cqn)].ci = 0;
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
@@ -535,6 +545,7 @@ u16 vroce_hca_create_srq(struct vroce_hca *hca,
 {
 	u32 log2 = le32_to_cpu(cmd->depth_log2), limit = le32_to_cpu(cmd->limit);
 	u32 pdn = le32_to_cpu(cmd->pdn), slot;
+	u64 dbrec = le64_to_cpu(cmd->dbrec);
 	struct vroce_hca_srq *srq;
 	struct vroce_hca_wq wq;
 	unsigned long flags;
@@ -543,6 +554,9 @@ u16 vroce_hca_create_srq(struct vroce_hca *hca,
 		return VROCE_CMD_BAD_HANDLE;
 	if (!vroce_hca_wq_from_cmd(&wq, &cmd->ring, log2, VROCE_RECV_WQE_SIZE) ||
 	    limit > BIT(log2))
+		return VROCE_CMD_BAD_PARAM;
+	if (dbrec && (!(hca->caps & VROCE_CAP_MAPPED) ||
+		      !vroce_hca_dbrec_ok(hca, dbrec)))
 		return VROCE_CMD_BAD_PARAM;
 	for (slot = 0; slot < VROCE_MAX_SRQ; slot++)
 		if (!hca->srqs[slot].valid)
@@ -557,6 +571,7 @@ u16 vroce_hca_create_srq(struct vroce_hca *hca,
 	srq->pdn = pdn;
 	srq->wq = wq;
 	srq->limit = limit;
+	srq->dbrec = dbrec;
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	hca->srq_db[slot] = 0;
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
@@ -635,5 +650,32 @@ u16 vroce_hca_query_srq(struct vroce_hca *hca, const struct vroce_cmd_srq *cmd,
 		return VROCE_CMD_BAD_HANDLE;
 	resp->limit = cpu_to_le32(srq->limit);
 	resp->posted = cpu_to_le32(srq->wq.pi - srq->wq.ci);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_qp_dbrec() - QP_DBREC: give a QP in RESET its doorbell record
+ * @hca: the HCA
+ * @cmd: the request
+ *
+ * From now on the QP's producer indexes come from the record (issue 31,
+ * mapped rings); DB_SQ only says when to look.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE, or BAD_PARAM (a GSI QP, not in RESET,
+ * a record already, an address not aligned or not memory).
+ */
+u16 vroce_hca_qp_dbrec(struct vroce_hca *hca,
+		       const struct vroce_cmd_qp_dbrec *cmd)
+{
+	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, le32_to_cpu(cmd->qpn));
+	u64 dbrec = le64_to_cpu(cmd->dbrec);
+
+	if (!qp)
+		return VROCE_CMD_BAD_HANDLE;
+	if (qp->type == VROCE_QPT_GSI || qp->state != VROCE_QPS_RESET ||
+	    qp->dbrec || cmd->rsvd || !vroce_hca_dbrec_ok(hca, dbrec))
+		return VROCE_CMD_BAD_PARAM;
+	qp->dbrec = dbrec;
 	return VROCE_CMD_OK;
 }

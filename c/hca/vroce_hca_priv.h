@@ -239,6 +239,8 @@ struct vroce_hca_wq {
  *	name no privileged work request or key (vroce_hca_req.c)
  * @msg_opcode: with @msg_off: the opcode of the message in progress, which
  *	a WQE fetched again at a later visit must still carry
+ * @dbrec: DMA address of the QP's doorbell record (QP_DBREC), 0: none;
+ *	the producer indexes then come from it, not from DB_SQ and DB_RQ
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -274,6 +276,8 @@ struct vroce_hca_qp {
 	/* issue 31, hca: a process's QP */
 	bool unpriv;
 	u8 msg_opcode;
+	/* issue 31, mapped rings: see vroce_hca_dbrec_read() */
+	u64 dbrec;
 };
 
 /**
@@ -284,6 +288,7 @@ struct vroce_hca_qp {
  * @wq: its receive WQEs; pi and ci under the slot's srq_lock
  * @limit: armed limit, 0: not armed; under the slot's srq_lock
  * @users: QPs attached (commands only)
+ * @dbrec: DMA address of the SRQ's doorbell record, 0: none (DB_SRQ)
  */
 struct vroce_hca_srq {
 	bool valid;
@@ -292,6 +297,7 @@ struct vroce_hca_srq {
 	struct vroce_hca_wq wq;
 	u32 limit;
 	u32 users;
+	u64 dbrec;
 };
 
 /**
@@ -303,6 +309,8 @@ struct vroce_hca_srq {
  * @overflowed: a CQE was lost (reported once)
  * @event_pending: a delayed completion event is due at @event_due
  * @event_due: jiffies
+ * @dbrec: DMA address of the CQ's doorbell record, 0: none (the consumer
+ *	index comes by DB_CQ)
  */
 struct vroce_hca_cq {
 	bool valid;
@@ -312,6 +320,7 @@ struct vroce_hca_cq {
 	bool overflowed;
 	bool event_pending;
 	unsigned long event_due;
+	u64 dbrec;
 };
 
 /**
@@ -484,6 +493,11 @@ struct vroce_hca {
 	struct vroce_hca_mcg mcg[VROCE_MAX_MCG];
 	/* The port's counters (enum vroce_counter), atomic: no lock. */
 	atomic64_t cnt[VROCE_CNT_NUM];
+	/*
+	 * issue 31: CQs with a record armed by DB_CQ, whose unread CQEs the
+	 * timer work checks (vroce_hca_cq_arm_checks()); atomic bitops.
+	 */
+	DECLARE_BITMAP(cq_arm_check, VROCE_MAX_CQ);
 
 	/* Set up by vroce_hca_add(), unchanged until vroce_hca_del(). */
 	struct workqueue_struct *wq;	/* ordered: one work item at a time */
@@ -566,6 +580,8 @@ u16 vroce_hca_destroy_srq(struct vroce_hca *hca,
 			  const struct vroce_cmd_srq *cmd);
 u16 vroce_hca_query_srq(struct vroce_hca *hca, const struct vroce_cmd_srq *cmd,
 			struct vroce_resp_query_srq *resp);
+u16 vroce_hca_qp_dbrec(struct vroce_hca *hca,
+		       const struct vroce_cmd_qp_dbrec *cmd);
 
 /* c/hca/vroce_hca_req.c */
 void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
@@ -623,6 +639,7 @@ void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_timer_arm(struct vroce_hca *hca);
 bool vroce_hca_gid_mcast(const u8 *gid);
+void vroce_hca_cq_arm_checks(struct vroce_hca *hca);
 struct vroce_hca_mcg *vroce_hca_mcg_find(struct vroce_hca *hca, const u8 *gid);
 
 /* c/hca/vroce_hca_mpt.c */
@@ -670,5 +687,10 @@ bool vroce_hca_ring_from_regs(struct vroce_hca *hca, u32 ba_reg, u32 cfg,
 			      struct vroce_hca_ring *ring);
 void *vroce_hca_ring_entry(struct vroce_hca *hca,
 			   const struct vroce_hca_ring *ring, u32 count);
+bool vroce_hca_dbrec_ok(struct vroce_hca *hca, u64 dbrec);
+bool vroce_hca_dbrec_read(struct vroce_hca *hca, u64 dbrec, u32 word,
+			  u32 *val);
+void vroce_hca_dbrec_write(struct vroce_hca *hca, u64 dbrec, u32 word,
+			   u32 val);
 
 #endif /* _VROCE_HCA_PRIV_H_ */

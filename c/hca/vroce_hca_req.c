@@ -490,8 +490,15 @@ static u8 vroce_hca_wqe_check(const struct vroce_hca_op *op)
 	if (wqe->opcode >= ARRAY_SIZE(vroce_hca_cqe_opcode) ||
 	    (wqe->flags & ~VROCE_HCA_WQE_FLAGS))
 		return VROCE_CQE_LOC_QP_OP_ERR;
-	if (qp->unpriv && (wqe->opcode == VROCE_WQE_REG_MR ||
-			   wqe->opcode == VROCE_WQE_LOCAL_INV))
+	/*
+	 * A QP with a doorbell record is a process's too, whose WQEs the
+	 * kernel never sees (an MR of the MR cache is a fast-register entry
+	 * of the process's PD: invalidated, then registered again with a
+	 * page list of its choosing, it would reach any page).
+	 */
+	if ((qp->unpriv || qp->dbrec) &&
+	    (wqe->opcode == VROCE_WQE_REG_MR ||
+	     wqe->opcode == VROCE_WQE_LOCAL_INV))
 		return VROCE_CQE_LOC_QP_OP_ERR;
 	if ((wqe->flags & VROCE_WQE_F_INLINE) ?
 	    le32_to_cpu(wqe->inline_len) > VROCE_MAX_INLINE :

@@ -106,6 +106,7 @@ static void vroce_hca_timer_work(struct work_struct *work)
 
 	down_read(hca->wire_lock);
 	if (vroce_hca_enabled(hca)) {
+		vroce_hca_cq_arm_checks(hca);
 		vroce_hca_timers_expire(hca);
 		vroce_hca_timer_arm(hca);	/* what is left */
 		vroce_hca_engine_raise(hca);
@@ -171,6 +172,15 @@ static void vroce_hca_db_cq(struct vroce_hca *hca, u32 val)
 		db->arm = VROCE_DB_CQ_CMD_ARM_NEXT;
 	else if (cmd == VROCE_DB_CQ_CMD_ARM_SOL && !db->arm)
 		db->arm = VROCE_DB_CQ_CMD_ARM_SOL;
+	/*
+	 * issue 31: a CQ whose consumer index is in a record: CQEs it has
+	 * not read raise the event now (the timer work compares, under the
+	 * CQ's lock; queued under reg_lock, so a reset flushes it).
+	 */
+	if (cmd != VROCE_DB_CQ_CMD_CI && READ_ONCE(hca->cqs[cqn].dbrec)) {
+		set_bit(cqn, hca->cq_arm_check);
+		mod_delayed_work(hca->qp_wq, &hca->timer_work, 0);
+	}
 }
 
 /**

@@ -63,6 +63,8 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_DETACH_MCAST	= 20,
 	/* REREG_MR (issue 30): 21; 22 spare. */
 	VROCE_CMD_REREG_MR	= 21,
+	/* issue 31, mapped rings: a QP's doorbell record (VROCE_CAP_MAPPED) */
+	VROCE_CMD_QP_DBREC	= 22,
 };
 
 /* Status the HCA returns in a response. */
@@ -226,11 +228,24 @@ struct vroce_cmd_ring {
 	__le32 page_count;
 };
 
+/**
+ * struct vroce_cmd_create_cq - CREATE_CQ: a CQ over a ring of CQEs
+ * @hdr: VROCE_CMD_CREATE_CQ
+ * @depth_log2: CQEs = 2^n, 1 to VROCE_MAX_CQ_DEPTH_LOG2
+ * @rsvd: zero
+ * @ring: the CQEs
+ * @dbrec: (issue 31, VROCE_CAP_MAPPED) 0, or the DMA address of the CQ's
+ *	doorbell record (struct vroce_ifc_cq_dbrec), 8-byte aligned: the
+ *	HCA then takes the consumer index from its @ci, never from DB_CQ's
+ *	(DB_CQ only arms). BAD_PARAM for an address not aligned or not
+ *	memory. A driver before it leaves it 0 (the slot is zeroed).
+ */
 struct vroce_cmd_create_cq {
 	struct vroce_cmd_hdr hdr;
-	__le32 depth_log2;	/* CQEs = 2^n, 1 to VROCE_MAX_CQ_DEPTH_LOG2 */
+	__le32 depth_log2;
 	__le32 rsvd;
 	struct vroce_cmd_ring ring;
+	__le64 dbrec;
 };
 
 struct vroce_cmd_destroy_cq {
@@ -369,6 +384,62 @@ struct vroce_resp_query_device {
 #define VROCE_CAP_MCAST		BIT(4)
 /* issue 31, hca: CREATE_QP's VROCE_QP_F_UNPRIV (a process's QP) */
 #define VROCE_CAP_UNPRIV_QP	BIT(6)
+/*
+ * issue 31: rings in a process's memory with doorbell records: CREATE_CQ's
+ * and CREATE_SRQ's @dbrec, QP_DBREC.
+ */
+#define VROCE_CAP_MAPPED	BIT(5)
+
+/**
+ * struct vroce_ifc_cq_dbrec - a CQ's doorbell record, as the HCA reads it
+ * @ci: CQEs consumed (free running), written by the consumer
+ * @arm: the consumer's, the HCA never reads it (an arm comes by DB_CQ)
+ *
+ * The HCA reads @ci once per use: before it writes a CQE into a ring that
+ * looks full, and refuses (CQ_ERR, VROCE_CNT_DBREC_ERR) one that is ahead
+ * of its producer count or more than the depth behind it.
+ */
+struct vroce_ifc_cq_dbrec {
+	__le32 ci;
+	__le32 arm;
+};
+
+/**
+ * struct vroce_ifc_qp_dbrec - a QP's doorbell record, as the HCA reads it
+ * @sq_pi: send WQEs posted (free running): read at each DB_SQ, whose
+ *	index the HCA then ignores
+ * @rq_pi: receive WQEs posted: read when a message needs a receive (no
+ *	DB_RQ rings for such a QP)
+ *
+ * An index more than the ring's depth ahead of the HCA's consumer count,
+ * or behind the producer count read before, moves the QP to ERR and is
+ * counted in VROCE_CNT_DBREC_ERR. An SRQ's record is one __le32, its
+ * producer count, read like @rq_pi.
+ */
+struct vroce_ifc_qp_dbrec {
+	__le32 sq_pi;
+	__le32 rq_pi;
+};
+
+/**
+ * struct vroce_cmd_qp_dbrec - QP_DBREC: give a QP a doorbell record
+ * @hdr: VROCE_CMD_QP_DBREC
+ * @qpn: an RC, UC or UD QP in RESET that has no record yet
+ * @rsvd: zero
+ * @dbrec: DMA address of its struct vroce_ifc_qp_dbrec, 8-byte aligned
+ *
+ * CREATE_QP's request has no room left, so the record comes in a command
+ * of its own, before the QP leaves RESET; it stays until DESTROY_QP, a
+ * RESET keeps it. Status: BAD_HANDLE (no such QP), BAD_PARAM (a GSI QP,
+ * not in RESET, a record already, an address not aligned or not memory),
+ * BAD_OPCODE without VROCE_CAP_MAPPED.
+ */
+struct vroce_cmd_qp_dbrec {
+	struct vroce_cmd_hdr hdr;
+	__le32 qpn;
+	__le32 rsvd;
+	__le64 dbrec;
+};
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;
@@ -414,7 +485,9 @@ struct vroce_resp_create_qp {
  * @cqn: the CQ
  * @depth_log2: CQEs of the new ring = 2^n, 1 to VROCE_MAX_CQ_DEPTH_LOG2
  * @ci: the consumer's count on the old ring: the CQEs it has polled
- * @rsvd: zero
+ * @want: (issue 31) 0, or the CQEs the consumer asked the new ring to
+ *	hold at least: BAD_PARAM when more are outstanding (a mapped CQ's
+ *	ring may be deeper than asked, whole pages)
  * @ring: the new ring, an MTR of one region, as CREATE_CQ's
  *
  * The HCA copies the CQEs written and not yet polled (counts @ci up to
@@ -423,7 +496,9 @@ struct vroce_resp_create_qp {
  * copied CQEs are counts 0 to n - 1, the consumer's count is 0 and the
  * producer's n. Nothing else of the CQ changes (its number, arming, the
  * QPs completing to it). Once the response is written the HCA neither
- * reads nor writes the old ring. BAD_PARAM, and nothing changes, when
+ * reads nor writes the old ring; a CQ with a doorbell record (issue 31)
+ * gets 0 in the record's consumer index as the switch happens, before any
+ * CQE of the new ring. BAD_PARAM, and nothing changes, when
  * @ci is not a count between the producer's less the old depth and the
  * producer's, when more CQEs are outstanding than the new ring holds, or
  * for a bad depth or ring.
@@ -433,7 +508,7 @@ struct vroce_cmd_resize_cq {
 	__le32 cqn;
 	__le32 depth_log2;
 	__le32 ci;
-	__le32 rsvd;
+	__le32 want;
 	struct vroce_cmd_ring ring;
 };
 
@@ -479,7 +554,14 @@ enum vroce_counter {
 	 * HCA refused: a privileged work request or key, or a malformed field
 	 */
 	VROCE_CNT_UNPRIV_REFUSED	= 18,
-	VROCE_CNT_NUM			= 19,
+	/*
+	 * issue 31, mapped rings: a doorbell record held an index the HCA
+	 * refused (a producer more than the depth ahead of the consumer, or
+	 * behind it; a CQ consumer ahead of the producer or more than the
+	 * depth behind): its QP went to ERR, or its CQ reported CQ_ERR.
+	 */
+	VROCE_CNT_DBREC_ERR		= 19,
+	VROCE_CNT_NUM			= 20,
 };
 
 /* Counters in one QUERY_COUNTERS response. */
@@ -523,6 +605,10 @@ struct vroce_resp_query_counters {
  * @ring: the receive WQEs (struct vroce_recv_wqe), each with srq_done set
  *	while the slot is free
  *
+ * @dbrec: (issue 31, VROCE_CAP_MAPPED) 0, or the DMA address of the
+ *	SRQ's doorbell record (a __le32 producer count, 8-byte aligned):
+ *	the HCA takes the producer index from it, never from DB_SRQ
+ *
  * The HCA takes the SRQ's WQEs in ring order, for any QP attached to it,
  * and sets a WQE's srq_done once it copied it: the driver may reuse the
  * slot from then on. When a take leaves fewer posted WQEs than an armed
@@ -535,6 +621,7 @@ struct vroce_cmd_create_srq {
 	__le32 limit;
 	__le32 rsvd;
 	struct vroce_cmd_ring ring;
+	__le64 dbrec;
 };
 
 /**

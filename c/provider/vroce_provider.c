@@ -12,11 +12,14 @@
  * commands. The driver-specific data of CREATE_CQ and CREATE_QP is
  * c/uapi/vroce-abi.h.
  */
+#include <endian.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vroce_verbs_compat.h"
 #include "../uapi/vroce-abi.h"
@@ -29,9 +32,163 @@ struct vroce_device {
 	struct verbs_device ibv_dev;
 };
 
+/* ---- issue 31: mapped rings (Documentation/userspace.rst) ---- */
+
+/*
+ * Barriers of the mapped rings. The HCA reads and writes the process's
+ * memory as another CPU would (DMA to coherent memory): a release fence
+ * orders the WQEs before the index that publishes them, an acquire fence
+ * the owner byte before the rest of a CQE.
+ */
+#define vroce_to_device_barrier()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define vroce_from_device_barrier()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+
+/* Doorbell records: 8 bytes each, VROCE_DBREC_PER_PAGE to a page. */
+#define VROCE_DBREC_SIZE	8
+#define VROCE_PAGE_SIZE		4096
+#define VROCE_DBREC_PER_PAGE	(VROCE_PAGE_SIZE / VROCE_DBREC_SIZE)
+
+struct vroce_dbrec_page {
+	struct vroce_dbrec_page *next;
+	uint8_t *page;
+	unsigned int used;
+	uint64_t free[VROCE_DBREC_PER_PAGE / 64];	/* bit set: free */
+};
+
+/* The highest QP number + 1: the CQ poller finds a CQE's QP by number. */
+#define VROCE_QPN_TABLE		(VROCE_QPN_BASE + VROCE_MAX_QP)
+
+struct vroce_qp;
+
 struct vroce_context {
 	struct verbs_context ibv_ctx;
+	/* issue 31 */
+	bool map_cq, map_wq;		/* the kernel maps; VROCE_NO_MAP unset */
+	pthread_mutex_t dbrec_lock;	/* protects dbrec_pages */
+	struct vroce_dbrec_page *dbrec_pages;
+	pthread_mutex_t qp_lock;	/* protects the writers of qp_table */
+	struct vroce_qp *qp_table[VROCE_QPN_TABLE];
 };
+
+static inline struct vroce_context *to_vctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct vroce_context, ibv_ctx.context);
+}
+
+/* A free record of the context's pages (zeroed), or NULL with errno. */
+static void *vroce_dbrec_alloc(struct vroce_context *ctx)
+{
+	struct vroce_dbrec_page *p;
+	unsigned int i, b;
+	void *rec = NULL;
+
+	pthread_mutex_lock(&ctx->dbrec_lock);
+	for (p = ctx->dbrec_pages; p; p = p->next)
+		if (p->used < VROCE_DBREC_PER_PAGE)
+			break;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			goto out;
+		if (posix_memalign((void **)&p->page, VROCE_PAGE_SIZE,
+				   VROCE_PAGE_SIZE)) {
+			free(p);
+			errno = ENOMEM;
+			p = NULL;
+			goto out;
+		}
+		/* The kernel pins the page: a child must not get it (fork). */
+		if (ibv_dontfork_range(p->page, VROCE_PAGE_SIZE)) {
+			free(p->page);
+			free(p);
+			p = NULL;
+			goto out;
+		}
+		memset(p->free, 0xff, sizeof(p->free));
+		p->next = ctx->dbrec_pages;
+		ctx->dbrec_pages = p;
+	}
+	for (i = 0; i < VROCE_DBREC_PER_PAGE / 64; i++) {
+		if (!p->free[i])
+			continue;
+		b = __builtin_ctzll(p->free[i]);
+		p->free[i] &= ~(1ULL << b);
+		p->used++;
+		rec = p->page + (i * 64 + b) * VROCE_DBREC_SIZE;
+		memset(rec, 0, VROCE_DBREC_SIZE);
+		break;
+	}
+out:
+	pthread_mutex_unlock(&ctx->dbrec_lock);
+	return rec;
+}
+
+/* Give back a record once the kernel has let go of it (destroy done). */
+static void vroce_dbrec_free(struct vroce_context *ctx, void *rec)
+{
+	struct vroce_dbrec_page *p;
+	size_t n;
+
+	if (!rec)
+		return;
+	pthread_mutex_lock(&ctx->dbrec_lock);
+	for (p = ctx->dbrec_pages; p; p = p->next) {
+		if ((uint8_t *)rec < p->page ||
+		    (uint8_t *)rec >= p->page + VROCE_PAGE_SIZE)
+			continue;
+		n = ((uint8_t *)rec - p->page) / VROCE_DBREC_SIZE;
+		p->free[n / 64] |= 1ULL << (n % 64);
+		p->used--;
+		break;
+	}
+	pthread_mutex_unlock(&ctx->dbrec_lock);
+}
+
+/* A ring of @bytes (whole pages), page aligned, zeroed, not forked. */
+static void *vroce_ring_alloc(size_t bytes)
+{
+	void *ring;
+
+	if (posix_memalign(&ring, VROCE_PAGE_SIZE, bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(ring, 0, bytes);
+	if (ibv_dontfork_range(ring, bytes)) {
+		free(ring);
+		return NULL;
+	}
+	return ring;
+}
+
+static void vroce_ring_free(void *ring, size_t bytes)
+{
+	if (!ring)
+		return;
+	ibv_dofork_range(ring, bytes);
+	free(ring);
+}
+
+/*
+ * The depth of a mapped ring: a power of two, at least @want and two, as
+ * the kernel's own rings (a ring of less than a page takes the page).
+ */
+static uint32_t vroce_ring_depth(uint32_t want)
+{
+	uint32_t depth = 2;
+
+	while (depth < want)
+		depth <<= 1;
+	return depth;
+}
+
+/* The bytes a ring of @depth entries of @entry_size takes: whole pages. */
+static size_t vroce_ring_bytes(uint32_t depth, uint32_t entry_size)
+{
+	size_t bytes = (size_t)depth * entry_size;
+
+	return bytes < VROCE_PAGE_SIZE ? VROCE_PAGE_SIZE : bytes;
+}
 
 struct vroce_cq {
 	struct verbs_cq vcq;
@@ -42,12 +199,41 @@ struct vroce_cq {
 	 */
 	pthread_mutex_t poll_lock;
 	struct ibv_wc wc;
+	/*
+	 * issue 31: a mapped CQ: the HCA writes @ring, the poller reads it
+	 * by the owner phase and publishes @ci in @dbrec, under @lock.
+	 */
+	bool mapped;
+	pthread_spinlock_t lock;
+	struct vroce_cqe *ring;
+	uint32_t log2;
+	uint32_t ci;
+	struct vroce_cq_dbrec *dbrec;
+};
+
+/*
+ * issue 31: a queue of a mapped QP: the provider writes WQEs at @pi and
+ * learns from CQEs' wqe_idx how far the HCA completed (@ci); under @lock.
+ */
+struct vroce_uwq {
+	pthread_spinlock_t lock;
+	uint8_t *ring;
+	uint32_t log2;
+	uint32_t entry_size;
+	uint32_t pi;
+	uint32_t ci;
 };
 
 struct vroce_qp {
 	struct verbs_qp vqp;
 	uint32_t sq_depth;
 	uint32_t rq_depth;
+	/* issue 31: mapped rings */
+	bool mapped;
+	bool sq_sig_all;
+	struct vroce_uwq sq;
+	struct vroce_uwq rq;
+	struct vroce_qp_dbrec *dbrec;
 	/*
 	 * The ibv_wr_*() batch: ibv_wr_start() takes @wr_lock, each
 	 * ibv_wr_<op>() fills the next of @wrs (@max_sge SGEs each in @sges),
@@ -183,7 +369,9 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 		struct ib_uverbs_create_cq_resp ibv_resp;
 		struct vroce_create_cq_resp drv;
 	} resp = { 0 };
+	struct vroce_context *ctx = to_vctx(context);
 	struct vroce_cq *cq;
+	uint32_t depth = 0;
 	int ret;
 
 	cq = calloc(1, sizeof(*cq));
@@ -195,17 +383,40 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 		errno = ret;
 		return NULL;
 	}
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	/* issue 31: the ring and its record in this process's memory. */
+	if (ctx->map_cq && cqe > 0 && cqe <= (1 << VROCE_MAX_CQ_DEPTH_LOG2)) {
+		depth = vroce_ring_depth(cqe);
+		cq->ring = vroce_ring_alloc(vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+		cq->dbrec = cq->ring ? vroce_dbrec_alloc(ctx) : NULL;
+		if (!cq->dbrec)
+			goto err;
+		cq->log2 = __builtin_ctz(depth);
+		cmd.drv.comp_mask = VROCE_CREATE_CQ_MAPPED;
+		cmd.drv.buf_addr = (uintptr_t)cq->ring;
+		cmd.drv.dbrec_addr = (uintptr_t)cq->dbrec;
+		cmd.drv.depth = depth;
+	}
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
-		pthread_mutex_destroy(&cq->poll_lock);
-		free(cq);
 		errno = ret;
-		return NULL;
+		goto err;
 	}
 	cq->cqn = resp.drv.cqn;
+	cq->mapped = !!depth;
 	return &cq->vcq.cq;
+
+err:
+	ret = errno;
+	vroce_dbrec_free(ctx, cq->dbrec);
+	vroce_ring_free(cq->ring, vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+	pthread_spin_destroy(&cq->lock);
+	pthread_mutex_destroy(&cq->poll_lock);
+	free(cq);
+	errno = ret;
+	return NULL;
 }
 
 static int vroce_destroy_cq(struct ibv_cq *ibcq)
@@ -214,10 +425,187 @@ static int vroce_destroy_cq(struct ibv_cq *ibcq)
 	int ret = ibv_cmd_destroy_cq(ibcq);
 
 	if (!ret) {
+		/* The kernel unpinned them: the HCA confirmed the destroy. */
+		if (cq->mapped) {
+			vroce_dbrec_free(to_vctx(ibcq->context), cq->dbrec);
+			vroce_ring_free(cq->ring,
+					vroce_ring_bytes(1U << cq->log2,
+							 VROCE_CQE_SIZE));
+		}
+		pthread_spin_destroy(&cq->lock);
 		pthread_mutex_destroy(&cq->poll_lock);
 		free(cq);
 	}
 	return ret;
+}
+
+/* ---- issue 31: polling a mapped CQ, no system call ---- */
+
+static const enum ibv_wc_status vroce_wc_status[] = {
+	[VROCE_CQE_OK] = IBV_WC_SUCCESS,
+	[VROCE_CQE_LOC_LEN_ERR] = IBV_WC_LOC_LEN_ERR,
+	[VROCE_CQE_LOC_QP_OP_ERR] = IBV_WC_LOC_QP_OP_ERR,
+	[VROCE_CQE_LOC_PROT_ERR] = IBV_WC_LOC_PROT_ERR,
+	[VROCE_CQE_WR_FLUSH_ERR] = IBV_WC_WR_FLUSH_ERR,
+	[VROCE_CQE_REM_INV_REQ_ERR] = IBV_WC_REM_INV_REQ_ERR,
+	[VROCE_CQE_REM_ACCESS_ERR] = IBV_WC_REM_ACCESS_ERR,
+	[VROCE_CQE_REM_OP_ERR] = IBV_WC_REM_OP_ERR,
+	[VROCE_CQE_RETRY_EXC_ERR] = IBV_WC_RETRY_EXC_ERR,
+	[VROCE_CQE_RNR_RETRY_EXC_ERR] = IBV_WC_RNR_RETRY_EXC_ERR,
+	[VROCE_CQE_LOC_ACCESS_ERR] = IBV_WC_LOC_ACCESS_ERR,
+};
+
+static const enum ibv_wc_opcode vroce_wc_opcode[] = {
+	[VROCE_CQE_SEND] = IBV_WC_SEND,
+	[VROCE_CQE_WRITE] = IBV_WC_RDMA_WRITE,
+	[VROCE_CQE_READ] = IBV_WC_RDMA_READ,
+	[VROCE_CQE_REG_MR] = IBV_WC_BIND_MW,
+	[VROCE_CQE_LOCAL_INV] = IBV_WC_LOCAL_INV,
+	[VROCE_CQE_RECV] = IBV_WC_RECV,
+	[VROCE_CQE_RECV_WRITE_IMM] = IBV_WC_RECV_RDMA_WITH_IMM,
+	[VROCE_CQE_COMP_SWAP] = IBV_WC_COMP_SWAP,
+	[VROCE_CQE_FETCH_ADD] = IBV_WC_FETCH_ADD,
+	[VROCE_CQE_ATOMIC_WRITE] = IBV_WC_ATOMIC_WRITE,
+};
+
+/* CQE @n of @cq once the HCA wrote it (the owner phase), else NULL. */
+static struct vroce_cqe *vroce_cqe_written(struct vroce_cq *cq, uint32_t n)
+{
+	struct vroce_cqe *cqe = &cq->ring[n & ((1U << cq->log2) - 1)];
+	uint8_t owner = __atomic_load_n(&cqe->owner, __ATOMIC_RELAXED);
+
+	if ((owner & VROCE_CQE_OWNER) != !((n >> cq->log2) & 1))
+		return NULL;
+	/* The body was written before the owner byte. */
+	vroce_from_device_barrier();
+	return cqe;
+}
+
+/* A polled CQE frees its WQE's slot and those before it (as the kernel's). */
+static void vroce_uwq_retire(struct vroce_uwq *wq, uint16_t wqe_idx)
+{
+	uint16_t ahead;
+
+	if (!wq->ring)
+		return;		/* the receives of an SRQ */
+	pthread_spin_lock(&wq->lock);
+	ahead = (uint16_t)(wqe_idx + 1) - (uint16_t)wq->ci;
+	if (ahead <= wq->pi - wq->ci)
+		wq->ci += ahead;
+	pthread_spin_unlock(&wq->lock);
+}
+
+/* Turn @cqe into @wc; false to skip it (its QP is gone or not this CQ's). */
+static bool vroce_cqe_to_wc(struct vroce_context *ctx, struct vroce_cq *cq,
+			    const struct vroce_cqe *cqe, struct ibv_wc *wc)
+{
+	uint32_t qpn = le32toh(cqe->qpn);
+	bool rq = cqe->flags & VROCE_CQE_F_RQ;
+	struct vroce_qp *qp;
+
+	qp = qpn < VROCE_QPN_TABLE ?
+	     __atomic_load_n(&ctx->qp_table[qpn], __ATOMIC_ACQUIRE) : NULL;
+	if (!qp || (rq ? qp->vqp.qp.recv_cq : qp->vqp.qp.send_cq) !=
+		   &cq->vcq.cq)
+		return false;
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->qp_num = qpn;
+	wc->vendor_err = cqe->status;
+	wc->status = cqe->status < sizeof(vroce_wc_status) /
+				   sizeof(vroce_wc_status[0]) ?
+		     vroce_wc_status[cqe->status] : IBV_WC_GENERAL_ERR;
+	vroce_uwq_retire(rq ? &qp->rq : &qp->sq, le16toh(cqe->wqe_idx));
+	if (wc->status != IBV_WC_SUCCESS)
+		return true;
+	wc->opcode = cqe->opcode < sizeof(vroce_wc_opcode) /
+				   sizeof(vroce_wc_opcode[0]) ?
+		     vroce_wc_opcode[cqe->opcode] : IBV_WC_SEND;
+	wc->byte_len = le32toh(cqe->byte_len);
+	if (cqe->flags & VROCE_CQE_F_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = cqe->imm_inv;	/* as posted: big endian */
+	} else if (cqe->flags & VROCE_CQE_F_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = le32toh(cqe->imm_inv);
+	}
+	if (rq)
+		wc->src_qp = le32toh(cqe->src_qp);
+	if (cqe->flags & VROCE_CQE_F_GRH) {
+		wc->wc_flags |= IBV_WC_GRH;
+		wc->pkey_index = le16toh(cqe->pkey_index);
+	}
+	return true;
+}
+
+static int vroce_poll_mapped(struct vroce_cq *cq, int ne, struct ibv_wc *wc)
+{
+	struct vroce_context *ctx = to_vctx(cq->vcq.cq.context);
+	struct vroce_cqe *cqe;
+	uint32_t start;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->ci;
+	while (n < ne) {
+		cqe = vroce_cqe_written(cq, cq->ci);
+		if (!cqe)
+			break;
+		cq->ci++;
+		if (vroce_cqe_to_wc(ctx, cq, cqe, &wc[n]))
+			n++;
+	}
+	/* The slots go back to the HCA once read: the reads come first. */
+	if (cq->ci != start)
+		__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci),
+				 __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+static int vroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
+
+	if (!cq->mapped)
+		return ibv_cmd_poll_cq(ibcq, ne, wc);
+	return vroce_poll_mapped(cq, ne, wc);
+}
+
+/*
+ * Arming: the request goes into the record's arm word (for the reader of
+ * a dump; the HCA takes the arm from REQ_NOTIFY_CQ's doorbell), then the
+ * system call. A CQE the HCA wrote before the arm raises no event: as
+ * with every verbs provider, the consumer polls again after arming.
+ */
+static int vroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
+
+	if (cq->mapped)
+		__atomic_store_n(&cq->dbrec->arm,
+				 htole32(solicited_only ? 2 : 1),
+				 __ATOMIC_RELEASE);
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/* Pollers skip what @cq still holds of QP @qpn (destroyed or reset). */
+static void vroce_cq_clean(struct vroce_cq *cq, uint32_t qpn)
+{
+	struct vroce_cqe *cqe;
+	uint32_t n;
+
+	if (!cq->mapped)
+		return;
+	pthread_spin_lock(&cq->lock);
+	for (n = cq->ci; n - cq->ci < (1U << cq->log2); n++) {
+		cqe = vroce_cqe_written(cq, n);
+		if (!cqe)
+			break;
+		if (le32toh(cqe->qpn) == qpn)
+			cqe->qpn = 0;
+	}
+	pthread_spin_unlock(&cq->lock);
 }
 
 /*
@@ -233,7 +621,8 @@ static inline struct vroce_cq *to_vcq_ex(struct ibv_cq_ex *cq_ex)
 
 static int vroce_cq_ex_fetch(struct vroce_cq *cq)
 {
-	int n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, &cq->wc);
+	int n = cq->mapped ? vroce_poll_mapped(cq, 1, &cq->wc) :
+			     ibv_cmd_poll_cq(&cq->vcq.cq, 1, &cq->wc);
 
 	if (n < 0)
 		return errno ? errno : EIO;
@@ -370,22 +759,370 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 		struct ib_uverbs_create_qp_resp ibv_resp;
 		struct vroce_create_qp_resp drv;
 	} resp = { 0 };
+	struct vroce_context *ctx = to_vctx(pd->context);
 	struct vroce_qp *qp;
 	int ret;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	/*
+	 * issue 31: rings and record in this process's memory when the
+	 * kernel maps and the CQs are mapped; not for what it refuses.
+	 */
+	if (ctx->map_wq && attr->send_cq && attr->recv_cq &&
+	    container_of(attr->send_cq, struct vroce_cq, vcq.cq)->mapped &&
+	    container_of(attr->recv_cq, struct vroce_cq, vcq.cq)->mapped &&
+	    (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC ||
+	     attr->qp_type == IBV_QPT_UD) &&
+	    attr->cap.max_send_wr <= (1U << VROCE_MAX_WQ_DEPTH_LOG2) &&
+	    (attr->srq || attr->cap.max_recv_wr <= (1U << VROCE_MAX_WQ_DEPTH_LOG2))) {
+		qp->mapped = true;
+		qp->sq.entry_size = VROCE_SEND_WQE_SIZE;
+		qp->sq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_send_wr));
+		qp->sq.ring = vroce_ring_alloc(vroce_ring_bytes(1U << qp->sq.log2,
+								VROCE_SEND_WQE_SIZE));
+		if (!qp->sq.ring)
+			goto err;
+		if (!attr->srq) {
+			qp->rq.entry_size = VROCE_RECV_WQE_SIZE;
+			qp->rq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_recv_wr));
+			qp->rq.ring = vroce_ring_alloc(vroce_ring_bytes(1U << qp->rq.log2,
+									VROCE_RECV_WQE_SIZE));
+			if (!qp->rq.ring)
+				goto err;
+			cmd.drv.rq_buf_addr = (uintptr_t)qp->rq.ring;
+			cmd.drv.rq_depth = 1U << qp->rq.log2;
+		}
+		qp->dbrec = vroce_dbrec_alloc(ctx);
+		if (!qp->dbrec)
+			goto err;
+		cmd.drv.comp_mask = VROCE_CREATE_QP_MAPPED;
+		cmd.drv.sq_buf_addr = (uintptr_t)qp->sq.ring;
+		cmd.drv.sq_depth = 1U << qp->sq.log2;
+		cmd.drv.dbrec_addr = (uintptr_t)qp->dbrec;
+		qp->sq_sig_all = attr->sq_sig_all;
+	}
 	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
-		free(qp);
 		errno = ret;
-		return NULL;
+		goto err;
 	}
 	qp->sq_depth = resp.drv.sq_depth;
 	qp->rq_depth = resp.drv.rq_depth;
+	if (qp->mapped) {
+		pthread_mutex_lock(&ctx->qp_lock);
+		if (qp->vqp.qp.qp_num < VROCE_QPN_TABLE)
+			__atomic_store_n(&ctx->qp_table[qp->vqp.qp.qp_num], qp,
+					 __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&ctx->qp_lock);
+	}
 	return &qp->vqp.qp;
+
+err:
+	ret = errno;
+	vroce_dbrec_free(ctx, qp->dbrec);
+	vroce_ring_free(qp->rq.ring, vroce_ring_bytes(1U << qp->rq.log2,
+						      VROCE_RECV_WQE_SIZE));
+	vroce_ring_free(qp->sq.ring, vroce_ring_bytes(1U << qp->sq.log2,
+						      VROCE_SEND_WQE_SIZE));
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+/* ---- issue 31: posting to a mapped QP ---- */
+
+/* Every CQE of @qp in its CQs is skipped from now on. */
+static void vroce_qp_clean_cqs(struct vroce_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+
+	vroce_cq_clean(container_of(ibqp->send_cq, struct vroce_cq, vcq.cq),
+		       ibqp->qp_num);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		vroce_cq_clean(container_of(ibqp->recv_cq, struct vroce_cq,
+					    vcq.cq), ibqp->qp_num);
+}
+
+struct vroce_ah {
+	struct ibv_ah ibah;
+	bool has_av;
+	struct vroce_wqe_av av;
+};
+
+static void vroce_wqe_sges(struct vroce_wqe_sge *dst, const struct ibv_sge *src,
+			   int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+}
+
+/* What a UC QP may post (IBTA): SEND and RDMA WRITE, with or without imm. */
+static bool vroce_uc_ok(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* Write @wr as a send WQE into @wqe; EINVAL for what the HCA cannot do. */
+static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
+			   const struct ibv_send_wr *wr)
+{
+	enum ibv_qp_type type = qp->vqp.qp.qp_type;
+	uint32_t len = 0;
+	uint8_t op;
+	int i;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		op = VROCE_WQE_SEND;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		op = VROCE_WQE_SEND_IMM;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		op = VROCE_WQE_SEND_INV;
+		break;
+	case IBV_WR_RDMA_WRITE:
+		op = VROCE_WQE_WRITE;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		op = VROCE_WQE_WRITE_IMM;
+		break;
+	case IBV_WR_RDMA_READ:
+		op = VROCE_WQE_READ;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		op = VROCE_WQE_ATOMIC_CMP_SWP;
+		break;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		op = VROCE_WQE_ATOMIC_FETCH_ADD;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_SEND_SGE)
+		return EINVAL;
+	/* ibv_wr_atomic_write(): a FETCH_AND_ADD so flagged (vroce-abi.h). */
+	if (wr->send_flags & VROCE_SEND_ATOMIC_WRITE) {
+		if (op != VROCE_WQE_ATOMIC_FETCH_ADD)
+			return EINVAL;
+		op = VROCE_WQE_ATOMIC_WRITE;
+	}
+	if (type == IBV_QPT_UC && !vroce_uc_ok(wr->opcode))
+		return EINVAL;
+	if (type == IBV_QPT_UD && op != VROCE_WQE_SEND &&
+	    op != VROCE_WQE_SEND_IMM)
+		return EINVAL;
+	if (op >= VROCE_WQE_ATOMIC_CMP_SWP && type != IBV_QPT_RC)
+		return EINVAL;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	wqe->opcode = op;
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		wqe->flags |= VROCE_WQE_F_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		wqe->flags |= VROCE_WQE_F_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		wqe->flags |= VROCE_WQE_F_FENCE;
+	if (type == IBV_QPT_UD) {
+		struct vroce_ah *ah = wr->wr.ud.ah ?
+			container_of(wr->wr.ud.ah, struct vroce_ah, ibah) : NULL;
+
+		if (!ah || !ah->has_av || wr->wr.ud.remote_qpn > 0xffffff)
+			return EINVAL;
+		memcpy(&wqe->av, &ah->av, sizeof(wqe->av));
+		wqe->av.dest_qpn = htole32(wr->wr.ud.remote_qpn);
+		wqe->av.qkey = htole32(wr->wr.ud.remote_qkey);
+	}
+	switch (op) {
+	case VROCE_WQE_SEND_INV:
+		wqe->imm_inv = htole32(wr->invalidate_rkey);
+		break;
+	case VROCE_WQE_SEND_IMM:
+	case VROCE_WQE_WRITE_IMM:
+		wqe->imm_inv = wr->imm_data;	/* as posted: big endian */
+		break;
+	case VROCE_WQE_WRITE:
+	case VROCE_WQE_READ:
+		break;
+	case VROCE_WQE_ATOMIC_WRITE:
+		/* The 8 bytes in memory order, carried inline. */
+		wqe->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		wqe->rkey = htole32(wr->wr.atomic.rkey);
+		memcpy(wqe->inline_data, &wr->wr.atomic.swap, sizeof(uint64_t));
+		wqe->inline_len = htole32(sizeof(uint64_t));
+		wqe->flags |= VROCE_WQE_F_INLINE;
+		return 0;
+	case VROCE_WQE_ATOMIC_CMP_SWP:
+	case VROCE_WQE_ATOMIC_FETCH_ADD:
+		if (wr->send_flags & IBV_SEND_INLINE)
+			return EINVAL;
+		wqe->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		wqe->rkey = htole32(wr->wr.atomic.rkey);
+		wqe->atomic_cmp_add = htole64(wr->wr.atomic.compare_add);
+		wqe->atomic_swap = htole64(wr->wr.atomic.swap);
+		wqe->num_sge = wr->num_sge;
+		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		return 0;
+	}
+	if (op == VROCE_WQE_WRITE || op == VROCE_WQE_WRITE_IMM ||
+	    op == VROCE_WQE_READ) {
+		wqe->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		wqe->rkey = htole32(wr->wr.rdma.rkey);
+	}
+	if ((wr->send_flags & IBV_SEND_INLINE) && op != VROCE_WQE_READ) {
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > VROCE_MAX_INLINE - len)
+				return EINVAL;
+			memcpy(wqe->inline_data + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		wqe->flags |= VROCE_WQE_F_INLINE;
+		wqe->inline_len = htole32(len);
+		return 0;
+	}
+	wqe->num_sge = wr->num_sge;
+	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+/*
+ * The send doorbell: uverbs POST_SEND with no work request (as rxe's),
+ * once per batch; the HCA takes the producer index from the record.
+ */
+static int vroce_sq_doorbell(struct vroce_qp *qp)
+{
+	struct ibv_send_wr *bad;
+
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+/*
+ * Post @wr's chain into a mapped SQ: WQEs, a release fence, the record's
+ * sq_pi, one doorbell. @all: a failed request posts none of the chain
+ * (ibv_wr_complete()); else those before it are posted (ibv_post_send()).
+ */
+static int vroce_post_send_mapped(struct vroce_qp *qp, struct ibv_send_wr *wr,
+				  struct ibv_send_wr **bad_wr, bool all)
+{
+	struct vroce_uwq *sq = &qp->sq;
+	struct ibv_send_wr *first = wr;
+	enum ibv_qp_state state = qp->vqp.qp.state;
+	uint32_t start;
+	int err = 0, db;
+
+	/* As the kernel's post_send: RTS, or ERR (where WQEs are flushed). */
+	if (state != IBV_QPS_RTS && state != IBV_QPS_ERR) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&sq->lock);
+	start = sq->pi;
+	for (; wr; wr = wr->next) {
+		if (sq->pi - sq->ci >= (1U << sq->log2)) {
+			err = ENOMEM;
+			break;
+		}
+		err = vroce_wqe_build(qp, (struct vroce_send_wqe *)
+				      (sq->ring + (size_t)(sq->pi &
+					((1U << sq->log2) - 1)) *
+				       VROCE_SEND_WQE_SIZE), wr);
+		if (err)
+			break;
+		sq->pi++;
+	}
+	if (err && all) {
+		sq->pi = start;
+		wr = first;
+	}
+	if (sq->pi != start) {
+		/* The WQEs before the index that publishes them. */
+		__atomic_store_n(&qp->dbrec->sq_pi, htole32(sq->pi),
+				 __ATOMIC_RELEASE);
+	}
+	db = sq->pi != start;
+	pthread_spin_unlock(&sq->lock);
+	if (db) {
+		int ret = vroce_sq_doorbell(qp);
+
+		if (!err && ret) {
+			err = ret;
+			wr = NULL;
+		}
+	}
+	if (err)
+		*bad_wr = wr ? wr : first;
+	return err;
+}
+
+static int vroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr)
+{
+	struct vroce_qp *qp = container_of(ibqp, struct vroce_qp, vqp.qp);
+
+	if (!qp->mapped)
+		return ibv_cmd_post_send(ibqp, wr, bad_wr);
+	return vroce_post_send_mapped(qp, wr, bad_wr, false);
+}
+
+/* Receives into a mapped RQ: WQEs, a release fence, rq_pi; no system call. */
+static int vroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr)
+{
+	struct vroce_qp *qp = container_of(ibqp, struct vroce_qp, vqp.qp);
+	struct vroce_uwq *rq = &qp->rq;
+	struct vroce_recv_wqe *wqe;
+	uint32_t start;
+	int err = 0;
+
+	if (!qp->mapped)
+		return ibv_cmd_post_recv(ibqp, wr, bad_wr);
+	/* Its receives are the SRQ's; none in RESET, as the kernel's. */
+	if (!rq->ring || qp->vqp.qp.state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&rq->lock);
+	start = rq->pi;
+	for (; wr; wr = wr->next) {
+		if (rq->pi - rq->ci >= (1U << rq->log2)) {
+			err = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_RECV_SGE) {
+			err = EINVAL;
+			break;
+		}
+		wqe = (struct vroce_recv_wqe *)(rq->ring + (size_t)(rq->pi &
+			((1U << rq->log2) - 1)) * VROCE_RECV_WQE_SIZE);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = htole64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		rq->pi++;
+	}
+	if (rq->pi != start)
+		__atomic_store_n(&qp->dbrec->rq_pi, htole32(rq->pi),
+				 __ATOMIC_RELEASE);
+	pthread_spin_unlock(&rq->lock);
+	if (err)
+		*bad_wr = wr;
+	return err;
 }
 
 /*
@@ -647,7 +1384,10 @@ static int vroce_wr_complete(struct ibv_qp_ex *qp_ex)
 	if (!ret && qp->nwr) {
 		for (i = 0; i + 1 < qp->nwr; i++)
 			qp->wrs[i].next = &qp->wrs[i + 1];
-		ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad);
+		/* issue 31: all or nothing, one doorbell. */
+		ret = qp->mapped ?
+		      vroce_post_send_mapped(qp, qp->wrs, &bad, true) :
+		      ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad);
 	}
 	qp->nwr = 0;
 	pthread_mutex_unlock(&qp->wr_lock);
@@ -786,18 +1526,62 @@ static int vroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 static int vroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			   int attr_mask)
 {
+	struct vroce_qp *vqp = container_of(qp, struct vroce_qp, vqp.qp);
 	struct ibv_modify_qp cmd = { 0 };
+	int ret;
 
-	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	/*
+	 * issue 31: RESET forgets the queues' progress, in the HCA and here:
+	 * the counts and the record start again from 0, and the CQEs left
+	 * of the QP are skipped (as the kernel cleans its own rings).
+	 */
+	if (!ret && vqp->mapped && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET) {
+		vroce_qp_clean_cqs(vqp);
+		pthread_spin_lock(&vqp->sq.lock);
+		vqp->sq.pi = 0;
+		vqp->sq.ci = 0;
+		__atomic_store_n(&vqp->dbrec->sq_pi, 0, __ATOMIC_RELEASE);
+		pthread_spin_unlock(&vqp->sq.lock);
+		pthread_spin_lock(&vqp->rq.lock);
+		vqp->rq.pi = 0;
+		vqp->rq.ci = 0;
+		__atomic_store_n(&vqp->dbrec->rq_pi, 0, __ATOMIC_RELEASE);
+		pthread_spin_unlock(&vqp->rq.lock);
+	}
+	return ret;
 }
 
 static int vroce_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct vroce_qp *qp = container_of(ibqp, struct vroce_qp, vqp.qp);
+	struct vroce_context *ctx = to_vctx(ibqp->context);
 	int ret = ibv_cmd_destroy_qp(ibqp);
 
 	if (ret)
 		return ret;
+	/*
+	 * issue 31: out of the table, then its CQEs cleaned under each CQ's
+	 * lock (a poller that found it is done), then the rings, which the
+	 * kernel unpinned once the HCA let go of them.
+	 */
+	if (qp->mapped) {
+		pthread_mutex_lock(&ctx->qp_lock);
+		if (ibqp->qp_num < VROCE_QPN_TABLE &&
+		    ctx->qp_table[ibqp->qp_num] == qp)
+			__atomic_store_n(&ctx->qp_table[ibqp->qp_num], NULL,
+					 __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&ctx->qp_lock);
+		vroce_qp_clean_cqs(qp);
+		vroce_dbrec_free(ctx, qp->dbrec);
+		vroce_ring_free(qp->rq.ring, vroce_ring_bytes(1U << qp->rq.log2,
+							      VROCE_RECV_WQE_SIZE));
+		vroce_ring_free(qp->sq.ring, vroce_ring_bytes(1U << qp->sq.log2,
+							      VROCE_SEND_WQE_SIZE));
+	}
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
 	if (qp->vqp.comp_mask & VERBS_QP_EX) {
 		pthread_mutex_destroy(&qp->wr_lock);
 		free(qp->wrs);
@@ -816,6 +1600,17 @@ struct vroce_srq {
 	struct ibv_srq ibsrq;
 	uint32_t srqn;
 	uint32_t depth;
+	/*
+	 * issue 31: a mapped SRQ: the provider writes receive WQEs at @pi
+	 * into slots the HCA marked taken (srq_done) and publishes @pi in
+	 * @dbrec; under @lock.
+	 */
+	bool mapped;
+	pthread_spinlock_t lock;
+	struct vroce_recv_wqe *ring;
+	uint32_t log2;
+	uint32_t pi;
+	struct vroce_srq_dbrec *dbrec;
 };
 
 static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
@@ -830,20 +1625,92 @@ static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
 		struct vroce_create_srq_resp drv;
 	} resp = { 0 };
 	struct vroce_srq *srq = calloc(1, sizeof(*srq));
+	struct vroce_context *ctx = to_vctx(pd->context);
+	uint32_t i, depth = 0;
 	int ret;
 
 	if (!srq)
 		return NULL;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	/* issue 31: every slot marked free (srq_done) before the HCA sees it. */
+	if (ctx->map_wq && attr->attr.max_wr &&
+	    attr->attr.max_wr <= (1U << VROCE_MAX_WQ_DEPTH_LOG2)) {
+		depth = vroce_ring_depth(attr->attr.max_wr);
+		srq->ring = vroce_ring_alloc(vroce_ring_bytes(depth,
+							      VROCE_RECV_WQE_SIZE));
+		srq->dbrec = srq->ring ? vroce_dbrec_alloc(ctx) : NULL;
+		if (!srq->dbrec)
+			goto err;
+		for (i = 0; i < depth; i++)
+			srq->ring[i].srq_done = 1;
+		srq->log2 = __builtin_ctz(depth);
+		cmd.drv.comp_mask = VROCE_CREATE_SRQ_MAPPED;
+		cmd.drv.buf_addr = (uintptr_t)srq->ring;
+		cmd.drv.dbrec_addr = (uintptr_t)srq->dbrec;
+		cmd.drv.depth = depth;
+	}
 	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
-		free(srq);
 		errno = ret;
-		return NULL;
+		goto err;
 	}
 	srq->srqn = resp.drv.srqn;
 	srq->depth = resp.drv.depth;
+	srq->mapped = !!depth;
 	return &srq->ibsrq;
+
+err:
+	ret = errno;
+	vroce_dbrec_free(ctx, srq->dbrec);
+	vroce_ring_free(srq->ring, vroce_ring_bytes(depth, VROCE_RECV_WQE_SIZE));
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * issue 31: receives into a mapped SRQ, no system call. The HCA takes
+ * WQEs in ring order and marks each taken (srq_done): the slot at @pi is
+ * free once marked; the WQEs, a release fence, then the record's pi.
+ */
+static int vroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
+{
+	struct vroce_srq *srq = container_of(ibsrq, struct vroce_srq, ibsrq);
+	struct vroce_recv_wqe *wqe;
+	uint32_t start;
+	int err = 0;
+
+	if (!srq->mapped)
+		return ibv_cmd_post_srq_recv(ibsrq, wr, bad_wr);
+	pthread_spin_lock(&srq->lock);
+	start = srq->pi;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_RECV_SGE) {
+			err = EINVAL;
+			break;
+		}
+		wqe = &srq->ring[srq->pi & ((1U << srq->log2) - 1)];
+		/* Taken in order: a slot still posted means all are. */
+		if (!__atomic_load_n(&wqe->srq_done, __ATOMIC_ACQUIRE)) {
+			err = ENOMEM;
+			break;
+		}
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = htole64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		srq->pi++;
+	}
+	if (srq->pi != start)
+		__atomic_store_n(&srq->dbrec->pi, htole32(srq->pi),
+				 __ATOMIC_RELEASE);
+	pthread_spin_unlock(&srq->lock);
+	if (err)
+		*bad_wr = wr;
+	return err;
 }
 
 static int vroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -868,6 +1735,13 @@ static int vroce_destroy_srq(struct ibv_srq *ibsrq)
 
 	if (ret)
 		return ret;
+	/* The kernel unpinned them: the HCA confirmed the destroy. */
+	if (srq->mapped) {
+		vroce_dbrec_free(to_vctx(ibsrq->context), srq->dbrec);
+		vroce_ring_free(srq->ring, vroce_ring_bytes(1U << srq->log2,
+							    VROCE_RECV_WQE_SIZE));
+	}
+	pthread_spin_destroy(&srq->lock);
 	free(srq);
 	return 0;
 }
@@ -876,7 +1750,16 @@ static void vroce_free_context(struct ibv_context *ibctx)
 {
 	struct vroce_context *ctx = container_of(ibctx, struct vroce_context,
 						 ibv_ctx.context);
+	struct vroce_dbrec_page *p;
 
+	while ((p = ctx->dbrec_pages)) {
+		ctx->dbrec_pages = p->next;
+		ibv_dofork_range(p->page, VROCE_PAGE_SIZE);
+		free(p->page);
+		free(p);
+	}
+	pthread_mutex_destroy(&ctx->dbrec_lock);
+	pthread_mutex_destroy(&ctx->qp_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }
@@ -890,39 +1773,86 @@ static void vroce_free_context(struct ibv_context *ibctx)
 static struct ibv_ah *vroce_create_ah(struct ibv_pd *pd,
 				      struct ibv_ah_attr *attr)
 {
-	struct ib_uverbs_create_ah_resp resp;
-	struct ibv_ah *ah = calloc(1, sizeof(*ah));
+	struct {
+		struct ib_uverbs_create_ah_resp ibv_resp;
+		struct vroce_create_ah_resp drv;
+	} resp = { 0 };
+	struct vroce_ah *ah = calloc(1, sizeof(*ah));
 	int ret;
 
 	if (!ah)
 		return NULL;
-	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibah, attr, &resp.ibv_resp,
+				sizeof(resp));
 	if (ret) {
 		free(ah);
 		errno = ret;
 		return NULL;
 	}
-	return ah;
+	/* issue 31: the vector a mapped UD QP's WQEs carry. */
+	if (resp.drv.comp_mask & VROCE_CREATE_AH_AV) {
+		memcpy(&ah->av, resp.drv.av, sizeof(ah->av));
+		ah->has_av = true;
+	}
+	return &ah->ibah;
 }
 
-static int vroce_destroy_ah(struct ibv_ah *ah)
+static int vroce_destroy_ah(struct ibv_ah *ibah)
 {
-	int ret = ibv_cmd_destroy_ah(ah);
+	int ret = ibv_cmd_destroy_ah(ibah);
 
 	if (ret)
 		return ret;
-	free(ah);
+	free(container_of(ibah, struct vroce_ah, ibah));
 	return 0;
 }
 
-/* issue 30, cq/counters: the CQ's ring is the kernel's; no driver data. */
-static int vroce_resize_cq(struct ibv_cq *cq, int cqe)
+/*
+ * issue 30, cq/counters: the CQ's ring is the kernel's; no driver data.
+ * issue 31: a mapped CQ's new ring is this process's: the HCA copies the
+ * CQEs not consumed to its start and sets the record's ci to 0; polling
+ * waits on the CQ's lock meanwhile, and starts again from 0.
+ */
+static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
+	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
 	struct ib_uverbs_resize_cq_resp resp;
+	struct {
+		struct ibv_resize_cq ibv_cmd;
+		struct vroce_resize_cq drv;
+	} mcmd = { 0 };
 	struct ibv_resize_cq cmd;
+	uint32_t depth;
+	void *ring;
+	int ret;
 
-	return ibv_cmd_resize_cq(cq, cqe, &cmd, sizeof(cmd), &resp,
-				 sizeof(resp));
+	if (!cq->mapped)
+		return ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp,
+					 sizeof(resp));
+	if (cqe < 1 || cqe > (1 << VROCE_MAX_CQ_DEPTH_LOG2))
+		return EINVAL;
+	depth = vroce_ring_depth(cqe);
+	ring = vroce_ring_alloc(vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+	if (!ring)
+		return errno;
+	mcmd.drv.comp_mask = VROCE_RESIZE_CQ_MAPPED;
+	mcmd.drv.buf_addr = (uintptr_t)ring;
+	mcmd.drv.depth = depth;
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &mcmd.ibv_cmd, sizeof(mcmd), &resp,
+				sizeof(resp));
+	if (!ret) {
+		/* The kernel unpinned the old ring: the HCA let go of it. */
+		vroce_ring_free(cq->ring, vroce_ring_bytes(1U << cq->log2,
+							   VROCE_CQE_SIZE));
+		cq->ring = ring;
+		cq->log2 = __builtin_ctz(depth);
+		cq->ci = 0;
+	}
+	pthread_spin_unlock(&cq->lock);
+	if (ret)
+		vroce_ring_free(ring, vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+	return ret;
 }
 
 static const struct verbs_context_ops vroce_ctx_ops = {
@@ -936,16 +1866,16 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.rereg_mr = vroce_rereg_mr,
 	.create_cq = vroce_create_cq,
 	.create_cq_ex = vroce_create_cq_ex,
-	.poll_cq = ibv_cmd_poll_cq,
-	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.poll_cq = vroce_poll_cq,
+	.req_notify_cq = vroce_req_notify_cq,
 	.destroy_cq = vroce_destroy_cq,
 	.create_qp = vroce_create_qp,
 	.create_qp_ex = vroce_create_qp_ex,
 	.query_qp = vroce_query_qp,
 	.modify_qp = vroce_modify_qp,
 	.destroy_qp = vroce_destroy_qp,
-	.post_send = ibv_cmd_post_send,
-	.post_recv = ibv_cmd_post_recv,
+	.post_send = vroce_post_send,
+	.post_recv = vroce_post_recv,
 	.create_ah = vroce_create_ah,
 	.destroy_ah = vroce_destroy_ah,
 	/* UD multicast */
@@ -956,7 +1886,7 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.modify_srq = vroce_modify_srq,
 	.query_srq = vroce_query_srq,
 	.destroy_srq = vroce_destroy_srq,
-	.post_srq_recv = ibv_cmd_post_srq_recv,
+	.post_srq_recv = vroce_post_srq_recv,
 	.free_context = vroce_free_context,
 	/* issue 30, cq/counters */
 	.resize_cq = vroce_resize_cq,
@@ -966,9 +1896,13 @@ static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd,
 						 void *private_data)
 {
-	struct ib_uverbs_get_context_resp resp;
+	struct {
+		struct ib_uverbs_get_context_resp ibv_resp;
+		struct vroce_alloc_ucontext_resp drv;
+	} resp = { 0 };
 	struct ibv_get_context cmd;
 	struct vroce_context *ctx;
+	const char *no_map;
 
 	(void)private_data;
 	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
@@ -976,11 +1910,25 @@ static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,
 					    0 /* RDMA_DRIVER_UNKNOWN */);
 	if (!ctx)
 		return NULL;
-	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
-				sizeof(resp))) {
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp))) {
 		verbs_uninit_context(&ctx->ibv_ctx);
 		free(ctx);
 		return NULL;
+	}
+	pthread_mutex_init(&ctx->dbrec_lock, NULL);
+	pthread_mutex_init(&ctx->qp_lock, NULL);
+	/*
+	 * issue 31: map what the kernel says it can, with the doorbell it
+	 * names; VROCE_NO_MAP=1 keeps every queue the kernel's (a fallback,
+	 * and the baseline of a comparison).
+	 */
+	no_map = getenv("VROCE_NO_MAP");
+	if ((!no_map || strcmp(no_map, "1")) &&
+	    resp.drv.db_method == VROCE_DB_SYSCALL) {
+		ctx->map_cq = resp.drv.flags & VROCE_UCTX_F_MAPPED_CQ;
+		ctx->map_wq = ctx->map_cq &&
+			      (resp.drv.flags & VROCE_UCTX_F_MAPPED_WQ);
 	}
 	verbs_set_ops(&ctx->ibv_ctx, &vroce_ctx_ops);
 	return &ctx->ibv_ctx;

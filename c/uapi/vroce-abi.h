@@ -212,4 +212,54 @@ struct vroce_create_srq_resp {
  */
 #define VROCE_SEND_ATOMIC_WRITE		0x04000000U	/* bit 26 */
 
+/* ---- issue 31, map: appended for mapped rings ---- */
+
+/*
+ * A ring's depth is a power of two, 2 at least, at least what the verb
+ * asked, at most the HCA's; a ring of less than a page is pinned with its
+ * whole page, which must be writable too.
+ */
+
+/* comp_mask of struct vroce_resize_cq */
+#define VROCE_RESIZE_CQ_MAPPED	0x00000001U	/* @buf_addr, @depth valid */
+
+/**
+ * struct vroce_resize_cq - driver data of RESIZE_CQ (a mapped CQ only)
+ * @comp_mask: VROCE_RESIZE_CQ_MAPPED: required for a mapped CQ
+ * @reserved: 0
+ * @buf_addr: the new ring, as struct vroce_create_cq's
+ * @depth: its CQEs, as struct vroce_create_cq's, at least what is asked
+ * @reserved2: 0
+ *
+ * The HCA copies the CQEs not yet consumed (from the record's ci) to the
+ * start of the new ring and sets the record's ci to 0 as it switches;
+ * the provider, which polls nothing meanwhile, starts again from 0 on
+ * the new ring, and may free the old one once the command returned.
+ */
+struct vroce_resize_cq {
+	__u32 comp_mask;
+	__u32 reserved;
+	__aligned_u64 buf_addr;
+	__u32 depth;
+	__u32 reserved2;
+};
+
+/* comp_mask of struct vroce_create_ah_resp */
+#define VROCE_CREATE_AH_AV	0x00000001U	/* @av filled */
+
+/**
+ * struct vroce_create_ah_resp - driver data of CREATE_AH's response
+ * @comp_mask: VROCE_CREATE_AH_*: what the kernel filled
+ * @reserved: 0
+ * @av: the address vector as a UD send WQE carries it (struct
+ *	vroce_wqe_av of c/ifc/vroce_wqe.h, little endian), destination QP
+ *	and Q_Key zero: the provider of a mapped QP copies it into each UD
+ *	WQE it writes and sets those two. The kernel resolved the MAC.
+ */
+struct vroce_create_ah_resp {
+	__u32 comp_mask;
+	__u32 reserved;
+	__u8 av[64];
+};
+
 #endif /* _VROCE_ABI_USER_H_ */

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -886,16 +887,14 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	struct uq_qp_resp qp[2], bad;
 	struct ib_uverbs_sge sge[5];
 	unsigned char *dst = NULL;
-	/* The driver data and two words past it. */
-	__u32 drv_big[sizeof(struct vroce_create_cq) / 4 + 2] = { 0 };
-	const int big_last = ARRAY_SIZE(drv_big) - 1;
+	__u32 drv_big[sizeof(struct vroce_create_cq) / 4 + 1] = { 0 };
 	size_t dlen = 3 * 4096;
 	int err, i, have_mr = 0, nqp = 0;
 	__u8 gid[16];
 	char msg[200];
 
-	/* Driver data of CREATE_CQ: what the uapi rules refuse. */
-	cq_drv.comp_mask = 1;
+	/* Driver data of CREATE_CQ: what the uapi rules refuse (bit 0: MAPPED). */
+	cq_drv.comp_mask = 4;
 	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv), &cq);
 	check(err == -EOPNOTSUPP, "CREATE_CQ with an unknown comp_mask bit is EOPNOTSUPP");
 	if (!err)
@@ -906,13 +905,13 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	check(err == -EINVAL, "CREATE_CQ with a reserved field set is EINVAL");
 	if (!err)
 		uq_destroy_cq(fd, cq.core.cq_handle);
-	drv_big[big_last] = 1;
+	drv_big[sizeof(drv_big) / 4 - 1] = 1;
 	err = uq_create_cq(fd, drv_big, sizeof(drv_big), &cq);
 	check(err == -EOPNOTSUPP,
 	      "CREATE_CQ with non-zero bytes past the driver data is EOPNOTSUPP");
 	if (!err)
 		uq_destroy_cq(fd, cq.core.cq_handle);
-	drv_big[big_last] = 0;
+	drv_big[sizeof(drv_big) / 4 - 1] = 0;
 	err = uq_create_cq(fd, drv_big, sizeof(drv_big), &cq);
 	check(!err, "CREATE_CQ with zero bytes past the driver data");
 	if (!err)
@@ -922,8 +921,11 @@ static void user_qps(int fd, const char *ibdev, __u32 pd, __u32 src_lkey,
 	if (!err)
 		uq_destroy_cq(fd, cq.core.cq_handle);
 
-	/* An older provider's shorter request: the rest is zero-filled. */
-	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv) - 4, &cq);
+	/*
+	 * An older provider's shorter request (issue 30's: comp_mask only,
+	 * the reserved word set above cut off): the rest is zero-filled.
+	 */
+	err = uq_create_cq(fd, &cq_drv, sizeof(cq_drv.comp_mask), &cq);
 	check(!err, "CREATE_CQ with shorter driver data (the rest defaults)");
 	if (!err)
 		uq_destroy_cq(fd, cq.core.cq_handle);
@@ -1125,6 +1127,619 @@ out:
 	free(dst);
 }
 
+/* ---- issue 31: mapped rings, through the raw uverbs ABI ---- */
+
+/*
+ * The HCA's formats as this test writes and reads them (c/ifc/vroce_wqe.h,
+ * which needs the kernel's headers): a send WQE, a receive WQE, a CQE.
+ */
+struct mq_sge {
+	__u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct mq_send_wqe {
+	__u64 wr_id;
+	__u8 opcode, flags, num_sge, rsvd0;
+	__u32 imm_inv;
+	__u64 remote_addr;
+	__u32 rkey, inline_len;
+	__u64 op0, op1;
+	__u32 fr_key, fr_access;
+	__u8 rsvd1[8];
+	struct mq_sge sge[4];
+	__u8 av[64];
+	__u8 rsvd2[64];
+};
+
+struct mq_recv_wqe {
+	__u64 wr_id;
+	__u8 num_sge, srq_done, rsvd[6];
+	struct mq_sge sge[3];
+};
+
+struct mq_cqe {
+	__u64 wr_id;
+	__u32 qpn, byte_len, imm_inv, src_qp;
+	__u16 wqe_idx;
+	__u8 opcode, status, flags, net_type;
+	__u8 smac[6];
+	__u16 pkey_index;
+	__u8 rsvd[25];
+	__u8 owner;
+};
+
+static_assert(sizeof(struct mq_send_wqe) == 256, "send WQE");
+static_assert(sizeof(struct mq_recv_wqe) == 64, "recv WQE");
+static_assert(sizeof(struct mq_cqe) == 64, "CQE");
+
+#define MQ_PAGE		4096
+#define MQ_CQ_DEPTH	64	/* one page of CQEs */
+#define MQ_SQ_DEPTH	16	/* one page of send WQEs */
+#define MQ_RQ_DEPTH	64	/* one page of receive WQEs */
+#define MQ_WQE_SEND	0
+#define MQ_WQE_F_SIGNALED 1
+
+/* @n pages of fresh memory, @prot: mmap's. */
+static void *mq_pages(size_t n, int prot)
+{
+	void *p = mmap(NULL, n * MQ_PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int mq_create_cq(int fd, __u32 cqe, __u32 mask, __u64 buf,
+			__u64 rec, __u32 depth, struct uq_cq_resp *resp)
+{
+	struct ib_uverbs_create_cq c = {
+		.response = (uintptr_t)resp,
+		.cqe = cqe,
+		.comp_channel = -1,
+	};
+	struct vroce_create_cq drv = {
+		.comp_mask = mask, .buf_addr = buf, .dbrec_addr = rec,
+		.depth = depth,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &drv,
+			  sizeof(drv), sizeof(*resp), "CREATE_CQ (mapped)");
+}
+
+static int mq_create_qp(int fd, __u32 pd, __u32 cq,
+			const struct vroce_create_qp *drv,
+			struct uq_qp_resp *resp)
+{
+	struct ib_uverbs_create_qp c = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd,
+		.send_cq_handle = cq,
+		.recv_cq_handle = cq,
+		.max_send_wr = UQ_DEPTH,
+		.max_recv_wr = UQ_DEPTH,
+		.max_send_sge = 4,
+		.max_recv_sge = 1,
+		.qp_type = QPT_RC,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), drv,
+			  sizeof(*drv), sizeof(*resp), "CREATE_QP (mapped)");
+}
+
+/* A counter of the port (hw_counters), or -1. */
+static long long mq_counter(const char *ibdev, const char *name)
+{
+	char path[512], line[64];
+
+	snprintf(path, sizeof(path), SYS_IB "/%s/ports/1/hw_counters/%s",
+		 ibdev, name);
+	if (read_line(path, line, sizeof(line)))
+		return -1;
+	return atoll(line);
+}
+
+/* The QP's state (QUERY_QP), or -1. */
+static int mq_qp_state(int fd, __u32 handle)
+{
+	struct ib_uverbs_query_qp_resp resp = { 0 };
+	struct ib_uverbs_query_qp c = {
+		.response = (uintptr_t)&resp, .qp_handle = handle,
+		.attr_mask = QP_STATE,
+	};
+
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_QP, &c, sizeof(c),
+		   sizeof(resp), "QUERY_QP"))
+		return -1;
+	return resp.qp_state;
+}
+
+/* Read CQE @n of a mapped ring once the HCA wrote it, within @ms. */
+static struct mq_cqe *mq_cqe(struct mq_cqe *ring, __u32 log2, __u32 n,
+			     int ms)
+{
+	struct mq_cqe *cqe = &ring[n & ((1u << log2) - 1)];
+	long long deadline = uq_now_ms() + ms;
+
+	while ((__atomic_load_n(&cqe->owner, __ATOMIC_ACQUIRE) & 1) ==
+	       ((n >> log2) & 1)) {
+		if (uq_now_ms() >= deadline)
+			return NULL;
+		usleep(1000);
+	}
+	return cqe;
+}
+
+static void mq_post_send_none(int fd, __u32 qp, int *err)
+{
+	struct {
+		struct ib_uverbs_post_send c;
+	} req = { 0 };
+	struct ib_uverbs_post_send_resp resp = { 0 };
+
+	req.c.response = (uintptr_t)&resp;
+	req.c.qp_handle = qp;
+	req.c.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	*err = uv_cmd(fd, IB_USER_VERBS_CMD_POST_SEND, &req, sizeof(req),
+		      sizeof(resp), "POST_SEND (doorbell)");
+}
+
+/*
+ * Mapped rings: every field CREATE_CQ and CREATE_QP check, the uverbs
+ * data path commands a mapped queue refuses, then a SEND through rings
+ * this program writes and reads itself with one doorbell system call,
+ * then garbage in the records: only that QP or CQ fails, counted.
+ */
+static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
+			__u32 src_lkey, const unsigned char *src,
+			__u64 src_iova)
+{
+	char nth[600], knob[700], knob2[700], num[16], msg[200];
+	int n, bad_err;
+	unsigned char *cq_ring = NULL, *ro = NULL, *hole = NULL, *recs = NULL;
+	unsigned char *sq[3] = { NULL, NULL, NULL }, *rq[3] = { NULL, NULL, NULL };
+	unsigned char *two = NULL, *dst = NULL;
+	struct vroce_qp_dbrec *qrec[3];
+	struct vroce_cq_dbrec *crec;
+	struct ib_uverbs_reg_mr_resp mr = { 0 };
+	struct uq_cq_resp cq, plain, bad;
+	struct uq_qp_resp qp[3], qbad;
+	struct vroce_create_qp qd;
+	struct mq_cqe *cqe;
+	long long before, deadline;
+	__u8 gid[16];
+	int err, i, have_cq = 0, have_plain = 0, nqp = 0, have_mr = 0;
+	__u32 ci = 0;
+
+	cq_ring = mq_pages(1, PROT_READ | PROT_WRITE);
+	ro = mq_pages(2, PROT_READ);
+	two = mq_pages(2, PROT_READ | PROT_WRITE);
+	recs = mq_pages(1, PROT_READ | PROT_WRITE);
+	hole = mq_pages(1, PROT_READ | PROT_WRITE);
+	for (i = 0; i < 3; i++) {
+		sq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
+		rq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
+	}
+	dst = mq_pages(1, PROT_READ | PROT_WRITE);
+	if (!cq_ring || !ro || !two || !recs || !hole || !sq[0] || !sq[1] ||
+	    !rq[0] || !rq[1] || !sq[2] || !rq[2] || !dst) {
+		check(0, "mapped rings: allocate the rings");
+		return;
+	}
+	/* @hole: an address nothing is mapped at; @two: a page, then none. */
+	munmap(hole, MQ_PAGE);
+	munmap(two + MQ_PAGE, MQ_PAGE);
+	crec = (struct vroce_cq_dbrec *)recs;
+	qrec[0] = (struct vroce_qp_dbrec *)(recs + 64);
+	qrec[1] = (struct vroce_qp_dbrec *)(recs + 128);
+	qrec[2] = (struct vroce_qp_dbrec *)(recs + 192);
+
+	/* CREATE_CQ: the ring and the record, as vroce-abi.h has them. */
+#define MQ_CQ_BAD(buf, rec, depth, cqe, want, what)				\
+	do {									\
+		err = mq_create_cq(fd, cqe, VROCE_CREATE_CQ_MAPPED,		\
+				   (uintptr_t)(buf), (uintptr_t)(rec), depth,	\
+				   &bad);					\
+		check(err == -(want), what);		\
+		if (!err)							\
+			uq_destroy_cq(fd, bad.core.cq_handle);			\
+	} while (0)
+	MQ_CQ_BAD(cq_ring + 64, crec, MQ_CQ_DEPTH, 16, EINVAL,
+		  "mapped CREATE_CQ of a ring not page aligned is EINVAL");
+	MQ_CQ_BAD(0, crec, MQ_CQ_DEPTH, 16, EINVAL,
+		  "mapped CREATE_CQ of ring address 0 is EINVAL");
+	MQ_CQ_BAD(cq_ring, crec, 192, 16, EINVAL,
+		  "mapped CREATE_CQ of depth 192 (not a power of two) is EINVAL");
+	MQ_CQ_BAD(cq_ring, crec, 65536, 16, EINVAL,
+		  "mapped CREATE_CQ of depth 65536 (the HCA's most is 32768) is EINVAL");
+	MQ_CQ_BAD(cq_ring, crec, 1, 1, EINVAL,
+		  "mapped CREATE_CQ of depth 1 (two at least) is EINVAL");
+	MQ_CQ_BAD(cq_ring, crec, MQ_CQ_DEPTH, 100, EINVAL,
+		  "mapped CREATE_CQ of depth 64 for 100 CQEs asked is EINVAL");
+	MQ_CQ_BAD(two, crec, 2 * MQ_CQ_DEPTH, 16, EFAULT,
+		  "mapped CREATE_CQ of a ring shorter than its depth (2 pages, 1 mapped) is EFAULT");
+	MQ_CQ_BAD(ro, crec, MQ_CQ_DEPTH, 16, EFAULT,
+		  "mapped CREATE_CQ of a read-only ring is EFAULT");
+	MQ_CQ_BAD(cq_ring, (unsigned char *)crec + 4, MQ_CQ_DEPTH, 16, EINVAL,
+		  "mapped CREATE_CQ of a record not 8-byte aligned is EINVAL");
+	MQ_CQ_BAD(cq_ring, 0, MQ_CQ_DEPTH, 16, EINVAL,
+		  "mapped CREATE_CQ of record address 0 is EINVAL");
+	MQ_CQ_BAD(cq_ring, hole, MQ_CQ_DEPTH, 16, EFAULT,
+		  "mapped CREATE_CQ of a record in unmapped memory is EFAULT");
+	MQ_CQ_BAD(cq_ring, ro, MQ_CQ_DEPTH, 16, EFAULT,
+		  "mapped CREATE_CQ of a read-only record is EFAULT");
+	err = mq_create_cq(fd, 16, 0, (uintptr_t)cq_ring, 0, 0, &bad);
+	check(err == -EINVAL,
+	      "CREATE_CQ with a ring address but no MAPPED bit is EINVAL");
+	if (!err)
+		uq_destroy_cq(fd, bad.core.cq_handle);
+
+	/* Each allocation of a mapped create fails in turn, unwound. */
+	snprintf(nth, sizeof(nth), DBG_DRV "/%s/fail_nth", ibdev);
+	for (n = 1, bad_err = 0; n < 100; n++) {
+		snprintf(num, sizeof(num), "%d", n);
+		if (write_line(nth, num))
+			break;
+		err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED,
+				   (uintptr_t)cq_ring, (uintptr_t)crec,
+				   MQ_CQ_DEPTH, &bad);
+		if (!err) {
+			uq_destroy_cq(fd, bad.core.cq_handle);
+			break;
+		}
+		if (err != -ENOMEM)
+			bad_err++;
+	}
+	write_line(nth, "0");
+	snprintf(msg, sizeof(msg),
+		 "mapped CREATE_CQ: %d injection points failed in turn, each ENOMEM",
+		 n - 1);
+	check(n > 2 && n < 100 && !bad_err, msg);
+
+	err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cq_ring,
+			   (uintptr_t)crec, MQ_CQ_DEPTH, &cq);
+	check(!err && (cq.drv.comp_mask & VROCE_CREATE_CQ_MAPPED) &&
+	      cq.core.cqe == MQ_CQ_DEPTH, "mapped CREATE_CQ of a 64-CQE ring");
+	if (err)
+		goto out;
+	have_cq = 1;
+	{
+		struct {
+			struct ib_uverbs_poll_cq_resp r;
+			struct ib_uverbs_wc wc;
+		} resp;
+		struct ib_uverbs_poll_cq c = {
+			.response = (uintptr_t)&resp,
+			.cq_handle = cq.core.cq_handle, .ne = 1,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_POLL_CQ, &c, sizeof(c),
+			     sizeof(resp), "POLL_CQ (mapped)");
+		check(err == -EOPNOTSUPP, "POLL_CQ of a mapped CQ is EOPNOTSUPP");
+	}
+	{
+		struct ib_uverbs_resize_cq_resp resp;
+		struct ib_uverbs_resize_cq c = {
+			.response = (uintptr_t)&resp,
+			.cq_handle = cq.core.cq_handle, .cqe = 200,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &c, sizeof(c),
+			     sizeof(resp), "RESIZE_CQ (mapped)");
+		check(err == -EINVAL,
+		      "RESIZE_CQ of a mapped CQ without a new ring is EINVAL");
+	}
+	err = uq_create_cq(fd, NULL, 0, &plain);
+	check(!err, "CREATE_CQ of a CQ that is not mapped, beside");
+	if (err)
+		goto out;
+	have_plain = 1;
+
+	/* CREATE_SRQ: a mapped SRQ's ring and record; no POST_SRQ_RECV. */
+	{
+		struct vroce_create_srq sd = {
+			.comp_mask = VROCE_CREATE_SRQ_MAPPED,
+			.buf_addr = (uintptr_t)rq[2] + 64,
+			.dbrec_addr = (uintptr_t)(recs + 256),
+			.depth = MQ_RQ_DEPTH,
+		};
+		struct uq_srq_resp sr;
+		struct {
+			struct ib_uverbs_post_srq_recv c;
+			struct ib_uverbs_recv_wr wr;
+		} pr = { 0 };
+		struct ib_uverbs_post_srq_recv_resp prr;
+
+		err = uq_create_srq(fd, pd, &sd, sizeof(sd), &sr);
+		check(err == -EINVAL,
+		      "mapped CREATE_SRQ of a ring not page aligned is EINVAL");
+		if (!err)
+			uq_destroy_srq(fd, sr.core.srq_handle);
+		sd.buf_addr = (uintptr_t)rq[2];
+		sd.depth = 4;
+		err = uq_create_srq(fd, pd, &sd, sizeof(sd), &sr);
+		check(err == -EINVAL,
+		      "mapped CREATE_SRQ of depth 4 for 8 WQEs asked is EINVAL");
+		if (!err)
+			uq_destroy_srq(fd, sr.core.srq_handle);
+		sd.depth = MQ_RQ_DEPTH;
+		err = uq_create_srq(fd, pd, &sd, sizeof(sd), &sr);
+		check(!err && (sr.drv.comp_mask & VROCE_CREATE_SRQ_MAPPED) &&
+		      sr.drv.depth == MQ_RQ_DEPTH, "mapped CREATE_SRQ");
+		if (!err) {
+			pr.c.response = (uintptr_t)&prr;
+			pr.c.srq_handle = sr.core.srq_handle;
+			pr.c.wr_count = 1;
+			pr.c.wqe_size = sizeof(pr.wr);
+			err = uv_cmd(fd, IB_USER_VERBS_CMD_POST_SRQ_RECV, &pr,
+				     sizeof(pr), sizeof(prr),
+				     "POST_SRQ_RECV (mapped)");
+			check(err == -EOPNOTSUPP,
+			      "POST_SRQ_RECV on a mapped SRQ is EOPNOTSUPP");
+			uq_destroy_srq(fd, sr.core.srq_handle);
+		}
+	}
+
+	/* CREATE_QP: both rings, the record, and the CQs mapped too. */
+#define MQ_QD(sqb, sqd, rqb, rqd, rec)						\
+	((struct vroce_create_qp){ .comp_mask = VROCE_CREATE_QP_MAPPED,	\
+		.sq_buf_addr = (uintptr_t)(sqb), .sq_depth = (sqd),		\
+		.rq_buf_addr = (uintptr_t)(rqb), .rq_depth = (rqd),		\
+		.dbrec_addr = (uintptr_t)(rec) })
+#define MQ_QP_BAD(cqh, d, want, what)						\
+	do {									\
+		qd = d;								\
+		err = mq_create_qp(fd, pd, cqh, &qd, &qbad);			\
+		check(err == -(want), what);					\
+		if (!err)							\
+			uq_destroy_qp(fd, qbad.core.qp_handle);			\
+	} while (0)
+	MQ_QP_BAD(plain.core.cq_handle,
+		  MQ_QD(sq[0], MQ_SQ_DEPTH, rq[0], MQ_RQ_DEPTH, qrec[0]), EINVAL,
+		  "mapped CREATE_QP on a CQ that is not mapped is EINVAL");
+	MQ_QP_BAD(cq.core.cq_handle, ((struct vroce_create_qp){ 0 }), EINVAL,
+		  "CREATE_QP not mapped on a mapped CQ is EINVAL");
+	MQ_QP_BAD(cq.core.cq_handle,
+		  MQ_QD(sq[0], MQ_SQ_DEPTH, sq[0], MQ_RQ_DEPTH, qrec[0]), EINVAL,
+		  "mapped CREATE_QP whose RQ overlaps its SQ is EINVAL");
+	MQ_QP_BAD(cq.core.cq_handle,
+		  MQ_QD(sq[0], 48, rq[0], MQ_RQ_DEPTH, qrec[0]), EINVAL,
+		  "mapped CREATE_QP of SQ depth 48 (not a power of two) is EINVAL");
+	MQ_QP_BAD(cq.core.cq_handle,
+		  MQ_QD(sq[0], 8192, rq[0], MQ_RQ_DEPTH, qrec[0]), EINVAL,
+		  "mapped CREATE_QP of SQ depth 8192 (the HCA's most is 4096) is EINVAL");
+	MQ_QP_BAD(cq.core.cq_handle,
+		  MQ_QD(sq[0], MQ_SQ_DEPTH, 0, 0, qrec[0]), EINVAL,
+		  "mapped CREATE_QP with no RQ and no SRQ is EINVAL");
+	MQ_QP_BAD(cq.core.cq_handle,
+		  MQ_QD(sq[0], MQ_SQ_DEPTH, ro, MQ_RQ_DEPTH, qrec[0]), EFAULT,
+		  "mapped CREATE_QP of a read-only RQ is EFAULT");
+	MQ_QP_BAD(cq.core.cq_handle,
+		  MQ_QD(sq[0], MQ_SQ_DEPTH, rq[0], MQ_RQ_DEPTH,
+			(unsigned char *)qrec[0] + 2), EINVAL,
+		  "mapped CREATE_QP of a record not 8-byte aligned is EINVAL");
+
+	qd = MQ_QD(sq[0], MQ_SQ_DEPTH, rq[0], MQ_RQ_DEPTH, qrec[0]);
+	for (n = 1, bad_err = 0; n < 100; n++) {
+		snprintf(num, sizeof(num), "%d", n);
+		if (write_line(nth, num))
+			break;
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qbad);
+		if (!err) {
+			uq_destroy_qp(fd, qbad.core.qp_handle);
+			break;
+		}
+		if (err != -ENOMEM)
+			bad_err++;
+	}
+	write_line(nth, "0");
+	snprintf(msg, sizeof(msg),
+		 "mapped CREATE_QP: %d injection points failed in turn, each ENOMEM",
+		 n - 1);
+	check(n > 2 && n < 100 && !bad_err, msg);
+	/* QP_DBREC (opcode 22) refused, then lost: the QP is undone. */
+	snprintf(knob, sizeof(knob), "%s/fault_opcode", hca);
+	snprintf(knob2, sizeof(knob2), "%s/fail_cmds", hca);
+	if (!write_line(knob, "22") && !write_line(knob2, "1")) {
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qbad);
+		check(err == -EIO,
+		      "mapped CREATE_QP whose QP_DBREC the HCA fails (INTERNAL) is EIO");
+		if (!err)
+			uq_destroy_qp(fd, qbad.core.qp_handle);
+		snprintf(knob2, sizeof(knob2), "%s/drop_cmds", hca);
+		write_line(knob2, "1");
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qbad);
+		check(err == -ETIMEDOUT,
+		      "mapped CREATE_QP whose QP_DBREC is lost is ETIMEDOUT");
+		if (!err)
+			uq_destroy_qp(fd, qbad.core.qp_handle);
+	} else {
+		check(0, "set the HCA's fault knobs for QP_DBREC");
+	}
+	write_line(knob, "0");
+
+	for (i = 0; i < 2; i++) {
+		qd = MQ_QD(sq[i], MQ_SQ_DEPTH, rq[i], MQ_RQ_DEPTH, qrec[i]);
+		err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qp[i]);
+		check(!err && (qp[i].drv.comp_mask & VROCE_CREATE_QP_MAPPED) &&
+		      qp[i].drv.sq_depth == MQ_SQ_DEPTH &&
+		      qp[i].drv.rq_depth == MQ_RQ_DEPTH,
+		      i ? "mapped CREATE_QP of RC QP 1" :
+			  "mapped CREATE_QP of RC QP 0");
+		if (err)
+			goto out;
+		nqp++;
+	}
+	if (uq_gid0(ibdev, gid)) {
+		check(0, "read the port's GID 0");
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		err = uq_connect(fd, qp[i].core.qp_handle, qp[!i].core.qpn, gid);
+		check(!err, i ? "MODIFY_QP of mapped QP 1 to RTS" :
+				"MODIFY_QP of mapped QP 0 to RTS");
+		if (err)
+			goto out;
+	}
+	{
+		struct ib_uverbs_reg_mr c = {
+			.response = (uintptr_t)&mr,
+			.start = (uintptr_t)dst, .length = MQ_PAGE,
+			.hca_va = (uintptr_t)dst, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c),
+			     sizeof(mr), "REG_MR (mapped)");
+		check(!err, "REG_MR of the mapped QPs' receive buffer");
+		if (err)
+			goto out;
+		have_mr = 1;
+	}
+
+	/* What the kernel can no longer do for a mapped QP. */
+	{
+		struct ib_uverbs_sge s = { .addr = (uintptr_t)dst, .length = 8,
+					   .lkey = mr.lkey };
+
+		err = uq_post_recv(fd, qp[1].core.qp_handle, &s, 1);
+		check(err == -EOPNOTSUPP, "POST_RECV on a mapped QP is EOPNOTSUPP");
+		s = (struct ib_uverbs_sge){ .addr = src_iova, .length = 8,
+					    .lkey = src_lkey };
+		err = uq_post_send(fd, qp[0].core.qp_handle, IB_UVERBS_WR_SEND,
+				   SEND_SIGNALED, &s, 1, 0, 0, 1);
+		check(err == -EOPNOTSUPP,
+		      "POST_SEND with a work request on a mapped QP is EOPNOTSUPP");
+	}
+
+	/* A SEND of 100 bytes through the rings: one system call. */
+	{
+		struct mq_recv_wqe *r = (struct mq_recv_wqe *)rq[1];
+		struct mq_send_wqe *s = (struct mq_send_wqe *)sq[0];
+		int got = 0, ok = 1;
+
+		memset(dst, 0, 128);
+		r->wr_id = 0x1111;
+		r->num_sge = 1;
+		r->sge[0] = (struct mq_sge){ .addr = (uintptr_t)dst,
+					     .length = 128, .lkey = mr.lkey };
+		__atomic_store_n(&qrec[1]->rq_pi, 1, __ATOMIC_RELEASE);
+		s->wr_id = 0x2222;
+		s->opcode = MQ_WQE_SEND;
+		s->flags = MQ_WQE_F_SIGNALED;
+		s->num_sge = 1;
+		s->sge[0] = (struct mq_sge){ .addr = src_iova + 10,
+					     .length = 100, .lkey = src_lkey };
+		__atomic_store_n(&qrec[0]->sq_pi, 1, __ATOMIC_RELEASE);
+		mq_post_send_none(fd, qp[0].core.qp_handle, &err);
+		check(!err, "POST_SEND with no work request on a mapped QP (the doorbell)");
+		while (got < 2 && (cqe = mq_cqe((struct mq_cqe *)cq_ring, 6, ci, 3000))) {
+			ok = ok && !cqe->status &&
+			     (cqe->wr_id == 0x1111 ? cqe->byte_len == 100 &&
+			      cqe->qpn == qp[1].core.qpn :
+			      cqe->wr_id == 0x2222 && cqe->qpn == qp[0].core.qpn &&
+			      cqe->wqe_idx == 0);
+			got++;
+			ci++;
+		}
+		__atomic_store_n(&crec->ci, ci, __ATOMIC_RELEASE);
+		check(got == 2 && ok && !memcmp(dst, src + 10, 100),
+		      "mapped QPs: SEND 100 B, both CQEs read from the ring, bytes match");
+	}
+
+	/*
+	 * A process's LOCAL_INV (and REG_MR): the HCA refuses them on a
+	 * mapped QP, as the kernel's post_send does on a user QP (an MR of
+	 * the MR cache is a fast-register entry of this PD, which REG_MR
+	 * could otherwise point at any page once invalidated). This check
+	 * also passes with that refusal disabled: the MR here fails
+	 * LOCAL_INV on its own, so it does not prove the refusal.
+	 */
+	qd = MQ_QD(sq[2], MQ_SQ_DEPTH, rq[2], MQ_RQ_DEPTH, qrec[2]);
+	err = mq_create_qp(fd, pd, cq.core.cq_handle, &qd, &qp[2]);
+	if (!err)
+		nqp++;
+	if (!err)
+		err = uq_connect(fd, qp[2].core.qp_handle, qp[1].core.qpn, gid);
+	if (!err) {
+		struct mq_send_wqe *s = (struct mq_send_wqe *)sq[2];
+
+		s->wr_id = 0x5555;
+		s->opcode = 7;	/* VROCE_WQE_LOCAL_INV */
+		s->flags = MQ_WQE_F_SIGNALED;
+		s->imm_inv = mr.lkey;
+		__atomic_store_n(&qrec[2]->sq_pi, 1, __ATOMIC_RELEASE);
+		mq_post_send_none(fd, qp[2].core.qp_handle, &err);
+		cqe = err ? NULL : mq_cqe((struct mq_cqe *)cq_ring, 6, ci, 3000);
+		check(cqe && cqe->wr_id == 0x5555 && cqe->status == 2,
+		      "mapped QP: LOCAL_INV of its own MR completes with LOC_QP_OP_ERR");
+		if (cqe)
+			__atomic_store_n(&crec->ci, ++ci, __ATOMIC_RELEASE);
+	} else {
+		check(0, "mapped QP 2 for LOCAL_INV");
+	}
+
+	/* Garbage in a record while the QPs live: that QP fails, counted. */
+	before = mq_counter(ibdev, "dbrec_err");
+	__atomic_store_n(&qrec[0]->sq_pi, 1 + 5000, __ATOMIC_RELEASE);
+	mq_post_send_none(fd, qp[0].core.qp_handle, &err);
+	usleep(100 * 1000);
+	check(!err && before >= 0 && mq_counter(ibdev, "dbrec_err") == before + 1,
+	      "mapped QP: sq_pi 5000 past the ring counts 1 dbrec_err");
+	check(mq_qp_state(fd, qp[0].core.qp_handle) == 6 /* ERR */,
+	      "mapped QP: sq_pi 5000 past the ring moves that QP to ERR");
+	check(mq_qp_state(fd, qp[1].core.qp_handle) == QPS_RTS,
+	      "mapped QP: a broken record leaves the other QP in RTS");
+	/* A consumer index ahead of the CQ's producer: the CQ fails. */
+	before = mq_counter(ibdev, "dbrec_err");
+	__atomic_store_n(&crec->ci, ci + 1000, __ATOMIC_RELEASE);
+	{
+		struct mq_recv_wqe *r = (struct mq_recv_wqe *)rq[0];
+		struct mq_send_wqe *s = (struct mq_send_wqe *)sq[1];
+
+		/* QP 1 sends to QP 0, in ERR: its CQE (an error) is lost. */
+		r->wr_id = 0x3333;
+		r->num_sge = 1;
+		r->sge[0] = (struct mq_sge){ .addr = (uintptr_t)dst,
+					     .length = 128, .lkey = mr.lkey };
+		__atomic_store_n(&qrec[0]->rq_pi, 1, __ATOMIC_RELEASE);
+		memset(s, 0, sizeof(*s));
+		s->wr_id = 0x4444;
+		s->flags = MQ_WQE_F_SIGNALED;
+		s->num_sge = 1;
+		s->sge[0] = (struct mq_sge){ .addr = src_iova, .length = 8,
+					     .lkey = src_lkey };
+		__atomic_store_n(&qrec[1]->sq_pi, 1, __ATOMIC_RELEASE);
+		mq_post_send_none(fd, qp[1].core.qp_handle, &err);
+	}
+	/* Its CQE comes once the requester gives up on QP 0 (retries). */
+	deadline = uq_now_ms() + 5000;
+	while (mq_counter(ibdev, "dbrec_err") <= before &&
+	       uq_now_ms() < deadline)
+		usleep(10 * 1000);
+	check(!err && mq_counter(ibdev, "dbrec_err") > before,
+	      "mapped CQ: a consumer index past the producer counts dbrec_err");
+	check(!mq_cqe((struct mq_cqe *)cq_ring, 6, ci, 0),
+	      "mapped CQ: with a broken record the HCA writes no CQE");
+
+out:
+	while (nqp--)
+		uq_destroy_qp(fd, qp[nqp].core.qp_handle);
+	if (have_mr) {
+		struct ib_uverbs_dereg_mr d = { .mr_handle = mr.mr_handle };
+
+		check(!uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &d, sizeof(d), 0,
+			      "DEREG_MR"), "DEREG_MR of the mapped QPs' buffer");
+	}
+	if (have_plain)
+		uq_destroy_cq(fd, plain.core.cq_handle);
+	if (have_cq)
+		uq_destroy_cq(fd, cq.core.cq_handle);
+	(void)src;
+}
+
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(((uint32_t)i * 2654435761u) >> 24 ^ (i >> 12));
@@ -1317,6 +1932,7 @@ int main(int argc, char **argv)
 		   "with an unknown access bit");
 	debugfs_junk(ibdev, hca);
 	user_qps(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
+	user_mapped(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {
