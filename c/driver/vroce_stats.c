@@ -36,6 +36,9 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	[VROCE_CNT_RNR_RETRY_EXC_ERR].name = "cqe_rnr_retry_exc_err",
 	[VROCE_CNT_WR_FLUSH_ERR].name = "cqe_wr_flush_err",
 	[VROCE_CNT_LOC_ACCESS_ERR].name = "cqe_loc_access_err",
+	/* issue 31, lend */
+	[VROCE_CNT_LENT_WQES].name = "lent_wqes",
+	[VROCE_CNT_LEND_DEFERRED].name = "lend_deferred",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

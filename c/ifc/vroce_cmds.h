@@ -354,6 +354,8 @@ struct vroce_resp_query_device {
 /* UC QPs (VROCE_QPT_UC) and UD multicast (ATTACH_MCAST, DETACH_MCAST). */
 #define VROCE_CAP_UC		BIT(3)
 #define VROCE_CAP_MCAST		BIT(4)
+/* issue 31: writes to VROCE_REG_DB_LEND run send WQEs in the writer's context. */
+#define VROCE_CAP_LEND		BIT(7)
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;
@@ -459,7 +461,10 @@ enum vroce_counter {
 	VROCE_CNT_RNR_RETRY_EXC_ERR	= 15,
 	VROCE_CNT_WR_FLUSH_ERR		= 16,
 	VROCE_CNT_LOC_ACCESS_ERR	= 17,
-	VROCE_CNT_NUM			= 18,
+	/* issue 31, lend: VROCE_REG_DB_LEND */
+	VROCE_CNT_LENT_WQES		= 18,	/* send WQEs completed in a lent context */
+	VROCE_CNT_LEND_DEFERRED		= 19,	/* lends left to the QP's engine */
+	VROCE_CNT_NUM			= 20,
 };
 
 /* Counters in one QUERY_COUNTERS response. */
