@@ -286,9 +286,12 @@ void vroce_hw_rq_doorbell(struct vroce_hw *hw, u32 qpn, u32 pi)
 void vroce_hw_qp_lend(struct vroce_hw *hw, u32 qpn)
 {
 	might_sleep();
-	/* No barrier: the SQ doorbell before it ordered the WQEs. */
-	vroce_hw_write32(hw, VROCE_REG_DB_LEND,
-			 FIELD_PREP(VROCE_DB_LEND_QPN, qpn));
+	/*
+	 * No barrier: the SQ doorbell before it ordered the WQEs. The QPN
+	 * is the whole value: one with bits beyond VROCE_DB_LEND_QPN names
+	 * no QP, and the HCA ignores it.
+	 */
+	vroce_hw_write32(hw, VROCE_REG_DB_LEND, qpn);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hw_qp_lend);
 
