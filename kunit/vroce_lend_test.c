@@ -483,7 +483,7 @@ static void ld_gate(struct kunit *test, struct ld_pair *p, u64 wr_id,
 
 	ld_recvs(test, p, 100 + wr_id, 1);
 	/* The last gate's work item lets go of the QP (its run lock). */
-	msleep(10);
+	msleep(20);
 	ld_fifo(test);
 	KUNIT_ASSERT_EQ(test, ld_send(p->qp[0], wr_id), 0);
 	qp->user = user;

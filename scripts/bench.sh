@@ -123,6 +123,16 @@ done
 echo "== perftest through libvroce (vroce0) and rxe (rxe0), C test kernel with debug options"
 "$repo/scripts/userspace.sh" bench | grep -v '^\[' | sed -n '/^perftest,/,$p'
 
+# issue 31, lend: one round trip's latency on UML's one CPU, polling as a
+# user runs the programs (and with -e, events), vroce0 with lent doorbells
+# and without them (module parameter lend=0) beside rxe0, in the bench
+# kernel (no KASAN or lockdep: PREEMPT_NONE, HZ=100, as a user's UML).
+# The x86_64 two-CPU kernel above runs KUnit only (no user space), so
+# these figures are UML's.
+echo "== latency through libvroce (vroce0, lend=1 and lend=0) and rxe (rxe0), bench kernel"
+VROCE_KERNEL=nodebug "$repo/scripts/userspace.sh" lat | grep -v '^\[' |
+	sed -n '/^latency,/,$p'
+
 # NVMe over RDMA, the kernel's own host and target, on vroce0 and on rxe in
 # the bench kernel: 4 KiB I/O at queue depth 1.
 echo "== NVMe over RDMA (nvmet-rdma + nvme-rdma) on vroce0 and rxe0, bench kernel"
