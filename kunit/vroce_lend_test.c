@@ -212,6 +212,42 @@ static void vroce_lend_runs_inline(struct kunit *test)
 }
 
 /*
+ * A lent context runs its own QP only: a SEND waiting on the peer QP (its
+ * doorbell rung, its work item queued) stays there while the lent SEND
+ * delivers into that QP; the peer's work item runs it afterwards.
+ */
+static void vroce_lend_own_qp_only(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair(test, 16, 64);
+	struct ib_sge sge = { .length = 64, .lkey = p->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 200, .sg_list = &sge, .num_sge = 1 };
+	u64 lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
+	struct ib_wc wc[4];
+	int n, i;
+
+	ld_recvs(test, p, 100, 1);
+	sge.addr = p->buf[0]->dma;
+	KUNIT_ASSERT_EQ(test, ib_post_recv(p->qp[0], &rwr, NULL), 0);
+	ld_fifo(test);
+	KUNIT_ASSERT_EQ(test, ld_send(p->qp[1], 21), 0);
+	KUNIT_ASSERT_EQ(test, ld_send(p->qp[0], 20), 0);
+	vroce_hw_qp_lend(&p->vdev->hw, p->qp[0]->qp_num);
+	n = ld_poll_now(p->cq, wc, 4);
+	sched_set_normal(current, 0);
+	/* qp[0]'s SEND and qp[1]'s receive of it; qp[1]'s SEND waits. */
+	KUNIT_ASSERT_EQ(test, n, 2);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 20 || wc[i].wr_id == 100);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 21 || wc[i].wr_id == 200);
+	}
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
+			lent, 1);
+}
+
+/*
  * More WQEs than the budget: the lent context executes LD_BUDGET of them,
  * the QP's work item the rest, and every one completes once, in order.
  */
@@ -620,6 +656,7 @@ static void vroce_lend_during_reset(struct kunit *test)
 
 static struct kunit_case vroce_lend_cases[] = {
 	KUNIT_CASE(vroce_lend_runs_inline),
+	KUNIT_CASE(vroce_lend_own_qp_only),
 	KUNIT_CASE(vroce_lend_budget),
 	KUNIT_CASE(vroce_lend_two_posters),
 	KUNIT_CASE(vroce_lend_hold),
