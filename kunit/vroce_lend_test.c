@@ -248,6 +248,42 @@ static void vroce_lend_own_qp_only(struct kunit *test)
 }
 
 /*
+ * A lend while an engine is in the QP's send queue (its run lock taken
+ * through the test knob, as the QP's work item in the middle of a visit
+ * holds it) runs nothing there: it is left to the work item (counted as
+ * deferred), which waits for the lock and then runs the SEND, once.
+ */
+static void vroce_lend_busy_qp(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair(test, 16, 64);
+	u64 lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
+	u64 deferred = ld_counter(test, p->vdev, VROCE_CNT_LEND_DEFERRED);
+	struct ib_wc wc[4];
+	int n, err;
+
+	ld_recvs(test, p, 100, 2);
+	vroce_hca_busy_qp(p->hca, p->qp[0]->qp_num, true);
+	err = ld_send(p->qp[0], 7);
+	vroce_hw_qp_lend(&p->vdev->hw, p->qp[0]->qp_num);
+	n = ld_poll_now(p->cq, wc, 4);
+	/* The work item waits for the lock meanwhile. */
+	msleep(20);
+	n += ld_poll_now(p->cq, wc + n, 4 - n);
+	vroce_hca_busy_qp(p->hca, p->qp[0]->qp_num, false);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, n, 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
+	KUNIT_EXPECT_TRUE(test, wc[0].wr_id == 7 || wc[0].wr_id == 100);
+	KUNIT_EXPECT_TRUE(test, wc[1].wr_id == 7 || wc[1].wr_id == 100);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 4, wc), 0);
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES),
+			lent);
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev,
+					 VROCE_CNT_LEND_DEFERRED) - deferred, 1);
+}
+
+/*
  * More WQEs than the budget: the lent context executes LD_BUDGET of them,
  * the QP's work item the rest, and every one completes once, in order.
  */
@@ -657,6 +693,7 @@ static void vroce_lend_during_reset(struct kunit *test)
 static struct kunit_case vroce_lend_cases[] = {
 	KUNIT_CASE(vroce_lend_runs_inline),
 	KUNIT_CASE(vroce_lend_own_qp_only),
+	KUNIT_CASE(vroce_lend_busy_qp),
 	KUNIT_CASE(vroce_lend_budget),
 	KUNIT_CASE(vroce_lend_two_posters),
 	KUNIT_CASE(vroce_lend_hold),

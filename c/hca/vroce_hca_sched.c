@@ -304,7 +304,7 @@ bool vroce_hca_doorbell(struct vroce_hca *hca, u32 off, u32 val)
 	return true;
 }
 
-/* ---- knobs: event faults, holding a QP ---- */
+/* ---- knobs: event faults, holding a QP, a busy QP ---- */
 
 /**
  * vroce_hca_set_event_faults() - set the completion event knobs (what
@@ -355,6 +355,33 @@ void vroce_hca_hold_qp(struct vroce_hca *hca, u32 qpn)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hca_hold_qp);
+
+/**
+ * vroce_hca_busy_qp() - make a QP's send queue look busy (a test knob,
+ *	issue 31)
+ * @hca: the HCA
+ * @qpn: the QP
+ * @busy: true: take the QP's run lock (qpx[].run) as an engine in its send
+ *	queue holds it; false: let it go
+ *
+ * While it is taken, a DB_LEND of the QP leaves it to the QP's work item,
+ * and the work item waits for it (vroce_lend.busy_qp).
+ *
+ * Context: process context; the same thread takes and lets go, before the
+ *	HCA is deleted.
+ */
+void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy)
+{
+	u32 slot = vroce_hca_qpn_slot(qpn);
+
+	if (slot == VROCE_MAX_QP)
+		return;
+	if (busy)
+		mutex_lock(&hca->qpx[slot].run);
+	else
+		mutex_unlock(&hca->qpx[slot].run);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_busy_qp);
 
 /* ---- life cycle ---- */
 
