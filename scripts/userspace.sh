@@ -33,4 +33,4 @@ ktap=(--ktap userspace)
 [ "$mode" = bench ] && ktap=()
 [ "$mode" = lat ] && ktap=()	# issue 31: the latency table only
 VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} "$repo/scripts/uml-run.sh" "${ktap[@]}" \
-	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"
+	"VROCE_LAT_RUNS=${VROCE_LAT_RUNS:-3} $repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"
