@@ -134,6 +134,15 @@ echo "== the same on two CPUs: Debian's kernel under QEMU -smp 2 (scripts/qemu-b
 rel=$("$repo/scripts/kernel-release.sh")
 make -s -C "$repo" KDIR="$("$repo/scripts/kernel-release.sh" --headers)" modules >&2
 "$repo/scripts/qemu-bench.sh" "$repo/vroce.ko" "$rel"
+# issue 31, lend: one round trip's latency on UML's one CPU, polling as a
+# user runs the programs (and with -e, events), vroce0 with lent doorbells
+# and without them (module parameter lend=0) beside rxe0, in the bench
+# kernel (no KASAN or lockdep: PREEMPT_NONE, HZ=100, as a user's UML).
+# The x86_64 two-CPU kernel above runs KUnit only (no user space), so
+# these figures are UML's.
+echo "== latency through libvroce (vroce0, lend=1 and lend=0) and rxe (rxe0), bench kernel"
+VROCE_KERNEL=nodebug "$repo/scripts/userspace.sh" lat | grep -v '^\[' |
+	sed -n '/^latency,/,$p'
 
 # NVMe over RDMA, the kernel's own host and target, on vroce0 and on rxe in
 # the bench kernel: 4 KiB I/O at queue depth 1.

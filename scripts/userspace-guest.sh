@@ -4,7 +4,8 @@
 # The part of scripts/userspace.sh that runs inside the test kernel.
 # $1: the provider, as RDMAV_DRIVERS names it (<dir>/libvroce); $2: the
 # host's CPU clock in MHz, for perftest; $3: 'check' (default) or 'bench'
-# (perftest only, more iterations) or 'pyverbs' (the pyverbs suite only).
+# (perftest only, more iterations) or 'pyverbs' (the pyverbs suite only)
+# or 'lat' (issue 31: the latency table of 'bench' only).
 # KTAP (scripts/ktap.sh), but for 'bench', which prints figures: a test
 # per program on vroce0 (rxe0's result beside it, not counted), and one for
 # the pyverbs suite on vroce0.
@@ -36,7 +37,7 @@ atomic_programs="ib_atomic_bw ib_atomic_lat qperf"
 programs="$programs $atomic_programs"
 # issue 31, mapped rings: ibv_rc_pingpong's system calls on vroce0 (strace).
 [ "$mode" = check ] && programs="$programs syscalls"
-if [ "$mode" != bench ]; then
+if [ "$mode" != bench ] && [ "$mode" != lat ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
 		ktap_set_plan 2
@@ -140,6 +141,7 @@ figures() {
 # The programs, on each device; 'pyverbs' runs the suite alone.
 progdevs="vroce0 rxe0"
 [ "$mode" = pyverbs ] && progdevs=
+[ "$mode" = lat ] && progdevs=
 for dev in $progdevs; do
 	if [ ! -e /sys/class/infiniband/$dev ]; then
 		eval "r_${dev}_devices=skip r_${dev}_devinfo=skip"
@@ -290,6 +292,103 @@ figures_table() {
 		printf '%-13s vroce0: %s\n%-13s rxe0:   %s\n' "$t" "$v" "" "$x"
 	done
 }
+
+# issue 31, lend: one round trip's latency on UML's one CPU, polling as a
+# user runs these programs (and in events mode, -e), on vroce0 with lent
+# doorbells, on vroce0 without them (module parameter lend=0) and on rxe0,
+# in the same kernel: the median of $lat_runs runs of each, and their
+# spread (lowest-highest). ibv_rc_pingpong: usec/iter; perftest: usec,
+# typical and 99th percentile (from TSC cycles at $mhz MHz).
+lat_runs=${VROCE_LAT_RUNS:-3}
+lend_param=/sys/module/vroce/parameters/lend
+
+# lat_pair NAME CMD...: server, then client; the client's output in
+# $log/lat.NAME.
+lat_pair() {
+	name=$1
+	shift
+	timeout 120 "$@" >"$log/lat.$name.srv" 2>&1 &
+	srv=$!
+	sleep 1
+	timeout 120 "$@" 127.0.0.1 >"$log/lat.$name" 2>&1
+	wait $srv
+}
+
+# lat_dev CONFIG DEV: one run of each program, figures appended to
+# $log/lat.all as 'CONFIG KEY USEC'.
+lat_dev() {
+	cfg=$1 dev=$2
+	for e in '' -e; do
+		lat_pair pp ibv_rc_pingpong -d $dev -g 0 -n 200 $e
+		awk -v k="pingpong$e" -v c=$cfg \
+			'/usec\/iter/ { print c, k, $(NF - 1) }' "$log/lat.pp" >>"$log/lat.all"
+	done
+	# In TSC cycles (-C), made usec here: perftest's own clock-rate
+	# sampling does not converge under UML (it prints inf).
+	for t in send send-e write read; do
+		e=
+		[ $t = send-e ] && e=-e
+		lat_pair $t ib_${t%-e}_lat -d $dev -x 0 -n 300 -C $e
+		figures "$log/lat.$t" |
+			awk -v k=$t -v c=$cfg -v mhz="$mhz" 'NF >= 8 && mhz > 0 {
+				printf "%s %s_typical %.2f\n", c, k, $5 / mhz
+				printf "%s %s_99%% %.2f\n", c, k, $8 / mhz }' \
+			>>"$log/lat.all"
+	done
+}
+
+lat_table() {
+	: >"$log/lat.all"
+	for _ in $(seq "$lat_runs"); do
+		if [ -e /sys/class/infiniband/vroce0 ]; then
+			echo 1 >$lend_param
+			lat_dev vroce0 vroce0
+			echo 0 >$lend_param
+			lat_dev vroce0_lend0 vroce0
+			echo 1 >$lend_param
+		fi
+		[ -e /sys/class/infiniband/rxe0 ] && lat_dev rxe0 rxe0
+	done
+	echo "latency, UML one CPU (usec; median of $lat_runs runs [lowest-highest]; pingpong: ibv_rc_pingpong usec/iter, -e: events; perftest ib_*_lat -C at $mhz MHz: typical and 99%)"
+	awk '
+		{ k = $2; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		  v[$1, k, ++n[$1, k]] = $3 }
+		function med(c, k,   m, i, j, t, a) {
+			m = n[c, k]
+			if (!m) return ""
+			for (i = 1; i <= m; i++) a[i] = v[c, k, i] + 0
+			for (i = 1; i <= m; i++)
+				for (j = i + 1; j <= m; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			lo[c, k] = a[1]; hi[c, k] = a[m]
+			return a[int((m + 1) / 2)]
+		}
+		function cell(c, k,   x) {
+			x = med(c, k)
+			if (x == "") return "-"
+			return sprintf("%.0f [%.0f-%.0f]", x, lo[c, k], hi[c, k])
+		}
+		function ratio(a, b,   x, y) {
+			x = med(a, k0); y = med(b, k0)
+			return (x != "" && y != "" && y > 0) ? sprintf("%.2fx", x / y) : "-"
+		}
+		END {
+			printf "%-16s %-22s %-22s %-22s %-9s %s\n", "test", "vroce0",
+				"vroce0 lend=0", "rxe0", "vroce/rxe", "lend=0/rxe"
+			for (i = 1; i <= nk; i++) {
+				k0 = keys[i]
+				printf "%-16s %-22s %-22s %-22s %-9s %s\n", k0,
+					cell("vroce0", k0), cell("vroce0_lend0", k0),
+					cell("rxe0", k0), ratio("vroce0", "rxe0"),
+					ratio("vroce0_lend0", "rxe0")
+			}
+		}' "$log/lat.all"
+}
+
+if [ "$mode" = bench ] || [ "$mode" = lat ]; then
+	lat_table
+fi
+[ "$mode" = lat ] && exit 0
 
 if [ "$mode" = bench ]; then
 	figures_table

@@ -11,7 +11,8 @@
 # when a program fails on vroce. KTAP (scripts/ktap.sh, through
 # scripts/uml-run.sh --ktap). With 'bench': perftest only, 1000
 # iterations, figures side by side (make bench), no KTAP. With 'pyverbs':
-# the pyverbs suite only.
+# the pyverbs suite only. With 'lat' (issue 31): the latency table of
+# 'bench' only (scripts/userspace-guest.sh), no KTAP.
 set -euo pipefail
 mode=${1:-check}
 
@@ -30,5 +31,6 @@ mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
 # UML: more than uml-run.sh's default of 300 s allows.
 ktap=(--ktap userspace)
 [ "$mode" = bench ] && ktap=()
+[ "$mode" = lat ] && ktap=()	# issue 31: the latency table only
 VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} "$repo/scripts/uml-run.sh" "${ktap[@]}" \
-	"$repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"
+	"VROCE_LAT_RUNS=${VROCE_LAT_RUNS:-3} $repo/scripts/userspace-guest.sh $work/libvroce ${mhz:-1000} $mode"

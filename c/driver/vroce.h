@@ -821,6 +821,11 @@ int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int vroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int vroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+/* issue 31, lend (c/driver/vroce_qp.c) */
+extern bool vroce_lend;
+#if IS_ENABLED(CONFIG_KUNIT)
+void vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp);
+#endif
 int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int vroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -16,6 +16,7 @@
 #include <linux/bitfield.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/wordpart.h>
 
 #include "vroce_hw.h"
@@ -269,6 +270,30 @@ void vroce_hw_rq_doorbell(struct vroce_hw *hw, u32 qpn, u32 pi)
 {
 	vroce_hw_wq_doorbell(hw, VROCE_REG_DB_RQ, qpn, pi);
 }
+
+/**
+ * vroce_hw_qp_lend() - lend the calling context to the HCA for a QP's
+ *	send queue (issue 31, VROCE_CAP_LEND)
+ * @hw: the HCA
+ * @qpn: the QP, whose SQ doorbell was rung before
+ *
+ * The HCA may execute some of the QP's send WQEs before this returns
+ * (VROCE_REG_DB_LEND); the rest, and all of them when it cannot run the
+ * QP at once, are left to its own engine, as the doorbell asked.
+ *
+ * Context: process context, no spinlock held: the HCA may sleep here.
+ */
+void vroce_hw_qp_lend(struct vroce_hw *hw, u32 qpn)
+{
+	might_sleep();
+	/*
+	 * No barrier: the SQ doorbell before it ordered the WQEs. The QPN
+	 * is the whole value: one with bits beyond VROCE_DB_LEND_QPN names
+	 * no QP, and the HCA ignores it.
+	 */
+	vroce_hw_write32(hw, VROCE_REG_DB_LEND, qpn);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hw_qp_lend);
 
 /**
  * vroce_hw_srq_doorbell() - tell the HCA of SRQ receive WQEs up to @pi

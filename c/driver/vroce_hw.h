@@ -73,6 +73,8 @@ void vroce_hw_eq_set_ci(struct vroce_hw *hw, u32 ci);
 void vroce_hw_sq_doorbell(struct vroce_hw *hw, u32 qpn, u32 pi);
 void vroce_hw_rq_doorbell(struct vroce_hw *hw, u32 qpn, u32 pi);
 void vroce_hw_srq_doorbell(struct vroce_hw *hw, u32 srqn, u32 pi);
+/* issue 31, lend */
+void vroce_hw_qp_lend(struct vroce_hw *hw, u32 qpn);
 void vroce_hw_cq_doorbell(struct vroce_hw *hw, u32 cqn, u32 ci,
 			  enum vroce_hw_cq_arm arm);
 void vroce_hw_irq_mask(struct vroce_hw *hw, unsigned int vec, bool masked);

@@ -9,9 +9,11 @@
  * HCA is told each new state with MODIFY_QP.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
 #include <linux/uaccess.h>
@@ -1130,6 +1132,38 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	return 0;
 }
 
+/* issue 31, lend: module parameter lend (Documentation/datapath.rst). */
+bool vroce_lend = true;
+EXPORT_SYMBOL_IF_KUNIT(vroce_lend);
+module_param_named(lend, vroce_lend, bool, 0644);
+MODULE_PARM_DESC(lend, "run a user QP's send WQEs in the poster's context (default: on)");
+
+/**
+ * vroce_qp_lend() - lend the poster's context to the HCA for @qp's sends
+ * @vdev: the device
+ * @qp: the QP whose send doorbell was just rung (or whose post carried
+ *	no work request: a doorbell of its own, Documentation/userspace.rst)
+ *
+ * As rxe runs a user QP's requester in the poster's context, the HCA runs
+ * a few of the QP's send WQEs before the register write returns
+ * (VROCE_CAP_LEND): the process's next poll finds their completions with
+ * no worker to wait for. Only for user QPs, whose posts come through
+ * uverbs in process context; a kernel QP's post may come from any context
+ * (a ULP's completion handler, under its spinlocks), so its work stays
+ * with the HCA's engine, as rxe defers kernel QPs. Off with lend=0, with
+ * an HCA without the capability, or a dead one.
+ *
+ * Context: process context, no spinlock held (the SQ lock released).
+ */
+VISIBLE_IF_KUNIT void vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp)
+{
+	if (!qp->user || !READ_ONCE(vroce_lend) ||
+	    !(vdev->attr.caps & VROCE_CAP_LEND) || vroce_dev_dead(vdev))
+		return;
+	vroce_hw_qp_lend(&vdev->hw, qp->ibqp.qp_num);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_qp_lend);
+
 int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -1155,6 +1189,7 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			return -EOPNOTSUPP;
 		}
 		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, 0);
+		vroce_qp_lend(vdev, qp);	/* issue 31, lend */
 		return 0;
 	}
 	/* In ERR work requests are taken and flushed (ib_drain_qp()). */
@@ -1204,6 +1239,8 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		queue_work(system_unbound_wq, &vdev->flush_work);
 	if (err)
 		*bad_wr = wr;
+	else
+		vroce_qp_lend(vdev, qp);	/* issue 31: user QPs only */
 	return err;
 }
 

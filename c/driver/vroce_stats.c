@@ -40,6 +40,9 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	[VROCE_CNT_UNPRIV_REFUSED].name = "unpriv_wqe_refused",
 	/* issue 31, mapped rings */
 	[VROCE_CNT_DBREC_ERR].name = "dbrec_err",
+	/* issue 31, lend */
+	[VROCE_CNT_LENT_WQES].name = "lent_wqes",
+	[VROCE_CNT_LEND_DEFERRED].name = "lend_deferred",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

@@ -75,6 +75,8 @@ void vroce_hca_set_event_faults(struct vroce_hca *hca, u32 drop_events,
 u32 vroce_hca_ud_dropped(struct vroce_hca *hca);
 u32 vroce_hca_uc_dropped(struct vroce_hca *hca);
 void vroce_hca_hold_qp(struct vroce_hca *hca, u32 qpn);
+/* issue 31, lend */
+void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy);
 
 int vroce_hca_mtt_translate(struct device *dma_dev,
 			    const struct vroce_hca_mtt *mtt, u64 page,

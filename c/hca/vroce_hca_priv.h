@@ -85,6 +85,13 @@
  * Nesting: qpx[].lock -> srq_lock[] -> mpt_lock[] -> cq_lock[] ->
  * @timer_lock -> @reg_lock; each may be skipped.
  *
+ * qpx[].run, a mutex per QP slot, outside @wire_lock (issue 31, lend):
+ *   one engine at a time in a QP's send queue, its work item or a context
+ *   a DB_LEND write lent (c/hca/vroce_hca_sched.c). The work item takes
+ *   it and then @wire_lock for reading; a lent context only tries both
+ *   (mutex_trylock(), down_read_trylock()) and, when either is taken,
+ *   leaves the QP to its work item. Never two of them at once.
+ *
  * @wq, an ordered workqueue, runs cmd_work; @qp_wq, unbound, runs the
  *   QPs' work items and timer_work. Both are flushed, cancelled
  *   or disabled only without @wire_lock held (CTRL reset,
@@ -102,7 +109,7 @@
  *   an event handler may wait for a command, whose response comes on the
  *   other vector (the bus contract, c/ifc/vroce_bus.h).
  *
- * Order: irq[].lock -> @wire_lock -> @reg_lock. Leaves, taken with nothing
+ * Order: irq[].lock -> qpx[].run -> @wire_lock -> @reg_lock. Leaves, taken with nothing
  * else held: an open mr_read file's lock (c/hca/vroce_hca_mpt.c). The
  * list of plugged-in HCAs and the debugfs root belong to module init and
  * exit (c/hca/vroce_hca_bus.c).
@@ -367,12 +374,16 @@ struct vroce_hca_irq {
  * @gen: bumped by every CREATE_QP of the slot and every move to RESET
  *	(commands only): a message resumed at a later visit is still for
  *	the QP it began at only if the generation is the same
+ * @run: (issue 31, lend) held by whatever executes the QP's send queue:
+ *	its work item, or a context lent by a DB_LEND write; so that the
+ *	QP's WQEs run in one context at a time, in order
  */
 struct vroce_hca_qp_exec {
 	struct vroce_hca *hca;
 	struct work_struct work;
 	struct mutex lock;	/* protects the RQ */
 	u32 gen;
+	struct mutex run;	/* one engine in the SQ at a time */
 };
 
 /**

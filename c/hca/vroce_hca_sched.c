@@ -21,6 +21,8 @@
 #include "vroce_hca_priv.h"
 
 #define VROCE_HCA_QP_BUDGET		16	/* send WQEs per QP visit */
+/* issue 31, lend: send WQEs a context lent by DB_LEND executes at most. */
+#define VROCE_HCA_LEND_BUDGET		4
 
 /*
  * How the engine runs (Documentation/datapath.rst has the model): a
@@ -34,6 +36,11 @@
  * of VROCE_HCA_BOUNCES bounce buffers, then queues the QP again behind the
  * others, and raises the event interrupt once if it wrote events. The
  * timer work ends RNR and ack timeout waits and writes delayed events.
+ *
+ * issue 31, lend: a DB_LEND write after a user QP's SQ doorbell lends the
+ * writer's context (uverbs POST_SEND: process context) to the QP: the
+ * visit the doorbell queued runs right there, VROCE_HCA_LEND_BUDGET send
+ * WQEs at most, and the work item does the rest (vroce_hca_lend()).
  */
 
 /* ---- the engine's work items ---- */
@@ -87,16 +94,20 @@ static void vroce_hca_qp_work(struct work_struct *work)
 	for (;;) {
 		wait_event(hca->hold_wq,
 			   READ_ONCE(hca->hold_qpn) != VROCE_QPN_BASE + slot);
+		/* A lent context in the QP's send queue: wait for it. */
+		mutex_lock(&x->run);
 		down_read(hca->wire_lock);
 		if (READ_ONCE(hca->hold_qpn) != VROCE_QPN_BASE + slot)
 			break;
 		up_read(hca->wire_lock);
+		mutex_unlock(&x->run);
 	}
 	if (vroce_hca_enabled(hca) && qp->valid)
 		vroce_hca_qp_run(hca, qp, VROCE_HCA_QP_BUDGET);
 	vroce_hca_timer_arm(hca);
 	vroce_hca_engine_raise(hca);
 	up_read(hca->wire_lock);
+	mutex_unlock(&x->run);
 }
 
 static void vroce_hca_timer_work(struct work_struct *work)
@@ -183,6 +194,83 @@ static void vroce_hca_db_cq(struct vroce_hca *hca, u32 val)
 	}
 }
 
+/*
+ * Leave a lent QP to its work item, as its SQ doorbell did: queued again
+ * (a no-op while it is pending), so that nothing the doorbells told is
+ * lost whatever the lent context could not do; under reg_lock, as a
+ * doorbell queues it, so that a reset that disabled the HCA flushes it.
+ */
+static void vroce_hca_lend_defer(struct vroce_hca *hca, u32 slot)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	if (vroce_hca_reg(hca, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE)
+		queue_work(hca->qp_wq, &hca->qpx[slot].work);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	vroce_hca_count(hca, VROCE_CNT_LEND_DEFERRED, 1);
+}
+
+/*
+ * DB_LEND (issue 31): the writer lends its context to QP @val. When the
+ * QP's send queue is free (no work item or other lent context in it), the
+ * wire's lock free of commands, the QP not held and the HCA enabled, the
+ * visit its SQ doorbell queued runs here instead: the pending work item is
+ * taken back (no kworker runs for nothing) and at most
+ * VROCE_HCA_LEND_BUDGET send WQEs execute before the write returns; a QP
+ * with more is queued again, behind the others (vroce_hca_qp_run()).
+ * Messages to other QPs are delivered as the work item delivers them:
+ * whatever they wake runs in its own work item, never here. Anything
+ * else leaves the QP to its work item, which its doorbell queued; a lend
+ * never waits for a command or another engine.
+ *
+ * The engine sleeps (mutexes, the bounce buffers' semaphore): the writer
+ * must be in process context, holding no spinlock.
+ */
+static void vroce_hca_lend(struct vroce_hca *hca, u32 val)
+{
+	u32 slot = vroce_hca_qpn_slot(val);
+	struct vroce_hca_qp_exec *x;
+	struct vroce_hca_qp *qp;
+	u32 ci;
+
+	might_sleep();
+	if (!(READ_ONCE(hca->caps) & VROCE_CAP_LEND) ||
+	    (val & ~VROCE_DB_LEND_QPN) || slot == VROCE_MAX_QP)
+		return;
+	x = &hca->qpx[slot];
+	qp = &hca->qps[slot];
+	if (!mutex_trylock(&x->run))
+		goto defer;
+	if (!down_read_trylock(hca->wire_lock))
+		goto defer_unlock;
+	/* The hold knob stops a lent context as it stops the work item. */
+	if (READ_ONCE(hca->hold_qpn) == val) {
+		up_read(hca->wire_lock);
+		goto defer_unlock;
+	}
+	/* Nothing to run: what the doorbell queued finds the same. */
+	if (!vroce_hca_enabled(hca) || !qp->valid)
+		goto out;
+	/* The visit the doorbell queued is this one. */
+	cancel_work(&x->work);
+	ci = qp->wq[VROCE_HCA_SQ].ci;
+	vroce_hca_qp_run(hca, qp, VROCE_HCA_LEND_BUDGET);
+	vroce_hca_count(hca, VROCE_CNT_LENT_WQES,
+			qp->wq[VROCE_HCA_SQ].ci - ci);
+	vroce_hca_timer_arm(hca);
+	vroce_hca_engine_raise(hca);
+out:
+	up_read(hca->wire_lock);
+	mutex_unlock(&x->run);
+	return;
+
+defer_unlock:
+	mutex_unlock(&x->run);
+defer:
+	vroce_hca_lend_defer(hca, slot);
+}
+
 /**
  * vroce_hca_doorbell() - decode a write to a data path doorbell
  * @hca: the HCA
@@ -193,8 +281,11 @@ static void vroce_hca_db_cq(struct vroce_hca *hca, u32 val)
  * DB_CQ records the CQ's consumer index and arm request, DB_SRQ an SRQ's
  * producer index. A disabled HCA
  * ignores doorbells, and so does it those naming no possible QP or CQ.
+ * DB_LEND (VROCE_CAP_LEND) runs the QP's send work in the writer's context
+ * (vroce_hca_lend()).
  *
- * Context: any context; takes @hca->reg_lock, never sleeps or allocates.
+ * Context: any context; takes @hca->reg_lock, never sleeps or allocates;
+ *	but DB_LEND: process context, no spinlock held, may sleep.
  * Return: true when @off is a doorbell (the write is handled).
  */
 bool vroce_hca_doorbell(struct vroce_hca *hca, u32 off, u32 val)
@@ -202,6 +293,10 @@ bool vroce_hca_doorbell(struct vroce_hca *hca, u32 off, u32 val)
 	unsigned long flags;
 	bool on;
 
+	if (off == VROCE_REG_DB_LEND) {
+		vroce_hca_lend(hca, val);
+		return true;
+	}
 	if (off != VROCE_REG_DB_SQ && off != VROCE_REG_DB_RQ &&
 	    off != VROCE_REG_DB_CQ && off != VROCE_REG_DB_SRQ)
 		return false;
@@ -219,7 +314,7 @@ bool vroce_hca_doorbell(struct vroce_hca *hca, u32 off, u32 val)
 	return true;
 }
 
-/* ---- knobs: event faults, holding a QP ---- */
+/* ---- knobs: event faults, holding a QP, a busy QP ---- */
 
 /**
  * vroce_hca_set_event_faults() - set the completion event knobs (what
@@ -271,6 +366,33 @@ void vroce_hca_hold_qp(struct vroce_hca *hca, u32 qpn)
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hca_hold_qp);
 
+/**
+ * vroce_hca_busy_qp() - make a QP's send queue look busy (a test knob,
+ *	issue 31)
+ * @hca: the HCA
+ * @qpn: the QP
+ * @busy: true: take the QP's run lock (qpx[].run) as an engine in its send
+ *	queue holds it; false: let it go
+ *
+ * While it is taken, a DB_LEND of the QP leaves it to the QP's work item,
+ * and the work item waits for it (vroce_lend.busy_qp).
+ *
+ * Context: process context; the same thread takes and lets go, before the
+ *	HCA is deleted.
+ */
+void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy)
+{
+	u32 slot = vroce_hca_qpn_slot(qpn);
+
+	if (slot == VROCE_MAX_QP)
+		return;
+	if (busy)
+		mutex_lock(&hca->qpx[slot].run);
+	else
+		mutex_unlock(&hca->qpx[slot].run);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_busy_qp);
+
 /* ---- life cycle ---- */
 
 /**
@@ -317,6 +439,7 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 		hca->qpx[i].hca = hca;
 		INIT_WORK(&hca->qpx[i].work, vroce_hca_qp_work);
 		mutex_init(&hca->qpx[i].lock);
+		mutex_init(&hca->qpx[i].run);
 	}
 	for (i = 0; i < VROCE_MAX_CQ; i++)
 		spin_lock_init(&hca->cq_lock[i]);
@@ -390,8 +513,10 @@ void vroce_hca_engine_stop(struct vroce_hca *hca)
 	for (i = 0; i < VROCE_MAX_QP; i++)
 		disable_work_sync(&hca->qpx[i].work);
 	disable_delayed_work_sync(&hca->timer_work);
-	for (i = 0; i < VROCE_MAX_QP; i++)
+	for (i = 0; i < VROCE_MAX_QP; i++) {
 		mutex_destroy(&hca->qpx[i].lock);
+		mutex_destroy(&hca->qpx[i].run);
+	}
 	for (i = 0; i < VROCE_MAX_SRQ; i++)
 		mutex_destroy(&hca->srq_lock[i]);
 }

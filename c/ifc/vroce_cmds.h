@@ -440,6 +440,8 @@ struct vroce_cmd_qp_dbrec {
 	__le32 rsvd;
 	__le64 dbrec;
 };
+/* issue 31: writes to VROCE_REG_DB_LEND run send WQEs in the writer's context. */
+#define VROCE_CAP_LEND		BIT(7)
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;
@@ -561,7 +563,10 @@ enum vroce_counter {
 	 * depth behind): its QP went to ERR, or its CQ reported CQ_ERR.
 	 */
 	VROCE_CNT_DBREC_ERR		= 19,
-	VROCE_CNT_NUM			= 20,
+	/* issue 31, lend: VROCE_REG_DB_LEND */
+	VROCE_CNT_LENT_WQES		= 20,	/* send WQEs completed in a lent context */
+	VROCE_CNT_LEND_DEFERRED		= 21,	/* lends left to the QP's engine */
+	VROCE_CNT_NUM			= 22,
 };
 
 /* Counters in one QUERY_COUNTERS response. */

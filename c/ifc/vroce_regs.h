@@ -33,6 +33,8 @@
 #define VROCE_REG_CMDQ_DBR	0x48	/* RW, 64-bit: command doorbell record, 0: none */
 #define VROCE_REG_HEALTH	0x50	/* RO: VROCE_HEALTH_* */
 #define VROCE_REG_DB_SRQ	0x58	/* WO doorbell: VROCE_DB_SRQN | VROCE_DB_PI */
+/* issue 31, ringing-context execution (VROCE_CAP_LEND) */
+#define VROCE_REG_DB_LEND	0x5c	/* WO: the QPN; see VROCE_CAP_LEND */
 #define VROCE_BAR_SIZE		0x80
 
 #define VROCE_HW_VERSION	0x00010000
@@ -85,6 +87,18 @@
 #define VROCE_DB_CQ_CMD_CI		0	/* consumer index only */
 #define VROCE_DB_CQ_CMD_ARM_NEXT	1	/* and arm for the next CQE */
 #define VROCE_DB_CQ_CMD_ARM_SOL		2	/* and arm for a solicited one */
+
+/*
+ * issue 31: lending the writer's context (VROCE_CAP_LEND). A write of a
+ * QPN to DB_LEND, after that QP's SQ doorbell, lends the writing context
+ * to the HCA: it executes up to a few of the QP's send WQEs before the
+ * write returns, and leaves the rest, or all of them when the QP's engine
+ * is busy, held or the HCA is in a command, to its own engine, as the SQ
+ * doorbell asked. The write may sleep: the driver makes it only from a
+ * context that may (Documentation/device.rst, "Lent doorbells"). A QPN
+ * with no QP, or a QP with nothing to send, makes it do nothing.
+ */
+#define VROCE_DB_LEND_QPN		GENMASK(15, 0)
 
 /* Event queue layout: VROCE_RING_CFG_*, like the command ring, and: */
 #define VROCE_EQ_CFG_ENABLE		BIT(31)
