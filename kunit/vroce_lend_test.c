@@ -26,7 +26,6 @@
 #include "../c/driver/vroce.h"
 #include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
-#include "../c/ifc/vroce_regs.h"
 #include "demo/vroce_lb.h"
 #include "vroce_test.h"
 

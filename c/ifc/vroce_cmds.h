@@ -440,6 +440,7 @@ struct vroce_cmd_qp_dbrec {
 	__le32 rsvd;
 	__le64 dbrec;
 };
+
 /* issue 31: writes to VROCE_REG_DB_LEND run send WQEs in the writer's context. */
 #define VROCE_CAP_LEND		BIT(7)
 
