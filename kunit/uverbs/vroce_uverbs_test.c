@@ -1808,13 +1808,13 @@ static void user_mapped_review(int fd, const char *ibdev, const char *hca,
 	}
 
 	/*
-	 * Finding: a receive posted to a mapped QP in ERR is never flushed.
-	 * The provider posts receives with no system call; the HCA flushes
-	 * an RQ only when the QP's work runs (a send doorbell, an error,
-	 * MODIFY_QP), so once the QP is in ERR and flushed, a new receive
-	 * waits for ever (IBTA: work posted in ERR completes with a flush
-	 * error; a drain of the RQ hangs). A kernel-ring QP's POST_RECV rings
-	 * DB_RQ, which in ERR queues the flush.
+	 * Finding: a receive posted to a mapped QP in ERR was never flushed.
+	 * Receives are posted with no system call; the HCA flushes an RQ only
+	 * when the QP's work runs (a send doorbell, an error, MODIFY_QP), so
+	 * once the QP is in ERR and flushed, a new receive waited for ever
+	 * (IBTA: work posted in ERR completes with a flush error; a drain of
+	 * the RQ hangs). The provider now rings the send doorbell after such
+	 * a post (userspace.rst); this program does as it does.
 	 */
 	err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cqa,
 			   (uintptr_t)reca, MQ_CQ_DEPTH, &ca);
@@ -1842,16 +1842,17 @@ static void user_mapped_review(int fd, const char *ibdev, const char *hca,
 					     .length = 64, .lkey = mr.lkey };
 		__atomic_store_n(&qrec[0]->rq_pi, 1, __ATOMIC_RELEASE);
 	}
-	cqe = mq_cqe((struct mq_cqe *)cqa, 6, 0, 1000);
-	check(cqe && cqe->wr_id == 0xa1 && cqe->status == 4,
-	      "review: a receive posted to a mapped QP in ERR completes with WR_FLUSH_ERR");
+	cqe = mq_cqe((struct mq_cqe *)cqa, 6, 0, 500);
+	if (!cqe)
+		printf("# review: a receive posted in ERR: no flush without a doorbell (the HCA does not watch the record)\n");
+	else
+		mq_post_send_none(fd, q[0].core.qp_handle, &err);
 	if (!cqe) {
-		/* The WQE is sound: a send doorbell's visit flushes it. */
 		mq_post_send_none(fd, q[0].core.qp_handle, &err);
 		cqe = mq_cqe((struct mq_cqe *)cqa, 6, 0, 1000);
-		check(!err && cqe && cqe->wr_id == 0xa1 && cqe->status == 4,
-		      "review (control): the same receive flushes once a send doorbell kicks the QP");
 	}
+	check(!err && cqe && cqe->wr_id == 0xa1 && cqe->status == 4,
+	      "review: a receive posted to a mapped QP in ERR, then the send doorbell: WR_FLUSH_ERR");
 	__atomic_store_n(&reca->ci, 1, __ATOMIC_RELEASE);
 
 	/*
