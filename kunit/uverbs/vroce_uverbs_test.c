@@ -1844,7 +1844,8 @@ static void user_mapped_review(int fd, const char *ibdev, const char *hca,
 	}
 	cqe = mq_cqe((struct mq_cqe *)cqa, 6, 0, 500);
 	if (!cqe)
-		printf("# review: a receive posted in ERR: no flush without a doorbell (the HCA does not watch the record)\n");
+		printf("# review: a receive posted in ERR: no flush without %s\n",
+		       "a doorbell (the HCA does not watch the record)");
 	else
 		mq_post_send_none(fd, q[0].core.qp_handle, &err);
 	if (!cqe) {
@@ -1935,7 +1936,7 @@ static void user_mapped_review(int fd, const char *ibdev, const char *hca,
 		mq_post_send_none(fd, q[2].core.qp_handle, &err);
 	}
 	cqe = err ? NULL : mq_cqe((struct mq_cqe *)cqc, 6, 0, 3000);
-	check(cqe != NULL, "review: QP 2's SEND to the destroyed QP 1 completes");
+	check(!!cqe, "review: QP 2's SEND to the destroyed QP 1 completes");
 	if (cqe)
 		__atomic_store_n(&recc->ci, 1, __ATOMIC_RELEASE);
 	usleep(100 * 1000);
