@@ -429,11 +429,65 @@ static void vroce_bigmsg_peer_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
 }
 
+/*
+ * Review of issue 31: as peer_reset, but the requester's WQE (a process
+ * writes its own on a mapped QP) is rewritten between the visits with
+ * VROCE_WQE_F_INLINE and 16 bytes of inline data, the opcode kept. The
+ * HCA must not take it as a new message from offset 0: that skips the
+ * check that the rest of a message goes only to the QP it began at, and
+ * the peer's new receive completes with a message it never had the start
+ * of. Expected: IB_WC_LOC_QP_OP_ERR or IB_WC_REM_INV_REQ_ERR at the
+ * requester, nothing at the new receive.
+ */
+static void vroce_bigmsg_resume_inline(struct kunit *test)
+{
+	struct big_pair *p = big_pair(test);
+	unsigned long a = big_mem(test, BIG_PERIOD_A, 23);
+	unsigned long b = big_mem(test, BIG_PERIOD_B, 0);
+	struct ib_mr *ma = big_mr(test, p, a), *mb = big_mr(test, p, b);
+	struct ib_sge sa = { .addr = a, .length = BIG_LEN, .lkey = ma->lkey };
+	struct ib_sge sb = { .addr = b, .length = BIG_LEN, .lkey = mb->lkey };
+	struct ib_recv_wr rwr = { .wr_id = 1, .sg_list = &sb, .num_sge = 1 };
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct vroce_send_wqe *w;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, ib_post_recv(p->qp[1], &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, big_post(p->qp[0], IB_WR_SEND, 10, &sa, 1, 0, 0),
+			0);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, big_poll(p->cq, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+	if (wc.status == IB_WC_SUCCESS)
+		kunit_skip(test, "the message ended before the peer's ERR");
+	/* The requester's SEND, rewritten as its owner may on a mapped ring. */
+	w = vroce_ring_slot(&to_vroce_qp(p->qp[0])->sq.ring, 0);
+	memset(w->inline_data, 0x5a, 16);
+	WRITE_ONCE(w->inline_len, cpu_to_le32(16));
+	WRITE_ONCE(w->flags, w->flags | VROCE_WQE_F_INLINE);
+	attr.qp_state = IB_QPS_RESET;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(p->qp[1], p->qp[0]->qp_num, 0,
+					       p->vdev->netdev->dev_addr, 7,
+					       BIG_ACCESS), 0);
+	rwr.wr_id = 2;
+	KUNIT_ASSERT_EQ(test, ib_post_recv(p->qp[1], &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, big_poll(p->cq, &wc), 1);
+	kunit_info(test, "first completion: wr_id %llu status %d",
+		   (unsigned long long)wc.wr_id, wc.status);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 10);
+	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
+}
+
 static struct kunit_case vroce_bigmsg_cases[] = {
 	KUNIT_CASE(vroce_bigmsg_port),
 	KUNIT_CASE(vroce_bigmsg_send_2m),
 	KUNIT_CASE(vroce_bigmsg_too_long),
 	KUNIT_CASE(vroce_bigmsg_peer_reset),
+	KUNIT_CASE(vroce_bigmsg_resume_inline),
 	KUNIT_CASE_SLOW(vroce_bigmsg_2g),
 	{}
 };

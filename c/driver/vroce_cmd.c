@@ -405,13 +405,23 @@ int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
  */
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn)
 {
+	return vroce_cmd_destroy_cq_fenced(vdev, cqn, false);
+}
+
+/*
+ * vroce_cmd_destroy_cq() of a mapped CQ (@fence): a slow HCA's response is
+ * waited for (VROCE_CMDQ_F_FENCE): the process reuses the ring at once.
+ */
+int vroce_cmd_destroy_cq_fenced(struct vroce_dev *vdev, u32 cqn, bool fence)
+{
 	struct vroce_cmd_destroy_cq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_CQ),
 		.cqn = cpu_to_le32(cqn),
 	};
 	struct vroce_resp_hdr resp;
 
-	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
+			      fence ? VROCE_CMDQ_F_FENCE : 0);
 }
 
 /**
@@ -445,8 +455,13 @@ int vroce_cmd_resize_cq_want(struct vroce_dev *vdev, u32 cqn,
 	struct vroce_resp_resize_cq resp;
 	int err;
 
+	/*
+	 * Only a mapped CQ's resize asks a count (vroce_resize_cq_mapped()):
+	 * the process frees the ring the HCA let go of once it returns.
+	 */
 	vroce_cmd_ring(&req.ring, ring);
-	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
+			     want ? VROCE_CMDQ_F_FENCE : 0);
 	if (!err)
 		*copied = le32_to_cpu(resp.copied);
 	return err;
@@ -588,13 +603,20 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
  */
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn)
 {
+	return vroce_cmd_destroy_qp_fenced(vdev, qpn, false);
+}
+
+/* vroce_cmd_destroy_qp() of a mapped QP (@fence), as destroy_cq_fenced. */
+int vroce_cmd_destroy_qp_fenced(struct vroce_dev *vdev, u32 qpn, bool fence)
+{
 	struct vroce_cmd_destroy_qp req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_QP),
 		.qpn = cpu_to_le32(qpn),
 	};
 	struct vroce_resp_hdr resp;
 
-	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
+			      fence ? VROCE_CMDQ_F_FENCE : 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_qp);
 
@@ -697,13 +719,20 @@ int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit)
  */
 int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn)
 {
+	return vroce_cmd_destroy_srq_fenced(vdev, srqn, false);
+}
+
+/* vroce_cmd_destroy_srq() of a mapped SRQ (@fence), as destroy_cq_fenced. */
+int vroce_cmd_destroy_srq_fenced(struct vroce_dev *vdev, u32 srqn, bool fence)
+{
 	struct vroce_cmd_srq req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_DESTROY_SRQ),
 		.srqn = cpu_to_le32(srqn),
 	};
 	struct vroce_resp_hdr resp;
 
-	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
+			      fence ? VROCE_CMDQ_F_FENCE : 0);
 }
 
 /**

@@ -149,11 +149,13 @@ int vroce_cmd_revoke_mr(struct vroce_dev *vdev, u32 handle, u32 pdn);
 int vroce_cmd_create_cq(struct vroce_dev *vdev, const struct vroce_ring *ring,
 			u64 dbrec, u32 *cqn);
 int vroce_cmd_destroy_cq(struct vroce_dev *vdev, u32 cqn);
+int vroce_cmd_destroy_cq_fenced(struct vroce_dev *vdev, u32 cqn, bool fence);
 int vroce_cmd_create_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_desc *desc);
 int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 			const struct vroce_qp_modify_desc *desc);
 int vroce_cmd_destroy_qp(struct vroce_dev *vdev, u32 qpn);
+int vroce_cmd_destroy_qp_fenced(struct vroce_dev *vdev, u32 qpn, bool fence);
 int vroce_cmd_attach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid);
 int vroce_cmd_resize_cq(struct vroce_dev *vdev, u32 cqn,
@@ -169,6 +171,7 @@ int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
 int vroce_cmd_qp_dbrec(struct vroce_dev *vdev, u32 qpn, u64 dbrec);
 int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit);
 int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn);
+int vroce_cmd_destroy_srq_fenced(struct vroce_dev *vdev, u32 srqn, bool fence);
 int vroce_cmd_query_srq(struct vroce_dev *vdev, u32 srqn, u32 *limit,
 			u32 *posted);
 

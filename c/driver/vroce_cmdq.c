@@ -330,11 +330,30 @@ int vroce_cmdq_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	 * Posted, it may be behind depth - 1 others: at least a quarter of
 	 * the timeout per 16 slots for its response.
 	 */
+wait:
 	left = wait_for_completion_timeout(&ctx.done,
 					   max(vroce_cmd_left(deadline),
 					       msecs_to_jiffies(q->timeout_ms) / 4 *
 					       max(1U, q->depth >>
 						       VROCE_CMDQ_DEPTH_LOG2)));
+
+	/*
+	 * A fenced command the HCA has not reached yet: wait on while it
+	 * lives (review of issue 31: the process reuses the memory at once).
+	 */
+	if (!left && (flags & VROCE_CMDQ_F_FENCE) && !completion_done(&ctx.done) &&
+	    !READ_ONCE(q->dead) && !READ_ONCE(ctx.killed) &&
+	    (s32)(vroce_hw_cmdq_ci(&vdev->hw) - index) <= 0) {
+		if (!vroce_cmd_hca_alive(vdev)) {
+			vroce_cmdq_kill(vdev);
+		} else {
+			dev_warn_ratelimited(vdev->dma_dev,
+					     "command %u late: waiting on\n",
+					     opcode);
+			deadline = jiffies + msecs_to_jiffies(q->timeout_ms);
+		}
+		goto wait;
+	}
 
 	spin_lock(&q->lock);
 	killed = ctx.killed;

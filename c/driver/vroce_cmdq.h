@@ -41,6 +41,15 @@ extern unsigned int vroce_cmdq_depth;
  */
 #define VROCE_CMDQ_F_WAIT	BIT(0)
 #define VROCE_CMDQ_F_SOFT	BIT(1)
+/*
+ * VROCE_CMDQ_F_FENCE: the command lets go of memory a process will reuse
+ *	once it returns (a mapped ring's destroy or resize, issue 31): past
+ *	its deadline it waits on for the response while the HCA is alive
+ *	and has not moved past it, so that a slow HCA is not taken for one
+ *	that let go. A response the HCA carried out and never wrote
+ *	(drop_cmds) still ends in -ETIMEDOUT.
+ */
+#define VROCE_CMDQ_F_FENCE	BIT(2)
 
 /**
  * struct vroce_cmdq_ctx - one posted command waiting for its response; on

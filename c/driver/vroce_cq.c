@@ -158,7 +158,7 @@ int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy_cq:
-	if (vroce_cmd_destroy_cq(vdev, cq->cqn)) {
+	if (vroce_cmd_destroy_cq_fenced(vdev, cq->cqn, cq->mapped)) {
 		vroce_cq_park(vdev, cq);
 		return err;
 	}
@@ -199,7 +199,7 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq)
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
 	int err;
 
-	err = vroce_cmd_destroy_cq(vdev, cq->cqn);
+	err = vroce_cmd_destroy_cq_fenced(vdev, cq->cqn, cq->mapped);
 	/* Events written until the HCA let go are dropped now. */
 	vroce_eq_forget(vdev, NULL, 0);
 	if (!vroce_cmd_let_go(err)) {

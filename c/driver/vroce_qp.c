@@ -396,7 +396,7 @@ described:
 	return 0;
 
 err_destroy_qp:
-	if (vroce_cmd_destroy_qp(vdev, qpn)) {
+	if (vroce_cmd_destroy_qp_fenced(vdev, qpn, qp->mapped)) {
 		/* The HCA may still use the rings and the number. */
 		vroce_qp_park(vdev, qp);
 		return err;
@@ -688,7 +688,7 @@ int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	vroce_eq_forget(vdev, &vdev->qps, ibqp->qp_num);
 	vroce_qp_attach(qp, false);
-	err = vroce_cmd_destroy_qp(vdev, ibqp->qp_num);
+	err = vroce_cmd_destroy_qp_fenced(vdev, ibqp->qp_num, qp->mapped);
 	if (vroce_cmd_let_go(err))
 		err = 0;
 	/* Events written until the HCA let go are dropped now. */

@@ -182,7 +182,8 @@ int vroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_destroy_srq:
-	if (!vroce_cmd_let_go(vroce_cmd_destroy_srq(vdev, srq->srqn))) {
+	if (!vroce_cmd_let_go(vroce_cmd_destroy_srq_fenced(vdev, srq->srqn,
+							   srq->mapped))) {
 		/* The HCA may still read the ring. */
 		vroce_srq_park(vdev, srq);
 		return err;
@@ -240,7 +241,7 @@ int vroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	 * The core refuses while QPs use it (usecnt); the HCA would too
 	 * (BUSY), and the SRQ then stays whole.
 	 */
-	err = vroce_cmd_destroy_srq(vdev, srq->srqn);
+	err = vroce_cmd_destroy_srq_fenced(vdev, srq->srqn, srq->mapped);
 	if (err == -EBUSY)
 		return err;
 	/*

@@ -508,8 +508,14 @@ static u8 vroce_hca_wqe_check(const struct vroce_hca_op *op)
 	if (vroce_hca_qp_datagram(qp) &&
 	    le32_to_cpu(wqe->av.dest_qpn) > VROCE_MCAST_QPN)
 		return VROCE_CQE_LOC_QP_OP_ERR;
-	/* Fetched again for a message in progress: still that message's. */
-	if (op->off && wqe->opcode != qp->msg_opcode)
+	/*
+	 * Fetched again for a message in progress: still that message's, and
+	 * not inline (vroce_hca_op_len() would take it as a new message from
+	 * offset 0, past the check that the rest goes only to the QP the
+	 * message began at: review of issue 31).
+	 */
+	if (op->off && (wqe->opcode != qp->msg_opcode ||
+			(wqe->flags & VROCE_WQE_F_INLINE)))
 		return VROCE_CQE_LOC_QP_OP_ERR;
 	return VROCE_CQE_OK;
 }

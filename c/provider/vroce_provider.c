@@ -235,6 +235,11 @@ struct vroce_qp {
 	struct vroce_uwq rq;
 	struct vroce_qp_dbrec *dbrec;
 	/*
+	 * An error CQE of the QP was polled: the HCA moved it to ERR, which
+	 * ibv_query_qp()'s state may not show yet (review of issue 31).
+	 */
+	bool hw_err;
+	/*
 	 * The ibv_wr_*() batch: ibv_wr_start() takes @wr_lock, each
 	 * ibv_wr_<op>() fills the next of @wrs (@max_sge SGEs each in @sges),
 	 * ibv_wr_complete() posts them in one POST_SEND and drops the lock;
@@ -516,8 +521,10 @@ static bool vroce_cqe_to_wc(struct vroce_context *ctx, struct vroce_cq *cq,
 				   sizeof(vroce_wc_status[0]) ?
 		     vroce_wc_status[cqe->status] : IBV_WC_GENERAL_ERR;
 	vroce_uwq_retire(rq ? &qp->rq : &qp->sq, le16toh(cqe->wqe_idx));
-	if (wc->status != IBV_WC_SUCCESS)
+	if (wc->status != IBV_WC_SUCCESS) {
+		__atomic_store_n(&qp->hw_err, true, __ATOMIC_RELAXED);
 		return true;
+	}
 	wc->opcode = cqe->opcode < sizeof(vroce_wc_opcode) /
 				   sizeof(vroce_wc_opcode[0]) ?
 		     vroce_wc_opcode[cqe->opcode] : IBV_WC_SEND;
@@ -1088,7 +1095,7 @@ static int vroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct vroce_uwq *rq = &qp->rq;
 	struct vroce_recv_wqe *wqe;
 	uint32_t start;
-	int err = 0;
+	int err = 0, db;
 
 	if (!qp->mapped)
 		return ibv_cmd_post_recv(ibqp, wr, bad_wr);
@@ -1119,7 +1126,17 @@ static int vroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (rq->pi != start)
 		__atomic_store_n(&qp->dbrec->rq_pi, htole32(rq->pi),
 				 __ATOMIC_RELEASE);
+	db = rq->pi != start;
 	pthread_spin_unlock(&rq->lock);
+	/*
+	 * In ERR the receives must complete with a flush error (a drain of
+	 * the RQ waits for that), but the HCA reads rq_pi only when a
+	 * message needs a receive or the QP's work runs: the send doorbell
+	 * makes it run, and its visit flushes the RQ (review of issue 31).
+	 */
+	if (db && (qp->vqp.qp.state == IBV_QPS_ERR ||
+		   __atomic_load_n(&qp->hw_err, __ATOMIC_RELAXED)))
+		(void)vroce_sq_doorbell(qp);	/* the WQEs are posted anyway */
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -1549,6 +1566,7 @@ static int vroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		vqp->rq.ci = 0;
 		__atomic_store_n(&vqp->dbrec->rq_pi, 0, __ATOMIC_RELEASE);
 		pthread_spin_unlock(&vqp->rq.lock);
+		__atomic_store_n(&vqp->hw_err, false, __ATOMIC_RELAXED);
 	}
 	return ret;
 }

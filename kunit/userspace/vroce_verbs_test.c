@@ -696,6 +696,36 @@ out:
 	free(mem);
 }
 
+/*
+ * Review of issue 31: a receive posted to a QP in ERR completes with a
+ * flush error (IBTA; a drain of the RQ waits for it), also on a mapped QP,
+ * whose receives make no system call.
+ */
+static void drain_rq(void)
+{
+	struct ibv_qp *qp = create_qp(IBV_QP_EX_WITH_SEND, 1);
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				    .qp_access_flags = IBV_ACCESS_LOCAL_WRITE };
+	struct ibv_sge sge = { .addr = (uintptr_t)a.buf, .length = 64,
+			       .lkey = a.mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 0xd1, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+	struct ibv_wc wc;
+
+	check(qp && !ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+	      "drain: a QP in INIT");
+	if (!qp)
+		return;
+	attr.qp_state = IBV_QPS_ERR;
+	check(!ibv_modify_qp(qp, &attr, IBV_QP_STATE) && cq_quiet(),
+	      "drain: the QP to ERR, nothing to flush");
+	check(!ibv_post_recv(qp, &wr, &bad) && poll_one(&wc) &&
+	      wc.wr_id == 0xd1 && wc.status == IBV_WC_WR_FLUSH_ERR,
+	      "drain: a receive posted in ERR completes with IBV_WC_WR_FLUSH_ERR");
+	ibv_destroy_qp(qp);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : "vroce0";
@@ -730,6 +760,7 @@ int main(int argc, char **argv)
 	if (!one_sge) {
 		refusals();
 		unsupported();
+		drain_rq();
 	}
 
 	ibv_destroy_qp(a.qp);

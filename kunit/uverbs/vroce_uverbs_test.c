@@ -1740,6 +1740,234 @@ out:
 	(void)src;
 }
 
+/*
+ * Review of issue 31 (i31-review): inputs that break the mapped rings.
+ * Each check names the finding; a failing check is the finding shown.
+ */
+static int mq_modify_state(int fd, __u32 handle, __u32 state)
+{
+	struct ib_uverbs_modify_qp c = {
+		.qp_handle = handle, .attr_mask = QP_STATE, .qp_state = state,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &c, sizeof(c), 0,
+		      "MODIFY_QP (review)");
+}
+
+static void user_mapped_review(int fd, const char *ibdev, const char *hca,
+			       __u32 pd, __u32 src_lkey, __u64 src_iova)
+{
+	unsigned char *cqa, *cqb, *cqc, *recs, *sq[3], *rq[3], *dst;
+	struct vroce_cq_dbrec *reca, *recb, *recc;
+	struct vroce_qp_dbrec *qrec[3];
+	struct uq_cq_resp ca, cb, cc;
+	struct uq_qp_resp q[3];
+	struct vroce_create_qp qd;
+	struct ib_uverbs_reg_mr_resp mr = { 0 };
+	struct mq_cqe *cqe;
+	char knob[700];
+	__u8 gid[16];
+	int err, i, have_a = 0, have_c = 0, have_q0 = 0, have_q2 = 0;
+	int have_mr = 0;
+
+	cqa = mq_pages(1, PROT_READ | PROT_WRITE);
+	cqb = mq_pages(1, PROT_READ | PROT_WRITE);
+	cqc = mq_pages(1, PROT_READ | PROT_WRITE);
+	recs = mq_pages(1, PROT_READ | PROT_WRITE);
+	dst = mq_pages(1, PROT_READ | PROT_WRITE);
+	for (i = 0; i < 3; i++) {
+		sq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
+		rq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
+		if (!sq[i] || !rq[i]) {
+			check(0, "review: allocate the rings");
+			return;
+		}
+	}
+	if (!cqa || !cqb || !cqc || !recs || !dst || uq_gid0(ibdev, gid)) {
+		check(0, "review: allocate the rings");
+		return;
+	}
+	reca = (struct vroce_cq_dbrec *)recs;
+	recb = (struct vroce_cq_dbrec *)(recs + 8);
+	recc = (struct vroce_cq_dbrec *)(recs + 16);
+	for (i = 0; i < 3; i++)
+		qrec[i] = (struct vroce_qp_dbrec *)(recs + 64 + 8 * i);
+	{
+		struct ib_uverbs_reg_mr c = {
+			.response = (uintptr_t)&mr,
+			.start = (uintptr_t)dst, .length = MQ_PAGE,
+			.hca_va = (uintptr_t)dst, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c),
+			     sizeof(mr), "REG_MR (review)");
+		if (err)
+			goto out;
+		have_mr = 1;
+	}
+
+	/*
+	 * Finding: a receive posted to a mapped QP in ERR was never flushed.
+	 * Receives are posted with no system call; the HCA flushes an RQ only
+	 * when the QP's work runs (a send doorbell, an error, MODIFY_QP), so
+	 * once the QP is in ERR and flushed, a new receive waited for ever
+	 * (IBTA: work posted in ERR completes with a flush error; a drain of
+	 * the RQ hangs). The provider now rings the send doorbell after such
+	 * a post (userspace.rst); this program does as it does.
+	 */
+	err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cqa,
+			   (uintptr_t)reca, MQ_CQ_DEPTH, &ca);
+	if (err)
+		goto out;
+	have_a = 1;
+	qd = MQ_QD(sq[0], MQ_SQ_DEPTH, rq[0], MQ_RQ_DEPTH, qrec[0]);
+	err = mq_create_qp(fd, pd, ca.core.cq_handle, &qd, &q[0]);
+	if (err)
+		goto out;
+	have_q0 = 1;
+	err = uq_connect(fd, q[0].core.qp_handle, q[0].core.qpn, gid);
+	if (!err)
+		err = mq_modify_state(fd, q[0].core.qp_handle, 6 /* ERR */);
+	check(!err, "review: a mapped QP to RTS, then to ERR");
+	if (err)
+		goto out;
+	usleep(100 * 1000);
+	{
+		struct mq_recv_wqe *r = (struct mq_recv_wqe *)rq[0];
+
+		r->wr_id = 0xa1;
+		r->num_sge = 1;
+		r->sge[0] = (struct mq_sge){ .addr = (uintptr_t)dst,
+					     .length = 64, .lkey = mr.lkey };
+		__atomic_store_n(&qrec[0]->rq_pi, 1, __ATOMIC_RELEASE);
+	}
+	cqe = mq_cqe((struct mq_cqe *)cqa, 6, 0, 500);
+	if (!cqe)
+		printf("# review: a receive posted in ERR: no flush without %s\n",
+		       "a doorbell (the HCA does not watch the record)");
+	else
+		mq_post_send_none(fd, q[0].core.qp_handle, &err);
+	if (!cqe) {
+		mq_post_send_none(fd, q[0].core.qp_handle, &err);
+		cqe = mq_cqe((struct mq_cqe *)cqa, 6, 0, 1000);
+	}
+	check(!err && cqe && cqe->wr_id == 0xa1 && cqe->status == 4,
+	      "review: a receive posted to a mapped QP in ERR, then the send doorbell: WR_FLUSH_ERR");
+	__atomic_store_n(&reca->ci, 1, __ATOMIC_RELEASE);
+
+	/*
+	 * Finding: a destroy the HCA did not confirm returns success, and the
+	 * provider then frees (or reuses) the rings and record, which stay
+	 * pinned but still mapped in the process: the HCA goes on writing
+	 * CQEs (and SRQ marks, resized copies) into memory the process's
+	 * allocator has handed out again. A slow HCA (a timeout, not a dead
+	 * device: delay_ms here, or another process keeping the engines and
+	 * the wire lock busy) is enough. DESTROY_QP and DESTROY_CQ both time
+	 * out and return 0; a SEND from QP 2 then takes QP 1's receive from
+	 * its ring and lands its CQE in CQ B's ring.
+	 */
+	err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cqb,
+			   (uintptr_t)recb, MQ_CQ_DEPTH, &cb);
+	if (err)
+		goto out;
+	err = mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cqc,
+			   (uintptr_t)recc, MQ_CQ_DEPTH, &cc);
+	if (err) {
+		uq_destroy_cq(fd, cb.core.cq_handle);
+		goto out;
+	}
+	have_c = 1;
+	qd = MQ_QD(sq[1], MQ_SQ_DEPTH, rq[1], MQ_RQ_DEPTH, qrec[1]);
+	err = mq_create_qp(fd, pd, cb.core.cq_handle, &qd, &q[1]);
+	if (err) {
+		uq_destroy_cq(fd, cb.core.cq_handle);
+		goto out;
+	}
+	qd = MQ_QD(sq[2], MQ_SQ_DEPTH, rq[2], MQ_RQ_DEPTH, qrec[2]);
+	err = mq_create_qp(fd, pd, cc.core.cq_handle, &qd, &q[2]);
+	if (err) {
+		uq_destroy_qp(fd, q[1].core.qp_handle);
+		uq_destroy_cq(fd, cb.core.cq_handle);
+		goto out;
+	}
+	have_q2 = 1;
+	err = uq_connect(fd, q[1].core.qp_handle, q[2].core.qpn, gid);
+	if (!err)
+		err = uq_connect(fd, q[2].core.qp_handle, q[1].core.qpn, gid);
+	check(!err, "review: mapped QPs 1 and 2 connected");
+	{
+		struct mq_recv_wqe *r = (struct mq_recv_wqe *)rq[1];
+
+		r->wr_id = 0xb1;
+		r->num_sge = 1;
+		r->sge[0] = (struct mq_sge){ .addr = (uintptr_t)dst,
+					     .length = 64, .lkey = mr.lkey };
+		__atomic_store_n(&qrec[1]->rq_pi, 1, __ATOMIC_RELEASE);
+	}
+	/*
+	 * A slow HCA: each command waits delay_ms before it runs, the
+	 * engines go on meanwhile. DESTROY_QP and DESTROY_CQ both time out
+	 * (cmd_timeout_ms 2000) while the HCA still holds QP 1 and CQ B.
+	 */
+	snprintf(knob, sizeof(knob), "%s/delay_ms", hca);
+	if (write_line(knob, "8000")) {
+		check(0, "review: set the HCA's delay_ms knob");
+		uq_destroy_qp(fd, q[1].core.qp_handle);
+		uq_destroy_cq(fd, cb.core.cq_handle);
+		goto out;
+	}
+	uq_destroy_qp(fd, q[1].core.qp_handle);		/* checks 0 */
+	uq_destroy_cq(fd, cb.core.cq_handle);		/* checks 0 */
+	write_line(knob, "0");
+	/* The process may now free cqb, rq[1], sq[1] and recb. */
+	memset(cqb, 0, MQ_PAGE);
+	{
+		struct mq_send_wqe *s = (struct mq_send_wqe *)sq[2];
+
+		memset(s, 0, sizeof(*s));
+		s->wr_id = 0xb2;
+		s->opcode = MQ_WQE_SEND;
+		s->flags = MQ_WQE_F_SIGNALED;
+		s->num_sge = 1;
+		s->sge[0] = (struct mq_sge){ .addr = src_iova, .length = 8,
+					     .lkey = src_lkey };
+		__atomic_store_n(&qrec[2]->sq_pi, 1, __ATOMIC_RELEASE);
+		mq_post_send_none(fd, q[2].core.qp_handle, &err);
+	}
+	cqe = err ? NULL : mq_cqe((struct mq_cqe *)cqc, 6, 0, 3000);
+	check(!!cqe, "review: QP 2's SEND to the destroyed QP 1 completes");
+	if (cqe)
+		__atomic_store_n(&recc->ci, 1, __ATOMIC_RELEASE);
+	usleep(100 * 1000);
+	cqe = (struct mq_cqe *)cqb;
+	check(!cqe->owner && !cqe->wr_id,
+	      "review: after DESTROY_QP and DESTROY_CQ returned 0, the HCA writes nothing into their rings");
+	if (cqe->owner)
+		printf("# review: CQ B's slot 0 after its destroy: wr_id %#llx status %u\n",
+		       (unsigned long long)cqe->wr_id, cqe->status);
+	/* Let the delayed commands run before the clean-up's. */
+	sleep(6);
+
+out:
+	if (have_q2)
+		uq_destroy_qp(fd, q[2].core.qp_handle);
+	if (have_c)
+		uq_destroy_cq(fd, cc.core.cq_handle);
+	if (have_q0)
+		uq_destroy_qp(fd, q[0].core.qp_handle);
+	if (have_a)
+		uq_destroy_cq(fd, ca.core.cq_handle);
+	if (have_mr) {
+		struct ib_uverbs_dereg_mr d = { .mr_handle = mr.mr_handle };
+
+		uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &d, sizeof(d), 0,
+		       "DEREG_MR (review)");
+	}
+	if (err)
+		check(0, "review: set-up");
+}
+
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(((uint32_t)i * 2654435761u) >> 24 ^ (i >> 12));
@@ -1933,6 +2161,7 @@ int main(int argc, char **argv)
 	debugfs_junk(ibdev, hca);
 	user_qps(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 	user_mapped(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
+	user_mapped_review(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, iova);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {
