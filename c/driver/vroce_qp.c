@@ -1188,6 +1188,14 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EOPNOTSUPP;
 		}
+		/*
+		 * A dead HCA executes nothing, and the kernel, which never saw
+		 * the process's WQEs, flushes none in software: the doorbell
+		 * fails, as the process's next verbs will, beside the
+		 * IBV_EVENT_DEVICE_FATAL it gets.
+		 */
+		if (unlikely(vroce_dev_dead(vdev)))
+			return -EIO;
 		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, 0);
 		vroce_qp_lend(vdev, qp);	/* issue 31, lend */
 		return 0;
