@@ -875,6 +875,20 @@ static void vroce_wqe_sges(struct vroce_wqe_sge *dst, const struct ibv_sge *src,
 	}
 }
 
+/*
+ * A receive WQE of a mapped RQ or SRQ from @wr, whose num_sge the caller
+ * checked; the SRQ's srq_done mark (0 from the memset) tells the HCA the
+ * slot is posted.
+ */
+static void vroce_recv_wqe_fill(struct vroce_recv_wqe *wqe,
+				const struct ibv_recv_wr *wr)
+{
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	wqe->num_sge = wr->num_sge;
+	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+}
+
 /* What a UC QP may post (IBTA): SEND and RDMA WRITE, with or without imm. */
 static bool vroce_uc_ok(enum ibv_wr_opcode op)
 {
@@ -1117,10 +1131,7 @@ static int vroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		}
 		wqe = (struct vroce_recv_wqe *)(rq->ring + (size_t)(rq->pi &
 			((1U << rq->log2) - 1)) * VROCE_RECV_WQE_SIZE);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = htole64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		vroce_recv_wqe_fill(wqe, wr);
 		rq->pi++;
 	}
 	if (rq->pi != start)
@@ -1716,10 +1727,7 @@ static int vroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = htole64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		vroce_recv_wqe_fill(wqe, wr);
 		srq->pi++;
 	}
 	if (srq->pi != start)
