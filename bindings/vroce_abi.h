@@ -28,6 +28,7 @@ struct ib_udata;
 struct vroce_dev;
 struct vroce_mr_obj;
 struct vroce_mtr;
+struct vroce_mw_obj;
 
 /* Limits of the HCA's translation engine. */
 #define VROCE_MTR_MAX_REGIONS		3
@@ -307,6 +308,7 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
 #define VROCE_IB_ACCESS_REMOTE_WRITE	2
 #define VROCE_IB_ACCESS_REMOTE_READ	4
 #define VROCE_IB_ACCESS_REMOTE_ATOMIC	8
+#define VROCE_IB_ACCESS_MW_BIND		16
 /* IB_ACCESS_OPTIONAL: hints (relaxed ordering and others), dropped */
 #define VROCE_IB_ACCESS_OPTIONAL	0x3ff00000
 
@@ -315,6 +317,7 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
 #define VROCE_MR_RIGHT_REMOTE_WRITE	2
 #define VROCE_MR_RIGHT_REMOTE_READ	4
 #define VROCE_MR_RIGHT_REMOTE_ATOMIC	8
+#define VROCE_MR_RIGHT_MW_BIND		16
 
 /* What CREATE_MR is told an MR is (VROCE_MR_KIND_* of vroce_cmds.h). */
 #define VROCE_MR_TYPE_DMA		0	/* bus addresses, no table */
@@ -403,10 +406,13 @@ struct vroce_mr_info {
  * @access: IB_ACCESS_* flags; the optional hints are dropped
  * @rights: where the VROCE_MR_RIGHT_* rights are written; only on success
  *
+ * IB_ACCESS_MW_BIND becomes VROCE_MR_RIGHT_MW_BIND: memory windows may be
+ * bound to the MR.
+ *
  * Context: any context.
- * Return: 0; -EOPNOTSUPP for flags the HCA does not know (memory windows,
- * zero-based, on-demand paging, ...); -EINVAL for remote write or remote
- * atomic without local write, or a NULL @rights.
+ * Return: 0; -EOPNOTSUPP for flags the HCA does not know (zero-based,
+ * on-demand paging, ...); -EINVAL for remote write or remote atomic
+ * without local write, or a NULL @rights.
  */
 int vroce_mr_rights(int access, u32 *rights);
 
@@ -584,5 +590,158 @@ int vroce_mr_obj_page(const struct vroce_mr_obj *mr, u32 index, u64 *dma);
  * Context: process context, may sleep.
  */
 void vroce_mr_obj_destroy(struct vroce_dev *dev, struct vroce_mr_obj *mr);
+
+/*
+ * Memory windows (issue 30). A window object holds what the driver keeps
+ * for a memory window besides the RDMA core's struct ib_mw: its type and
+ * PD, the HCA's key and handle, and its state. Like the MR object it
+ * never calls the command layer: the caller issues ALLOC_MW/DEALLOC_MW
+ * and reports each outcome here. Binds and invalidations are work
+ * requests the HCA executes; the driver does not see them, and the key
+ * here is the one ALLOC_MW returned (a bind changes its low byte).
+ *
+ * States (the MR object's values and rules):
+ *
+ *   NEW --allocated()--> LIVE --released()--> GONE
+ *   NEW --alloc_failed(-ETIMEDOUT)--> LOST
+ *   LIVE --parked()--> ZOMBIE --released()--> GONE
+ *
+ *   LOST --released(hca_reset = true)--> GONE
+ *
+ * A window owns no memory the HCA reaches (it reaches the bound MR's,
+ * and checks that MR's key at every access), so destroying a window the
+ * HCA may still hold leaks no page to the HCA; it is refused all the
+ * same, so that the HCA's MPT entry and the driver's view agree: only
+ * NEW and GONE objects are freed.
+ *
+ * Concurrency: the caller serialises every call on one object (the verbs
+ * do: an MW is not used concurrently with its allocation or
+ * deallocation). Every @mw argument is a live object, never NULL, unless
+ * a function says otherwise.
+ */
+
+/* Window types (IB_MW_TYPE_* and VROCE_MW_TYPE_* of vroce_cmds.h). */
+#define VROCE_MW_OBJ_TYPE_1		1
+#define VROCE_MW_OBJ_TYPE_2		2
+
+/**
+ * struct vroce_mw_desc - what ALLOC_MW tells the HCA about a window
+ * @pdn: protection domain
+ * @type: VROCE_MW_OBJ_TYPE_1 or VROCE_MW_OBJ_TYPE_2
+ */
+struct vroce_mw_desc {
+	u32 pdn;
+	u32 type;
+};
+
+/**
+ * struct vroce_mw_info - what the driver may read of a window object
+ * @type: VROCE_MW_OBJ_TYPE_1 or VROCE_MW_OBJ_TYPE_2
+ * @state: VROCE_MR_STATE_*
+ * @pdn: the protection domain it was created for
+ * @key: the R_Key ALLOC_MW returned (LIVE and ZOMBIE), else 0
+ * @handle: the handle ALLOC_MW returned (LIVE and ZOMBIE), else 0
+ */
+struct vroce_mw_info {
+	u32 type;
+	u32 state;
+	u32 pdn;
+	u32 key;
+	u32 handle;
+};
+
+/**
+ * vroce_mw_obj_create() - a window object, not yet known to the HCA
+ * @dev: the device
+ * @type: the window type asked for (IB_MW_TYPE_* values)
+ * @pdn: its protection domain
+ * @mw: where the new object (state NEW) is returned; only on success
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a NULL @dev or @mw, or a @type other than 1 or
+ * 2; -ENOMEM.
+ */
+int vroce_mw_obj_create(struct vroce_dev *dev, u32 type, u32 pdn,
+			struct vroce_mw_obj **mw);
+
+/**
+ * vroce_mw_obj_describe() - what ALLOC_MW is to be told
+ * @mw: an object in state NEW
+ * @desc: where the description is written
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @mw is not NEW or @desc is NULL.
+ */
+int vroce_mw_obj_describe(const struct vroce_mw_obj *mw,
+			  struct vroce_mw_desc *desc);
+
+/**
+ * vroce_mw_obj_allocated() - ALLOC_MW succeeded: NEW -> LIVE
+ * @mw: the object
+ * @key: the R_Key the HCA returned
+ * @handle: the handle the HCA returned; DEALLOC_MW takes it
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @mw is not NEW.
+ */
+int vroce_mw_obj_allocated(struct vroce_mw_obj *mw, u32 key, u32 handle);
+
+/**
+ * vroce_mw_obj_alloc_failed() - ALLOC_MW failed with @err
+ * @mw: an object in state NEW
+ * @err: the command's error
+ *
+ * A timed-out ALLOC_MW may have taken an MPT entry under a key the driver
+ * never learnt: the object becomes LOST, kept until the HCA is reset.
+ * Another error leaves a NEW object NEW, to be destroyed. An object that
+ * is not NEW is kept as it is.
+ *
+ * Context: any context.
+ * Return: true when the object must be kept (now LOST, or not NEW),
+ * false when it may be destroyed.
+ */
+bool vroce_mw_obj_alloc_failed(struct vroce_mw_obj *mw, int err);
+
+/**
+ * vroce_mw_obj_parked() - DEALLOC_MW was not confirmed: LIVE -> ZOMBIE
+ * @mw: the object
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @mw is not LIVE.
+ */
+int vroce_mw_obj_parked(struct vroce_mw_obj *mw);
+
+/**
+ * vroce_mw_obj_released() - the HCA no longer holds the window: -> GONE
+ * @mw: the object
+ * @hca_reset: the HCA was reset (a LOST object may go only then)
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when the object is LOST and @hca_reset is false,
+ * or it is NEW or already GONE.
+ */
+int vroce_mw_obj_released(struct vroce_mw_obj *mw, bool hca_reset);
+
+/**
+ * vroce_mw_obj_info() - read a window object
+ * @mw: the object
+ * @info: where it is written
+ *
+ * Context: any context.
+ */
+void vroce_mw_obj_info(const struct vroce_mw_obj *mw,
+		       struct vroce_mw_info *info);
+
+/**
+ * vroce_mw_obj_destroy() - free a window object the HCA does not hold
+ * @dev: the device it was created on
+ * @mw: an object in state NEW or GONE, or NULL
+ *
+ * An object in another state is not freed: a driver bug, warned about
+ * once (the object leaks).
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mw_obj_destroy(struct vroce_dev *dev, struct vroce_mw_obj *mw);
 
 #endif /* _VROCE_ABI_H_ */

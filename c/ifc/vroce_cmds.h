@@ -65,6 +65,9 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_REREG_MR	= 21,
 	/* issue 31, mapped rings: a QP's doorbell record (VROCE_CAP_MAPPED) */
 	VROCE_CMD_QP_DBREC	= 22,
+	/* Memory windows (issue 30, VROCE_CAP_MW): struct vroce_cmd_*_mw. */
+	VROCE_CMD_ALLOC_MW	= 23,
+	VROCE_CMD_DEALLOC_MW	= 24,
 };
 
 /* Status the HCA returns in a response. */
@@ -110,7 +113,11 @@ enum vroce_cmd_status {
 #define VROCE_ACC_REMOTE_WRITE	BIT(1)
 #define VROCE_ACC_REMOTE_READ	BIT(2)
 #define VROCE_ACC_REMOTE_ATOMIC	BIT(3)
-#define VROCE_ACC_MASK		GENMASK(3, 0)
+#define VROCE_ACC_MW_BIND	BIT(4)	/* memory windows may be bound to it */
+#define VROCE_ACC_MASK		GENMASK(4, 0)
+/* The rights a memory window grants: remote ones only. */
+#define VROCE_ACC_MW_MASK	(VROCE_ACC_REMOTE_WRITE | VROCE_ACC_REMOTE_READ | \
+				 VROCE_ACC_REMOTE_ATOMIC)
 
 /* MTR description in an MR command: VROCE_MTT_* fields in @cfg. */
 #define VROCE_MTT_BA_PG_SHIFT	GENMASK(4, 0)
@@ -443,6 +450,58 @@ struct vroce_cmd_qp_dbrec {
 
 /* issue 31: writes to VROCE_REG_DB_LEND run send WQEs in the writer's context. */
 #define VROCE_CAP_LEND		BIT(7)
+
+/*
+ * Memory windows (issue 30): ALLOC_MW, DEALLOC_MW and BIND_MW work
+ * requests; windows of type 1 and type 2B (bound to a QP and its PD).
+ * A window takes an MPT entry, as an MR does: its key has the same
+ * layout (VROCE_KEY_*), its handle an MR handle's (VROCE_MR_HANDLE_*).
+ */
+#define VROCE_CAP_MW		BIT(8)
+
+/* Memory window types (IBTA; the values of IB_MW_TYPE_*). */
+#define VROCE_MW_TYPE_1		1
+#define VROCE_MW_TYPE_2		2
+
+/**
+ * struct vroce_cmd_alloc_mw - ALLOC_MW: a memory window of a PD
+ * @hdr: the command header
+ * @pdn: the window's protection domain
+ * @type: VROCE_MW_TYPE_*
+ *
+ * A type 1 window is valid from here and grants nothing until a bind
+ * gives it a range; a type 2 window is free (its key works nowhere) until
+ * a BIND_MW work request binds it to the QP posting it.
+ */
+struct vroce_cmd_alloc_mw {
+	struct vroce_cmd_hdr hdr;
+	__le32 pdn;
+	__le32 type;
+};
+
+/**
+ * struct vroce_resp_alloc_mw - ALLOC_MW's response
+ * @hdr: the response header
+ * @key: the window's R_Key (VROCE_KEY_*)
+ * @handle: for DEALLOC_MW (VROCE_MR_HANDLE_*)
+ */
+struct vroce_resp_alloc_mw {
+	struct vroce_resp_hdr hdr;
+	__le32 key;
+	__le32 handle;
+};
+
+/**
+ * struct vroce_cmd_dealloc_mw - DEALLOC_MW: free a window, bound or not
+ * @hdr: the command header
+ * @handle: what ALLOC_MW returned
+ *
+ * Once the response is written no access goes through the window.
+ */
+struct vroce_cmd_dealloc_mw {
+	struct vroce_cmd_hdr hdr;
+	__le32 handle;
+};
 
 struct vroce_resp_create_pd {
 	struct vroce_resp_hdr hdr;

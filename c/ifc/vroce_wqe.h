@@ -55,6 +55,8 @@ enum vroce_wqe_opcode {
 	VROCE_WQE_ATOMIC_CMP_SWP	= 8,	/* swap if equal to compare */
 	VROCE_WQE_ATOMIC_FETCH_ADD	= 9,	/* add */
 	VROCE_WQE_ATOMIC_WRITE		= 10,	/* store the 8-byte message */
+	/* Memory windows (VROCE_CAP_MW), RC and UC only. */
+	VROCE_WQE_BIND_MW		= 11,
 };
 
 /* Send WQE flags. */
@@ -89,6 +91,18 @@ struct vroce_wqe_reg {
 	__le64 pbl;
 	__le32 npages;
 	__le32 rsvd;
+};
+
+/**
+ * struct vroce_wqe_bind - what a BIND_MW work request binds a window to
+ * @mr_key: the lkey of the MR, of the window's PD and with
+ *	VROCE_ACC_MW_BIND; ignored for a zero-length bind of a type 1 window
+ *	(which unbinds it)
+ * @rsvd: zero
+ */
+struct vroce_wqe_bind {
+	__le32 mr_key;
+	u8 rsvd[12];
 };
 
 /* Network header of a RoCE v2 packet (UDP over IPv4 or IPv6). */
@@ -144,12 +158,16 @@ struct vroce_wqe_av {
  *	the addend (shares bytes with @fr_iova)
  * @atomic_swap: ATOMIC_CMP_SWP: the value stored when the compare matched
  *	(shares bytes with @fr_length)
- * @fr_key: REG_MR: the key to register the MR under
- * @fr_access: REG_MR: VROCE_ACC_*
+ * @fr_key: REG_MR: the key to register the MR under; BIND_MW: the
+ *	window's new key (its index and generation, the tag the consumer
+ *	chose)
+ * @fr_access: REG_MR: VROCE_ACC_*; BIND_MW: the window's rights,
+ *	VROCE_ACC_*, of which it keeps the remote ones (VROCE_ACC_MW_MASK)
  * @rsvd1: zero
  * @sge: the local buffers
  * @inline_data: the data itself, with F_INLINE
  * @reg: REG_MR: the MR's new pages, which the HCA copies into its table
+ * @bind: BIND_MW: the MR the window is bound to
  * @av: UD and GSI QPs: where the message goes
  * @rsvd2: zero
  *
@@ -159,6 +177,12 @@ struct vroce_wqe_av {
  * value lands in the local buffers, which must hold exactly 8 bytes.
  * ATOMIC_WRITE stores its message, exactly 8 bytes from the SGEs or the
  * inline data, at @remote_addr as one 64-bit store.
+ *
+ * BIND_MW binds the window @fr_key names to [@fr_iova, @fr_iova +
+ * @fr_length) of the MR @bind.mr_key names, with the rights @fr_access,
+ * under @fr_key; a type 2 window is bound to this QP too. LOCAL_INV and
+ * SEND_INV with a type 2 window's key unbind it. Documentation/datapath.rst
+ * lists the rules (IBTA C10-72..75, o10-36, o10-37) and the completions.
  */
 struct vroce_send_wqe {
 	__le64 wr_id;
@@ -188,6 +212,7 @@ struct vroce_send_wqe {
 		struct vroce_wqe_sge sge[VROCE_MAX_SEND_SGE];
 		u8 inline_data[VROCE_MAX_INLINE];
 		struct vroce_wqe_reg reg;
+		struct vroce_wqe_bind bind;
 	};
 	struct vroce_wqe_av av;
 	u8 rsvd2[64];
@@ -224,6 +249,7 @@ enum vroce_cqe_opcode {
 	VROCE_CQE_COMP_SWAP	= 7,	/* ATOMIC_CMP_SWP */
 	VROCE_CQE_FETCH_ADD	= 8,	/* ATOMIC_FETCH_ADD */
 	VROCE_CQE_ATOMIC_WRITE	= 9,	/* ATOMIC_WRITE */
+	VROCE_CQE_BIND_MW	= 10,	/* BIND_MW */
 };
 
 /* CQE status; each maps to one enum ib_wc_status. */
@@ -239,6 +265,7 @@ enum vroce_cqe_status {
 	VROCE_CQE_RETRY_EXC_ERR		= 8,
 	VROCE_CQE_RNR_RETRY_EXC_ERR	= 9,
 	VROCE_CQE_LOC_ACCESS_ERR	= 10,
+	VROCE_CQE_MW_BIND_ERR		= 11,	/* a BIND_MW the rules refuse */
 };
 
 /* CQE flags. */
