@@ -12,8 +12,8 @@
  * table page. The HCA is given the root BA, the page shifts and the region
  * layout, and walks the tables by DMA address.
  *
- * The implementation behind this header is C (c/abi/: vroce_mtr.c and
- * vroce_mr_obj.c) or Rust (rust/), chosen in Kconfig. The header is plain C
+ * The implementation behind this header is C (c/abi/: vroce_mtr.c,
+ * vroce_mr_obj.c and vroce_mw_obj.c) or Rust (rust/), chosen in Kconfig. The header is plain C
  * for bindgen: opaque handles, plain types, no inline logic. Unless a
  * function says otherwise, an MTR must not be used concurrently with its
  * destruction, and callers serialise map() against find() on the same MTR;
@@ -426,7 +426,8 @@ int vroce_mr_rights(int access, u32 *rights);
  *
  * Context: process context, may sleep.
  * Return: 0; an error of vroce_mr_rights(); -EOPNOTSUPP for remote access
- * without @allow_remote; -EINVAL for a NULL @dev or @mr; -ENOMEM.
+ * without @allow_remote, or for IB_ACCESS_MW_BIND (the HCA binds no
+ * window to a DMA MR); -EINVAL for a NULL @dev or @mr; -ENOMEM.
  */
 int vroce_mr_obj_create_dma(struct vroce_dev *dev, int access,
 			    bool allow_remote, struct vroce_mr_obj **mr);

@@ -25,6 +25,7 @@
 				 VROCE_IB_ACCESS_REMOTE_ATOMIC)
 #define VROCE_IB_ACCESS_KNOWN	(VROCE_IB_ACCESS_LOCAL_WRITE |		\
 				 VROCE_IB_ACCESS_REMOTE |		\
+				 VROCE_IB_ACCESS_MW_BIND |		\
 				 VROCE_IB_ACCESS_OPTIONAL)
 
 /*
@@ -64,6 +65,7 @@ static_assert(VROCE_IB_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE);
 static_assert(VROCE_IB_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE);
 static_assert(VROCE_IB_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ);
 static_assert(VROCE_IB_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+static_assert(VROCE_IB_ACCESS_MW_BIND == IB_ACCESS_MW_BIND);
 static_assert(VROCE_IB_ACCESS_OPTIONAL == IB_ACCESS_OPTIONAL);
 
 int vroce_mr_rights(int access, u32 *rights)
@@ -87,6 +89,8 @@ int vroce_mr_rights(int access, u32 *rights)
 		r |= VROCE_MR_RIGHT_REMOTE_READ;
 	if (access & VROCE_IB_ACCESS_REMOTE_ATOMIC)
 		r |= VROCE_MR_RIGHT_REMOTE_ATOMIC;
+	if (access & VROCE_IB_ACCESS_MW_BIND)
+		r |= VROCE_MR_RIGHT_MW_BIND;
 	*rights = r;
 	return 0;
 }
@@ -127,6 +131,9 @@ int vroce_mr_obj_create_dma(struct vroce_dev *dev, int access,
 	if (err)
 		return err;
 	if ((access & VROCE_IB_ACCESS_REMOTE) && !allow_remote)
+		return -EOPNOTSUPP;
+	/* The HCA binds no window to a DMA MR. */
+	if (access & VROCE_IB_ACCESS_MW_BIND)
 		return -EOPNOTSUPP;
 	obj = vroce_mr_obj_alloc(dev, VROCE_MR_TYPE_DMA);
 	if (!obj)

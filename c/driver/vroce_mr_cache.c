@@ -136,8 +136,8 @@ void vroce_mr_cache_init(struct vroce_dev *vdev)
  * Context: any context.
  * Return: true when the cache is on, the HCA offers ENABLE_MR
  * (VROCE_CAP_MR_ENABLE), the cache's PD was not lost, @attr is valid, its
- * iova and address agree below
- * 4 KiB and its pages fit a fast-register table.
+ * rights have a bucket (not VROCE_MR_RIGHT_MW_BIND), its iova and address
+ * agree below 4 KiB and its pages fit a fast-register table.
  */
 bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 			 const struct vroce_mr_user_attr *attr, u32 *rights,
@@ -157,7 +157,9 @@ bool vroce_mr_cache_fits(struct vroce_dev *vdev,
 	    check_add_overflow(attr->iova, attr->length - 1, &end) ||
 	    check_add_overflow(attr->start, attr->length - 1, &end) ||
 	    (attr->iova ^ attr->start) & (VROCE_MR_CACHE_PAGE - 1) ||
-	    vroce_mr_rights(attr->access, rights))
+	    vroce_mr_rights(attr->access, rights) ||
+	    /* No bucket for VROCE_MR_RIGHT_MW_BIND: such MRs are not cached. */
+	    *rights >= VROCE_MR_CACHE_RIGHTS)
 		return false;
 	npages = DIV_ROUND_UP((attr->iova & (VROCE_MR_CACHE_PAGE - 1)) +
 			      attr->length, VROCE_MR_CACHE_PAGE);
