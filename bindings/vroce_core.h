@@ -140,13 +140,15 @@ u64 vroce_core_umem_dma_blocks(struct ib_umem *umem, unsigned long pgsz,
 void vroce_core_resched(void);
 
 /**
- * vroce_core_warn_mr_leak() - report an MR object kept from being freed
+ * vroce_core_warn_mr_leak() - report an MR or window object kept from
+ *	being freed
  * @state: its VROCE_MR_STATE_*
  *
- * What vroce_mr_obj_destroy() does for an object the HCA may still hold:
- * a kernel warning (WARN, once per boot, with a backtrace; it taints the
- * kernel and honours panic_on_warn), so that both implementations report
- * the driver bug the same way.
+ * What vroce_mr_obj_destroy() and vroce_mw_obj_destroy() do for an object
+ * the HCA may still hold: a kernel warning (WARN, once per boot for both
+ * kinds, with a backtrace; it taints the kernel and honours
+ * panic_on_warn), so that both implementations report the driver bug the
+ * same way. KUnit may redirect it (a static stub) to count the reports.
  *
  * Context: any context.
  */

@@ -2,7 +2,8 @@
 /*
  * vroce: exports of the MR/MTR ABI's functions when rust/ implements them
  * (CONFIG_VROCE_ABI_RUST). The Rust shims are plain C-ABI symbols; these
- * are the same exports vroce_mtr.c and vroce_mr_obj.c beside it make, and
+ * are the same exports vroce_mtr.c, vroce_mr_obj.c and vroce_mw_obj.c
+ * beside it make, and
  * it is built with rust/ in their place: the replaceable side's C glue.
  */
 
@@ -40,3 +41,11 @@ VROCE_MTR_EXPORT(vroce_mr_obj_pages_reset);
 VROCE_MTR_EXPORT(vroce_mr_obj_page_add);
 VROCE_MTR_EXPORT(vroce_mr_obj_page);
 VROCE_MTR_EXPORT(vroce_mr_obj_destroy);
+VROCE_MTR_EXPORT(vroce_mw_obj_create);
+VROCE_MTR_EXPORT(vroce_mw_obj_describe);
+VROCE_MTR_EXPORT(vroce_mw_obj_allocated);
+VROCE_MTR_EXPORT(vroce_mw_obj_alloc_failed);
+VROCE_MTR_EXPORT(vroce_mw_obj_parked);
+VROCE_MTR_EXPORT(vroce_mw_obj_released);
+VROCE_MTR_EXPORT(vroce_mw_obj_info);
+VROCE_MTR_EXPORT(vroce_mw_obj_destroy);
