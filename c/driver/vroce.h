@@ -266,13 +266,16 @@ struct vroce_mr_cache {
  * @cmdq: the command ring
  * @mr_cache: idle MR entries for reg_user_mr
  * @attr: the HCA's limits, from QUERY_DEVICE
- * @zombie_lock: protects @zombies, @ring_zombies and @pd_zombies
+ * @zombie_lock: protects @zombies, @ring_zombies, @pd_zombies and
+ *	@mw_zombies
  * @zombies: MRs whose DESTROY_MR failed: the HCA may still use their
  *	tables, so they are kept until it confirms or is reset
  * @pd_zombies: PD numbers whose DESTROY_PD failed, retried after MRs are
  *	reaped, forgotten when the HCA is reset
  * @ring_zombies: rings of CQs and QPs whose DESTROY failed, kept until the
  *	HCA is reset
+ * @mw_zombies: memory windows whose DEALLOC_MW failed or whose ALLOC_MW
+ *	was lost (struct vroce_mw_zombie), retried with the MRs
  * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
  * @netdev: the HCA's Ethernet port, whose MAC and addresses fill the GID
  *	table
@@ -304,10 +307,11 @@ struct vroce_dev {
 	struct vroce_cmdq cmdq;
 	struct vroce_mr_cache mr_cache;
 	struct vroce_dev_attr attr;
-	struct mutex zombie_lock;	/* protects the three zombie lists */
+	struct mutex zombie_lock;	/* protects the four zombie lists */
 	struct list_head zombies;
 	struct list_head ring_zombies;
 	struct list_head pd_zombies;
+	struct list_head mw_zombies;
 	struct dentry *debugfs;
 	struct net_device *netdev;
 	struct vroce_eq eq;
@@ -548,6 +552,35 @@ struct vroce_pd_zombie {
 };
 
 /**
+ * struct vroce_mw_zombie - what keeps a window the HCA may still hold
+ * @list: on &vroce_dev.mw_zombies
+ * @obj: the window object, LOST or ZOMBIE there
+ *
+ * Taken with the window, so that freeing it never allocates.
+ */
+struct vroce_mw_zombie {
+	struct list_head list;
+	struct vroce_mw_obj *obj;
+};
+
+/**
+ * struct vroce_mw - a memory window (issue 30)
+ * @ibmw: the RDMA core's
+ * @obj: its state, an object of the MR/MTR ABI
+ * @zombie: the record that parks it if DEALLOC_MW is not confirmed
+ */
+struct vroce_mw {
+	struct ib_mw ibmw;
+	struct vroce_mw_obj *obj;
+	struct vroce_mw_zombie *zombie;
+};
+
+static inline struct vroce_mw *to_vroce_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct vroce_mw, ibmw);
+}
+
+/**
  * struct vroce_ring_zombie - rings the HCA may still use, kept until it is
  *	reset; allocated with the CQ or QP so that parking never allocates
  * @list: entry in &vroce_dev.ring_zombies
@@ -701,6 +734,9 @@ struct ib_mr *vroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int vroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vroce_dealloc_mw(struct ib_mw *ibmw);
+void vroce_mw_park(struct vroce_dev *vdev, struct vroce_mw *mw);
 struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 virt_addr, int access,
 				  struct ib_pd *new_pd, struct ib_udata *udata);

@@ -33,6 +33,7 @@ static const u8 vroce_cmd_flags[] = {
 	[VROCE_CMD_DESTROY_QP] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DESTROY_SRQ] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DETACH_MCAST] = VROCE_CMD_TEARDOWN,
+	[VROCE_CMD_DEALLOC_MW] = VROCE_CMD_TEARDOWN,
 };
 
 /*
@@ -49,6 +50,8 @@ VROCE_CMD_FITS(struct vroce_cmd_create_pd, struct vroce_resp_create_pd);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_pd, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_create_mr, struct vroce_resp_create_mr);
 VROCE_CMD_FITS(struct vroce_cmd_destroy_mr, struct vroce_resp_hdr);
+VROCE_CMD_FITS(struct vroce_cmd_alloc_mw, struct vroce_resp_alloc_mw);
+VROCE_CMD_FITS(struct vroce_cmd_dealloc_mw, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_enable_mr, struct vroce_resp_enable_mr);
 VROCE_CMD_FITS(struct vroce_cmd_revoke_mr, struct vroce_resp_hdr);
 VROCE_CMD_FITS(struct vroce_cmd_rereg_mr, struct vroce_resp_rereg_mr);
@@ -138,7 +141,7 @@ int vroce_cmd_query_device(struct vroce_dev *vdev, struct vroce_dev_attr *attr)
 	attr->max_cq = le32_to_cpu(resp.max_cq);
 	attr->max_wq_depth_log2 = le32_to_cpu(resp.max_wq_depth_log2);
 	attr->max_cq_depth_log2 = le32_to_cpu(resp.max_cq_depth_log2);
-	attr->caps = resp.caps;
+	attr->caps = resp.caps | (u32)resp.caps_hi << 8;
 	memcpy(attr->mac, resp.mac, ETH_ALEN);
 	return 0;
 }
@@ -255,6 +258,58 @@ int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle)
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_destroy_mr);
+
+/**
+ * vroce_cmd_alloc_mw() - ALLOC_MW: enter a memory window in the HCA's MPT
+ * @vdev: the device
+ * @desc: the window's PD and type
+ * @key: where its R_Key is returned
+ * @handle: where the handle to deallocate it by is returned
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for a type the HCA refuses, -ENOENT for an unknown
+ * PD, -ENOMEM when its MPT is full, -EOPNOTSUPP from an HCA without
+ * windows, another errno from vroce_cmd_errno(), -EAGAIN (no free slot in
+ * time: not posted) or -ETIMEDOUT.
+ */
+int vroce_cmd_alloc_mw(struct vroce_dev *vdev, const struct vroce_mw_desc *desc,
+		       u32 *key, u32 *handle)
+{
+	struct vroce_cmd_alloc_mw req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_ALLOC_MW),
+		.pdn = cpu_to_le32(desc->pdn),
+		.type = cpu_to_le32(desc->type),
+	};
+	struct vroce_resp_alloc_mw resp;
+	int err;
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	if (!err) {
+		*key = le32_to_cpu(resp.key);
+		*handle = le32_to_cpu(resp.handle);
+	}
+	return err;
+}
+
+/**
+ * vroce_cmd_dealloc_mw() - DEALLOC_MW: take a window out of the HCA's MPT
+ * @vdev: the device
+ * @handle: the window's handle from ALLOC_MW
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOENT when the HCA holds no window under @handle, another
+ * errno from vroce_cmd_errno(), or -ETIMEDOUT.
+ */
+int vroce_cmd_dealloc_mw(struct vroce_dev *vdev, u32 handle)
+{
+	struct vroce_cmd_dealloc_mw req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_DEALLOC_MW),
+		.handle = cpu_to_le32(handle),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
 
 /**
  * vroce_cmd_rereg_mr() - REREG_MR: change an MR's PD, rights and/or

@@ -141,6 +141,9 @@ int vroce_cmd_destroy_pd(struct vroce_dev *vdev, u32 pdn);
 int vroce_cmd_create_mr(struct vroce_dev *vdev, const struct vroce_mr_desc *desc,
 			u32 *key, u32 *handle);
 int vroce_cmd_destroy_mr(struct vroce_dev *vdev, u32 handle);
+int vroce_cmd_alloc_mw(struct vroce_dev *vdev, const struct vroce_mw_desc *desc,
+		       u32 *key, u32 *handle);
+int vroce_cmd_dealloc_mw(struct vroce_dev *vdev, u32 handle);
 int vroce_cmd_rereg_mr(struct vroce_dev *vdev, u32 handle, u32 flags,
 		       const struct vroce_mr_desc *desc, u32 *key);
 int vroce_cmd_enable_mr(struct vroce_dev *vdev,

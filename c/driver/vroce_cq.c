@@ -238,6 +238,7 @@ static const enum ib_wc_status vroce_wc_status[] = {
 	[VROCE_CQE_RETRY_EXC_ERR] = IB_WC_RETRY_EXC_ERR,
 	[VROCE_CQE_RNR_RETRY_EXC_ERR] = IB_WC_RNR_RETRY_EXC_ERR,
 	[VROCE_CQE_LOC_ACCESS_ERR] = IB_WC_LOC_ACCESS_ERR,
+	[VROCE_CQE_MW_BIND_ERR] = IB_WC_MW_BIND_ERR,
 };
 
 static const enum ib_wc_opcode vroce_wc_opcode[] = {
@@ -251,6 +252,7 @@ static const enum ib_wc_opcode vroce_wc_opcode[] = {
 	[VROCE_CQE_COMP_SWAP] = IB_WC_COMP_SWAP,
 	[VROCE_CQE_FETCH_ADD] = IB_WC_FETCH_ADD,
 	[VROCE_CQE_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
+	[VROCE_CQE_BIND_MW] = IB_WC_BIND_MW,
 };
 
 /*

@@ -126,6 +126,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	INIT_LIST_HEAD(&vdev->zombies);
 	INIT_LIST_HEAD(&vdev->ring_zombies);
 	INIT_LIST_HEAD(&vdev->pd_zombies);
+	INIT_LIST_HEAD(&vdev->mw_zombies);
 	vroce_mr_cache_init(vdev);
 	xa_init(&vdev->cqs);
 	xa_init(&vdev->srqs);

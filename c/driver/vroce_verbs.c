@@ -57,6 +57,15 @@ static int vroce_query_device(struct ib_device *ibdev,
 		props->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
 	}
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * Memory windows (issue 30): type 1, and type 2B (bound to a QP and
+	 * checked against its PD too). They share the MPT with MRs.
+	 */
+	if (vdev->attr.caps & VROCE_CAP_MW) {
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = vdev->attr.max_mr;
+	}
 	props->max_pkeys = 1;
 	props->max_ah = VROCE_MAX_AH;
 	/* UD multicast: the HCA's groups (ATTACH_MCAST). */
@@ -237,6 +246,8 @@ const struct ib_device_ops vroce_dev_ops = {
 	.alloc_mr = vroce_alloc_mr,
 	.map_mr_sg = vroce_map_mr_sg,
 	.dereg_mr = vroce_dereg_mr,
+	.alloc_mw = vroce_alloc_mw,
+	.dealloc_mw = vroce_dealloc_mw,
 	/* issue 30, rereg_mr */
 	.rereg_user_mr = vroce_rereg_user_mr,
 	.fill_res_mr_entry = vroce_fill_res_mr_entry,
@@ -275,4 +286,5 @@ const struct ib_device_ops vroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, vroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vroce_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vroce_mw, ibmw),
 };

@@ -2,7 +2,7 @@
 /*
  * vroce zombies: what the HCA may still hold after a command that should
  * have freed it failed or was lost, kept (parked) until the HCA lets go of
- * it or is reset, and freed (reaped) then. The one place for all three
+ * it or is reset, and freed (reaped) then. The one place for all four
  * kinds:
  *
  * - MRs (&vroce_dev.zombies): their tables and pages, parked by the MR
@@ -13,6 +13,9 @@
  *   it is taken with the PD, so that destroying never allocates.
  * - Rings (&vroce_dev.ring_zombies): a CQ's or QP's rings, freed only once
  *   the HCA is reset.
+ * - Memory windows (&vroce_dev.mw_zombies): window objects whose
+ *   DEALLOC_MW is not confirmed or whose ALLOC_MW was lost
+ *   (c/driver/vroce_mw.c); DEALLOC_MW is retried for them.
  *
  * vroce_mr_free() is here too: an MR record ends either freed or parked,
  * and the reaping frees the parked ones.
@@ -44,6 +47,40 @@ void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
 	mutex_unlock(&vdev->zombie_lock);
 }
 
+/* Keep @mw's object until the HCA lets go of it (see vroce_mr_reap()). */
+void vroce_mw_park(struct vroce_dev *vdev, struct vroce_mw *mw)
+{
+	mw->zombie->obj = mw->obj;
+	mutex_lock(&vdev->zombie_lock);
+	list_add_tail(&mw->zombie->list, &vdev->mw_zombies);
+	mutex_unlock(&vdev->zombie_lock);
+}
+
+/* Retry DEALLOC_MW for the parked windows; free those the HCA let go. */
+static void vroce_mw_reap(struct vroce_dev *vdev, bool hca_reset)
+{
+	struct vroce_mw_zombie *z, *tmp;
+	struct vroce_mw_info info;
+	int err;
+
+	lockdep_assert_held(&vdev->zombie_lock);
+	list_for_each_entry_safe(z, tmp, &vdev->mw_zombies, list) {
+		vroce_mw_obj_info(z->obj, &info);
+		if (hca_reset)
+			err = 0;
+		else if (info.state == VROCE_MR_STATE_LOST)
+			continue;
+		else
+			err = vroce_cmd_dealloc_mw(vdev, info.handle);
+		if (!vroce_cmd_let_go(err) ||
+		    vroce_mw_obj_released(z->obj, hca_reset))
+			continue;
+		list_del(&z->list);
+		vroce_mw_obj_destroy(vdev, z->obj);
+		vroce_core_free(vdev, z);
+	}
+}
+
 /**
  * vroce_mr_reap() - free zombie MRs the HCA has let go of
  * @vdev: the device
@@ -52,7 +89,7 @@ void vroce_mr_park(struct vroce_dev *vdev, struct vroce_mr *mr)
  * Otherwise DESTROY_MR is retried for each, by the handle CREATE_MR
  * returned; an MR the HCA no longer knows (-ENOENT) is freed too. An MR
  * whose handle was never learnt (CREATE_MR timed out) waits for the reset.
- * Then DESTROY_PD is retried for the PD numbers the HCA refused while
+ * Memory windows likewise, by DEALLOC_MW. Then DESTROY_PD is retried for the PD numbers the HCA refused while
  * their MRs were parked; not for those whose DESTROY_PD was lost, which
  * the HCA may have carried out and whose number it may have given to a
  * new PD.
@@ -82,6 +119,7 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 		list_del(&mr->zombie);
 		vroce_mr_free(vdev, mr);
 	}
+	vroce_mw_reap(vdev, hca_reset);
 	list_for_each_entry_safe(pz, ptmp, &vdev->pd_zombies, list) {
 		if (pz->lost && !hca_reset)
 			continue;
@@ -113,7 +151,8 @@ void vroce_mr_reap_zombies(struct vroce_dev *vdev)
 	bool any;
 
 	mutex_lock(&vdev->zombie_lock);
-	any = !list_empty(&vdev->zombies) || !list_empty(&vdev->pd_zombies);
+	any = !list_empty(&vdev->zombies) || !list_empty(&vdev->pd_zombies) ||
+	      !list_empty(&vdev->mw_zombies);
 	mutex_unlock(&vdev->zombie_lock);
 	/*
 	 * At most once a period: a zombie the HCA keeps refusing (its PD

@@ -54,6 +54,8 @@ struct vroce_hca_mtt {
 
 /* Any protection domain (device-internal readers such as debugfs). */
 #define VROCE_HCA_ANY_PD	U32_MAX
+/* Any QP: a type 2 memory window's QP is not checked (the same readers). */
+#define VROCE_HCA_ANY_QP	U32_MAX
 
 struct vroce_hca *vroce_hca_add(int id);
 void vroce_hca_del(struct vroce_hca *hca);

@@ -344,6 +344,7 @@ struct vroce_hca *vroce_hca_add(int id)
 		    VROCE_CAP_UC | VROCE_CAP_MCAST | VROCE_CAP_UNPRIV_QP |
 		    VROCE_CAP_MAPPED;
 	hca->caps |= VROCE_CAP_LEND;	/* issue 31 */
+	hca->caps |= VROCE_CAP_MW;	/* issue 30: memory windows */
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;

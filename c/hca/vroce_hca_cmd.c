@@ -80,7 +80,8 @@ static u16 vroce_hca_query_device(struct vroce_hca *hca,
 	resp->max_wq_depth_log2 = cpu_to_le32(VROCE_MAX_WQ_DEPTH_LOG2);
 	resp->max_cq_depth_log2 = cpu_to_le32(VROCE_MAX_CQ_DEPTH_LOG2);
 	memcpy(resp->mac, hca->mac, ETH_ALEN);
-	resp->caps = hca->caps;
+	resp->caps = hca->caps & 0xff;
+	resp->caps_hi = hca->caps >> 8;
 	return VROCE_CMD_OK;
 }
 
@@ -92,6 +93,8 @@ static_assert(sizeof(struct vroce_cmd_create_cq) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_create_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_modify_qp) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_cmd_mcast) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_alloc_mw) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_resp_alloc_mw) <= VROCE_CMD_RESP_SIZE);
 static_assert(sizeof(struct vroce_resp_query_device) <=
 	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
 /* caps took the byte after the MAC that was reserved (zero) before it. */
@@ -197,6 +200,14 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		if (!(hca->caps & VROCE_CAP_SRQ))
 			return VROCE_CMD_BAD_OPCODE;
 		return vroce_hca_query_srq(hca, req, resp);
+	case VROCE_CMD_ALLOC_MW:
+		if (!(hca->caps & VROCE_CAP_MW))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_alloc_mw(hca, req, resp);
+	case VROCE_CMD_DEALLOC_MW:
+		if (!(hca->caps & VROCE_CAP_MW))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_dealloc_mw(hca, req);
 	case VROCE_CMD_QP_DBREC:
 		if (!(hca->caps & VROCE_CAP_MAPPED))
 			return VROCE_CMD_BAD_OPCODE;

@@ -250,53 +250,205 @@ static int vroce_hca_mr_copy(struct vroce_hca *hca,
 	return 0;
 }
 
+/*
+ * What an access holds of the MPT: the lock of the entry its key names
+ * and, through a memory window, the lock of the bound MR's entry, taken
+ * in address order (engines of several QPs run at once).
+ */
+struct vroce_hca_hold {
+	struct mutex *lock[2];
+};
+
+static void vroce_hca_hold2(struct vroce_hca_hold *h, struct mutex *a,
+			    struct mutex *b)
+{
+	if (a == b || !b) {
+		b = NULL;
+	} else if (!a || b < a) {
+		swap(a, b);
+	}
+	h->lock[0] = a;
+	h->lock[1] = b;
+	if (a)
+		mutex_lock(a);
+	if (b)
+		mutex_lock_nested(b, SINGLE_DEPTH_NESTING);
+}
+
+static void vroce_hca_unhold(struct vroce_hca_hold *h)
+{
+	if (h->lock[1])
+		mutex_unlock(h->lock[1]);
+	if (h->lock[0])
+		mutex_unlock(h->lock[0]);
+	h->lock[0] = NULL;
+	h->lock[1] = NULL;
+}
+
+/* [@iova, @iova + @len) lies inside what @e covers. */
+static bool vroce_hca_in_range(const struct vroce_hca_mpt *e, u64 iova,
+			       u64 len)
+{
+	u64 end;
+
+	return iova >= e->iova && !check_add_overflow(iova, len, &end) &&
+	       end - e->iova <= e->length;
+}
+
+/* An MR (not a window) of @pdn granting @access over the range, or why not. */
+static int vroce_hca_mr_check(const struct vroce_hca_mpt *mr, u32 pdn,
+			      bool unpriv, u64 iova, u64 len, u32 access)
+{
+	if ((pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn) ||
+	    (unpriv && mr->kind == VROCE_MR_KIND_DMA))
+		return -VROCE_HCA_EPD;
+	if (!vroce_hca_in_range(mr, iova, len))
+		return -VROCE_HCA_EBOUNDS;
+	if ((access & mr->access) != access)
+		return -VROCE_HCA_EACCESS;
+	return 0;
+}
+
+/*
+ * A window used as an R_Key (IBTA 10.6.7): bound, of @pdn, for type 2
+ * bound to @qpn, its range holding the access and its rights granting it.
+ * An L_Key, or a local access, never names a window.
+ */
+static int vroce_hca_mw_check(const struct vroce_hca_mpt *mw, u32 pdn,
+			      u32 qpn, u64 iova, u64 len, u32 access)
+{
+	if (mw->state != VROCE_HCA_MR_VALID || !(access & VROCE_ACC_MW_MASK) ||
+	    (access & ~VROCE_ACC_MW_MASK))
+		return -VROCE_HCA_EKEY;
+	if ((pdn != VROCE_HCA_ANY_PD && pdn != mw->pdn) ||
+	    (mw->mw_type == VROCE_MW_TYPE_2 && qpn != VROCE_HCA_ANY_QP &&
+	     qpn != mw->mw_qpn))
+		return -VROCE_HCA_EPD;
+	if (!vroce_hca_in_range(mw, iova, len))
+		return -VROCE_HCA_EBOUNDS;
+	if ((access & mw->access) != access)
+		return -VROCE_HCA_EACCESS;
+	return 0;
+}
+
+/*
+ * The MR a window's access goes through: still the MR the bind checked
+ * (its full key), in the window's PD, the range inside it, and local
+ * write for what writes (C10-74, checked again: a rereg may have taken
+ * it away). The MR's own remote rights do not matter: the window's do.
+ */
+static int vroce_hca_mw_mr_check(struct vroce_hca *hca,
+				 const struct vroce_hca_mpt *mw,
+				 struct vroce_hca_mpt **mrp, u64 iova,
+				 u64 len, u32 access)
+{
+	struct vroce_hca_mpt *mr = vroce_hca_mpt_of(hca, mw->mw_mr_key);
+
+	if (!mr || mr->state != VROCE_HCA_MR_VALID ||
+	    mr->kind == VROCE_MR_KIND_DMA || mr->kind == VROCE_HCA_KIND_MW)
+		return -VROCE_HCA_EKEY;
+	if (mr->pdn != mw->pdn)
+		return -VROCE_HCA_EPD;
+	if (!vroce_hca_in_range(mr, iova, len))
+		return -VROCE_HCA_EBOUNDS;
+	if ((access & (VROCE_ACC_REMOTE_WRITE | VROCE_ACC_REMOTE_ATOMIC)) &&
+	    !(mr->access & VROCE_ACC_LOCAL_WRITE))
+		return -VROCE_HCA_EACCESS;
+	*mrp = mr;
+	return 0;
+}
+
+/*
+ * Look @key up for an access of @len bytes at @iova needing @access (with
+ * VROCE_HCA_ACC_UNPRIV for a process's key), by a QP of @pdn numbered
+ * @qpn, and hold what it uses: the MR to translate through, every check
+ * passed, or NULL with *@err set and nothing held. A window's entry is
+ * read under its lock, then both its lock and its MR's are taken in order
+ * and the window read again: unchanged, it still grants the access.
+ */
+static struct vroce_hca_mpt *vroce_hca_hold_mr(struct vroce_hca *hca, u32 key,
+					       u32 pdn, u32 qpn, u64 iova,
+					       u64 len, u32 access,
+					       struct vroce_hca_hold *h,
+					       int *err)
+{
+	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	bool unpriv = access & VROCE_HCA_ACC_UNPRIV;
+	struct vroce_hca_mpt *e, *mr = NULL;
+	u32 mr_key;
+
+	lockdep_assert_held(hca->wire_lock);
+	h->lock[0] = NULL;
+	h->lock[1] = NULL;
+	*err = -VROCE_HCA_EKEY;
+	if (!lock)
+		return NULL;
+	access &= ~VROCE_HCA_ACC_UNPRIV;
+	vroce_hca_hold2(h, lock, NULL);
+	e = vroce_hca_mpt_of(hca, key);
+	if (!e || e->state == VROCE_HCA_MR_FREE)
+		goto fail;
+	if (e->kind != VROCE_HCA_KIND_MW) {
+		if (e->state != VROCE_HCA_MR_VALID)
+			goto fail;
+		*err = vroce_hca_mr_check(e, pdn, unpriv, iova, len, access);
+		if (*err)
+			goto fail;
+		return e;
+	}
+
+	*err = vroce_hca_mw_check(e, pdn, qpn, iova, len, access);
+	if (*err)
+		goto fail;
+	mr_key = e->mw_mr_key;
+	vroce_hca_unhold(h);
+	vroce_hca_hold2(h, lock, vroce_hca_mpt_lock(hca, mr_key));
+	*err = -VROCE_HCA_EKEY;
+	if (vroce_hca_mpt_of(hca, key) != e || e->kind != VROCE_HCA_KIND_MW ||
+	    e->mw_mr_key != mr_key)
+		goto fail;
+	*err = vroce_hca_mw_check(e, pdn, qpn, iova, len, access);
+	if (!*err)
+		*err = vroce_hca_mw_mr_check(hca, e, &mr, iova, len, access);
+	if (!*err)
+		return mr;
+fail:
+	vroce_hca_unhold(h);
+	return NULL;
+}
+
 /**
  * vroce_hca_mr_access_locked() - vroce_hca_mr_access() for the HCA itself
  * @hca: the HCA
- * @key: the MR's lkey or rkey
+ * @key: the MR's lkey or rkey, or a memory window's rkey
  * @pdn: the protection domain asking, or VROCE_HCA_ANY_PD
+ * @qpn: the QP asking (a type 2 window's must match), or VROCE_HCA_ANY_QP
  * @iova: where in the MR
  * @buf: kernel buffer to copy from (write) or to (read)
  * @len: bytes
  * @access: VROCE_ACC_* rights the operation needs; a local read needs none;
  *	with VROCE_HCA_ACC_UNPRIV (a key from a process's WQE) a DMA MR
- *	refuses as another PD's does
+ *	refuses as another PD's does. Only a remote access (a VROCE_ACC_REMOTE_*
+ *	right) goes through a window.
  * @write: store into the MR rather than load from it
  *
  * Context: @hca->wire_lock held (the data path engine: for reading); takes the
- * entry's lock.
+ * entry's lock, and for a window its MR's too.
  * Return: as vroce_hca_mr_access().
  */
 int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
-			       u64 iova, void *buf, u64 len, u32 access,
-			       bool write)
+			       u32 qpn, u64 iova, void *buf, u64 len,
+			       u32 access, bool write)
 {
-	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
-	bool unpriv = access & VROCE_HCA_ACC_UNPRIV;
+	struct vroce_hca_hold h;
 	struct vroce_hca_mpt *mr;
-	u64 end;
 	int err;
 
-	lockdep_assert_held(hca->wire_lock);
-	if (!lock)
-		return -VROCE_HCA_EKEY;
-	access &= ~VROCE_HCA_ACC_UNPRIV;
-	mutex_lock(lock);
-	mr = vroce_hca_mpt_of(hca, key);
-	if (!mr || mr->state != VROCE_HCA_MR_VALID) {
-		err = -VROCE_HCA_EKEY;
-	} else if ((pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn) ||
-		   (unpriv && mr->kind == VROCE_MR_KIND_DMA)) {
-		err = -VROCE_HCA_EPD;
-	} else if (iova < mr->iova || check_add_overflow(iova, len, &end) ||
-		   end - mr->iova > mr->length) {
-		err = -VROCE_HCA_EBOUNDS;
-	} else if ((access & mr->access) != access) {
-		err = -VROCE_HCA_EACCESS;
-	} else {
-		err = vroce_hca_mr_copy(hca, mr, iova, buf, len, write);
-	}
-	mutex_unlock(lock);
+	mr = vroce_hca_hold_mr(hca, key, pdn, qpn, iova, len, access, &h, &err);
+	if (!mr)
+		return err;
+	err = vroce_hca_mr_copy(hca, mr, iova, buf, len, write);
+	vroce_hca_unhold(&h);
 	return err;
 }
 
@@ -321,8 +473,8 @@ int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
 	int err;
 
 	down_read(hca->wire_lock);
-	err = vroce_hca_mr_access_locked(hca, key, pdn, iova, buf, len, access,
-					 write);
+	err = vroce_hca_mr_access_locked(hca, key, pdn, VROCE_HCA_ANY_QP, iova,
+					 buf, len, access, write);
 	up_read(hca->wire_lock);
 	return err;
 }
@@ -371,8 +523,9 @@ static u64 vroce_hca_atomic_op(u64 *p, u8 opcode, u64 cmp_add, u64 swap)
 /**
  * vroce_hca_mr_atomic_locked() - an atomic on 8 bytes of an MR
  * @hca: the HCA whose MR it is
- * @key: the MR's rkey
+ * @key: the MR's or a memory window's rkey
  * @pdn: the protection domain asking
+ * @qpn: the QP asking (a type 2 window's must match)
  * @iova: the target, 8-byte aligned
  * @access: the right the MR must grant: VROCE_ACC_REMOTE_ATOMIC, or
  *	VROCE_ACC_REMOTE_WRITE for ATOMIC_WRITE; with VROCE_HCA_ACC_UNPRIV
@@ -386,50 +539,35 @@ static u64 vroce_hca_atomic_op(u64 *p, u8 opcode, u64 cmp_add, u64 swap)
  * operation itself is one 64-bit atomic instruction on the target.
  *
  * Context: @hca->wire_lock held for reading (the data path engine); takes
- * the entry's lock.
+ * the entry's lock, and for a window its MR's too.
  * Return: 0, or as vroce_hca_mr_access(); -EFAULT also for a misaligned
  * @iova.
  */
 int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
-			       u64 iova, u32 access, u8 opcode, u64 cmp_add,
-			       u64 swap, u64 *orig)
+			       u32 qpn, u64 iova, u32 access, u8 opcode,
+			       u64 cmp_add, u64 swap, u64 *orig)
 {
-	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
-	bool unpriv = access & VROCE_HCA_ACC_UNPRIV;
+	struct vroce_hca_hold h;
 	struct vroce_hca_mpt *mr;
-	u64 end, dma;
+	u64 dma;
 	u64 *p;
 	int err;
 
-	lockdep_assert_held(hca->wire_lock);
-	if (!lock)
-		return -VROCE_HCA_EKEY;
 	if (!IS_ALIGNED(iova, sizeof(u64)))
 		return -EFAULT;
-	access &= ~VROCE_HCA_ACC_UNPRIV;
-	mutex_lock(lock);
-	mr = vroce_hca_mpt_of(hca, key);
-	if (!mr || mr->state != VROCE_HCA_MR_VALID) {
-		err = -VROCE_HCA_EKEY;
-	} else if (pdn != mr->pdn || (unpriv && mr->kind == VROCE_MR_KIND_DMA)) {
-		err = -VROCE_HCA_EPD;
-	} else if (iova < mr->iova ||
-		   check_add_overflow(iova, sizeof(u64), &end) ||
-		   end - mr->iova > mr->length) {
-		err = -VROCE_HCA_EBOUNDS;
-	} else if ((access & mr->access) != access) {
-		err = -VROCE_HCA_EACCESS;
-	} else {
-		/* Aligned, the 8 bytes never cross a page of any size. */
-		err = vroce_hca_mr_dma(hca, mr, iova, &dma);
-		p = err ? NULL : vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma,
-							sizeof(u64));
-		if (!p || !IS_ALIGNED((unsigned long)p, sizeof(u64)))
-			err = -EFAULT;
-		else
-			*orig = vroce_hca_atomic_op(p, opcode, cmp_add, swap);
-	}
-	mutex_unlock(lock);
+	mr = vroce_hca_hold_mr(hca, key, pdn, qpn, iova, sizeof(u64), access,
+			       &h, &err);
+	if (!mr)
+		return err;
+	/* Aligned, the 8 bytes never cross a page of any size. */
+	err = vroce_hca_mr_dma(hca, mr, iova, &dma);
+	p = err ? NULL : vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma,
+						sizeof(u64));
+	if (!p || !IS_ALIGNED((unsigned long)p, sizeof(u64)))
+		err = -EFAULT;
+	else
+		*orig = vroce_hca_atomic_op(p, opcode, cmp_add, swap);
+	vroce_hca_unhold(&h);
 	return err;
 }
 
@@ -561,63 +699,210 @@ int vroce_hca_frmr_register_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 	return err;
 }
 
-/**
- * vroce_hca_frmr_invalidate() - what the HCA does for a LOCAL_INV, any PD
- * @hca: the HCA
- * @key: the registered fast-register MR's key
- *
- * The data path checks the PD too (vroce_hca_frmr_invalidate_locked()).
- *
- * Context: process context, may sleep.
- * Return: 0, or -VROCE_HCA_EKEY when @key is not a registered fast-register
- * MR.
- */
-int vroce_hca_frmr_invalidate(struct vroce_hca *hca, u32 key)
+/* A type 2 window bound to nothing; its key names it still. */
+static void vroce_hca_mw_unbind(struct vroce_hca_mpt *mw)
 {
-	int err;
-
-	down_read(hca->wire_lock);
-	err = vroce_hca_frmr_invalidate_locked(hca, key, VROCE_HCA_ANY_PD);
-	up_read(hca->wire_lock);
-	return err;
+	mw->state = VROCE_HCA_MW_UNBOUND;
+	mw->access = 0;
+	mw->iova = 0;
+	mw->length = 0;
+	mw->mw_mr_key = 0;
+	mw->mw_qpn = 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_hca_frmr_invalidate);
 
-/**
- * vroce_hca_frmr_invalidate_locked() - LOCAL_INV or SEND_WITH_INV at the
- *	HCA: invalidate a fast-register MR of a protection domain
- * @hca: the HCA
- * @key: the registered fast-register MR's key
- * @pdn: the PD of the queue pair invalidating, or VROCE_HCA_ANY_PD
- *
- * Context: @hca->wire_lock held (the data path engine: for reading); takes the
- * entry's lock.
- * Return: 0, -VROCE_HCA_EKEY when @key is not a registered fast-register
- * MR, or -VROCE_HCA_EPD when it belongs to another PD.
+/*
+ * Invalidate the entry @key names for a QP of @pdn numbered @qpn (remote:
+ * the QP that received a SEND_INV; VROCE_HCA_ANY_QP for a LOCAL_INV): a
+ * registered fast-register MR, which only a privileged QP may invalidate,
+ * or a bound type 2 window (IBTA o10-37.2.26: a type 1 window is
+ * invalidated by a zero-length bind instead), which for a SEND_INV must
+ * be bound to the receiving QP.
  */
-int vroce_hca_frmr_invalidate_locked(struct vroce_hca *hca, u32 key, u32 pdn)
+static int vroce_hca_invalidate(struct vroce_hca *hca, u32 key, u32 pdn,
+				u32 qpn, bool unpriv)
 {
 	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
-	struct vroce_hca_mpt *mr;
+	struct vroce_hca_mpt *e;
 	int err = 0;
 
 	lockdep_assert_held(hca->wire_lock);
 	if (!lock)
 		return -VROCE_HCA_EKEY;
 	mutex_lock(lock);
-	mr = vroce_hca_mpt_of(hca, key);
-	if (!mr || mr->kind != VROCE_MR_KIND_FRMR ||
-	    mr->state != VROCE_HCA_MR_VALID)
+	e = vroce_hca_mpt_of(hca, key);
+	if (e && e->kind == VROCE_HCA_KIND_MW) {
+		if (e->mw_type != VROCE_MW_TYPE_2 ||
+		    e->state != VROCE_HCA_MR_VALID)
+			err = -VROCE_HCA_EKEY;
+		else if ((pdn != VROCE_HCA_ANY_PD && pdn != e->pdn) ||
+			 (qpn != VROCE_HCA_ANY_QP && qpn != e->mw_qpn))
+			err = -VROCE_HCA_EPD;
+		else
+			vroce_hca_mw_unbind(e);
+	} else if (!e || e->kind != VROCE_MR_KIND_FRMR ||
+		   e->state != VROCE_HCA_MR_VALID) {
 		err = -VROCE_HCA_EKEY;
-	else if (pdn != VROCE_HCA_ANY_PD && pdn != mr->pdn)
+	} else if (unpriv ||
+		   (pdn != VROCE_HCA_ANY_PD && pdn != e->pdn)) {
 		err = -VROCE_HCA_EPD;
-	else
-		mr->state = VROCE_HCA_MR_FRMR_INVALID;
+	} else {
+		e->state = VROCE_HCA_MR_FRMR_INVALID;
+	}
 	mutex_unlock(lock);
 	return err;
 }
 
+/**
+ * vroce_hca_frmr_invalidate() - what the HCA does for a LOCAL_INV, any PD
+ * @hca: the HCA
+ * @key: the registered fast-register MR's key, or a bound type 2 window's
+ *
+ * The data path checks the PD too (vroce_hca_key_invalidate_locked()).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -VROCE_HCA_EKEY when @key is neither.
+ */
+int vroce_hca_frmr_invalidate(struct vroce_hca *hca, u32 key)
+{
+	int err;
+
+	down_read(hca->wire_lock);
+	err = vroce_hca_invalidate(hca, key, VROCE_HCA_ANY_PD, VROCE_HCA_ANY_QP,
+				   false);
+	up_read(hca->wire_lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_frmr_invalidate);
+
+/**
+ * vroce_hca_key_invalidate_locked() - LOCAL_INV or SEND_WITH_INV at the
+ *	HCA: invalidate a fast-register MR or unbind a type 2 memory window
+ * @hca: the HCA
+ * @key: the MR's or the window's key
+ * @qp: the QP invalidating: the poster of a LOCAL_INV, the receiver of a
+ *	SEND_WITH_INV
+ * @remote: a SEND_WITH_INV: a window must be bound to @qp (type 2B)
+ *
+ * The entry must belong to @qp's PD. A process's QP (unprivileged, or with
+ * a doorbell record) may invalidate its windows by LOCAL_INV, never a
+ * fast-register MR: those are the kernel's (and the MR cache's).
+ *
+ * Context: @hca->wire_lock held (the data path engine: for reading); takes the
+ * entry's lock.
+ * Return: 0, -VROCE_HCA_EKEY when @key is not a registered fast-register
+ * MR or a bound type 2 window, or -VROCE_HCA_EPD when it belongs to another
+ * PD or QP, or @qp may not invalidate it.
+ */
+int vroce_hca_key_invalidate_locked(struct vroce_hca *hca, u32 key,
+				    const struct vroce_hca_qp *qp, bool remote)
+{
+	return vroce_hca_invalidate(hca, key, qp->pdn,
+				    remote ? qp->qpn : VROCE_HCA_ANY_QP,
+				    !remote && (qp->unpriv || qp->dbrec));
+}
+
+/* ---- memory windows ---- */
+
+/* The BIND_MW rules for @mw, @mr (NULL: none named) and @qp: 0 or why not. */
+static int vroce_hca_mw_bind_check(const struct vroce_hca_mpt *mw,
+				   const struct vroce_hca_mpt *mr,
+				   const struct vroce_hca_qp *qp, u64 iova,
+				   u64 len, u32 access)
+{
+	if (mw->pdn != qp->pdn)				/* C10-72 */
+		return -VROCE_HCA_EPD;
+	if (access & ~VROCE_ACC_MASK)
+		return -VROCE_HCA_EACCESS;
+	if (mw->mw_type == VROCE_MW_TYPE_2 &&
+	    (mw->state != VROCE_HCA_MW_UNBOUND || !len))	/* o10-37.2.30, .40 */
+		return -VROCE_HCA_EKEY;
+	if (mw->mw_type == VROCE_MW_TYPE_1 && !len)	/* unbind: no MR */
+		return 0;
+	if (!mr || mr->state != VROCE_HCA_MR_VALID ||
+	    mr->kind == VROCE_MR_KIND_DMA || mr->kind == VROCE_HCA_KIND_MW)
+		return -VROCE_HCA_EKEY;
+	if (mr->pdn != mw->pdn)
+		return -VROCE_HCA_EPD;
+	if (!(mr->access & VROCE_ACC_MW_BIND) ||	/* C10-73 */
+	    ((access & (VROCE_ACC_REMOTE_WRITE | VROCE_ACC_REMOTE_ATOMIC)) &&
+	     !(mr->access & VROCE_ACC_LOCAL_WRITE)))	/* C10-74 */
+		return -VROCE_HCA_EACCESS;
+	if (!vroce_hca_in_range(mr, iova, len))		/* C10-75 */
+		return -VROCE_HCA_EBOUNDS;
+	return 0;
+}
+
+/**
+ * vroce_hca_mw_bind_locked() - a BIND_MW work request at the HCA
+ * @hca: the HCA
+ * @qp: the QP posting it (RC or UC)
+ * @wqe: the HCA's copy of the WQE
+ *
+ * Binds the window @wqe->fr_key names (index and generation; the tag is
+ * the consumer's new one) to the range and rights the WQE gives, over the
+ * MR @wqe->bind.mr_key names (its full key); a type 2 window to @qp as
+ * well. A zero-length bind of a type 1 window unbinds it. Both entries are
+ * locked, in order, while the rules are checked and the window changes.
+ *
+ * Context: @hca->wire_lock held for reading (the data path engine).
+ * Return: VROCE_CQE_OK, or VROCE_CQE_MW_BIND_ERR when a rule refuses it
+ * (the window is then unchanged).
+ */
+u8 vroce_hca_mw_bind_locked(struct vroce_hca *hca,
+			    const struct vroce_hca_qp *qp,
+			    const struct vroce_send_wqe *wqe)
+{
+	u32 key = le32_to_cpu(wqe->fr_key), mr_key = le32_to_cpu(wqe->bind.mr_key);
+	u32 access = le32_to_cpu(wqe->fr_access);
+	u64 iova = le64_to_cpu(wqe->fr_iova), len = le64_to_cpu(wqe->fr_length);
+	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
+	struct vroce_hca_mpt *mw, *mr;
+	struct vroce_hca_hold h;
+	int err;
+
+	lockdep_assert_held(hca->wire_lock);
+	if (!lock)
+		return VROCE_CQE_MW_BIND_ERR;
+	vroce_hca_hold2(&h, lock, vroce_hca_mpt_lock(hca, mr_key));
+	/* The consumer picks the tag; index and generation must match. */
+	mw = vroce_hca_mpt_slot(hca, key);
+	mr = vroce_hca_mpt_of(hca, mr_key);
+	if (!mw || mw->kind != VROCE_HCA_KIND_MW)
+		err = -VROCE_HCA_EKEY;
+	else
+		err = vroce_hca_mw_bind_check(mw, mr, qp, iova, len, access);
+	if (!err) {
+		mw->tag = FIELD_GET(VROCE_KEY_TAG, key);
+		if (!len) {
+			mw->access = 0;
+			mw->iova = 0;
+			mw->length = 0;
+			mw->mw_mr_key = 0;
+		} else {
+			mw->access = access & VROCE_ACC_MW_MASK;
+			mw->iova = iova;
+			mw->length = len;
+			mw->mw_mr_key = mr_key;
+		}
+		if (mw->mw_type == VROCE_MW_TYPE_2)
+			mw->mw_qpn = qp->qpn;
+		mw->state = VROCE_HCA_MR_VALID;
+	}
+	vroce_hca_unhold(&h);
+	return err ? VROCE_CQE_MW_BIND_ERR : VROCE_CQE_OK;
+}
+
 /* ---- MR commands ---- */
+
+/* Free an entry; the slot keeps its generation, so its keys stay dead. */
+static void vroce_hca_mpt_clear(struct vroce_hca_mpt *e)
+{
+	u8 gen = e->kgen;
+
+	memset(e, 0, sizeof(*e));
+	e->gen = gen;
+	e->kgen = gen;
+}
 
 /* The MR a handle names, or NULL. */
 static struct vroce_hca_mpt *vroce_hca_mpt_of_handle(struct vroce_hca *hca,
@@ -768,15 +1053,84 @@ u16 vroce_hca_destroy_mr(struct vroce_hca *hca,
 {
 	u32 handle = le32_to_cpu(cmd->handle);
 	struct vroce_hca_mpt *mr;
-	u8 gen;
 
 	mr = vroce_hca_mpt_of_handle(hca, handle);
-	if (!mr)
+	if (!mr || mr->kind == VROCE_HCA_KIND_MW)
 		return VROCE_CMD_BAD_HANDLE;
-	gen = mr->kgen;
-	memset(mr, 0, sizeof(*mr));
-	mr->gen = gen;
-	mr->kgen = gen;
+	vroce_hca_mpt_clear(mr);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_alloc_mw() - ALLOC_MW: an MPT entry for a memory window
+ * @hca: the HCA
+ * @cmd: the request
+ * @resp: where the key and the handle go
+ *
+ * The slot is picked and its generation moves on as for CREATE_MR. A
+ * type 1 window is valid and bound to nothing (zero length: its key
+ * reaches no byte); a type 2 one is unbound until a BIND_MW binds it.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK, BAD_HANDLE (PD), BAD_PARAM (type) or NO_RESOURCE
+ * (the MPT is full).
+ */
+u16 vroce_hca_alloc_mw(struct vroce_hca *hca,
+		       const struct vroce_cmd_alloc_mw *cmd,
+		       struct vroce_resp_alloc_mw *resp)
+{
+	u32 pdn = le32_to_cpu(cmd->pdn), type = le32_to_cpu(cmd->type);
+	struct vroce_hca_mpt *slot;
+	u32 index;
+	u8 gen;
+
+	if (!vroce_hca_pd_valid(hca, pdn))
+		return VROCE_CMD_BAD_HANDLE;
+	if (type != VROCE_MW_TYPE_1 && type != VROCE_MW_TYPE_2)
+		return VROCE_CMD_BAD_PARAM;
+	index = vroce_hca_mpt_pick(hca);
+	if (index == hca->max_mr)
+		return VROCE_CMD_NO_RESOURCE;
+	slot = &hca->mpt[index];
+	gen = slot->kgen + 1;
+	memset(slot, 0, sizeof(*slot));
+	slot->gen = gen;
+	slot->kgen = gen;
+	slot->tag = get_random_u8();
+	slot->pdn = pdn;
+	slot->kind = VROCE_HCA_KIND_MW;
+	slot->mw_type = type;
+	slot->state = type == VROCE_MW_TYPE_1 ? VROCE_HCA_MR_VALID :
+						VROCE_HCA_MW_UNBOUND;
+	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, gen) |
+				FIELD_PREP(VROCE_KEY_INDEX, index) |
+				FIELD_PREP(VROCE_KEY_TAG, slot->tag));
+	resp->handle = cpu_to_le32(FIELD_PREP(VROCE_MR_HANDLE_GEN, gen) |
+				   FIELD_PREP(VROCE_MR_HANDLE_INDEX, index));
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_dealloc_mw() - DEALLOC_MW: free a window's MPT entry
+ * @hca: the HCA
+ * @cmd: the request, naming the window by the handle ALLOC_MW returned
+ *
+ * Bound or not, the window is gone when this returns (the data path runs
+ * with no command in); the slot keeps its generation, so none of its keys
+ * works again.
+ *
+ * Context: the command processor, @hca->wire_lock held.
+ * Return: VROCE_CMD_OK or BAD_HANDLE (no such window).
+ */
+u16 vroce_hca_dealloc_mw(struct vroce_hca *hca,
+			 const struct vroce_cmd_dealloc_mw *cmd)
+{
+	struct vroce_hca_mpt *mw = vroce_hca_mpt_of_handle(hca,
+						le32_to_cpu(cmd->handle));
+
+	if (!mw || mw->kind != VROCE_HCA_KIND_MW)
+		return VROCE_CMD_BAD_HANDLE;
+	vroce_hca_mpt_clear(mw);
 	return VROCE_CMD_OK;
 }
 

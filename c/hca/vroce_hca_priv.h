@@ -160,7 +160,14 @@ enum vroce_hca_mr_state {
 	VROCE_HCA_MR_FREE = 0,		/* slot unused */
 	VROCE_HCA_MR_VALID,		/* translates */
 	VROCE_HCA_MR_FRMR_INVALID,	/* fast-reg MR not registered yet */
+	VROCE_HCA_MW_UNBOUND,		/* a type 2 window bound to nothing */
 };
+
+/*
+ * The kind of an MPT entry that is a memory window (issue 30): not one of
+ * CREATE_MR's VROCE_MR_KIND_*, so that no MR path takes it for an MR.
+ */
+#define VROCE_HCA_KIND_MW		0xff
 
 /* One memory protection table entry. */
 struct vroce_hca_mpt {
@@ -175,6 +182,10 @@ struct vroce_hca_mpt {
 	u64 iova;
 	u64 length;
 	struct vroce_hca_mtt mtt;
+	/* Windows (kind VROCE_HCA_KIND_MW): access, iova, length as bound. */
+	u8 mw_type;		/* VROCE_MW_TYPE_* */
+	u32 mw_mr_key;		/* the full key of the MR it is bound to */
+	u32 mw_qpn;		/* type 2: the QP it is bound to */
 };
 
 /**
@@ -674,15 +685,24 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 		       const struct vroce_cmd_rereg_mr *cmd,
 		       struct vroce_resp_rereg_mr *resp);
 int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
-			       u64 iova, void *buf, u64 len, u32 access,
-			       bool write);
+			       u32 qpn, u64 iova, void *buf, u64 len,
+			       u32 access, bool write);
 int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
-			       u64 iova, u32 access, u8 opcode, u64 cmp_add,
-			       u64 swap, u64 *orig);
+			       u32 qpn, u64 iova, u32 access, u8 opcode,
+			       u64 cmp_add, u64 swap, u64 *orig);
 int vroce_hca_frmr_register_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 				   u64 iova, u64 length, u32 access, u64 pbl,
 				   u32 npages);
-int vroce_hca_frmr_invalidate_locked(struct vroce_hca *hca, u32 key, u32 pdn);
+int vroce_hca_key_invalidate_locked(struct vroce_hca *hca, u32 key,
+				    const struct vroce_hca_qp *qp, bool remote);
+u8 vroce_hca_mw_bind_locked(struct vroce_hca *hca,
+			    const struct vroce_hca_qp *qp,
+			    const struct vroce_send_wqe *wqe);
+u16 vroce_hca_alloc_mw(struct vroce_hca *hca,
+		       const struct vroce_cmd_alloc_mw *cmd,
+		       struct vroce_resp_alloc_mw *resp);
+u16 vroce_hca_dealloc_mw(struct vroce_hca *hca,
+			 const struct vroce_cmd_dealloc_mw *cmd);
 
 /* c/hca/vroce_hca_core.c */
 struct rw_semaphore *vroce_hca_wire_lock(void);

@@ -26,6 +26,7 @@ static const u8 vroce_hca_cqe_opcode[] = {
 	[VROCE_WQE_ATOMIC_CMP_SWP]	= VROCE_CQE_COMP_SWAP,
 	[VROCE_WQE_ATOMIC_FETCH_ADD]	= VROCE_CQE_FETCH_ADD,
 	[VROCE_WQE_ATOMIC_WRITE]	= VROCE_CQE_ATOMIC_WRITE,
+	[VROCE_WQE_BIND_MW]	= VROCE_CQE_BIND_MW,
 };
 
 /* ---- executing a send WQE ---- */
@@ -111,7 +112,8 @@ static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 				       &addr) ||
 		    vroce_hca_mr_access_locked(hca,
 					       le32_to_cpu(wqe->sge[i].lkey),
-					       op->qp->pdn, addr, buf, n,
+					       op->qp->pdn, op->qp->qpn, addr,
+					       buf, n,
 					       vroce_hca_qp_acc(op->qp, write ?
 						       VROCE_ACC_LOCAL_WRITE : 0),
 					       write))
@@ -449,7 +451,7 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 		return;
 	}
 	if (vroce_hca_mr_atomic_locked(op->phca, le32_to_cpu(wqe->rkey),
-				       op->peer->pdn, addr,
+				       op->peer->pdn, op->peer->qpn, addr,
 				       vroce_hca_qp_acc(op->peer, right),
 				       wqe->opcode,
 				       le64_to_cpu(wqe->atomic_cmp_add), swap,
@@ -475,9 +477,9 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
  * checked before anything does: a status, 0 when sound. Each bad value is
  * a local QP operation error (IBTA: a work request the QP cannot carry
  * out as posted), the QP to ERR. Unprivileged QPs (a process's) may post
- * no REG_MR (its page list is DMA addresses) and no LOCAL_INV (uverbs
- * carries neither; rdma-core's memory windows are not offered). The
- * rest is checked where it is used: lengths by vroce_hca_op_len(), every
+ * no REG_MR (its page list is DMA addresses); their LOCAL_INV may unbind
+ * their own type 2 memory windows only (vroce_hca_key_invalidate_locked()).
+ * The rest is checked where it is used: lengths by vroce_hca_op_len(), every
  * key by the MPT against the QP's PD (a DMA MR refuses an unprivileged
  * QP's key: vroce_hca_qp_acc()), a remote address by the peer. The
  * table of fields and results is Documentation/datapath.rst's.
@@ -496,9 +498,7 @@ static u8 vroce_hca_wqe_check(const struct vroce_hca_op *op)
 	 * of the process's PD: invalidated, then registered again with a
 	 * page list of its choosing, it would reach any page).
 	 */
-	if ((qp->unpriv || qp->dbrec) &&
-	    (wqe->opcode == VROCE_WQE_REG_MR ||
-	     wqe->opcode == VROCE_WQE_LOCAL_INV))
+	if ((qp->unpriv || qp->dbrec) && wqe->opcode == VROCE_WQE_REG_MR)
 		return VROCE_CQE_LOC_QP_OP_ERR;
 	if ((wqe->flags & VROCE_WQE_F_INLINE) ?
 	    le32_to_cpu(wqe->inline_len) > VROCE_MAX_INLINE :
@@ -546,6 +546,7 @@ static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 			return;
 		case VROCE_WQE_REG_MR:
 		case VROCE_WQE_LOCAL_INV:
+		case VROCE_WQE_BIND_MW:
 			break;
 		default:
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
@@ -581,10 +582,13 @@ static void vroce_hca_exec(struct vroce_hca *hca, struct vroce_hca_op *op)
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
 		break;
 	case VROCE_WQE_LOCAL_INV:
-		if (vroce_hca_frmr_invalidate_locked(hca,
-						     le32_to_cpu(wqe->imm_inv),
-						     pdn))
+		if (vroce_hca_key_invalidate_locked(hca,
+						    le32_to_cpu(wqe->imm_inv),
+						    op->qp, false))
 			op->status = VROCE_CQE_LOC_QP_OP_ERR;
+		break;
+	case VROCE_WQE_BIND_MW:
+		op->status = vroce_hca_mw_bind_locked(hca, op->qp, wqe);
 		break;
 	default:
 		op->status = VROCE_CQE_LOC_QP_OP_ERR;
@@ -609,6 +613,7 @@ static void vroce_hca_count_op(struct vroce_hca *hca, struct vroce_hca_op *op)
 		break;
 	case VROCE_WQE_REG_MR:
 	case VROCE_WQE_LOCAL_INV:
+	case VROCE_WQE_BIND_MW:
 		return;
 	}
 	if (from) {

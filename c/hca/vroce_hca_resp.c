@@ -42,7 +42,8 @@ bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 	    (!check_add_overflow(le64_to_cpu(op->wqe.remote_addr),
 				 (u64)op->off, &iova) &&
 	     !vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
-					 op->peer->pdn, iova, op->buf,
+					 op->peer->pdn, op->peer->qpn, iova,
+					 op->buf,
 					 op->clen,
 					 vroce_hca_qp_acc(op->peer, right),
 					 write)))
@@ -172,7 +173,7 @@ static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 		    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(sge->lkey),
 					       vroce_hca_recv_pdn(op->phca,
 								  op->peer),
-					       addr, buf, len,
+					       op->peer->qpn, addr, buf, len,
 					       vroce_hca_qp_acc(op->peer,
 								VROCE_ACC_LOCAL_WRITE),
 					       true)) {
@@ -388,9 +389,9 @@ void vroce_hca_send_deliver(struct vroce_hca *hca,
 	if (!rstatus && !vroce_hca_last_chunk(op))
 		return;
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
-	    vroce_hca_frmr_invalidate_locked(op->phca,
-					     le32_to_cpu(op->wqe.imm_inv),
-					     op->peer->pdn)) {
+	    vroce_hca_key_invalidate_locked(op->phca,
+					    le32_to_cpu(op->wqe.imm_inv),
+					    op->peer, true)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		rstatus = VROCE_CQE_LOC_PROT_ERR;
 	}
@@ -534,7 +535,7 @@ void vroce_hca_uc_write_deliver(struct vroce_hca *hca,
 	}
 	if (!rstatus && op->len &&
 	    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
-				       op->peer->pdn,
+				       op->peer->pdn, op->peer->qpn,
 				       le64_to_cpu(op->wqe.remote_addr),
 				       op->buf, op->len,
 				       vroce_hca_qp_acc(op->peer,

@@ -378,7 +378,7 @@ struct vroce_resp_query_device {
 	__le32 max_cq_depth_log2;
 	u8 mac[6];		/* the port's Ethernet address */
 	u8 caps;		/* VROCE_CAP_*: 0 from an HCA before them */
-	u8 rsvd;
+	u8 caps_hi;		/* VROCE_CAP_* bits 8-15 (was reserved, zero) */
 };
 
 /* What QUERY_DEVICE's caps say the HCA does beyond the base commands. */

@@ -458,6 +458,7 @@ static const enum ibv_wc_status vroce_wc_status[] = {
 	[VROCE_CQE_RETRY_EXC_ERR] = IBV_WC_RETRY_EXC_ERR,
 	[VROCE_CQE_RNR_RETRY_EXC_ERR] = IBV_WC_RNR_RETRY_EXC_ERR,
 	[VROCE_CQE_LOC_ACCESS_ERR] = IBV_WC_LOC_ACCESS_ERR,
+	[VROCE_CQE_MW_BIND_ERR] = IBV_WC_MW_BIND_ERR,
 };
 
 static const enum ibv_wc_opcode vroce_wc_opcode[] = {
@@ -471,6 +472,7 @@ static const enum ibv_wc_opcode vroce_wc_opcode[] = {
 	[VROCE_CQE_COMP_SWAP] = IBV_WC_COMP_SWAP,
 	[VROCE_CQE_FETCH_ADD] = IBV_WC_FETCH_ADD,
 	[VROCE_CQE_ATOMIC_WRITE] = IBV_WC_ATOMIC_WRITE,
+	[VROCE_CQE_BIND_MW] = IBV_WC_BIND_MW,
 };
 
 /* CQE @n of @cq once the HCA wrote it (the owner phase), else NULL. */
@@ -889,11 +891,46 @@ static void vroce_recv_wqe_fill(struct vroce_recv_wqe *wqe,
 	vroce_wqe_sges(wqe->sge, wr->sg_list, wr->num_sge);
 }
 
-/* What a UC QP may post (IBTA): SEND and RDMA WRITE, with or without imm. */
+/*
+ * What a UC QP may post (IBTA): SEND and RDMA WRITE, with or without imm,
+ * and the window work requests.
+ */
 static bool vroce_uc_ok(enum ibv_wr_opcode op)
 {
 	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+	       op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
+}
+
+/* The window rights are the HCA's VROCE_ACC_* bits (c/ifc/vroce_cmds.h). */
+static_assert(IBV_ACCESS_LOCAL_WRITE == VROCE_ACC_LOCAL_WRITE, "acc");
+static_assert(IBV_ACCESS_REMOTE_WRITE == VROCE_ACC_REMOTE_WRITE, "acc");
+static_assert(IBV_ACCESS_REMOTE_READ == VROCE_ACC_REMOTE_READ, "acc");
+static_assert(IBV_ACCESS_REMOTE_ATOMIC == VROCE_ACC_REMOTE_ATOMIC, "acc");
+#define VROCE_MW_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * issue 30: a BIND_MW. The HCA checks the binding rules (IBTA C10-72..75)
+ * and completes a refused one with IBV_WC_MW_BIND_ERR; here only what
+ * the WQE cannot carry: zero-based windows, unknown rights, a range with
+ * no MR, a new key of another window.
+ */
+static int vroce_wqe_bind(struct vroce_send_wqe *wqe,
+			  const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+	if (!wr->bind_mw.mw || (bi->mw_access_flags & ~VROCE_MW_ACCESS) ||
+	    (bi->length && !bi->mr) ||
+	    ((wr->bind_mw.rkey ^ wr->bind_mw.mw->rkey) & ~0xffU))
+		return EINVAL;
+	wqe->fr_key = htole32(wr->bind_mw.rkey);
+	wqe->fr_iova = htole64(bi->addr);
+	wqe->fr_length = htole64(bi->length);
+	wqe->fr_access = htole32(bi->mw_access_flags);
+	wqe->bind.mr_key = htole32(bi->mr ? bi->mr->lkey : 0);
+	return 0;
 }
 
 /* Write @wr as a send WQE into @wqe; EINVAL for what the HCA cannot do. */
@@ -929,6 +966,12 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		break;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		op = VROCE_WQE_ATOMIC_FETCH_ADD;
+		break;
+	case IBV_WR_LOCAL_INV:
+		op = VROCE_WQE_LOCAL_INV;
+		break;
+	case IBV_WR_BIND_MW:
+		op = VROCE_WQE_BIND_MW;
 		break;
 	default:
 		return EINVAL;
@@ -969,6 +1012,11 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		wqe->av.qkey = htole32(wr->wr.ud.remote_qkey);
 	}
 	switch (op) {
+	case VROCE_WQE_LOCAL_INV:
+		wqe->imm_inv = htole32(wr->invalidate_rkey);
+		return 0;
+	case VROCE_WQE_BIND_MW:
+		return vroce_wqe_bind(wqe, wr);
 	case VROCE_WQE_SEND_INV:
 		wqe->imm_inv = htole32(wr->invalidate_rkey);
 		break;
@@ -1168,14 +1216,16 @@ static_assert(offsetof(struct ibv_qp_init_attr_ex, sq_sig_all) ==
 	      offsetof(struct ibv_qp_init_attr, sq_sig_all), "sq_sig_all");
 
 /*
- * Not send-with-invalidate: a process has no memory a peer may invalidate
- * (no memory windows, no fast-register MRs), so it could only fail.
+ * With the memory windows of issue 30: bind, local invalidate and
+ * send-with-invalidate (of the peer's type 2 windows).
  */
 #define VROCE_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			IBV_QP_EX_WITH_RDMA_WRITE |				\
 			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
 			IBV_QP_EX_WITH_RDMA_READ |				\
-			VROCE_SEND_OPS_ATOMIC)
+			VROCE_SEND_OPS_ATOMIC | VROCE_SEND_OPS_MW)
+#define VROCE_SEND_OPS_MW (IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
+			   IBV_QP_EX_WITH_SEND_WITH_INV)
 /* The atomics (datapath.rst): through the kernel's POST_SEND. */
 #define VROCE_SEND_OPS_ATOMIC (IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 			       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |	\
@@ -1239,6 +1289,37 @@ static struct ibv_send_wr *vroce_wr_cur(struct vroce_qp *qp)
 static void vroce_wr_send(struct ibv_qp_ex *qp_ex)
 {
 	vroce_wr_new(qp_ex, IBV_WR_SEND);
+}
+
+/* issue 30: the window work requests of the ibv_wr_*() API. */
+static void vroce_wr_send_inv(struct ibv_qp_ex *qp_ex, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex, IBV_WR_SEND_WITH_INV);
+
+	if (wr)
+		wr->invalidate_rkey = invalidate_rkey;
+}
+
+static void vroce_wr_local_inv(struct ibv_qp_ex *qp_ex,
+			       uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex, IBV_WR_LOCAL_INV);
+
+	if (wr)
+		wr->invalidate_rkey = invalidate_rkey;
+}
+
+static void vroce_wr_bind_mw(struct ibv_qp_ex *qp_ex, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr *wr = vroce_wr_new(qp_ex, IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
 }
 
 static void vroce_wr_send_imm(struct ibv_qp_ex *qp_ex, __be32 imm_data)
@@ -1486,6 +1567,12 @@ static int vroce_qp_ex_init(struct vroce_qp *qp, uint64_t ops,
 		qp_ex->wr_atomic_fetch_add = vroce_wr_atomic_fetch_add;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		qp_ex->wr_atomic_write = vroce_wr_atomic_write;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qp_ex->wr_send_inv = vroce_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qp_ex->wr_local_inv = vroce_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qp_ex->wr_bind_mw = vroce_wr_bind_mw;
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 	return 0;
 }
@@ -1881,6 +1968,74 @@ static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	return ret;
 }
 
+/* ---- issue 30: memory windows ---- */
+
+static struct ibv_mw *vroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int vroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
+/*
+ * ibv_bind_mw() of a type 1 window (libibverbs checked the type and the
+ * PDs): a BIND_MW through the mapped send queue under the next key, which
+ * is the window's from now on. A QP on the command path cannot carry it
+ * (uverbs' POST_SEND has no bind).
+ */
+static int vroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+			 struct ibv_mw_bind *mw_bind)
+{
+	struct vroce_qp *qp = container_of(ibqp, struct vroce_qp, vqp.qp);
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if (!qp->mapped)
+		return EOPNOTSUPP;
+	ret = vroce_post_send_mapped(qp, &wr, &bad, true);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
+	return ret;
+}
+
 static const struct verbs_context_ops vroce_ctx_ops = {
 	.query_device_ex = vroce_query_device_ex,
 	.query_port = vroce_query_port,
@@ -1916,6 +2071,10 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.free_context = vroce_free_context,
 	/* issue 30, cq/counters */
 	.resize_cq = vroce_resize_cq,
+	/* issue 30, memory windows */
+	.alloc_mw = vroce_alloc_mw,
+	.dealloc_mw = vroce_dealloc_mw,
+	.bind_mw = vroce_bind_mw,
 };
 
 static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,

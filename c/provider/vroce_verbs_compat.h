@@ -30,7 +30,8 @@
  *   create_srq 0xb0, destroy_srq 0x120, modify_srq 0x188,
  *   post_srq_recv 0x1c8, query_srq 0x200.
  *   query_qp 0x1e8, reg_mr 0x220, req_notify_cq 0x228, rereg_mr 0x230
- *   (public slot _compat_rereg_mr).
+ *   (public slot _compat_rereg_mr); for memory windows alloc_mw 0x10,
+ *   bind_mw 0x50, dealloc_mw 0xc8.
  * scripts/provider-abi.py repeats the disassembly check against the
  * installed library in make check.
  */
@@ -144,7 +145,7 @@ static_assert(offsetof(struct verbs_qp, comp_mask) == 0x160,
 struct verbs_context_ops {
 	void (*advise_mr)(void);
 	void (*alloc_dm)(void);
-	void (*alloc_mw)(void);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void (*alloc_null_mr)(void);
 	void (*alloc_parent_domain)(void);
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
@@ -153,7 +154,8 @@ struct verbs_context_ops {
 	void (*attach_counters_point_flow)(void);
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
-	void (*bind_mw)(void);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
 	void (*close_xrcd)(void);
 	void (*cq_event)(void);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
@@ -175,7 +177,7 @@ struct verbs_context_ops {
 				      struct ibv_srq_init_attr *attr);
 	void (*create_srq_ex)(void);
 	void (*create_wq)(void);
-	void (*dealloc_mw)(void);
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void (*dealloc_td)(void);
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -278,6 +280,10 @@ VROCE_OP_AT(post_srq_recv, 0x1c8);
 VROCE_OP_AT(query_srq, 0x200);
 /* issue 30, rereg_mr */
 VROCE_OP_AT(rereg_mr, 0x230);
+/* issue 30, memory windows */
+VROCE_OP_AT(alloc_mw, 0x10);
+VROCE_OP_AT(bind_mw, 0x50);
+VROCE_OP_AT(dealloc_mw, 0xc8);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 
@@ -308,6 +314,8 @@ VROCE_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 VROCE_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 /* issue 30, rereg_mr */
 VROCE_WRITE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
+/* issue 30, memory windows */
+VROCE_WRITE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 
 /* The private functions of libibverbs.so.1 (IBVERBS_PRIVATE_34) used. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -339,6 +347,12 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* issue 30, memory windows */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 /* issue 30, rereg_mr */
 int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t length, uint64_t hca_va, int access,
