@@ -473,7 +473,7 @@ fi
 # the document still lists).
 doc=$here/../Documentation/userspace.rst
 sed -n '/^\.\. pyverbs-gaps-begin/,/^\.\. pyverbs-gaps-end/p' "$doc" |
-	grep -oE 'tests\.test_[A-Za-z0-9_]+\.[A-Za-z0-9_]+\.test_[A-Za-z0-9_]+' |
+	{ grep -oE 'tests\.test_[A-Za-z0-9_]+\.[A-Za-z0-9_]+\.test_[A-Za-z0-9_]+' || true; } |
 	sort -u >"$log/gaps.doc"
 if [ ! -s "$log/pyverbs.vroce0" ] || [ ! -s "$log/pyverbs.rxe0" ]; then
 	ktap_test_skip "pyverbs: the gaps to rxe0 are the documented ones" "no result on both devices"

@@ -100,10 +100,11 @@ int vroce_dealloc_mw(struct ib_mw *ibmw)
 	if (vroce_cmd_let_go(err) && !vroce_mw_obj_released(mw->obj, false)) {
 		vroce_mw_obj_destroy(vdev, mw->obj);
 		vroce_core_free(vdev, mw->zombie);
+		/* The HCA answers: retry what it did not before. */
+		vroce_mr_reap_zombies(vdev);
 	} else {
 		vroce_mw_obj_parked(mw->obj);
 		vroce_mw_park(vdev, mw);
 	}
-	vroce_mr_reap_zombies(vdev);
 	return 0;
 }
