@@ -16,7 +16,8 @@
  * larger than the send queue, inline data past max_inline_data, too many
  * SGEs, aborted batches (nothing posted), extended CQs and QPs with what
  * vroce does not have (EOPNOTSUPP). And the RC atomics, by ibv_wr_*() and
- * ibv_post_send(), with what the kernel refuses of them.
+ * ibv_post_send(), with what the kernel refuses of them; and memory
+ * windows (issue 30).
  *
  * Build: gcc -O2 -Wall -Wextra -Werror -o <binary> <this file> -libverbs
  * Run: vroce_verbs_test [device [traffic]] (libibverbs must find the
@@ -547,11 +548,8 @@ static void unsupported(void)
 	struct ibv_qp *qp;
 
 	errno = 0;
-	qp = create_qp(IBV_QP_EX_WITH_BIND_MW, 1);
-	check(!qp && errno == EOPNOTSUPP, "QP with bind-MW: EOPNOTSUPP");
-	errno = 0;
-	qp = create_qp(IBV_QP_EX_WITH_SEND_WITH_INV, 1);
-	check(!qp && errno == EOPNOTSUPP, "QP with send-invalidate: EOPNOTSUPP");
+	qp = create_qp(IBV_QP_EX_WITH_TSO, 1);
+	check(!qp && errno == EOPNOTSUPP, "QP with TSO: EOPNOTSUPP");
 	errno = 0;
 	qp = create_qp(0, 1);
 	check(!qp && errno == EINVAL, "QP with no send ops: EINVAL");
@@ -696,6 +694,133 @@ out:
 	free(mem);
 }
 
+/* An RDMA WRITE of 64 bytes from @qp's side to @addr under @rkey: status. */
+static int mw_write(struct ibv_qp *qp, struct ibv_mr *src, uint32_t rkey,
+		    uint64_t addr)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)src->addr,
+			       .length = 64, .lkey = src->lkey };
+	struct ibv_send_wr wr = { .wr_id = 0x3a, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qp, &wr, &bad) || !poll_one(&wc))
+		return -1;
+	return wc.status;
+}
+
+/*
+ * Memory windows (issue 30): ibv_alloc_mw() of both types, ibv_bind_mw()
+ * of a type 1 window (its rkey moves on), ibv_wr_bind_mw() and
+ * ibv_wr_local_inv() of a type 2 window, each with its completion; an
+ * RDMA WRITE through a window lands where its address says; what the
+ * provider refuses before the HCA sees it; and, last, that a window
+ * reaches nothing outside its range or after its invalidation.
+ */
+static void windows(void)
+{
+	uint64_t ops = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW |
+		       IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV;
+	struct ibv_qp *qa = create_qp(ops, 1), *qb = create_qp(ops, 1);
+	char *mem = calloc(1, BUF), *src = calloc(1, BUF);
+	struct ibv_mr *mr = NULL, *smr = NULL;
+	struct ibv_mw *mw1 = NULL, *mw2 = NULL;
+	struct ibv_mw_bind bind = { .wr_id = 0xb1,
+				    .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_qp_ex *qbx;
+	struct ibv_wc wc;
+	uint32_t old, key2;
+	int i;
+
+	if (mem && src) {
+		mr = ibv_reg_mr(pd, mem, BUF, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_MW_BIND);
+		smr = ibv_reg_mr(pd, src, BUF, IBV_ACCESS_LOCAL_WRITE);
+	}
+	check(qa && qb && mr && smr, "windows: QPs with bind and invalidate, an MR with MW_BIND");
+	if (!qa || !qb || !mr || !smr)
+		goto out;
+	check(!vroce_ut_connect(qa, qb->qp_num, &gid, IBV_ACCESS_REMOTE_WRITE, 1) &&
+	      !vroce_ut_connect(qb, qa->qp_num, &gid, IBV_ACCESS_REMOTE_WRITE, 1),
+	      "windows: QPs connected");
+	for (i = 0; i < BUF; i++)
+		src[i] = (char)(i * 7 + 1);
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	check(mw1 && mw2 && mw1->type == IBV_MW_TYPE_1 &&
+	      mw2->type == IBV_MW_TYPE_2, "ibv_alloc_mw: type 1 and type 2");
+	errno = 0;
+	check(!ibv_alloc_mw(pd, (enum ibv_mw_type)3) && errno == EINVAL,
+	      "ibv_alloc_mw of type 3: EINVAL");
+	if (!mw1 || !mw2)
+		goto out;
+
+	/* Type 1: ibv_bind_mw(), then a WRITE through it. */
+	old = mw1->rkey;
+	bind.bind_info = (struct ibv_mw_bind_info){
+		.mr = mr, .addr = (uintptr_t)mem + 1024, .length = 1024,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	check(!ibv_bind_mw(qb, mw1, &bind) && poll_one(&wc) &&
+	      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW &&
+	      wc.wr_id == 0xb1, "ibv_bind_mw of a type 1 window: IBV_WC_BIND_MW");
+	check(mw1->rkey != old && (mw1->rkey & ~0xffU) == (old & ~0xffU),
+	      "ibv_bind_mw: the window's rkey moved on (its low byte)");
+	check(mw_write(qa, smr, mw1->rkey, (uintptr_t)mem + 1024 + 512) ==
+	      IBV_WC_SUCCESS && !memcmp(mem + 1024 + 512, src, 64) &&
+	      !mem[1024 + 511] && !mem[1024 + 512 + 64],
+	      "RDMA WRITE through a type 1 window lands at its address");
+	bind.bind_info.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
+	check(ibv_bind_mw(qb, mw1, &bind) == EINVAL && cq_quiet(),
+	      "ibv_bind_mw of a zero-based window: EINVAL, nothing posted");
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	check(ibv_bind_mw(qb, mw2, &bind) == EINVAL,
+	      "ibv_bind_mw of a type 2 window: EINVAL");
+
+	/* Type 2: ibv_wr_bind_mw(), a WRITE, ibv_wr_local_inv(). */
+	qbx = ibv_qp_to_qp_ex(qb);
+	key2 = ibv_inc_rkey(mw2->rkey);
+	ibv_wr_start(qbx);
+	qbx->wr_id = 0xb2;
+	qbx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qbx, mw2, key2, &bind.bind_info);
+	check(!ibv_wr_complete(qbx) && poll_one(&wc) &&
+	      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW &&
+	      wc.wr_id == 0xb2, "ibv_wr_bind_mw of a type 2 window");
+	check(mw_write(qa, smr, key2, (uintptr_t)mem + 1024) == IBV_WC_SUCCESS &&
+	      !memcmp(mem + 1024, src, 64),
+	      "RDMA WRITE through a type 2 window lands at its address");
+	ibv_wr_start(qbx);
+	qbx->wr_id = 0xb3;
+	ibv_wr_local_inv(qbx, key2);
+	check(!ibv_wr_complete(qbx) && poll_one(&wc) &&
+	      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_LOCAL_INV &&
+	      wc.wr_id == 0xb3, "ibv_wr_local_inv of the type 2 window");
+	/* Last: each refusal takes the requester to ERR. */
+	memset(mem, 0, BUF);
+	check(mw_write(qa, smr, key2, (uintptr_t)mem + 1024) ==
+	      IBV_WC_REM_ACCESS_ERR && !mem[1024],
+	      "RDMA WRITE through the invalidated window: IBV_WC_REM_ACCESS_ERR");
+out:
+	if (mw1)
+		check(!ibv_dealloc_mw(mw1), "ibv_dealloc_mw of a bound window");
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (smr)
+		ibv_dereg_mr(smr);
+	free(mem);
+	free(src);
+}
+
 /*
  * Review of issue 31: a receive posted to a QP in ERR completes with a
  * flush error (IBTA; a drain of the RQ waits for it), also on a mapped QP,
@@ -761,6 +886,7 @@ int main(int argc, char **argv)
 		refusals();
 		unsupported();
 		drain_rq();
+		windows();
 	}
 
 	ibv_destroy_qp(a.qp);
