@@ -11,6 +11,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/types.h>
 
 #include "../../bindings/vroce_abi.h"
