@@ -118,6 +118,7 @@ static void vroce_mr_dma_mr_bad_access(struct kunit *test)
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	const struct ib_device_ops *ops = &vdev->ibdev.ops;
 
+	/* The HCA binds no window to a DMA MR (a user MR takes MW_BIND). */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_MW_BIND)),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ops->get_dma_mr(pd, IB_ACCESS_ON_DEMAND)),
@@ -204,9 +205,12 @@ static void vroce_mr_user_mr_moves_bytes(struct kunit *test)
 static void vroce_mr_user_mr_errors(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
 	struct ib_pd *pd = vroce_test_pd(test, vdev, 0);
 	unsigned long uaddr = vroce_test_user_mem(test, SZ_16K, 0);
 	int acc = IB_ACCESS_LOCAL_WRITE;
+	struct ib_mr *mr;
+	u64 v;
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_reg_user_mr(pd, uaddr, 0, uaddr, acc)),
 			-EINVAL);
@@ -214,9 +218,31 @@ static void vroce_mr_user_mr_errors(struct kunit *test)
 			PTR_ERR(ib_reg_user_mr(pd, uaddr,
 					       vdev->attr.max_mr_size + 1,
 					       uaddr, acc)), -EINVAL);
+	/* Zero-based MRs are not supported. */
 	KUNIT_EXPECT_EQ(test,
 			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
-					       IB_ACCESS_MW_BIND)), -EOPNOTSUPP);
+					       acc | IB_ZERO_BASED)),
+			-EOPNOTSUPP);
+	/*
+	 * Memory windows may be bound to a user MR (issue 30): the HCA's
+	 * entry carries the right, one without IB_ACCESS_MW_BIND does not.
+	 * Not from the MR cache, whose buckets have no MW_BIND.
+	 */
+	mr = ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr, IB_ACCESS_MW_BIND);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_FALSE(test, to_vroce_mr(mr)->cached);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey,
+						  vroce_test_pdn(pd), uaddr, &v,
+						  8, VROCE_ACC_MW_BIND, false),
+			0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	mr = ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr, acc);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, vroce_hca_mr_access(hca, mr->lkey,
+						  vroce_test_pdn(pd), uaddr, &v,
+						  8, VROCE_ACC_MW_BIND, false),
+			-VROCE_HCA_EACCESS);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_EQ(test,
 			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
 					       IB_ACCESS_REMOTE_WRITE)), -EINVAL);

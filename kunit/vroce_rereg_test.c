@@ -145,6 +145,21 @@ static void vroce_rereg_access(struct kunit *test)
 				       VROCE_ACC_LOCAL_WRITE),
 			-VROCE_HCA_EACCESS);
 	rr_expect_pattern(test, hca, mr, pd, uaddr, 7);
+
+	/* Memory windows may be bound (issue 30): the right comes and goes. */
+	KUNIT_EXPECT_EQ(test, rr_read(hca, key, pd, uaddr, out, 8,
+				      VROCE_ACC_MW_BIND), -VROCE_HCA_EACCESS);
+	KUNIT_ASSERT_NULL(test, rr_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, 0,
+					 IB_ACCESS_REMOTE_READ |
+					 IB_ACCESS_MW_BIND, pd));
+	KUNIT_EXPECT_EQ(test, mr->lkey, key);
+	KUNIT_EXPECT_EQ(test, rr_read(hca, key, pd, uaddr, out, 8,
+				      VROCE_ACC_MW_BIND), 0);
+	KUNIT_ASSERT_NULL(test, rr_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, 0,
+					 IB_ACCESS_REMOTE_READ, pd));
+	KUNIT_EXPECT_EQ(test, rr_read(hca, key, pd, uaddr, out, 8,
+				      VROCE_ACC_MW_BIND), -VROCE_HCA_EACCESS);
+	rr_expect_pattern(test, hca, mr, pd, uaddr, 7);
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	vroce_test_expect_no_memory_held(test, vdev);
 }
@@ -254,7 +269,7 @@ static void vroce_rereg_bad_input(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rr_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, 0,
 					       IB_ACCESS_LOCAL_WRITE |
-					       IB_ACCESS_MW_BIND, pd)),
+					       IB_ZERO_BASED, pd)),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rr_rereg(mr, IB_MR_REREG_TRANS, uaddr,
 					       0, uaddr, 0, pd)), -EINVAL);
