@@ -66,6 +66,9 @@ struct hu_pair {
 	struct vroce_test_kbuf *scratch;	/* no MR of the PD covers it */
 	struct ib_mr *fr;	/* a fast-register MR of the PD, unregistered */
 	struct ib_qp *kqp;	/* a privileged QP of the PD, to itself */
+	/* ring_fuzz only (issue 30): windows of the PD, an MR they bind to */
+	struct ib_mw *mw[2];	/* type 1, type 2 */
+	struct ib_mr *bmr;	/* side 1's MR again, with MW_BIND */
 };
 
 KUNIT_DEFINE_ACTION_WRAPPER(hu_free_cq, ib_free_cq, struct ib_cq *);
@@ -885,10 +888,16 @@ static void hu_srq_traffic(struct hu_pair *s, struct ib_srq *srq, u32 r)
 static void hu_fuzz_aim(struct hu_pair *p, struct vroce_test_kbuf *canary,
 			void *slot, bool recv, u32 r)
 {
+	/* Window keys with tag 0 or 1: the tags the fuzz binds them with. */
+	u32 tag = (r >> 20) & 1;
 	const u32 keys[] = { p->pd->local_dma_lkey, p->pd->unsafe_global_rkey,
-			     p->fr->rkey, p->mr[0]->lkey, p->mr[1]->rkey };
+			     p->fr->rkey, p->mr[0]->lkey, p->mr[1]->rkey,
+			     p->bmr ? p->bmr->lkey : p->mr[1]->rkey,
+			     p->mw[0] ? (p->mw[0]->rkey & ~0xffU) | tag : 0,
+			     p->mw[1] ? (p->mw[1]->rkey & ~0xffU) | tag : 0 };
 	const u64 addrs[] = { p->scratch->dma, canary->dma,
-			      hu_va(p, 0) + SZ_4K - 8, hu_va(p, 1) - 8 };
+			      hu_va(p, 0) + SZ_4K - 8, hu_va(p, 1) - 8,
+			      hu_va(p, 1) };
 	u32 key = keys[r % ARRAY_SIZE(keys)];
 	u64 addr = addrs[(r >> 4) % ARRAY_SIZE(addrs)];
 	struct vroce_recv_wqe *rw = slot;
@@ -900,7 +909,7 @@ static void hu_fuzz_aim(struct hu_pair *p, struct vroce_test_kbuf *canary,
 		rw->sge[i].addr = cpu_to_le64(addr);
 		return;
 	}
-	switch ((r >> 12) % 4) {
+	switch ((r >> 12) % 5) {
 	case 0:
 		sw->sge[i].lkey = cpu_to_le32(key);
 		sw->sge[i].addr = cpu_to_le64(addr);
@@ -918,9 +927,19 @@ static void hu_fuzz_aim(struct hu_pair *p, struct vroce_test_kbuf *canary,
 		sw->reg.pbl = cpu_to_le64(addr);
 		sw->reg.npages = cpu_to_le32(1);
 		break;
-	default:
+	case 3:
 		sw->opcode = VROCE_WQE_LOCAL_INV;
 		sw->imm_inv = cpu_to_le32(key);
+		break;
+	default:
+		/* issue 30: bind a window (or whatever the key is) somewhere. */
+		sw->opcode = VROCE_WQE_BIND_MW;
+		sw->fr_key = cpu_to_le32(keys[6 + ((r >> 16) & 1)] ?: key);
+		/* Half of them over the MR windows may bind to. */
+		sw->bind.mr_key = cpu_to_le32((r >> 18) & 1 ? keys[5] : key);
+		sw->fr_iova = cpu_to_le64((r >> 19) & 1 ? hu_va(p, 1) : addr);
+		sw->fr_length = cpu_to_le64((r >> 17) % 3 ? (r >> 8) % SZ_8K : 0);
+		sw->fr_access = cpu_to_le32(VROCE_ACC_MASK);
 		break;
 	}
 }
@@ -931,7 +950,8 @@ static void hu_fuzz_aim(struct hu_pair *p, struct vroce_test_kbuf *canary,
  * the SRQ ring of a second pair whose receiver takes from an SRQ, while
  * they post SENDs and receives, and their QPs are revived now and then
  * once failed (some writes aim a WQE at a privileged key, address or
- * opcode: hu_fuzz_aim()); meanwhile a privileged pair on the same HCA moves and checks
+ * opcode, or bind and use the PD's two memory windows: hu_fuzz_aim());
+ * meanwhile a privileged pair on the same HCA moves and checks
  * data. Asserted: the bystander never fails or loses a byte, the engine
  * keeps completing (the bystander moves at every step), the guard pages
  * around the fuzzed pair's MRs and a canary buffer of another PD stay
@@ -951,7 +971,8 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 	struct hu_pair *s;
 	struct ib_srq *srq;
 	struct rnd_state rs;
-	u32 steps = 0, revived = 0, i;
+	u32 steps = 0, revived = 0, bound = 0, i;
+	int n, k;
 	struct ib_wc wc[8];
 	u64 refused;
 	u8 *slot;
@@ -962,6 +983,16 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 		   seed, seed);
 	prandom_seed_state(&rs, seed);
 	refused = hu_refused(test, vdev);
+	/* issue 30: windows of the fuzzed pair's PD, bound and used at random. */
+	p->bmr = ib_reg_user_mr(p->pd, hu_va(p, 1), HU_BUF, hu_va(p, 1),
+				HU_ALL | IB_ACCESS_MW_BIND);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->bmr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hu_dereg_mr,
+							p->bmr), 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_mw(test, p->pd, IB_MW_TYPE_1,
+					    &p->mw[0]), 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_mw(test, p->pd, IB_MW_TYPE_2,
+					    &p->mw[1]), 0);
 	s = hu_srq_pair(test, p, &srq);
 	rings[0] = &to_vroce_qp(p->qp[0])->sq.ring;
 	rings[1] = &to_vroce_qp(p->qp[1])->rq.ring;
@@ -1005,8 +1036,10 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 		}
 		/* Drain what completed; revive a failed pair now and then. */
 		for (q = 0; q < 2; q++) {
-			while (ib_poll_cq(p->cq[q], ARRAY_SIZE(wc), wc) > 0)
-				;
+			while ((n = ib_poll_cq(p->cq[q], ARRAY_SIZE(wc), wc)) > 0)
+				for (k = 0; k < n; k++)
+					bound += wc[k].status == IB_WC_SUCCESS &&
+						 wc[k].opcode == IB_WC_BIND_MW;
 			while (ib_poll_cq(s->cq[q], ARRAY_SIZE(wc), wc) > 0)
 				;
 		}
@@ -1027,8 +1060,8 @@ static void vroce_hca_user_ring_fuzz(struct kunit *test)
 		cond_resched();
 	}
 	refused = hu_refused(test, vdev) - refused;
-	kunit_info(test, "%u steps, the fuzzed pair revived %u times, %llu WQEs refused\n",
-		   steps, revived, refused);
+	kunit_info(test, "%u steps, the fuzzed pair revived %u times, %llu WQEs refused, %u windows bound\n",
+		   steps, revived, refused, bound);
 	KUNIT_EXPECT_GT(test, steps, 10);
 	/* The fuzz reached the checks, not only the flush. */
 	KUNIT_EXPECT_GT(test, refused, 0);

@@ -71,14 +71,6 @@ static void mw_dereg_mr(void *data)
 	ib_dereg_mr(data);
 }
 
-static void mw_dealloc(void *data)
-{
-	struct ib_mw *mw = data;
-
-	mw->device->ops.dealloc_mw(mw);
-	kfree(mw);
-}
-
 static struct ib_cq *mw_cq(struct kunit *test, struct vroce_dev *vdev)
 {
 	struct ib_cq *cq = ib_alloc_cq(&vdev->ibdev, NULL, 4 * MW_DEPTH, 0,
@@ -161,35 +153,12 @@ static struct mw_pair *mw_pair(struct kunit *test)
 	return p;
 }
 
-/* A window of @pd from the driver's alloc_mw, as uverbs makes one. */
-static int mw_alloc(struct kunit *test, struct ib_pd *pd,
-		    enum ib_mw_type type, struct ib_mw **mwp)
-{
-	struct ib_device *dev = pd->device;
-	struct ib_mw *mw = rdma_zalloc_drv_obj(dev, ib_mw);
-	int err;
-
-	KUNIT_ASSERT_NOT_NULL(test, mw);
-	mw->device = dev;
-	mw->pd = pd;
-	mw->type = type;
-	err = dev->ops.alloc_mw(mw, NULL);
-	if (err) {
-		kfree(mw);
-		return err;
-	}
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mw_dealloc, mw),
-			0);
-	*mwp = mw;
-	return 0;
-}
-
 static struct ib_mw *mw_new(struct kunit *test, struct ib_pd *pd,
 			    enum ib_mw_type type)
 {
 	struct ib_mw *mw = NULL;
 
-	KUNIT_ASSERT_EQ(test, mw_alloc(test, pd, type, &mw), 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_mw(test, pd, type, &mw), 0);
 	return mw;
 }
 
@@ -695,10 +664,10 @@ static void mw_r_dead_window(struct kunit *test, struct mw_pair *p,
 {
 	struct ib_mw *other = NULL;
 
-	KUNIT_ASSERT_EQ(test, mw_alloc(test, p->pd, IB_MW_TYPE_2, &other), 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_mw(test, p->pd, IB_MW_TYPE_2, &other), 0);
 	w->fr_key = cpu_to_le32((other->rkey & ~0xffU) |
 				((other->rkey + 1) & 0xff));
-	kunit_release_action(test, mw_dealloc, other);
+	kunit_release_action(test, vroce_test_dealloc_mw, other);
 }
 
 static const struct mw_rule mw_rules[] = {
@@ -772,7 +741,7 @@ static void vroce_mw_dealloc_bound(struct kunit *test)
 	u32 key, i;
 
 	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
-	kunit_release_action(test, mw_dealloc, mw);
+	kunit_release_action(test, vroce_test_dealloc_mw, mw);
 	KUNIT_EXPECT_EQ(test, mw_write(test, p, key, p->va[1] + MW_WOFF, 8),
 			IB_WC_REM_ACCESS_ERR);
 	/* One free MPT entry: the next windows take the same slot. */
@@ -780,7 +749,7 @@ static void vroce_mw_dealloc_bound(struct kunit *test)
 	for (i = 0; i < 4; i++) {
 		again = mw_new(test, p->pd, IB_MW_TYPE_1);
 		KUNIT_EXPECT_NE(test, again->rkey & ~0xffU, key & ~0xffU);
-		kunit_release_action(test, mw_dealloc, again);
+		kunit_release_action(test, vroce_test_dealloc_mw, again);
 	}
 }
 
@@ -843,12 +812,12 @@ static void vroce_mw_alloc_errors(struct kunit *test)
 	struct ib_mw *mw = NULL;
 	s64 before = vroce_test_allocs(test, vdev);
 
-	KUNIT_EXPECT_EQ(test, mw_alloc(test, pd, 3, &mw), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mw_alloc(test, pd, 0, &mw), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_test_mw(test, pd, 3, &mw), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_test_mw(test, pd, 0, &mw), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vroce_test_allocs(test, vdev), before);
 	vroce_test_free_mr(test, 1);
 	mw_new(test, pd, IB_MW_TYPE_1);
-	KUNIT_EXPECT_EQ(test, mw_alloc(test, pd, IB_MW_TYPE_2, &mw), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vroce_test_mw(test, pd, IB_MW_TYPE_2, &mw), -ENOMEM);
 }
 
 /* Each allocation alloc_mw makes, failed in turn: -ENOMEM, nothing held. */
@@ -865,11 +834,11 @@ static void vroce_mw_alloc_faults(struct kunit *test)
 	for (n = 1; n < 8; n++) {
 		base = mw_held(vdev);
 		atomic_set(&vdev->mem.fail_nth, n);
-		err = mw_alloc(test, pd, IB_MW_TYPE_2, &mw);
+		err = vroce_test_mw(test, pd, IB_MW_TYPE_2, &mw);
 		atomic_set(&vdev->mem.fail_nth, 0);
 		if (!err) {
 			KUNIT_EXPECT_EQ(test, mw_held(vdev), base + 2);
-			kunit_release_action(test, mw_dealloc, mw);
+			kunit_release_action(test, vroce_test_dealloc_mw, mw);
 			KUNIT_EXPECT_EQ(test, mw_held(vdev), base);
 			break;
 		}
@@ -923,7 +892,7 @@ static void vroce_mw_dealloc_faults(struct kunit *test)
 		} else {
 			vroce_hca_set_faults(hca, 1, VROCE_CMD_BUSY, 0, 0);
 		}
-		kunit_release_action(test, mw_dealloc, mw);
+		kunit_release_action(test, vroce_test_dealloc_mw, mw);
 		vroce_hca_faults_clear(hca);
 		vroce_test_cmd_timeout(test, vdev, 2000);
 		KUNIT_EXPECT_EQ(test, mw_held(vdev), held);
@@ -953,7 +922,7 @@ static void vroce_mw_alloc_lost(struct kunit *test)
 	vroce_test_cmd_timeout(test, vdev, 100);
 	vroce_hca_set_fault_opcode(hca, VROCE_CMD_ALLOC_MW);
 	vroce_hca_set_faults(hca, 0, 0, 1, 0);
-	KUNIT_EXPECT_EQ(test, mw_alloc(test, pd, IB_MW_TYPE_2, &mw), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, vroce_test_mw(test, pd, IB_MW_TYPE_2, &mw), -ETIMEDOUT);
 	vroce_hca_faults_clear(hca);
 	vroce_test_cmd_timeout(test, vdev, 2000);
 	KUNIT_EXPECT_TRUE(test, mw_zombies(vdev));
@@ -962,6 +931,139 @@ static void vroce_mw_alloc_lost(struct kunit *test)
 	KUNIT_EXPECT_GT(test, mw_held(vdev), 0);
 	/* The device still allocates windows. */
 	mw_new(test, pd, IB_MW_TYPE_2);
+}
+
+/*
+ * Review of issue 30: the MR under a bound window re-registered in place
+ * (REREG_MR keeps its key) with new pages, or with its rights changed
+ * (MW_BIND taken away): the window is unbound, it reaches neither the old
+ * pages nor the new ones (a rereg is a deregistration and a registration).
+ */
+static void vroce_mw_rereg(struct kunit *test)
+{
+	struct mw_pair *p = mw_pair(test);
+	struct ib_mw *mw = mw_new(test, p->pd, IB_MW_TYPE_2);
+	unsigned long nva = vroce_test_user_mem(test, MW_LEN, 0x31);
+	struct ib_mr *mr = p->mr[1];
+	u32 key;
+
+	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
+	KUNIT_ASSERT_FALSE(test, to_vroce_mr(mr)->cached);
+	KUNIT_ASSERT_NULL(test, mr->device->ops.rereg_user_mr(mr,
+						IB_MR_REREG_TRANS, nva, MW_LEN,
+						p->va[1], 0, p->pd, NULL));
+	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
+	KUNIT_EXPECT_EQ(test, mw_write(test, p, key, p->va[1] + MW_WOFF, 8),
+			IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, mw_untouched(test, p, MW_WOFF, 8), 0);
+
+	/* Rights only: MW_BIND taken away unbinds a type 1 window too. */
+	p = mw_pair(test);
+	mw = mw_new(test, p->pd, IB_MW_TYPE_1);
+	mr = p->mr[1];
+	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
+	KUNIT_ASSERT_NULL(test, mr->device->ops.rereg_user_mr(mr,
+						IB_MR_REREG_ACCESS, 0, 0, 0,
+						MW_ALL, p->pd, NULL));
+	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
+}
+
+/*
+ * Review of issue 30: a type 2 window goes with the QP it is bound to; a
+ * later QP of the PD under the same number (numbers go round) does not
+ * inherit it.
+ */
+static void vroce_mw_type2_qp_gone(struct kunit *test)
+{
+	struct mw_pair *p = mw_pair(test);
+	struct ib_mw *mw = mw_new(test, p->pd, IB_MW_TYPE_2);
+	const u8 *mac = p->vdev->netdev->dev_addr;
+	u32 qpn = p->qp[1]->qp_num, key, i;
+	struct ib_qp *qp = NULL, *q;
+
+	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
+	kunit_release_action(test, mw_destroy_qp, p->qp[1]);
+	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
+	for (i = 0; i < 2 * VROCE_MAX_QP && !qp; i++) {
+		q = mw_qp(test, p->vdev, p->pd, p->ocq);
+		if (q->qp_num == qpn)
+			qp = q;
+		else
+			kunit_release_action(test, mw_destroy_qp, q);
+	}
+	if (!qp)
+		kunit_skip(test, "QP number %#x not given again", qpn);
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(qp, p->qp[0]->qp_num, 0, mac, 0,
+					       MW_ALL), 0);
+	KUNIT_EXPECT_EQ(test, mw_write(test, p, key, p->va[1] + MW_WOFF, 8),
+			IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, mw_untouched(test, p, MW_WOFF, 8), 0);
+}
+
+/*
+ * A type 1 window rebound again and again, under one key, between two MRs
+ * over the same pages (two MPT entries: the window's lock comes before
+ * one MR's and after the other's), while RDMA WRITEs through it run on
+ * the responder's engine: every bind and every write completes, and each
+ * write's bytes land (a write meeting a bind between its two looks at the
+ * window looks again). KASAN and lockdep watch.
+ */
+static void vroce_mw_rebind_race(struct kunit *test)
+{
+	struct vroce_hca *hca;
+	struct mw_pair *p = mw_pair(test);
+	struct ib_mw *mw = mw_new(test, p->pd, IB_MW_TYPE_1);
+	struct ib_mr *mr2 = mw_mr(test, p->pd, p->va[1],
+				  MW_ALL | IB_ACCESS_MW_BIND);
+	struct ib_send_wr ph = { .opcode = IB_WR_SEND };
+	struct vroce_qp *qp1 = to_vroce_qp(p->qp[1]);
+	u8 tag = (mw->rkey & 0xff) + 1;
+	u32 key = (mw->rkey & ~0xffU) | tag;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = &sge,
+			.num_sge = 1, .send_flags = IB_SEND_SIGNALED },
+		.rkey = key,
+	};
+	struct vroce_send_wqe w;
+	struct ib_wc wc;
+	u32 round, k, ok[2] = {};
+
+	hca = vroce_test_hca(test);
+	mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
+	for (round = 0; round < 32; round++) {
+		vroce_hca_hold_qp(hca, p->qp[1]->qp_num);
+		for (k = 0; k < MW_DEPTH / 2; k++) {
+			u32 idx = qp1->sq.pi;
+
+			mw_bind_wqe(&w, mw, tag, (k & 1 ? mr2 : p->mr[1])->lkey,
+				    p->va[1] + MW_WOFF, MW_WLEN,
+				    IB_ACCESS_REMOTE_WRITE);
+			w.flags = VROCE_WQE_F_SIGNALED;
+			KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[1], &ph, NULL),
+					0);
+			memcpy(vroce_ring_slot(&qp1->sq.ring, idx), &w,
+			       sizeof(w));
+		}
+		vroce_hca_hold_qp(hca, 0);
+		for (k = 0; k < MW_DEPTH / 2; k++) {
+			sge = (struct ib_sge){ .addr = p->va[0] + k * 64,
+					       .length = 64,
+					       .lkey = p->mr[0]->lkey };
+			wr.remote_addr = p->va[1] + MW_WOFF + k * 64;
+			KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &wr.wr,
+							   NULL), 0);
+		}
+		for (k = 0; k < MW_DEPTH; k++) {
+			int side = k < MW_DEPTH / 2;
+
+			KUNIT_ASSERT_EQ(test, mw_poll(p->cq[side], &wc), 1);
+			ok[side] += wc.status == IB_WC_SUCCESS;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ok[0], 32 * MW_DEPTH / 2);
+	KUNIT_EXPECT_EQ(test, ok[1], 32 * MW_DEPTH / 2);
+	KUNIT_EXPECT_EQ(test, mw_landed(test, p, MW_WOFF, MW_DEPTH / 2 * 64), 0);
 }
 
 static struct kunit_case vroce_mw_cases[] = {
@@ -979,6 +1081,9 @@ static struct kunit_case vroce_mw_cases[] = {
 	KUNIT_CASE(vroce_mw_alloc_faults),
 	KUNIT_CASE(vroce_mw_dealloc_faults),
 	KUNIT_CASE(vroce_mw_alloc_lost),
+	KUNIT_CASE(vroce_mw_rereg),
+	KUNIT_CASE_SLOW(vroce_mw_type2_qp_gone),
+	KUNIT_CASE(vroce_mw_rebind_race),
 	{}
 };
 

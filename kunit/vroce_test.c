@@ -175,6 +175,52 @@ void vroce_test_fill(u8 *buf, size_t len, u8 seed)
 }
 
 /**
+ * vroce_test_dealloc_mw() - free a window of vroce_test_mw() (a KUnit action)
+ * @mw: the window
+ */
+void vroce_test_dealloc_mw(void *mw)
+{
+	struct ib_mw *ibmw = mw;
+
+	ibmw->device->ops.dealloc_mw(ibmw);
+	kfree(ibmw);
+}
+
+/**
+ * vroce_test_mw() - a memory window from the driver's alloc_mw, as uverbs
+ *	makes one (the RDMA core's kernel API has none)
+ * @test: the test; the window is deallocated when it ends, or earlier by
+ *	kunit_release_action(test, vroce_test_dealloc_mw, *@mwp)
+ * @pd: its PD
+ * @type: IB_MW_TYPE_1 or IB_MW_TYPE_2 (or a bad one)
+ * @mwp: where the window goes, on success
+ *
+ * Return: 0, or what alloc_mw returned.
+ */
+int vroce_test_mw(struct kunit *test, struct ib_pd *pd, int type,
+		  struct ib_mw **mwp)
+{
+	struct ib_device *dev = pd->device;
+	struct ib_mw *mw = rdma_zalloc_drv_obj(dev, ib_mw);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, mw);
+	mw->device = dev;
+	mw->pd = pd;
+	mw->type = type;
+	err = dev->ops.alloc_mw(mw, NULL);
+	if (err) {
+		kfree(mw);
+		return err;
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vroce_test_dealloc_mw,
+							mw), 0);
+	*mwp = mw;
+	return 0;
+}
+
+/**
  * vroce_test_user_mem() - user memory in the test's own address space
  * @test: the test; KUnit unmaps the memory when it ends
  * @len: bytes

@@ -11,6 +11,7 @@
 struct device;
 struct ib_cq;
 struct ib_mr;
+struct ib_mw;
 struct ib_pd;
 struct ib_wc;
 struct platform_device;
@@ -61,6 +62,9 @@ u8 vroce_test_pattern(size_t off, u8 seed);
 void vroce_test_fill(u8 *buf, size_t len, u8 seed);
 int vroce_test_poll(struct ib_cq *cq, struct ib_wc *wc, int n, unsigned int ms);
 unsigned long vroce_test_user_mem(struct kunit *test, size_t len, u8 seed);
+int vroce_test_mw(struct kunit *test, struct ib_pd *pd, int type,
+		  struct ib_mw **mwp);
+void vroce_test_dealloc_mw(void *mw);
 struct ib_pd *vroce_test_pd(struct kunit *test, struct vroce_dev *vdev,
 			    unsigned int flags);
 struct vroce_test_kbuf *vroce_test_kbuf(struct kunit *test,

@@ -516,6 +516,7 @@ u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 		return VROCE_CMD_BAD_HANDLE;
 	slot = vroce_hca_qp_slot(hca, qp);
 	vroce_hca_mcast_forget(hca, qp->qpn);
+	vroce_hca_mw_qp_gone(hca, qp->qpn);	/* issue 30 */
 	hca->cqs[qp->scqn].users--;
 	hca->cqs[qp->rcqn].users--;
 	if (qp->srqn)

@@ -10,8 +10,9 @@
  * SEND_WITH_INV invalidate it. The command processor (hca->wire_lock held for
  * writing) and the data path engines (held for reading, several at once)
  * call in here (the *_locked() functions; an engine's take the lock of
- * the MPT entry they use); the KUnit suites and debugfs (mr_read,
- * reg_frmr) through the functions that read-lock it.
+ * the MPT entry they use, and for a memory window its MR's too); the
+ * KUnit suites and debugfs (mr_read, reg_frmr) through the functions that
+ * read-lock it.
  *
  * Calls: c/hca/vroce_hca_core.c (fault injection), c/hca/vroce_hca_mtt.c
  * (the table walker).
@@ -364,7 +365,8 @@ static int vroce_hca_mw_mr_check(struct vroce_hca *hca,
  * @qpn, and hold what it uses: the MR to translate through, every check
  * passed, or NULL with *@err set and nothing held. A window's entry is
  * read under its lock, then both its lock and its MR's are taken in order
- * and the window read again: unchanged, it still grants the access.
+ * and the window read again: still bound to that MR, it grants the access
+ * if it did.
  */
 static struct vroce_hca_mpt *vroce_hca_hold_mr(struct vroce_hca *hca, u32 key,
 					       u32 pdn, u32 qpn, u64 iova,
@@ -375,7 +377,7 @@ static struct vroce_hca_mpt *vroce_hca_hold_mr(struct vroce_hca *hca, u32 key,
 	struct mutex *lock = vroce_hca_mpt_lock(hca, key);
 	bool unpriv = access & VROCE_HCA_ACC_UNPRIV;
 	struct vroce_hca_mpt *e, *mr = NULL;
-	u32 mr_key;
+	u32 mr_key, tries;
 
 	lockdep_assert_held(hca->wire_lock);
 	h->lock[0] = NULL;
@@ -397,21 +399,33 @@ static struct vroce_hca_mpt *vroce_hca_hold_mr(struct vroce_hca *hca, u32 key,
 		return e;
 	}
 
-	*err = vroce_hca_mw_check(e, pdn, qpn, iova, len, access);
-	if (*err)
+	/*
+	 * A window: both locks, then the window again. A bind on another
+	 * engine between the two looks may have moved it to another MR:
+	 * look again (a bound number of times; a window rebound faster
+	 * than that fails the access, as an access racing an unbind may).
+	 */
+	for (tries = 0; tries < 4; tries++) {
+		*err = vroce_hca_mw_check(e, pdn, qpn, iova, len, access);
+		if (*err)
+			goto fail;
+		mr_key = e->mw_mr_key;
+		vroce_hca_unhold(h);
+		vroce_hca_hold2(h, lock, vroce_hca_mpt_lock(hca, mr_key));
+		*err = -VROCE_HCA_EKEY;
+		if (vroce_hca_mpt_of(hca, key) != e ||
+		    e->kind != VROCE_HCA_KIND_MW)
+			goto fail;
+		if (e->mw_mr_key != mr_key)
+			continue;
+		*err = vroce_hca_mw_check(e, pdn, qpn, iova, len, access);
+		if (!*err)
+			*err = vroce_hca_mw_mr_check(hca, e, &mr, iova, len,
+						     access);
+		if (!*err)
+			return mr;
 		goto fail;
-	mr_key = e->mw_mr_key;
-	vroce_hca_unhold(h);
-	vroce_hca_hold2(h, lock, vroce_hca_mpt_lock(hca, mr_key));
-	*err = -VROCE_HCA_EKEY;
-	if (vroce_hca_mpt_of(hca, key) != e || e->kind != VROCE_HCA_KIND_MW ||
-	    e->mw_mr_key != mr_key)
-		goto fail;
-	*err = vroce_hca_mw_check(e, pdn, qpn, iova, len, access);
-	if (!*err)
-		*err = vroce_hca_mw_mr_check(hca, e, &mr, iova, len, access);
-	if (!*err)
-		return mr;
+	}
 fail:
 	vroce_hca_unhold(h);
 	return NULL;
@@ -802,6 +816,51 @@ int vroce_hca_key_invalidate_locked(struct vroce_hca *hca, u32 key,
 }
 
 /* ---- memory windows ---- */
+
+/*
+ * Unbind every window bound to the MR @mr_key (a full key), or with @qpn
+ * not 0 every type 2 window bound to that QP: a type 2 window goes free, a
+ * type 1 window stays valid with zero length. Commands run with no engine
+ * in, so no entry lock is needed.
+ */
+static void vroce_hca_mw_unbind_all(struct vroce_hca *hca, u32 mr_key, u32 qpn)
+{
+	struct vroce_hca_mpt *e;
+	u32 i;
+
+	lockdep_assert_held_write(hca->wire_lock);
+	for (i = 0; i < VROCE_HCA_MAX_MR; i++) {
+		e = &hca->mpt[i];
+		if (e->kind != VROCE_HCA_KIND_MW ||
+		    e->state != VROCE_HCA_MR_VALID ||
+		    (qpn ? e->mw_type != VROCE_MW_TYPE_2 || e->mw_qpn != qpn :
+			   !e->length || e->mw_mr_key != mr_key))
+			continue;
+		if (e->mw_type == VROCE_MW_TYPE_2) {
+			vroce_hca_mw_unbind(e);
+		} else {
+			e->access = 0;
+			e->iova = 0;
+			e->length = 0;
+			e->mw_mr_key = 0;
+		}
+	}
+}
+
+/**
+ * vroce_hca_mw_qp_gone() - DESTROY_QP: unbind the type 2 windows bound to
+ *	a QP (IBTA: they go with it)
+ * @hca: the HCA
+ * @qpn: the QP
+ *
+ * A later QP under the same number does not inherit them.
+ *
+ * Context: the command processor, @hca->wire_lock held for writing.
+ */
+void vroce_hca_mw_qp_gone(struct vroce_hca *hca, u32 qpn)
+{
+	vroce_hca_mw_unbind_all(hca, 0, qpn);
+}
 
 /* The BIND_MW rules for @mw, @mr (NULL: none named) and @qp: 0 or why not. */
 static int vroce_hca_mw_bind_check(const struct vroce_hca_mpt *mw,
@@ -1291,6 +1350,15 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 				      entry.iova))
 			return VROCE_CMD_BAD_PARAM;
 	}
+	/*
+	 * The windows bound to it were bound to its old pages and rights
+	 * (issue 30): unbound, not carried over (a rereg is a deregistration
+	 * and a registration; a PD change leaves them nothing anyway).
+	 */
+	if (flags & (VROCE_REREG_ACCESS | VROCE_REREG_TRANS))
+		vroce_hca_mw_unbind_all(hca, FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
+					FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
+					FIELD_PREP(VROCE_KEY_TAG, mr->tag), 0);
 	*mr = entry;
 	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
 				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |

@@ -62,7 +62,8 @@
  *   their u32 without it, a plain store racing the HCA's own updates
  *   (hence READ_ONCE() of delay_ms and event_delay_ms).
  *
- * Under @wire_lock read-held, the data path's own locks, never two of a kind:
+ * Under @wire_lock read-held, the data path's own locks, never two of a
+ * kind but the MPT's (below):
  * - qpx[].lock, a mutex per QP slot, protects the QP's receive queue (pi,
  *   ci, and a receive WQE from the moment it is looked at until its CQE
  *   is written). A requester takes its peer's, never its own beside it.
@@ -76,7 +77,11 @@
  *   engine; to anything else only by command.
  * - mpt_lock[], mutexes shared by MPT entries @VROCE_HCA_MPT_LOCKS apart,
  *   protect an entry from the check of a key to the end of the copy, the
- *   REG_MR table load or the invalidation (c/hca/vroce_hca_mpt.c).
+ *   REG_MR table load or the invalidation (c/hca/vroce_hca_mpt.c). A
+ *   memory window's access and a BIND_MW hold two: the window's and its
+ *   MR's, taken in address order, the second with mutex_lock_nested()
+ *   (SINGLE_DEPTH_NESTING), one only when both entries share it; no other
+ *   path holds two, so engines cannot deadlock on them.
  * - cq_lock[], a spinlock per CQ slot, protects its producer count, ring
  *   and overflow flag.
  * - @timer_lock, a spinlock, protects the RNR waits (a QP's rnr_wait,
@@ -698,6 +703,7 @@ int vroce_hca_key_invalidate_locked(struct vroce_hca *hca, u32 key,
 u8 vroce_hca_mw_bind_locked(struct vroce_hca *hca,
 			    const struct vroce_hca_qp *qp,
 			    const struct vroce_send_wqe *wqe);
+void vroce_hca_mw_qp_gone(struct vroce_hca *hca, u32 qpn);
 u16 vroce_hca_alloc_mw(struct vroce_hca *hca,
 		       const struct vroce_cmd_alloc_mw *cmd,
 		       struct vroce_resp_alloc_mw *resp);

@@ -989,7 +989,8 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 	if (type == IBV_QPT_UD && op != VROCE_WQE_SEND &&
 	    op != VROCE_WQE_SEND_IMM)
 		return EINVAL;
-	if (op >= VROCE_WQE_ATOMIC_CMP_SWP && type != IBV_QPT_RC)
+	if (op >= VROCE_WQE_ATOMIC_CMP_SWP && op <= VROCE_WQE_ATOMIC_WRITE &&
+	    type != IBV_QPT_RC)
 		return EINVAL;
 
 	memset(wqe, 0, sizeof(*wqe));

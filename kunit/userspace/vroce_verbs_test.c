@@ -712,6 +712,31 @@ static int mw_write(struct ibv_qp *qp, struct ibv_mr *src, uint32_t rkey,
 	return wc.status;
 }
 
+/* A UC QP from RESET to RTS towards itself (loopback through GID 0). */
+static int uc_self(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
 /*
  * Memory windows (issue 30): ibv_alloc_mw() of both types, ibv_bind_mw()
  * of a type 1 window (its rkey moves on), ibv_wr_bind_mw() and
@@ -779,6 +804,24 @@ static void windows(void)
 	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	check(ibv_bind_mw(qb, mw2, &bind) == EINVAL,
 	      "ibv_bind_mw of a type 2 window: EINVAL");
+
+	/* A UC QP binds too (review of issue 30: the provider refused). */
+	{
+		struct ibv_qp_init_attr uca = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UC,
+			.cap = { .max_send_wr = 2, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_qp *uc = ibv_create_qp(pd, &uca);
+
+		bind.wr_id = 0xb4;
+		check(uc && !uc_self(uc) && !ibv_bind_mw(uc, mw1, &bind) &&
+		      poll_one(&wc) && wc.status == IBV_WC_SUCCESS &&
+		      wc.opcode == IBV_WC_BIND_MW && wc.wr_id == 0xb4,
+		      "ibv_bind_mw on a UC QP: IBV_WC_BIND_MW");
+		if (uc)
+			ibv_destroy_qp(uc);
+	}
 
 	/* Type 2: ibv_wr_bind_mw(), a WRITE, ibv_wr_local_inv(). */
 	qbx = ibv_qp_to_qp_ex(qb);
