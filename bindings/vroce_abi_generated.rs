@@ -11,11 +11,13 @@ pub const VROCE_IB_ACCESS_LOCAL_WRITE: u32 = 1;
 pub const VROCE_IB_ACCESS_REMOTE_WRITE: u32 = 2;
 pub const VROCE_IB_ACCESS_REMOTE_READ: u32 = 4;
 pub const VROCE_IB_ACCESS_REMOTE_ATOMIC: u32 = 8;
+pub const VROCE_IB_ACCESS_MW_BIND: u32 = 16;
 pub const VROCE_IB_ACCESS_OPTIONAL: u32 = 1072693248;
 pub const VROCE_MR_RIGHT_LOCAL_WRITE: u32 = 1;
 pub const VROCE_MR_RIGHT_REMOTE_WRITE: u32 = 2;
 pub const VROCE_MR_RIGHT_REMOTE_READ: u32 = 4;
 pub const VROCE_MR_RIGHT_REMOTE_ATOMIC: u32 = 8;
+pub const VROCE_MR_RIGHT_MW_BIND: u32 = 16;
 pub const VROCE_MR_TYPE_DMA: u32 = 0;
 pub const VROCE_MR_TYPE_USER: u32 = 1;
 pub const VROCE_MR_TYPE_FRMR: u32 = 2;
@@ -25,6 +27,8 @@ pub const VROCE_MR_STATE_LIVE: u32 = 1;
 pub const VROCE_MR_STATE_ZOMBIE: u32 = 2;
 pub const VROCE_MR_STATE_LOST: u32 = 3;
 pub const VROCE_MR_STATE_GONE: u32 = 4;
+pub const VROCE_MW_OBJ_TYPE_1: u32 = 1;
+pub const VROCE_MW_OBJ_TYPE_2: u32 = 2;
 pub type __u32 = ffi::c_uint;
 pub type __u64 = ffi::c_ulonglong;
 pub type u32_ = __u32;
@@ -49,6 +53,11 @@ pub struct vroce_mr_obj {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct vroce_mtr {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mw_obj {
     _unused: [u8; 0],
 }
 #[repr(C)]
@@ -227,6 +236,50 @@ extern "C" {
 }
 extern "C" {
     pub fn vroce_mr_obj_destroy(dev: *mut vroce_dev, mr: *mut vroce_mr_obj);
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mw_desc {
+    pub pdn: u32_,
+    pub type_: u32_,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mw_info {
+    pub type_: u32_,
+    pub state: u32_,
+    pub pdn: u32_,
+    pub key: u32_,
+    pub handle: u32_,
+}
+extern "C" {
+    pub fn vroce_mw_obj_create(
+        dev: *mut vroce_dev,
+        type_: u32_,
+        pdn: u32_,
+        mw: *mut *mut vroce_mw_obj,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mw_obj_describe(mw: *const vroce_mw_obj, desc: *mut vroce_mw_desc) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mw_obj_allocated(mw: *mut vroce_mw_obj, key: u32_, handle: u32_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mw_obj_alloc_failed(mw: *mut vroce_mw_obj, err: ffi::c_int) -> bool_;
+}
+extern "C" {
+    pub fn vroce_mw_obj_parked(mw: *mut vroce_mw_obj) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mw_obj_released(mw: *mut vroce_mw_obj, hca_reset: bool_) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mw_obj_info(mw: *const vroce_mw_obj, info: *mut vroce_mw_info);
+}
+extern "C" {
+    pub fn vroce_mw_obj_destroy(dev: *mut vroce_dev, mw: *mut vroce_mw_obj);
 }
 #[repr(C)]
 #[derive(Copy, Clone)]

@@ -23,9 +23,10 @@ const IB_LOCAL_WRITE: i32 = bindings::VROCE_IB_ACCESS_LOCAL_WRITE as i32;
 const IB_REMOTE_WRITE: i32 = bindings::VROCE_IB_ACCESS_REMOTE_WRITE as i32;
 const IB_REMOTE_READ: i32 = bindings::VROCE_IB_ACCESS_REMOTE_READ as i32;
 const IB_REMOTE_ATOMIC: i32 = bindings::VROCE_IB_ACCESS_REMOTE_ATOMIC as i32;
+const IB_MW_BIND: i32 = bindings::VROCE_IB_ACCESS_MW_BIND as i32;
 const IB_OPTIONAL: i32 = bindings::VROCE_IB_ACCESS_OPTIONAL as i32;
 const IB_REMOTE: i32 = IB_REMOTE_READ | IB_REMOTE_WRITE | IB_REMOTE_ATOMIC;
-const IB_KNOWN: i32 = IB_LOCAL_WRITE | IB_REMOTE | IB_OPTIONAL;
+const IB_KNOWN: i32 = IB_LOCAL_WRITE | IB_REMOTE | IB_MW_BIND | IB_OPTIONAL;
 
 /// Page size of fast-register MRs.
 pub(crate) const FRMR_PAGE_SHIFT: u32 = bindings::VROCE_MR_FRMR_PAGE_SHIFT;
@@ -96,6 +97,7 @@ pub(crate) fn rights(access: i32) -> Result<u32> {
         (IB_REMOTE_WRITE, bindings::VROCE_MR_RIGHT_REMOTE_WRITE),
         (IB_REMOTE_READ, bindings::VROCE_MR_RIGHT_REMOTE_READ),
         (IB_REMOTE_ATOMIC, bindings::VROCE_MR_RIGHT_REMOTE_ATOMIC),
+        (IB_MW_BIND, bindings::VROCE_MR_RIGHT_MW_BIND),
     ] {
         if access & ib != 0 {
             r |= hca;
@@ -184,6 +186,10 @@ impl MrObj {
     pub(crate) fn dma(dev: Dev, access: i32, allow_remote: bool) -> Result<CoreBox<MrObj>> {
         let r = rights(access)?;
         if access & IB_REMOTE != 0 && !allow_remote {
+            return Err(eopnotsupp());
+        }
+        // The HCA binds no window to a DMA MR.
+        if access & IB_MW_BIND != 0 {
             return Err(eopnotsupp());
         }
         CoreBox::new(dev, MrObj::new(MrType::Dma, r, 0, u64::MAX))

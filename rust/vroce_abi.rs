@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! vroce: memory translate regions (MTR) and MR objects in Rust.
+//! vroce: memory translate regions (MTR), MR and memory-window objects in
+//! Rust.
 //!
 //! The Rust implementation of the MR/MTR ABI, `bindings/vroce_abi.h`,
-//! built instead of `c/abi/vroce_mtr.c` and `c/abi/vroce_mr_obj.c`
-//! when `CONFIG_VROCE_ABI_RUST` is set. The MTR shims are below, the MR
-//! object's in [`mr_abi`].
-//! The functions below are the C ABI: each converts its arguments to safe
-//! types, calls [`mtr::Mtr`], and converts the result back to an errno.
+//! built instead of `c/abi/vroce_mtr.c`, `c/abi/vroce_mr_obj.c` and
+//! `c/abi/vroce_mw_obj.c` when `CONFIG_VROCE_ABI_RUST` is set. The MTR
+//! shims are below, the MR object's in [`mr_abi`], the memory-window
+//! object's in [`mw_abi`]. The functions below are the C ABI: each
+//! converts its arguments to safe types, calls [`mtr::Mtr`], and converts
+//! the result back to an errno.
 //! The logic lives in [`mtr`]; the only unsafe code outside these shims is
 //! in the safe abstractions of [`mem`].
 
@@ -24,6 +26,8 @@ mod mem;
 mod mr;
 pub mod mr_abi;
 mod mtr;
+mod mw;
+pub mod mw_abi;
 
 use core::ptr::NonNull;
 use kernel::error::code::EINVAL;
