@@ -1740,6 +1740,353 @@ out:
 	(void)src;
 }
 
+/* ---- issue 31: the ring fuzzer over mapped rings and records ---- */
+
+static __u64 mf_rng;
+
+static __u32 mf_rand(void)
+{
+	mf_rng ^= mf_rng << 13;
+	mf_rng ^= mf_rng >> 7;
+	mf_rng ^= mf_rng << 17;
+	return (__u32)(mf_rng >> 11);
+}
+
+/* A mapped RC pair on its own mapped CQ, and the memory behind it. */
+struct mf_pair {
+	unsigned char *sq[2], *rq[2], *cq, *recs;
+	struct vroce_qp_dbrec *qrec[2];
+	struct vroce_cq_dbrec *crec;
+	struct uq_cq_resp cqr;
+	struct uq_qp_resp qp[2];
+	__u32 sq_pi[2], rq_pi[2], ci;
+	int live;
+};
+
+static void mf_destroy(int fd, struct mf_pair *m)
+{
+	struct ib_uverbs_destroy_qp_resp qr;
+	struct ib_uverbs_destroy_cq_resp cr;
+	struct ib_uverbs_destroy_qp dq = { .response = (uintptr_t)&qr };
+	struct ib_uverbs_destroy_cq dc = { .response = (uintptr_t)&cr };
+	int i;
+
+	if (!m->live)
+		return;
+	for (i = 0; i < 2; i++) {
+		dq.qp_handle = m->qp[i].core.qp_handle;
+		uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq),
+		       sizeof(qr), "DESTROY_QP (fuzz)");
+	}
+	dc.cq_handle = m->cqr.core.cq_handle;
+	uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc), sizeof(cr),
+	       "DESTROY_CQ (fuzz)");
+	m->live = 0;
+}
+
+/* (Re)make the pair over zeroed rings and records, connected, in RTS. */
+static int mf_make(int fd, __u32 pd, const __u8 gid[16], struct mf_pair *m)
+{
+	struct vroce_create_qp qd;
+	int i, err;
+
+	mf_destroy(fd, m);
+	memset(m->cq, 0, MQ_PAGE);
+	memset(m->recs, 0, MQ_PAGE);
+	for (i = 0; i < 2; i++) {
+		memset(m->sq[i], 0, MQ_PAGE);
+		memset(m->rq[i], 0, MQ_PAGE);
+		m->sq_pi[i] = 0;
+		m->rq_pi[i] = 0;
+	}
+	m->ci = 0;
+	m->crec = (struct vroce_cq_dbrec *)m->recs;
+	m->qrec[0] = (struct vroce_qp_dbrec *)(m->recs + 64);
+	m->qrec[1] = (struct vroce_qp_dbrec *)(m->recs + 128);
+	err = mq_create_cq(fd, MQ_CQ_DEPTH - 1, VROCE_CREATE_CQ_MAPPED,
+			   (uintptr_t)m->cq, (uintptr_t)m->crec, MQ_CQ_DEPTH,
+			   &m->cqr);
+	if (err)
+		return err;
+	for (i = 0; i < 2; i++) {
+		qd = MQ_QD(m->sq[i], MQ_SQ_DEPTH, m->rq[i], MQ_RQ_DEPTH,
+			   m->qrec[i]);
+		err = mq_create_qp(fd, pd, m->cqr.core.cq_handle, &qd,
+				   &m->qp[i]);
+		if (err) {
+			struct ib_uverbs_destroy_qp_resp qr;
+			struct ib_uverbs_destroy_qp dq = {
+				.response = (uintptr_t)&qr,
+				.qp_handle = m->qp[0].core.qp_handle,
+			};
+			struct ib_uverbs_destroy_cq_resp cr;
+			struct ib_uverbs_destroy_cq dc = {
+				.response = (uintptr_t)&cr,
+				.cq_handle = m->cqr.core.cq_handle,
+			};
+
+			if (i)
+				uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
+				       sizeof(dq), sizeof(qr), "DESTROY_QP");
+			uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &dc,
+			       sizeof(dc), sizeof(cr), "DESTROY_CQ");
+			return err;
+		}
+	}
+	m->live = 1;
+	for (i = 0; i < 2; i++) {
+		err = uq_connect(fd, m->qp[i].core.qp_handle,
+				 m->qp[!i].core.qpn, gid);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A SEND of @len bytes of @src from QP 0 to a receive of QP 1 at @dst,
+ * through the rings; the doorbell. With @check_it the two CQEs are read
+ * (3 s) and the bytes compared: 0 when all is well.
+ */
+static int mf_send(int fd, struct mf_pair *m, __u32 src_lkey, __u64 src_iova,
+		   __u32 dst_lkey, void *dst, __u32 len, __u64 wr_id,
+		   int check_it)
+{
+	struct mq_recv_wqe *r = (struct mq_recv_wqe *)m->rq[1] +
+				(m->rq_pi[1] & (MQ_RQ_DEPTH - 1));
+	struct mq_send_wqe *w = (struct mq_send_wqe *)m->sq[0] +
+				(m->sq_pi[0] & (MQ_SQ_DEPTH - 1));
+	struct mq_cqe *cqe;
+	int err, got = 0, bad = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->wr_id = wr_id;
+	r->num_sge = 1;
+	r->sge[0] = (struct mq_sge){ .addr = (uintptr_t)dst, .length = MQ_PAGE,
+				     .lkey = dst_lkey };
+	__atomic_store_n(&m->qrec[1]->rq_pi, ++m->rq_pi[1], __ATOMIC_RELEASE);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->opcode = MQ_WQE_SEND;
+	w->flags = MQ_WQE_F_SIGNALED;
+	w->num_sge = 1;
+	w->sge[0] = (struct mq_sge){ .addr = src_iova, .length = len,
+				     .lkey = src_lkey };
+	__atomic_store_n(&m->qrec[0]->sq_pi, ++m->sq_pi[0], __ATOMIC_RELEASE);
+	mq_post_send_none(fd, m->qp[0].core.qp_handle, &err);
+	if (err || !check_it)
+		return err;
+	while (got < 2 && (cqe = mq_cqe((struct mq_cqe *)m->cq, 6, m->ci,
+					3000))) {
+		bad |= cqe->status || cqe->wr_id != wr_id;
+		got++;
+		m->ci++;
+	}
+	__atomic_store_n(&m->crec->ci, m->ci, __ATOMIC_RELEASE);
+	return got == 2 && !bad ? 0 : -1;
+}
+
+/* The page at @p holds @seed's pattern: 0, or -1. */
+static int mf_pattern(const unsigned char *p, __u8 seed, int fill)
+{
+	int i;
+
+	for (i = 0; i < MQ_PAGE; i++) {
+		if (fill)
+			((unsigned char *)p)[i] = (unsigned char)(i * 13 + seed);
+		else if (p[i] != (unsigned char)(i * 13 + seed))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The ring fuzzer of issue 31 over a process's own rings: for
+ * VROCE_UVERBS_FUZZ_MS (default 3000) ms, seeded (VROCE_UVERBS_FUZZ_SEED,
+ * else the clock; printed), a fuzzed pair of mapped RC QPs on its own
+ * mapped CQ gets random bytes in random slots of its SQ, RQ and CQ rings
+ * and random values in its doorbell records, some aimed (a SEND's SGE or
+ * a WRITE's remote address at the guard pages around its receive MR,
+ * or at a page no MR covers), between SENDs of its own; once its QPs fail
+ * the pair is made again. A bystander pair on another mapped CQ of the
+ * same PD moves a SEND at every step and checks its bytes. Asserted: the
+ * bystander never fails; the guard pages and the uncovered page keep
+ * their bytes; the fuzz reached the HCA's checks (dbrec_err or
+ * unpriv_wqe_refused grew).
+ */
+static void user_mapped_fuzz(int fd, const char *ibdev, __u32 pd,
+			     __u32 src_lkey, __u64 src_iova)
+{
+	const char *ms_env = getenv("VROCE_UVERBS_FUZZ_MS");
+	const char *seed_env = getenv("VROCE_UVERBS_FUZZ_SEED");
+	long long ms = ms_env ? atoll(ms_env) : 3000, end;
+	struct mf_pair fz = { 0 }, by = { 0 };
+	struct mf_pair *all[2] = { &fz, &by };
+	unsigned char *win, *canary, *bdst;
+	struct ib_uverbs_reg_mr_resp mr = { 0 }, bmr = { 0 };
+	long long before, after;
+	unsigned long steps = 0, remade = 0, by_fail = 0;
+	__u64 seed;
+	__u8 gid[16];
+	int i, k, err;
+	char msg[200];
+
+	seed = seed_env ? strtoull(seed_env, NULL, 0) :
+			  (__u64)uq_now_ms() * 2654435761u;
+	mf_rng = seed | 1;
+	printf("# uverbs: mapped ring fuzz: seed 0x%llx (replay: VROCE_UVERBS_FUZZ_SEED=0x%llx)\n",
+	       (unsigned long long)seed, (unsigned long long)seed);
+	win = mq_pages(3, PROT_READ | PROT_WRITE);	/* guard, MR, guard */
+	canary = mq_pages(1, PROT_READ | PROT_WRITE);
+	bdst = mq_pages(1, PROT_READ | PROT_WRITE);
+	for (k = 0; k < 2; k++) {
+		struct mf_pair *m = all[k];
+
+		m->cq = mq_pages(1, PROT_READ | PROT_WRITE);
+		m->recs = mq_pages(1, PROT_READ | PROT_WRITE);
+		for (i = 0; i < 2; i++) {
+			m->sq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
+			m->rq[i] = mq_pages(1, PROT_READ | PROT_WRITE);
+		}
+		if (!m->cq || !m->recs || !m->sq[0] || !m->sq[1] ||
+		    !m->rq[0] || !m->rq[1])
+			win = NULL;
+	}
+	if (!win || !canary || !bdst || uq_gid0(ibdev, gid)) {
+		check(0, "mapped ring fuzz: memory and the GID");
+		return;
+	}
+	mf_pattern(win, 0x21, 1);
+	mf_pattern(win + 2 * MQ_PAGE, 0x23, 1);
+	mf_pattern(canary, 0x25, 1);
+	{
+		struct ib_uverbs_reg_mr c = {
+			.response = (uintptr_t)&mr,
+			.start = (uintptr_t)win + MQ_PAGE, .length = MQ_PAGE,
+			.hca_va = (uintptr_t)win + MQ_PAGE, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE |
+					IB_UVERBS_ACCESS_REMOTE_WRITE,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c),
+			     sizeof(mr), "REG_MR (fuzz)");
+		c.response = (uintptr_t)&bmr;
+		c.start = c.hca_va = (uintptr_t)bdst;
+		c.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE;
+		if (!err)
+			err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c,
+				     sizeof(c), sizeof(bmr), "REG_MR (fuzz)");
+	}
+	if (err || mf_make(fd, pd, gid, &fz) || mf_make(fd, pd, gid, &by)) {
+		check(0, "mapped ring fuzz: the MRs and both pairs");
+		goto out;
+	}
+	before = mq_counter(ibdev, "dbrec_err") +
+		 mq_counter(ibdev, "unpriv_wqe_refused");
+	end = uq_now_ms() + ms;
+	while (uq_now_ms() < end) {
+		__u32 r = mf_rand(), n;
+
+		/* Random bytes into the fuzzed pair's rings and records. */
+		for (n = 0; n < 1 + r % 4; n++) {
+			__u32 w = mf_rand(), v = mf_rand();
+			unsigned char *ring;
+
+			switch (w % 6) {
+			case 0: case 1:
+				ring = fz.sq[w >> 3 & 1];
+				break;
+			case 2:
+				ring = fz.rq[w >> 3 & 1];
+				break;
+			case 3:
+				ring = fz.cq;
+				break;
+			default:
+				ring = fz.recs;
+				break;
+			}
+			if (ring == fz.recs) {
+				/* A record field: an index or the arm word. */
+				((__u32 *)ring)[(w >> 4) % 48] = v % 3 ? v :
+					v % 70;
+			} else if (w & 0x100) {
+				for (i = 0; i < 64; i++)
+					ring[(w >> 9) % (MQ_PAGE - 64) + i] =
+						(unsigned char)mf_rand();
+			} else {
+				ring[(w >> 9) % MQ_PAGE] = (unsigned char)v;
+			}
+			if (ring == fz.sq[0] && (v & 3) == 0) {
+				/* Aim a slot at memory no MR of it covers. */
+				struct mq_send_wqe *sw = (struct mq_send_wqe *)
+					ring + (w >> 12) % MQ_SQ_DEPTH;
+				__u64 at = (v >> 2) & 1 ? (uintptr_t)canary :
+					   (uintptr_t)win + MQ_PAGE - 8;
+
+				if ((v >> 3) & 1) {
+					sw->opcode = 3;	/* VROCE_WQE_WRITE */
+					sw->rkey = mr.rkey;
+					sw->remote_addr = at;
+				} else {
+					sw->sge[0].lkey = mr.lkey;
+					sw->sge[0].addr = at;
+				}
+			}
+		}
+		/* A SEND of the fuzzed pair, unchecked, and its doorbell. */
+		mf_send(fd, &fz, src_lkey, src_iova, mr.lkey, win + MQ_PAGE,
+			1 + r % 512, steps, 0);
+		if ((r & 7) == 0)
+			__atomic_store_n(&fz.crec->ci, fz.ci += (r >> 3) % 8,
+					 __ATOMIC_RELEASE);
+		/* The bystander moves and checks. */
+		memset(bdst, 0, 600);
+		if (mf_send(fd, &by, src_lkey, src_iova, bmr.lkey, bdst,
+			    1 + (r >> 9) % 512, steps, 1) ||
+		    memcmp(bdst, (void *)(uintptr_t)src_iova, 1 + (r >> 9) % 512))
+			by_fail++;
+		/* Now and then, or once failed, the fuzzed pair anew. */
+		if ((r >> 20) % 64 == 0 ||
+		    mq_qp_state(fd, fz.qp[0].core.qp_handle) == 6 ||
+		    mq_qp_state(fd, fz.qp[1].core.qp_handle) == 6) {
+			if (mf_make(fd, pd, gid, &fz)) {
+				check(0, "mapped ring fuzz: make the pair again");
+				break;
+			}
+			remade++;
+		}
+		steps++;
+	}
+	after = mq_counter(ibdev, "dbrec_err") +
+		mq_counter(ibdev, "unpriv_wqe_refused");
+	mf_destroy(fd, &fz);
+	printf("# uverbs: mapped ring fuzz: %lu steps, the pair made again %lu times, %lld refusals counted\n",
+	       steps, remade, after - before);
+	snprintf(msg, sizeof(msg),
+		 "mapped ring fuzz: the bystander pair moved and checked %lu SENDs, none failed",
+		 steps);
+	check(steps > 10 && !by_fail, msg);
+	check(!mf_pattern(win, 0x21, 0) && !mf_pattern(win + 2 * MQ_PAGE, 0x23, 0),
+	      "mapped ring fuzz: the guard pages around the fuzzed MR are untouched");
+	check(!mf_pattern(canary, 0x25, 0),
+	      "mapped ring fuzz: a page no MR covers is untouched");
+	check(after > before,
+	      "mapped ring fuzz: the HCA refused and counted (dbrec_err, unpriv_wqe_refused)");
+out:
+	mf_destroy(fd, &fz);
+	mf_destroy(fd, &by);
+	for (k = 0; k < 2 && mr.mr_handle; k++) {
+		struct ib_uverbs_dereg_mr d = {
+			.mr_handle = k ? bmr.mr_handle : mr.mr_handle,
+		};
+
+		if (d.mr_handle)
+			uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &d, sizeof(d), 0,
+			       "DEREG_MR (fuzz)");
+	}
+}
+
 /*
  * Review of issue 31 (i31-review): inputs that break the mapped rings.
  * Each check names the finding; a failing check is the finding shown.
@@ -2162,6 +2509,7 @@ int main(int argc, char **argv)
 	user_qps(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 	user_mapped(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 	user_mapped_review(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, iova);
+	user_mapped_fuzz(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, iova);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {
