@@ -15,6 +15,12 @@ set -u
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
 mhz=$2 memcpy=$3 secs=$4 log=$5
 
+# VROCE_RATE_LEND (scripts/rate.sh): the module parameter lend, for a
+# comparison of the ringing context with the work item.
+if [ -n "${VROCE_RATE_LEND:-}" ]; then
+	echo "$VROCE_RATE_LEND" >/sys/module/vroce/parameters/lend
+	echo "rate: module parameter lend=$(cat /sys/module/vroce/parameters/lend)"
+fi
 ip link set lo up
 # dummy0: built in with one device in UML; the module may have made none.
 ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy

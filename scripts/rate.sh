@@ -8,7 +8,9 @@
 # bandwidth of that kernel (scripts/rate-guest.sh). The bench kernel
 # (VROCE_KERNEL=nodebug) unless VROCE_KERNEL says otherwise. Prints
 # figures; fails only when the kernel did not run the script. With
-# VROCE_RATE_KEEP=DIR the programs' output is left in DIR.
+# VROCE_RATE_KEEP=DIR the programs' output is left in DIR; with
+# VROCE_RATE_LEND=0 (or 1) the module parameter lend is set first (the
+# doorbell runs in the poster's context or not).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +24,7 @@ mkdir -p "$work/log"
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
 VROCE_KERNEL=${VROCE_KERNEL:-nodebug} VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} \
 	"$repo/scripts/uml-run.sh" \
-	"$repo/scripts/rate-guest.sh $work/libvroce ${mhz:-1000} $work/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} $work/log" |
+	"VROCE_RATE_LEND=${VROCE_RATE_LEND:-} $repo/scripts/rate-guest.sh $work/libvroce ${mhz:-1000} $work/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} $work/log" |
 	grep '^rate:' | sed 's/^rate: //'
 if [ -n "${VROCE_RATE_KEEP:-}" ]; then
 	mkdir -p "$VROCE_RATE_KEEP"
