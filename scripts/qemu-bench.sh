@@ -36,7 +36,8 @@ make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
 gcc -O2 -Wall -Wextra -Werror -o "$root/bin/vroce_memcpy_bw" \
 	"$repo/kunit/userspace/vroce_memcpy_bw.c"
 qemu_root_program "$root" /usr/bin/rdma /usr/bin/ib_write_bw \
-	/usr/bin/ib_send_bw /usr/bin/ib_read_bw "$root/bin/vroce_memcpy_bw" \
+	/usr/bin/ib_send_bw /usr/bin/ib_read_bw /usr/bin/ib_send_lat \
+	/usr/bin/ib_write_lat /usr/bin/ib_read_lat "$root/bin/vroce_memcpy_bw" \
 	"$root/provider/libvroce-rdmav34.so"
 # rxe's provider, where libibverbs looks for it.
 prov=/usr/lib/x86_64-linux-gnu/libibverbs

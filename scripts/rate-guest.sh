@@ -96,3 +96,36 @@ for row in "ib_write_bw 64 -l 32" "ib_send_bw 64 -l 32" \
 			"$(ratio "$vv" "$mc64k")"
 	fi
 done
+
+# Latency (issue 31): perftest's ib_send_lat, ib_write_lat and ib_read_lat
+# (polling, 1000 iterations, TSC cycles with -C made usec at this CPU's
+# clock), typical and 99th percentile, on the same three columns. Under
+# QEMU with two CPUs each process has its own; under UML they share one
+# and a polling round trip waits for the scheduler's tick on every device
+# (Documentation/performance.rst).
+[ "$mhz" = - ] &&
+	mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
+# lat COLUMN DEV TEST: "typical 99%" in usec, or "- -".
+lat() {
+	col=$1 dev=$2 t=$3
+	env=
+	[ "$col" = cmd ] && env=VROCE_NO_MAP=1
+	f=$log/$col.$t
+	env $env timeout 60 "$t" -d "$dev" -x 0 -F -n 1000 -C >"$f.srv" 2>&1 &
+	srv=$!
+	sleep 1
+	env $env timeout 60 "$t" -d "$dev" -x 0 -F -n 1000 -C 127.0.0.1 >"$f" 2>&1
+	wait $srv
+	awk -v mhz="${mhz:-0}" '/^ *[0-9]+ +[0-9]+ +/ && NF >= 8 { l = $0; t = $5; p = $8 }
+		END { if (l != "" && mhz > 0) printf "%.1f %.1f\n", t / mhz, p / mhz; else print "- -" }' "$f"
+}
+printf 'rate: %-24s %-18s %-18s %-18s %9s\n' "latency (usec, typ/99%)" \
+	"vroce0 (default)" "vroce0 (cmd path)" rxe0 vroce/rxe
+for t in ib_send_lat ib_write_lat ib_read_lat; do
+	command -v "$t" >/dev/null 2>&1 || continue
+	v=$(lat map vroce0 "$t")
+	c=$(lat cmd vroce0 "$t")
+	x=$(lat rxe rxe0 "$t")
+	printf 'rate: %-24s %-18s %-18s %-18s %9s\n' "$t" "${v% *}/${v#* }" \
+		"${c% *}/${c#* }" "${x% *}/${x#* }" "$(ratio "${v% *}" "${x% *}")"
+done
