@@ -933,6 +933,14 @@ static void vroce_mw_alloc_lost(struct kunit *test)
 	mw_new(test, pd, IB_MW_TYPE_2);
 }
 
+/* The driver's rereg_user_mr, as uverbs calls it (MW_LEN bytes). */
+static struct ib_mr *mw_rereg(struct ib_mr *mr, int flags, u64 start,
+			      u64 iova, int access, struct ib_pd *pd)
+{
+	return mr->device->ops.rereg_user_mr(mr, flags, start, MW_LEN, iova,
+					     access, pd, NULL);
+}
+
 /*
  * Review of issue 30: the MR under a bound window re-registered in place
  * (REREG_MR keeps its key) with new pages, or with its rights changed
@@ -949,9 +957,8 @@ static void vroce_mw_rereg(struct kunit *test)
 
 	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
 	KUNIT_ASSERT_FALSE(test, to_vroce_mr(mr)->cached);
-	KUNIT_ASSERT_NULL(test, mr->device->ops.rereg_user_mr(mr,
-						IB_MR_REREG_TRANS, nva, MW_LEN,
-						p->va[1], 0, p->pd, NULL));
+	KUNIT_ASSERT_NULL(test, mw_rereg(mr, IB_MR_REREG_TRANS, nva, p->va[1],
+					 0, p->pd));
 	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
 	KUNIT_EXPECT_EQ(test, mw_write(test, p, key, p->va[1] + MW_WOFF, 8),
 			IB_WC_REM_ACCESS_ERR);
@@ -962,9 +969,8 @@ static void vroce_mw_rereg(struct kunit *test)
 	mw = mw_new(test, p->pd, IB_MW_TYPE_1);
 	mr = p->mr[1];
 	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
-	KUNIT_ASSERT_NULL(test, mr->device->ops.rereg_user_mr(mr,
-						IB_MR_REREG_ACCESS, 0, 0, 0,
-						MW_ALL, p->pd, NULL));
+	KUNIT_ASSERT_NULL(test, mw_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, MW_ALL,
+					 p->pd));
 	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
 }
 

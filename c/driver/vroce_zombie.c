@@ -89,10 +89,10 @@ static void vroce_mw_reap(struct vroce_dev *vdev, bool hca_reset)
  * Otherwise DESTROY_MR is retried for each, by the handle CREATE_MR
  * returned; an MR the HCA no longer knows (-ENOENT) is freed too. An MR
  * whose handle was never learnt (CREATE_MR timed out) waits for the reset.
- * Memory windows likewise, by DEALLOC_MW. Then DESTROY_PD is retried for the PD numbers the HCA refused while
- * their MRs were parked; not for those whose DESTROY_PD was lost, which
- * the HCA may have carried out and whose number it may have given to a
- * new PD.
+ * Memory windows likewise, by DEALLOC_MW. Then DESTROY_PD is retried for
+ * the PD numbers the HCA refused while their MRs were parked; not for
+ * those whose DESTROY_PD was lost, which the HCA may have carried out and
+ * whose number it may have given to a new PD.
  *
  * Context: process context, may sleep.
  */

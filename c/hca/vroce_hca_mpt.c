@@ -257,17 +257,16 @@ static int vroce_hca_mr_copy(struct vroce_hca *hca,
  * in address order (engines of several QPs run at once).
  */
 struct vroce_hca_hold {
-	struct mutex *lock[2];
+	struct mutex *lock[2];	/* held, in address order; NULL: none */
 };
 
 static void vroce_hca_hold2(struct vroce_hca_hold *h, struct mutex *a,
 			    struct mutex *b)
 {
-	if (a == b || !b) {
+	if (a == b || !b)
 		b = NULL;
-	} else if (!a || b < a) {
+	else if (!a || b < a)
 		swap(a, b);
-	}
 	h->lock[0] = a;
 	h->lock[1] = b;
 	if (a)

@@ -745,7 +745,7 @@ static int uc_self(struct ibv_qp *qp)
  * provider refuses before the HCA sees it; and, last, that a window
  * reaches nothing outside its range or after its invalidation.
  */
-static void windows(void)
+static void mem_windows(void)
 {
 	uint64_t ops = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW |
 		       IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV;
@@ -765,12 +765,13 @@ static void windows(void)
 				IBV_ACCESS_MW_BIND);
 		smr = ibv_reg_mr(pd, src, BUF, IBV_ACCESS_LOCAL_WRITE);
 	}
-	check(qa && qb && mr && smr, "windows: QPs with bind and invalidate, an MR with MW_BIND");
+	check(qa && qb && mr && smr,
+	      "memory windows: QPs with bind and invalidate, an MR with MW_BIND");
 	if (!qa || !qb || !mr || !smr)
 		goto out;
 	check(!vroce_ut_connect(qa, qb->qp_num, &gid, IBV_ACCESS_REMOTE_WRITE, 1) &&
 	      !vroce_ut_connect(qb, qa->qp_num, &gid, IBV_ACCESS_REMOTE_WRITE, 1),
-	      "windows: QPs connected");
+	      "memory windows: QPs connected");
 	for (i = 0; i < BUF; i++)
 		src[i] = (char)(i * 7 + 1);
 	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
@@ -929,7 +930,7 @@ int main(int argc, char **argv)
 		refusals();
 		unsupported();
 		drain_rq();
-		windows();
+		mem_windows();
 	}
 
 	ibv_destroy_qp(a.qp);

@@ -1971,7 +1971,8 @@ static void user_mapped_fuzz(int fd, const char *ibdev, __u32 pd,
 		err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c),
 			     sizeof(mr), "REG_MR (fuzz)");
 		c.response = (uintptr_t)&bmr;
-		c.start = c.hca_va = (uintptr_t)bdst;
+		c.start = (uintptr_t)bdst;
+		c.hca_va = c.start;
 		c.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE;
 		if (!err)
 			err = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c,
@@ -2061,7 +2062,7 @@ static void user_mapped_fuzz(int fd, const char *ibdev, __u32 pd,
 	after = mq_counter(ibdev, "dbrec_err") +
 		mq_counter(ibdev, "unpriv_wqe_refused");
 	mf_destroy(fd, &fz);
-	printf("# uverbs: mapped ring fuzz: %lu steps, the pair made again %lu times, %lld refusals counted\n",
+	printf("# uverbs: mapped ring fuzz: %lu steps, %lu remade, %lld refusals counted\n",
 	       steps, remade, after - before);
 	snprintf(msg, sizeof(msg),
 		 "mapped ring fuzz: the bystander pair moved and checked %lu SENDs, none failed",
