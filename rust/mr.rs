@@ -80,6 +80,60 @@ impl State {
             State::Gone => bindings::VROCE_MR_STATE_GONE,
         }
     }
+
+    // The lifecycle the MR and window objects share (bindings/vroce_abi.h;
+    // c/abi/vroce_obj_life.h in C).
+
+    /// The create command succeeded: NEW -> LIVE.
+    pub(crate) fn entered(&mut self, key: u32, handle: u32) -> Result {
+        if *self != State::New {
+            return Err(EINVAL);
+        }
+        *self = State::Live { key, handle };
+        Ok(())
+    }
+
+    /// The create command failed with `err` (a negative errno): true when
+    /// the object must be kept (LOST now: a timeout with `may_hold`, the
+    /// HCA would hold an entry for it; or not NEW: the HCA may hold it).
+    pub(crate) fn create_failed(&mut self, err: i32, may_hold: bool) -> bool {
+        let timedout = -(kernel::bindings::ETIMEDOUT as i32);
+        if *self != State::New {
+            return true;
+        }
+        if err == timedout && may_hold {
+            *self = State::Lost;
+            return true;
+        }
+        false
+    }
+
+    /// The destroy command was not confirmed: LIVE -> ZOMBIE.
+    pub(crate) fn parked(&mut self) -> Result {
+        match *self {
+            State::Live { key, handle } => {
+                *self = State::Zombie { key, handle };
+                Ok(())
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// The HCA let go (or was reset): -> GONE.
+    pub(crate) fn released(&mut self, hca_reset: bool) -> Result {
+        match *self {
+            State::Live { .. } | State::Zombie { .. } => {}
+            State::Lost if hca_reset => {}
+            _ => return Err(EINVAL),
+        }
+        *self = State::Gone;
+        Ok(())
+    }
+
+    /// Whether the HCA holds nothing of the object: it may be freed.
+    pub(crate) fn may_free(self) -> bool {
+        matches!(self, State::New | State::Gone)
+    }
 }
 
 /// IB access flags as the HCA's rights (`vroce_mr_rights()`).
@@ -258,53 +312,31 @@ impl MrObj {
 
     /// CREATE_MR succeeded: NEW -> LIVE.
     pub(crate) fn registered(&mut self, key: u32, handle: u32) -> Result {
-        if self.state != State::New {
-            return Err(EINVAL);
-        }
-        self.state = State::Live { key, handle };
-        Ok(())
+        self.state.entered(key, handle)
     }
 
     /// CREATE_MR failed with `err` (a negative errno): true when the MR
     /// must be kept (it is now LOST until the HCA is reset, or it was not
-    /// NEW: the HCA may hold it), false when it may be freed.
+    /// NEW: the HCA may hold it), false when it may be freed. A DMA MR has
+    /// no tables the HCA could walk.
     pub(crate) fn create_failed(&mut self, err: i32) -> bool {
-        let timedout = -(kernel::bindings::ETIMEDOUT as i32);
-        if self.state != State::New {
-            return true;
-        }
-        if err == timedout && self.mtr.is_some() {
-            self.state = State::Lost;
-            return true;
-        }
-        false
+        let may_hold = self.mtr.is_some();
+        self.state.create_failed(err, may_hold)
     }
 
     /// DESTROY_MR was not confirmed: LIVE -> ZOMBIE.
     pub(crate) fn parked(&mut self) -> Result {
-        match self.state {
-            State::Live { key, handle } => {
-                self.state = State::Zombie { key, handle };
-                Ok(())
-            }
-            _ => Err(EINVAL),
-        }
+        self.state.parked()
     }
 
     /// The HCA let go (or was reset): -> GONE.
     pub(crate) fn released(&mut self, hca_reset: bool) -> Result {
-        match self.state {
-            State::Live { .. } | State::Zombie { .. } => {}
-            State::Lost if hca_reset => {}
-            _ => return Err(EINVAL),
-        }
-        self.state = State::Gone;
-        Ok(())
+        self.state.released(hca_reset)
     }
 
     /// Whether the HCA holds nothing of the MR: it may be freed.
     pub(crate) fn may_free(&self) -> bool {
-        matches!(self.state, State::New | State::Gone)
+        self.state.may_free()
     }
 
     /// The object as the driver may read it.

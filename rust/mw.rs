@@ -76,11 +76,7 @@ impl MwObj {
 
     /// ALLOC_MW succeeded: NEW -> LIVE.
     pub(crate) fn allocated(&mut self, key: u32, handle: u32) -> Result {
-        if self.state != State::New {
-            return Err(EINVAL);
-        }
-        self.state = State::Live { key, handle };
-        Ok(())
+        self.state.entered(key, handle)
     }
 
     /// ALLOC_MW failed with `err` (a negative errno): true when the window
@@ -88,42 +84,22 @@ impl MwObj {
     /// NEW: the HCA may hold it), false when it may be freed. Every window
     /// takes an MPT entry, so any timeout may have left one behind.
     pub(crate) fn alloc_failed(&mut self, err: i32) -> bool {
-        let timedout = -(kernel::bindings::ETIMEDOUT as i32);
-        if self.state != State::New {
-            return true;
-        }
-        if err == timedout {
-            self.state = State::Lost;
-            return true;
-        }
-        false
+        self.state.create_failed(err, true)
     }
 
     /// DEALLOC_MW was not confirmed: LIVE -> ZOMBIE.
     pub(crate) fn parked(&mut self) -> Result {
-        match self.state {
-            State::Live { key, handle } => {
-                self.state = State::Zombie { key, handle };
-                Ok(())
-            }
-            _ => Err(EINVAL),
-        }
+        self.state.parked()
     }
 
     /// The HCA let go (or was reset): -> GONE.
     pub(crate) fn released(&mut self, hca_reset: bool) -> Result {
-        match self.state {
-            State::Live { .. } | State::Zombie { .. } => {}
-            State::Lost if hca_reset => {}
-            _ => return Err(EINVAL),
-        }
-        self.state = State::Gone;
-        Ok(())
+        self.state.released(hca_reset)
     }
 
     /// Whether the HCA holds nothing of the window: it may be freed.
     pub(crate) fn may_free(&self) -> bool {
-        matches!(self.state, State::New | State::Gone)
+        self.state.may_free()
     }
 
     /// The object as the driver may read it.

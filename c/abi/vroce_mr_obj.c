@@ -19,6 +19,7 @@
 
 #include "../../bindings/vroce_abi.h"
 #include "../../bindings/vroce_core.h"
+#include "vroce_obj_life.h"
 
 #define VROCE_IB_ACCESS_REMOTE	(VROCE_IB_ACCESS_REMOTE_READ |		\
 				 VROCE_IB_ACCESS_REMOTE_WRITE |		\
@@ -31,10 +32,8 @@
 /*
  * struct vroce_mr_obj - an MR's lifecycle state
  * @type: VROCE_MR_TYPE_*
- * @state: VROCE_MR_STATE_*
+ * @life: its state, and the key and handle CREATE_MR returned
  * @rights: VROCE_MR_RIGHT_*
- * @key: from CREATE_MR (LIVE, ZOMBIE)
- * @handle: from CREATE_MR (LIVE, ZOMBIE)
  * @iova: first address
  * @length: bytes
  * @mtr: the pages (USER) or the empty table (FRMR); NULL for DMA
@@ -48,10 +47,8 @@
  */
 struct vroce_mr_obj {
 	u32 type;
-	u32 state;
+	struct vroce_obj_life life;
 	u32 rights;
-	u32 key;
-	u32 handle;
 	u64 iova;
 	u64 length;
 	struct vroce_mtr *mtr;
@@ -102,7 +99,7 @@ static struct vroce_mr_obj *vroce_mr_obj_alloc(struct vroce_dev *dev, u32 type)
 
 	if (mr) {
 		mr->type = type;
-		mr->state = VROCE_MR_STATE_NEW;
+		mr->life.state = VROCE_MR_STATE_NEW;
 	}
 	return mr;
 }
@@ -235,7 +232,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_frmr);
 int vroce_mr_obj_describe(const struct vroce_mr_obj *mr, u32 pdn,
 			  struct vroce_mr_desc *desc)
 {
-	if (!mr || !desc || mr->state != VROCE_MR_STATE_NEW)
+	if (!mr || !desc || mr->life.state != VROCE_MR_STATE_NEW)
 		return -EINVAL;
 	*desc = (struct vroce_mr_desc) {
 		.pdn = pdn,
@@ -251,55 +248,26 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_describe);
 
 int vroce_mr_obj_registered(struct vroce_mr_obj *mr, u32 key, u32 handle)
 {
-	if (mr->state != VROCE_MR_STATE_NEW)
-		return -EINVAL;
-	mr->key = key;
-	mr->handle = handle;
-	mr->state = VROCE_MR_STATE_LIVE;
-	return 0;
+	return vroce_obj_entered(&mr->life, key, handle);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_registered);
 
 bool vroce_mr_obj_create_failed(struct vroce_mr_obj *mr, int err)
 {
-	/* Not NEW: the HCA may hold it. */
-	if (mr->state != VROCE_MR_STATE_NEW)
-		return true;
 	/* A DMA MR has no tables the HCA could walk: nothing to keep. */
-	if (err == -ETIMEDOUT && mr->mtr) {
-		mr->state = VROCE_MR_STATE_LOST;
-		return true;
-	}
-	return false;
+	return vroce_obj_create_failed(&mr->life, err, !!mr->mtr);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_failed);
 
 int vroce_mr_obj_parked(struct vroce_mr_obj *mr)
 {
-	if (mr->state != VROCE_MR_STATE_LIVE)
-		return -EINVAL;
-	mr->state = VROCE_MR_STATE_ZOMBIE;
-	return 0;
+	return vroce_obj_parked(&mr->life);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_parked);
 
 int vroce_mr_obj_released(struct vroce_mr_obj *mr, bool hca_reset)
 {
-	switch (mr->state) {
-	case VROCE_MR_STATE_LIVE:
-	case VROCE_MR_STATE_ZOMBIE:
-		break;
-	case VROCE_MR_STATE_LOST:
-		if (!hca_reset)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	mr->key = 0;
-	mr->handle = 0;
-	mr->state = VROCE_MR_STATE_GONE;
-	return 0;
+	return vroce_obj_released(&mr->life, hca_reset);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_released);
 
@@ -308,9 +276,9 @@ void vroce_mr_obj_info(const struct vroce_mr_obj *mr,
 {
 	*info = (struct vroce_mr_info) {
 		.type = mr->type,
-		.state = mr->state,
-		.key = mr->key,
-		.handle = mr->handle,
+		.state = mr->life.state,
+		.key = mr->life.key,
+		.handle = mr->life.handle,
 		.iova = mr->iova,
 		.length = mr->length,
 		.mtr = mr->mtr,
@@ -355,9 +323,8 @@ void vroce_mr_obj_destroy(struct vroce_dev *dev, struct vroce_mr_obj *mr)
 {
 	if (!mr)
 		return;
-	if (mr->state != VROCE_MR_STATE_NEW &&
-	    mr->state != VROCE_MR_STATE_GONE) {
-		vroce_core_warn_mr_leak(mr->state);
+	if (!vroce_obj_may_free(&mr->life)) {
+		vroce_core_warn_mr_leak(mr->life.state);
 		return;
 	}
 	vroce_mr_obj_free(dev, mr);

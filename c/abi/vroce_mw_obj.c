@@ -16,24 +16,21 @@
 
 #include "../../bindings/vroce_abi.h"
 #include "../../bindings/vroce_core.h"
+#include "vroce_obj_life.h"
 
 /*
  * struct vroce_mw_obj - a memory window's lifecycle state
  * @type: VROCE_MW_OBJ_TYPE_*
- * @state: VROCE_MR_STATE_*
+ * @life: its state, and the key and handle ALLOC_MW returned
  * @pdn: its protection domain
- * @key: from ALLOC_MW (LIVE, ZOMBIE)
- * @handle: from ALLOC_MW (LIVE, ZOMBIE)
  *
  * The caller serialises calls on one object (bindings/vroce_abi.h,
  * "Memory windows").
  */
 struct vroce_mw_obj {
 	u32 type;
-	u32 state;
+	struct vroce_obj_life life;
 	u32 pdn;
-	u32 key;
-	u32 handle;
 };
 
 int vroce_mw_obj_create(struct vroce_dev *dev, u32 type, u32 pdn,
@@ -48,7 +45,7 @@ int vroce_mw_obj_create(struct vroce_dev *dev, u32 type, u32 pdn,
 	if (!obj)
 		return -ENOMEM;
 	obj->type = type;
-	obj->state = VROCE_MR_STATE_NEW;
+	obj->life.state = VROCE_MR_STATE_NEW;
 	obj->pdn = pdn;
 	*mw = obj;
 	return 0;
@@ -58,7 +55,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_create);
 int vroce_mw_obj_describe(const struct vroce_mw_obj *mw,
 			  struct vroce_mw_desc *desc)
 {
-	if (!mw || !desc || mw->state != VROCE_MR_STATE_NEW)
+	if (!mw || !desc || mw->life.state != VROCE_MR_STATE_NEW)
 		return -EINVAL;
 	*desc = (struct vroce_mw_desc) {
 		.pdn = mw->pdn,
@@ -70,55 +67,26 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_describe);
 
 int vroce_mw_obj_allocated(struct vroce_mw_obj *mw, u32 key, u32 handle)
 {
-	if (mw->state != VROCE_MR_STATE_NEW)
-		return -EINVAL;
-	mw->key = key;
-	mw->handle = handle;
-	mw->state = VROCE_MR_STATE_LIVE;
-	return 0;
+	return vroce_obj_entered(&mw->life, key, handle);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_allocated);
 
 bool vroce_mw_obj_alloc_failed(struct vroce_mw_obj *mw, int err)
 {
-	/* Not NEW: the HCA may hold it. */
-	if (mw->state != VROCE_MR_STATE_NEW)
-		return true;
 	/* Every window takes an MPT entry: a lost ALLOC_MW may hold one. */
-	if (err == -ETIMEDOUT) {
-		mw->state = VROCE_MR_STATE_LOST;
-		return true;
-	}
-	return false;
+	return vroce_obj_create_failed(&mw->life, err, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_alloc_failed);
 
 int vroce_mw_obj_parked(struct vroce_mw_obj *mw)
 {
-	if (mw->state != VROCE_MR_STATE_LIVE)
-		return -EINVAL;
-	mw->state = VROCE_MR_STATE_ZOMBIE;
-	return 0;
+	return vroce_obj_parked(&mw->life);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_parked);
 
 int vroce_mw_obj_released(struct vroce_mw_obj *mw, bool hca_reset)
 {
-	switch (mw->state) {
-	case VROCE_MR_STATE_LIVE:
-	case VROCE_MR_STATE_ZOMBIE:
-		break;
-	case VROCE_MR_STATE_LOST:
-		if (!hca_reset)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	mw->key = 0;
-	mw->handle = 0;
-	mw->state = VROCE_MR_STATE_GONE;
-	return 0;
+	return vroce_obj_released(&mw->life, hca_reset);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_released);
 
@@ -127,10 +95,10 @@ void vroce_mw_obj_info(const struct vroce_mw_obj *mw,
 {
 	*info = (struct vroce_mw_info) {
 		.type = mw->type,
-		.state = mw->state,
+		.state = mw->life.state,
 		.pdn = mw->pdn,
-		.key = mw->key,
-		.handle = mw->handle,
+		.key = mw->life.key,
+		.handle = mw->life.handle,
 	};
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mw_obj_info);
@@ -139,9 +107,8 @@ void vroce_mw_obj_destroy(struct vroce_dev *dev, struct vroce_mw_obj *mw)
 {
 	if (!mw)
 		return;
-	if (mw->state != VROCE_MR_STATE_NEW &&
-	    mw->state != VROCE_MR_STATE_GONE) {
-		vroce_core_warn_mr_leak(mw->state);
+	if (!vroce_obj_may_free(&mw->life)) {
+		vroce_core_warn_mr_leak(mw->life.state);
 		return;
 	}
 	vroce_core_free(dev, mw);
