@@ -943,9 +943,10 @@ static struct ib_mr *mw_rereg(struct ib_mr *mr, int flags, u64 start,
 
 /*
  * Review of issue 30: the MR under a bound window re-registered in place
- * (REREG_MR keeps its key) with new pages, or with its rights changed
- * (MW_BIND taken away): the window is unbound, it reaches neither the old
- * pages nor the new ones (a rereg is a deregistration and a registration).
+ * (REREG_MR keeps its key) with new pages, with its rights changed
+ * (MW_BIND taken away), or moved to another PD and back: the window is
+ * unbound, it reaches neither the old pages nor the new ones (a rereg is
+ * a deregistration and a registration).
  */
 static void vroce_mw_rereg(struct kunit *test)
 {
@@ -972,6 +973,18 @@ static void vroce_mw_rereg(struct kunit *test)
 	KUNIT_ASSERT_NULL(test, mw_rereg(mr, IB_MR_REREG_ACCESS, 0, 0, MW_ALL,
 					 p->pd));
 	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
+
+	/* PD only, there and back: the window does not come back. */
+	p = mw_pair(test);
+	mw = mw_new(test, p->pd, IB_MW_TYPE_2);
+	mr = p->mr[1];
+	key = mw_bind(test, p, mw, IB_ACCESS_REMOTE_WRITE, IB_WC_SUCCESS);
+	KUNIT_ASSERT_NULL(test, mw_rereg(mr, IB_MR_REREG_PD, 0, 0, 0,
+					 vroce_test_pd(test, p->vdev, 0)));
+	KUNIT_ASSERT_NULL(test, mw_rereg(mr, IB_MR_REREG_PD, 0, 0, 0, p->pd));
+	KUNIT_EXPECT_FALSE(test, mw_key_works(test, key, p->va[1] + MW_WOFF));
+	KUNIT_EXPECT_EQ(test, mw_write(test, p, key, p->va[1] + MW_WOFF, 8),
+			IB_WC_REM_ACCESS_ERR);
 }
 
 /*

@@ -1350,14 +1350,14 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 			return VROCE_CMD_BAD_PARAM;
 	}
 	/*
-	 * The windows bound to it were bound to its old pages and rights
-	 * (issue 30): unbound, not carried over (a rereg is a deregistration
-	 * and a registration; a PD change leaves them nothing anyway).
+	 * The windows bound to it were bound to its old PD, pages and rights
+	 * (issue 30): unbound, not carried over, whatever changes (a rereg
+	 * is a deregistration and a registration; a PD change and back must
+	 * not bring them back either).
 	 */
-	if (flags & (VROCE_REREG_ACCESS | VROCE_REREG_TRANS))
-		vroce_hca_mw_unbind_all(hca, FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
-					FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
-					FIELD_PREP(VROCE_KEY_TAG, mr->tag), 0);
+	vroce_hca_mw_unbind_all(hca, FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
+				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
+				FIELD_PREP(VROCE_KEY_TAG, mr->tag), 0);
 	*mr = entry;
 	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
 				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
