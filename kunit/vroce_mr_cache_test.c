@@ -407,7 +407,8 @@ static void vroce_mr_cache_key_cycles(struct kunit *test)
 				  GFP_KERNEL);
 	struct vroce_mr_info info;
 	struct ib_mr *mr;
-	u32 handle = 0;
+	/* No handle (24 bits): 0 is one, when the slot and generation are. */
+	u32 handle = U32_MAX;
 	int i, j;
 
 	KUNIT_ASSERT_NOT_NULL(test, keys);

@@ -707,7 +707,8 @@ static void vroce_hca_earliest(unsigned long *next, bool *any,
 }
 
 /*
- * Run the timer work when the next RNR retry or delayed event is due.
+ * Run the timer work when the next RNR retry or delayed event is due, or
+ * the next look at the receive records of mapped QPs in ERR.
  * Whoever starts a wait sets @timed under timer_lock and calls this after,
  * so a scan that missed the new wait is followed by one that sees it.
  */
@@ -720,9 +721,13 @@ void vroce_hca_timer_arm(struct vroce_hca *hca)
 	if (!READ_ONCE(hca->timed))
 		return;
 	spin_lock(&hca->timer_lock);
-	for (i = 0; i < VROCE_MAX_QP; i++)
+	for (i = 0; i < VROCE_MAX_QP; i++) {
 		if (hca->qps[i].valid && hca->qps[i].rnr_wait)
 			vroce_hca_earliest(&next, &any, hca->qps[i].rnr_deadline);
+		if (vroce_hca_qp_err_scan(&hca->qps[i]))
+			vroce_hca_earliest(&next, &any,
+					   now + VROCE_HCA_ERR_SCAN_JIFFIES);
+	}
 	for (i = 0; i < VROCE_MAX_CQ; i++)
 		if (hca->cqs[i].valid && hca->cqs[i].event_pending)
 			vroce_hca_earliest(&next, &any, hca->cqs[i].event_due);

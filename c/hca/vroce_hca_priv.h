@@ -423,6 +423,23 @@ struct vroce_hca_mcg {
  */
 #define VROCE_HCA_ACC_UNPRIV		BIT(31)
 
+/*
+ * Review of issue 31: how often the timer work looks at the receive
+ * record of a mapped QP in ERR (vroce_hca_qp_err_scan()).
+ */
+#define VROCE_HCA_ERR_SCAN_JIFFIES	max(1UL, msecs_to_jiffies(10))
+
+/*
+ * A QP in ERR whose receives a process posts by its record alone (mapped,
+ * no SRQ): the timer work watches that record to flush what comes.
+ * Context: @hca->timer_lock held (the state may move to ERR beside it).
+ */
+static inline bool vroce_hca_qp_err_scan(const struct vroce_hca_qp *qp)
+{
+	return qp->valid && qp->dbrec && !qp->srqn &&
+	       READ_ONCE(qp->state) == VROCE_QPS_ERR;
+}
+
 /* The rights @access asked for a key taken from a WQE of @qp. */
 static inline u32 vroce_hca_qp_acc(const struct vroce_hca_qp *qp, u32 access)
 {

@@ -785,6 +785,16 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	}
 	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 		return;
+	/*
+	 * A process posts receives by its record alone, without a doorbell:
+	 * while its QP is in ERR the timer work watches the record and
+	 * flushes what it finds (vroce_hca_timers_expire()).
+	 */
+	if (qp->dbrec && !qp->srqn) {
+		spin_lock(&hca->timer_lock);
+		WRITE_ONCE(hca->timed, true);
+		spin_unlock(&hca->timer_lock);
+	}
 	vroce_hca_rq_enter(hca, qp);
 	/* An SRQ's WQEs are others' too: an attached QP flushes none. */
 	while (rq->ci != rq->pi) {

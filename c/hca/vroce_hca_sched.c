@@ -45,13 +45,17 @@
 
 /* ---- the engine's work items ---- */
 
-/* RNR retries and delayed events whose time has come. */
+/*
+ * RNR retries and delayed events whose time has come; and (review of
+ * issue 31) receives a process posted by its record to a QP in ERR, which
+ * rang no doorbell: the QP's work flushes them (vroce_hca_qp_err_scan()).
+ */
 static void vroce_hca_timers_expire(struct vroce_hca *hca)
 {
 	unsigned long now = jiffies;
 	struct vroce_hca_qp *qp;
 	struct vroce_hca_cq *cq;
-	u32 i;
+	u32 i, pi;
 
 	spin_lock(&hca->timer_lock);
 	for (i = 0; i < VROCE_MAX_QP; i++) {
@@ -61,6 +65,11 @@ static void vroce_hca_timers_expire(struct vroce_hca *hca)
 			WRITE_ONCE(qp->rnr_wait, false);
 			vroce_hca_qp_kick(hca, qp);
 		}
+		/* The record read once; a change (or no record) kicks. */
+		if (vroce_hca_qp_err_scan(qp) &&
+		    (!vroce_hca_dbrec_read(hca, qp->dbrec, VROCE_HCA_RQ, &pi) ||
+		     pi != READ_ONCE(qp->wq[VROCE_HCA_RQ].pi)))
+			vroce_hca_qp_kick(hca, qp);
 	}
 	for (i = 0; i < VROCE_MAX_CQ; i++) {
 		cq = &hca->cqs[i];

@@ -1692,6 +1692,29 @@ static void user_mapped(int fd, const char *ibdev, const char *hca, __u32 pd,
 	      "mapped QP: sq_pi 5000 past the ring moves that QP to ERR");
 	check(mq_qp_state(fd, qp[1].core.qp_handle) == QPS_RTS,
 	      "mapped QP: a broken record leaves the other QP in RTS");
+	/*
+	 * Review of issue 31: a receive posted (by the record alone, no
+	 * system call) to a QP the HCA failed on its own, with nothing it
+	 * could complete, is flushed all the same (the HCA watches the
+	 * record of a mapped QP in ERR); the process need not know the QP
+	 * failed.
+	 */
+	{
+		struct mq_recv_wqe *r = (struct mq_recv_wqe *)rq[0];
+
+		memset(r, 0, sizeof(*r));
+		r->wr_id = 0x6666;
+		r->num_sge = 1;
+		r->sge[0] = (struct mq_sge){ .addr = (uintptr_t)dst,
+					     .length = 8, .lkey = mr.lkey };
+		__atomic_store_n(&qrec[0]->rq_pi, 1, __ATOMIC_RELEASE);
+		cqe = mq_cqe((struct mq_cqe *)cq_ring, 6, ci, 3000);
+		check(cqe && cqe->wr_id == 0x6666 && cqe->status == 4 &&
+		      cqe->qpn == qp[0].core.qpn,
+		      "mapped QP failed by the HCA: a receive posted after, without a doorbell, is flushed (WR_FLUSH_ERR)");
+		if (cqe)
+			__atomic_store_n(&crec->ci, ++ci, __ATOMIC_RELEASE);
+	}
 	/* A consumer index ahead of the CQ's producer: the CQ fails. */
 	before = mq_counter(ibdev, "dbrec_err");
 	__atomic_store_n(&crec->ci, ci + 1000, __ATOMIC_RELEASE);
