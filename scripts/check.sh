@@ -77,11 +77,15 @@ ktap_total() { python3 scripts/ktap-total.py --tree "$tree" total "$@"; }
 
 # The same suites, unchanged, on both sides: the MTR's, and the MR and QP
 # suites, which run the MR objects (fault injection is in vroce_fault),
-# and those of issue 30's verbs (rereg_mr re-registers through them).
+# those of issue 30's verbs (rereg_mr re-registers through them), its
+# memory windows (the window object, and windows through the HCA) and
+# issue 31's (mapped rings, the HCA's checks of a process's WQEs, lent
+# doorbells).
 ktap_total kunit-c="$logs/kunit-c" kunit-rust="$logs/kunit-rust" >"$logs/suites" || true
 for suite in vroce_mtr vroce_mr vroce_mr_cache vroce_qp vroce_dead vroce_ud vroce_cm vroce_fault \
 	     vroce_srq vroce_atomic vroce_uc vroce_mcast vroce_resize vroce_counters \
-	     vroce_inline vroce_rereg vroce_bigmsg; do
+	     vroce_inline vroce_rereg vroce_bigmsg vroce_mw_obj vroce_mw \
+	     vroce_hca_user vroce_map vroce_lend; do
 	in_c=$(sed -n "s/^kunit-c: \($suite: .*\)/\1/p" "$logs/suites")
 	in_rust=$(sed -n "s/^kunit-rust: \($suite: .*\)/\1/p" "$logs/suites")
 	in_c=${in_c:-none} in_rust=${in_rust:-none}
