@@ -79,7 +79,11 @@ for row in "ib_write_bw 64 -l 32" "ib_send_bw 64 -l 32" \
 	set -- $row
 	t=$1 size=$2
 	shift 2
+	rnr0=$(cat /sys/class/infiniband/vroce0/ports/1/hw_counters/rx_rnr_nak 2>/dev/null || echo 0)
 	v=$(one map vroce0 "$t" "$size" "$@")
+	rnr1=$(cat /sys/class/infiniband/vroce0/ports/1/hw_counters/rx_rnr_nak 2>/dev/null || echo 0)
+	[ "$rnr1" != "$rnr0" ] &&
+		echo "rate: $t $size, vroce0 default path: $((rnr1 - rnr0)) RNR NAKs received"
 	c=$(one cmd vroce0 "$t" "$size" "$@")
 	x=$(one rxe rxe0 "$t" "$size" "$@")
 	name="$t $size B"
