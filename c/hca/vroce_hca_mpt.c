@@ -712,14 +712,20 @@ int vroce_hca_frmr_register_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 	return err;
 }
 
-/* A type 2 window bound to nothing; its key names it still. */
-static void vroce_hca_mw_unbind(struct vroce_hca_mpt *mw)
+/* A window's range bound to nothing: no rights, no bytes, no MR. */
+static void vroce_hca_mw_clear(struct vroce_hca_mpt *mw)
 {
-	mw->state = VROCE_HCA_MW_UNBOUND;
 	mw->access = 0;
 	mw->iova = 0;
 	mw->length = 0;
 	mw->mw_mr_key = 0;
+}
+
+/* A type 2 window bound to nothing; its key names it still. */
+static void vroce_hca_mw_unbind(struct vroce_hca_mpt *mw)
+{
+	mw->state = VROCE_HCA_MW_UNBOUND;
+	vroce_hca_mw_clear(mw);
 	mw->mw_qpn = 0;
 }
 
@@ -835,14 +841,10 @@ static void vroce_hca_mw_unbind_all(struct vroce_hca *hca, u32 mr_key, u32 qpn)
 		    (qpn ? e->mw_type != VROCE_MW_TYPE_2 || e->mw_qpn != qpn :
 			   !e->length || e->mw_mr_key != mr_key))
 			continue;
-		if (e->mw_type == VROCE_MW_TYPE_2) {
+		if (e->mw_type == VROCE_MW_TYPE_2)
 			vroce_hca_mw_unbind(e);
-		} else {
-			e->access = 0;
-			e->iova = 0;
-			e->length = 0;
-			e->mw_mr_key = 0;
-		}
+		else
+			vroce_hca_mw_clear(e);
 	}
 }
 
@@ -932,10 +934,7 @@ u8 vroce_hca_mw_bind_locked(struct vroce_hca *hca,
 	if (!err) {
 		mw->tag = FIELD_GET(VROCE_KEY_TAG, key);
 		if (!len) {
-			mw->access = 0;
-			mw->iova = 0;
-			mw->length = 0;
-			mw->mw_mr_key = 0;
+			vroce_hca_mw_clear(mw);
 		} else {
 			mw->access = access & VROCE_ACC_MW_MASK;
 			mw->iova = iova;
@@ -951,6 +950,15 @@ u8 vroce_hca_mw_bind_locked(struct vroce_hca *hca,
 }
 
 /* ---- MR commands ---- */
+
+/* The full key of entry @e: its key generation, index and tag. */
+static u32 vroce_hca_mpt_key(const struct vroce_hca *hca,
+			     const struct vroce_hca_mpt *e)
+{
+	return FIELD_PREP(VROCE_KEY_GEN, e->kgen) |
+	       FIELD_PREP(VROCE_KEY_INDEX, e - hca->mpt) |
+	       FIELD_PREP(VROCE_KEY_TAG, e->tag);
+}
 
 /* Free an entry; the slot keeps its generation, so its keys stay dead. */
 static void vroce_hca_mpt_clear(struct vroce_hca_mpt *e)
@@ -1088,9 +1096,7 @@ u16 vroce_hca_create_mr(struct vroce_hca *hca,
 	entry.iova = iova;
 	entry.length = length;
 	*slot = entry;
-	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, entry.gen) |
-				FIELD_PREP(VROCE_KEY_INDEX, index) |
-				FIELD_PREP(VROCE_KEY_TAG, entry.tag));
+	resp->key = cpu_to_le32(vroce_hca_mpt_key(hca, slot));
 	resp->handle = cpu_to_le32(FIELD_PREP(VROCE_MR_HANDLE_GEN, entry.gen) |
 				   FIELD_PREP(VROCE_MR_HANDLE_INDEX, index));
 	return VROCE_CMD_OK;
@@ -1160,9 +1166,7 @@ u16 vroce_hca_alloc_mw(struct vroce_hca *hca,
 	slot->mw_type = type;
 	slot->state = type == VROCE_MW_TYPE_1 ? VROCE_HCA_MR_VALID :
 						VROCE_HCA_MW_UNBOUND;
-	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, gen) |
-				FIELD_PREP(VROCE_KEY_INDEX, index) |
-				FIELD_PREP(VROCE_KEY_TAG, slot->tag));
+	resp->key = cpu_to_le32(vroce_hca_mpt_key(hca, slot));
 	resp->handle = cpu_to_le32(FIELD_PREP(VROCE_MR_HANDLE_GEN, gen) |
 				   FIELD_PREP(VROCE_MR_HANDLE_INDEX, index));
 	return VROCE_CMD_OK;
@@ -1248,9 +1252,7 @@ u16 vroce_hca_enable_mr(struct vroce_hca *hca,
 	mr->iova = iova;
 	mr->length = length;
 	mr->state = VROCE_HCA_MR_VALID;
-	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
-				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
-				FIELD_PREP(VROCE_KEY_TAG, mr->tag));
+	resp->key = cpu_to_le32(vroce_hca_mpt_key(hca, mr));
 	return VROCE_CMD_OK;
 }
 
@@ -1320,6 +1322,7 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 		.page_count = cmd->page_count,
 	};
 	struct vroce_hca_mpt entry;
+	u32 key;
 	u64 end;
 
 	if (!mr)
@@ -1355,13 +1358,10 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 	 * is a deregistration and a registration; a PD change and back must
 	 * not bring them back either).
 	 */
-	vroce_hca_mw_unbind_all(hca, FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
-				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
-				FIELD_PREP(VROCE_KEY_TAG, mr->tag), 0);
+	key = vroce_hca_mpt_key(hca, mr);	/* a rereg keeps it */
+	vroce_hca_mw_unbind_all(hca, key, 0);
 	*mr = entry;
-	resp->key = cpu_to_le32(FIELD_PREP(VROCE_KEY_GEN, mr->kgen) |
-				FIELD_PREP(VROCE_KEY_INDEX, mr - hca->mpt) |
-				FIELD_PREP(VROCE_KEY_TAG, mr->tag));
+	resp->key = cpu_to_le32(key);
 	return VROCE_CMD_OK;
 }
 
