@@ -43,6 +43,7 @@ struct ld_pair {
 	struct ib_cq *cq;
 	struct ib_qp *qp[2];
 	struct vroce_test_kbuf *buf[2];
+	struct vroce_test_kbuf *rec;	/* side 0's doorbell record, or NULL */
 };
 
 KUNIT_DEFINE_ACTION_WRAPPER(ld_free_cq, ib_free_cq, struct ib_cq *);
@@ -75,8 +76,12 @@ static struct ib_qp *ld_qp(struct kunit *test, struct ld_pair *p, u32 depth)
 	return qp;
 }
 
-/* A connected pair of @depth-deep QPs on a fresh HCA, CQ of @cqe. */
-static struct ld_pair *ld_pair(struct kunit *test, u32 depth, int cqe)
+/*
+ * A connected pair of @depth-deep QPs on a fresh HCA, CQ of @cqe; with
+ * @rec, side 0 has a doorbell record, p->rec (QP_DBREC, given in RESET).
+ */
+static struct ld_pair *ld_pair_rec(struct kunit *test, u32 depth, int cqe,
+				   bool rec)
 {
 	struct ld_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	int i;
@@ -92,14 +97,25 @@ static struct ld_pair *ld_pair(struct kunit *test, u32 depth, int cqe)
 	/* Buffers before QPs: cleanup destroys the QPs first. */
 	for (i = 0; i < 2; i++)
 		p->buf[i] = vroce_test_kbuf(test, p->vdev, LD_BUF_LEN);
+	if (rec)
+		p->rec = vroce_test_kbuf(test, p->vdev, SZ_4K);
 	for (i = 0; i < 2; i++)
 		p->qp[i] = ld_qp(test, p, depth);
+	if (rec)
+		KUNIT_ASSERT_EQ(test, vroce_cmd_qp_dbrec(p->vdev,
+							 p->qp[0]->qp_num,
+							 p->rec->dma), 0);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test,
 				vroce_lb_connect(p->qp[i], p->qp[!i]->qp_num, 0,
 						 p->vdev->netdev->dev_addr, 7,
 						 LD_ACCESS), 0);
 	return p;
+}
+
+static struct ld_pair *ld_pair(struct kunit *test, u32 depth, int cqe)
+{
+	return ld_pair_rec(test, depth, cqe, false);
 }
 
 /* Receive @n messages of up to 64 bytes each at side 1, slot by slot. */
@@ -701,6 +717,180 @@ static void vroce_lend_during_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
 }
 
+/*
+ * A QP with a doorbell record needs no DB_SQ (the driver writes none for a
+ * mapped QP): DB_LEND alone makes the HCA read the record and run what it
+ * announces, in the lent context; and when the lend cannot run the QP (its
+ * run lock taken), the QP's work item runs it, no doorbell rung at all.
+ * The driver's own post rings DB_SQ, which for this QP only kicks: the
+ * record, still behind, announces nothing.
+ */
+static void vroce_lend_record_doorbell(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair_rec(test, 16, 64, true);
+	struct vroce_ifc_qp_dbrec *rec = p->rec->va;
+	struct ib_wc wc[4];
+	u64 lent, deferred;
+	int n, i;
+
+	lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
+	deferred = ld_counter(test, p->vdev, VROCE_CNT_LEND_DEFERRED);
+	ld_recvs(test, p, 100, 2);
+	KUNIT_ASSERT_EQ(test, ld_send(p->qp[0], 7), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ld_poll_now(p->cq, wc, 4), 0);
+
+	/* The record says one; the lend alone runs it, before it returns. */
+	ld_fifo(test);
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(1));
+	vroce_hw_qp_lend(&p->vdev->hw, p->qp[0]->qp_num);
+	n = ld_poll_now(p->cq, wc, 4);
+	sched_set_normal(current, 0);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 7 || wc[i].wr_id == 100);
+	}
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
+			lent, 1);
+
+	/* A second WQE, whose DB_SQ finds the record at one: nothing. */
+	KUNIT_ASSERT_EQ(test, ld_send(p->qp[0], 8), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ld_poll_now(p->cq, wc, 4), 0);
+	/* Announced by the record, lent to a busy QP: the work item runs it. */
+	vroce_hca_busy_qp(p->hca, p->qp[0]->qp_num, true);
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(2));
+	vroce_hw_qp_lend(&p->vdev->hw, p->qp[0]->qp_num);
+	msleep(20);
+	n = ld_poll_now(p->cq, wc, 4);
+	vroce_hca_busy_qp(p->hca, p->qp[0]->qp_num, false);
+	KUNIT_EXPECT_EQ(test, n, 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 8 || wc[i].wr_id == 101);
+	}
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LEND_DEFERRED) -
+			deferred, 1);
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
+			lent, 1);
+}
+
+/*
+ * The hand-off's rival: a thread on the test thread's CPU, always runnable
+ * (it reschedules, and sleeps only in its own hand-off), which makes a lent
+ * post's hand-off (vroce_qp_handoff()) when told to: once for each of
+ * @answers, and once whenever the test thread is in its own (@wake).
+ */
+struct ld_rival {
+	atomic_t answers;
+	atomic_t wake;
+	atomic_t stop;
+	u32 last;	/* its QP's count at its last lent post */
+};
+
+static int ld_rival_fn(void *data)
+{
+	struct ld_rival *r = data;
+
+	while (!atomic_read(&r->stop)) {
+		if (atomic_read(&r->answers)) {
+			vroce_qp_handoff(&r->last);
+			atomic_dec(&r->answers);
+		} else if (atomic_xchg(&r->wake, 0)) {
+			vroce_qp_handoff(&r->last);
+		}
+		/* Still runnable: a reschedule, not a sleep. */
+		schedule();
+	}
+	return 0;
+}
+
+static void ld_restore_handoff(void *data)
+{
+	vroce_handoff_us = (uintptr_t)data;
+}
+
+static void ld_restore_cpus(void *data)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/* The rival answers once, its hand-off not waiting; the test waits. */
+static void ld_rival_answer(struct ld_rival *r)
+{
+	unsigned int us = vroce_handoff_us;
+
+	vroce_handoff_us = 0;
+	atomic_set(&r->answers, 1);
+	while (atomic_read(&r->answers))
+		usleep_range(1000, 2000);
+	vroce_handoff_us = us;
+}
+
+/*
+ * The hand-off (vroce_qp_handoff(), after every lent post): a post that
+ * follows another QP's lent post since its own QP's last, on a CPU it
+ * shares with a runnable task, sleeps until another lent post wakes it, or
+ * for handoff_us at most; a stream (no other lent post between two of the
+ * QP's) never waits, nor does anything with handoff_us 0. The rival runs
+ * on the test thread's CPU, runnable; the test thread is SCHED_FIFO, so
+ * the rival runs only while it sleeps.
+ */
+static void vroce_lend_handoff(struct kunit *test)
+{
+	struct ld_rival *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	void *old = (void *)(uintptr_t)vroce_handoff_us;
+	struct task_struct *k;
+	u32 last = 0;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							ld_restore_handoff,
+							old), 0);
+	cpu = get_cpu();
+	put_cpu();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ld_restore_cpus,
+							NULL), 0);
+	ld_fifo(test);
+	k = kthread_create(ld_rival_fn, r, "vroce_rival");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
+	kthread_bind(k, cpu);
+	get_task_struct(k);
+	wake_up_process(k);
+	/* A stream: the second of two posts in a row does not wait. */
+	vroce_handoff_us = 0;
+	vroce_qp_handoff(&last);
+	vroce_handoff_us = 10 * USEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 0);
+
+	/* An exchange: it waits, and the rival's next post wakes it. */
+	ld_rival_answer(r);
+	atomic_set(&r->wake, 1);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->wake), 0);
+	/* The rival may wait likewise (the test thread runnable): wake it. */
+	vroce_handoff_us = 0;
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 0);
+
+	/* An exchange with no answer: the bound ends the wait. */
+	vroce_handoff_us = 20 * USEC_PER_MSEC;
+	ld_rival_answer(r);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), -ETIME);
+
+	/* Off: no wait, answer or not. */
+	ld_rival_answer(r);
+	vroce_handoff_us = 0;
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 0);
+
+	atomic_set(&r->stop, 1);
+	kthread_stop(k);
+	put_task_struct(k);
+}
+
 static struct kunit_case vroce_lend_cases[] = {
 	KUNIT_CASE(vroce_lend_runs_inline),
 	KUNIT_CASE(vroce_lend_own_qp_only),
@@ -712,6 +902,8 @@ static struct kunit_case vroce_lend_cases[] = {
 	KUNIT_CASE(vroce_lend_driver_gate),
 	KUNIT_CASE(vroce_lend_no_cap),
 	KUNIT_CASE(vroce_lend_during_reset),
+	KUNIT_CASE(vroce_lend_record_doorbell),
+	KUNIT_CASE(vroce_lend_handoff),
 	{}
 };
 

@@ -35,10 +35,12 @@ cp "$ko" "$root/modules/vroce.ko"
 make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
 gcc -O2 -Wall -Wextra -Werror -o "$root/bin/vroce_memcpy_bw" \
 	"$repo/kunit/userspace/vroce_memcpy_bw.c"
+gcc -O2 -Wall -Wextra -Werror -o "$root/bin/vroce_syscall_lat" \
+	"$repo/kunit/userspace/vroce_syscall_lat.c"
 qemu_root_program "$root" /usr/bin/rdma /usr/bin/ib_write_bw \
 	/usr/bin/ib_send_bw /usr/bin/ib_read_bw /usr/bin/ib_send_lat \
 	/usr/bin/ib_write_lat /usr/bin/ib_read_lat "$root/bin/vroce_memcpy_bw" \
-	"$root/provider/libvroce-rdmav34.so"
+	"$root/bin/vroce_syscall_lat" "$root/provider/libvroce-rdmav34.so"
 # rxe's provider, where libibverbs looks for it.
 prov=/usr/lib/x86_64-linux-gnu/libibverbs
 mkdir -p "$root/etc/libibverbs.d" "$root$prov"
@@ -59,7 +61,7 @@ for m in ib_core ib_uverbs udp_tunnel ip6_udp_tunnel crc32_generic rdma_rxe dumm
 done
 sleep 1
 [ -n "${VROCE_QEMU_DEBUG:-}" ] && { lsmod; ip link; dmesg | tail -n 20; } | sed 's/^/rate: debug: /'
-sh /rate-guest.sh /provider/libvroce - /bin/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} /log
+VROCE_RATE_ROWS=${VROCE_RATE_ROWS:-} sh /rate-guest.sh /provider/libvroce - /bin/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} /log /bin/vroce_syscall_lat
 [ -n "${VROCE_QEMU_DEBUG:-}" ] && { rdma link; tail -n 5 /log/rxe.*; } 2>&1 | sed 's/^/rate: debug: /'
 echo "rate: done"
 poweroff -f

@@ -9,11 +9,12 @@
 # $1: the provider (RDMAV_DRIVERS form, <dir>/libvroce); $2: the host's
 # CPU clock in MHz, or - to keep the kernel's /proc/cpuinfo; $3: the
 # memcpy probe (kunit/userspace/vroce_memcpy_bw.c, built); $4: seconds per
-# run; $5: a directory for the programs' output.
+# run; $5: a directory for the programs' output; $6 (optional): the
+# system call probe (kunit/userspace/vroce_syscall_lat.c, built).
 set -u
 
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
-mhz=$2 memcpy=$3 secs=$4 log=$5
+mhz=$2 memcpy=$3 secs=$4 log=$5 sysprobe=${6:-}
 
 # VROCE_RATE_LEND (scripts/rate.sh): the module parameter lend, for a
 # comparison of the ringing context with the work item.
@@ -75,6 +76,8 @@ printf 'rate: %-24s %-18s %-18s %-18s %9s %10s\n' "test (${secs} s each)" \
 	"vroce0 (default)" "vroce0 (cmd path)" rxe0 vroce/rxe vroce/memcpy
 for row in "ib_write_bw 64 -l 32" "ib_send_bw 64 -l 32" \
 	   "ib_write_bw 65536" "ib_send_bw 65536" "ib_read_bw 65536"; do
+	# VROCE_RATE_ROWS (scripts/rate.sh): lat or rate, one table only.
+	[ "${VROCE_RATE_ROWS:-}" = lat ] && continue
 	# shellcheck disable=SC2086
 	set -- $row
 	t=$1 size=$2
@@ -123,10 +126,18 @@ lat() {
 	awk -v mhz="${mhz:-0}" '/^ *[0-9]+ +[0-9]+ +/ && NF >= 8 { l = $0; t = $5; p = $8 }
 		END { if (l != "" && mhz > 0) printf "%.1f %.1f\n", t / mhz, p / mhz; else print "- -" }' "$f"
 }
+# The floor of a design whose send doorbell is a system call: one system
+# call, and one hand-over of the CPU between two processes (a pipe).
+if [ -n "$sysprobe" ] && [ "${VROCE_RATE_ROWS:-}" != rate ]; then
+	set -- $("$sysprobe")
+	[ $# -eq 4 ] &&
+		echo "rate: latency floor in this kernel: a system call $2 ns, a hand-over between two processes (pipe) $4 us one way"
+fi
 printf 'rate: %-24s %-18s %-18s %-18s %9s\n' "latency (usec, typ/99%)" \
 	"vroce0 (default)" "vroce0 (cmd path)" rxe0 vroce/rxe
 for t in ib_send_lat ib_write_lat ib_read_lat; do
 	command -v "$t" >/dev/null 2>&1 || continue
+	[ "${VROCE_RATE_ROWS:-}" = rate ] && continue
 	v=$(lat map vroce0 "$t")
 	c=$(lat cmd vroce0 "$t")
 	x=$(lat rxe rxe0 "$t")

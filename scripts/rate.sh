@@ -10,7 +10,8 @@
 # figures; fails only when the kernel did not run the script. With
 # VROCE_RATE_KEEP=DIR the programs' output is left in DIR; with
 # VROCE_RATE_LEND=0 (or 1) the module parameter lend is set first (the
-# doorbell runs in the poster's context or not).
+# doorbell runs in the poster's context or not); VROCE_RATE_ROWS=lat (or
+# rate) prints only the latency (or the rate) table.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,11 +21,13 @@ trap 'rm -rf "$work"' EXIT
 make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
 gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_memcpy_bw" \
 	"$repo/kunit/userspace/vroce_memcpy_bw.c"
+gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_syscall_lat" \
+	"$repo/kunit/userspace/vroce_syscall_lat.c"
 mkdir -p "$work/log"
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
 VROCE_KERNEL=${VROCE_KERNEL:-nodebug} VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} \
 	"$repo/scripts/uml-run.sh" \
-	"VROCE_RATE_LEND=${VROCE_RATE_LEND:-} $repo/scripts/rate-guest.sh $work/libvroce ${mhz:-1000} $work/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} $work/log" |
+	"VROCE_RATE_LEND=${VROCE_RATE_LEND:-} VROCE_RATE_ROWS=${VROCE_RATE_ROWS:-} $repo/scripts/rate-guest.sh $work/libvroce ${mhz:-1000} $work/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} $work/log $work/vroce_syscall_lat" |
 	grep '^rate:' | sed 's/^rate: //'
 if [ -n "${VROCE_RATE_KEEP:-}" ]; then
 	mkdir -p "$VROCE_RATE_KEEP"

@@ -482,6 +482,7 @@ struct vroce_qp {
 	/* issue 31 */
 	bool mapped;
 	struct vroce_dbrec dbrec;
+	u32 lend_gen;	/* lent posts counted at its last (vroce_qp_handoff()) */
 };
 
 /**
@@ -859,8 +860,10 @@ int vroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int vroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 /* issue 31, lend (c/driver/vroce_qp.c) */
 extern bool vroce_lend;
+extern unsigned int vroce_handoff_us;
 #if IS_ENABLED(CONFIG_KUNIT)
-void vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp);
+bool vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp);
+int vroce_qp_handoff(u32 *last);
 #endif
 int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);

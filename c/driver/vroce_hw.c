@@ -275,11 +275,12 @@ void vroce_hw_rq_doorbell(struct vroce_hw *hw, u32 qpn, u32 pi)
  * vroce_hw_qp_lend() - lend the calling context to the HCA for a QP's
  *	send queue (issue 31, VROCE_CAP_LEND)
  * @hw: the HCA
- * @qpn: the QP, whose SQ doorbell was rung before
+ * @qpn: the QP, whose SQ doorbell was rung before, or which has a
+ *	doorbell record (then this is its send doorbell)
  *
  * The HCA may execute some of the QP's send WQEs before this returns
  * (VROCE_REG_DB_LEND); the rest, and all of them when it cannot run the
- * QP at once, are left to its own engine, as the doorbell asked.
+ * QP at once, are left to its own engine, as a doorbell asks.
  *
  * Context: process context, no spinlock held: the HCA may sleep here.
  */
@@ -287,10 +288,12 @@ void vroce_hw_qp_lend(struct vroce_hw *hw, u32 qpn)
 {
 	might_sleep();
 	/*
-	 * No barrier: the SQ doorbell before it ordered the WQEs. The QPN
-	 * is the whole value: one with bits beyond VROCE_DB_LEND_QPN names
-	 * no QP, and the HCA ignores it.
+	 * For a QP with a doorbell record the lend is the send doorbell:
+	 * the WQEs and the record are in memory before the HCA hears of
+	 * them. The QPN is the whole value: one with bits beyond
+	 * VROCE_DB_LEND_QPN names no QP, and the HCA ignores it.
 	 */
+	dma_wmb();
 	vroce_hw_write32(hw, VROCE_REG_DB_LEND, qpn);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hw_qp_lend);

@@ -12,11 +12,13 @@
 #include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
+#include <linux/sched/stat.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <rdma/ib_verbs.h>
 
 #include "vroce.h"
@@ -1138,29 +1140,95 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_lend);
 module_param_named(lend, vroce_lend, bool, 0644);
 MODULE_PARM_DESC(lend, "run a user QP's send WQEs in the poster's context (default: on)");
 
+/*
+ * issue 31, hand-off: module parameter handoff_us (Documentation/datapath.rst).
+ * @vroce_handoff_gen counts lent posts, of every vroce device: the wire
+ * joins them all.
+ */
+unsigned int vroce_handoff_us = 50;
+EXPORT_SYMBOL_IF_KUNIT(vroce_handoff_us);
+module_param_named(handoff_us, vroce_handoff_us, uint, 0644);
+MODULE_PARM_DESC(handoff_us, "after a lent post on a CPU other tasks want, wait at most this many microseconds for another lent post (0: never; default: 50)");
+static DECLARE_WAIT_QUEUE_HEAD(vroce_handoff_wq);
+static atomic_t vroce_handoff_gen = ATOMIC_INIT(0);
+
+/**
+ * vroce_qp_handoff() - give the CPU a lent post borrowed to whoever waits
+ *	for what it delivered
+ * @last: the poster's QP's count of lent posts at its last one (updated)
+ *
+ * A lent post delivers its messages before it returns, into the memory and
+ * CQs of QPs whose processes poll them without a system call. On a CPU
+ * those processes share with the poster (UML's one CPU; any machine with
+ * more runnable tasks than CPUs), the poster spins next in its own poll,
+ * and the scheduler lets the receiver see the message only at its next
+ * tick: a round trip of two spinning processes took 10 ms on UML, where
+ * the device needs microseconds. So in an exchange, a post that follows
+ * another process's lent post (the one it answers, typically) since this
+ * QP's last, when other tasks are runnable on this CPU, sleeps until the
+ * next lent post of any process (the receiver's answer) or for handoff_us
+ * at most: the receiver runs meanwhile, and the poster is woken by its
+ * answer. A stream (posts of one QP with no other lent post between them,
+ * the sender of a bandwidth test) and a poster alone on its CPU never
+ * wait. Every lent post wakes the posters waiting. The wait is
+ * interruptible; a signal ends it, and the post it follows stands.
+ *
+ * Context: process context, no lock held.
+ * Return: 0 when it did not wait, 1 when another lent post woke it,
+ * -ETIME when it waited handoff_us, -EINTR when a signal ended the wait.
+ */
+VISIBLE_IF_KUNIT int vroce_qp_handoff(u32 *last)
+{
+	unsigned int us = READ_ONCE(vroce_handoff_us);
+	u32 gen = atomic_inc_return(&vroce_handoff_gen);
+	bool answer = READ_ONCE(*last) != gen - 1;
+	long ret;
+
+	WRITE_ONCE(*last, gen);
+	/* The barrier of the increment orders it before the look. */
+	if (wq_has_sleeper(&vroce_handoff_wq))
+		wake_up_all(&vroce_handoff_wq);
+	if (!us || !answer || single_task_running())
+		return 0;
+	ret = wait_event_interruptible_hrtimeout(vroce_handoff_wq,
+						 (u32)atomic_read(&vroce_handoff_gen) != gen,
+						 ns_to_ktime((u64)us * NSEC_PER_USEC));
+	if (!ret)
+		return 1;
+	return ret == -ETIME ? -ETIME : -EINTR;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_qp_handoff);
+
 /**
  * vroce_qp_lend() - lend the poster's context to the HCA for @qp's sends
  * @vdev: the device
- * @qp: the QP whose send doorbell was just rung (or whose post carried
- *	no work request: a doorbell of its own, Documentation/userspace.rst)
+ * @qp: the QP whose send doorbell was just rung, or, for a QP with a
+ *	doorbell record (a mapped QP), whose sends its record announces
  *
  * As rxe runs a user QP's requester in the poster's context, the HCA runs
  * a few of the QP's send WQEs before the register write returns
  * (VROCE_CAP_LEND): the process's next poll finds their completions with
- * no worker to wait for. Only for user QPs, whose posts come through
- * uverbs in process context; a kernel QP's post may come from any context
- * (a ULP's completion handler, under its spinlocks), so its work stays
- * with the HCA's engine, as rxe defers kernel QPs. Off with lend=0, with
- * an HCA without the capability, or a dead one.
+ * no worker to wait for. For a QP with a record the lend is the send
+ * doorbell too: what the lent context does not run the HCA's engine runs,
+ * and no worker is woken for what it does run. Then the poster may hand
+ * the CPU on (vroce_qp_handoff()). Only for user QPs, whose posts come
+ * through uverbs in process context; a kernel QP's post may come from any
+ * context (a ULP's completion handler, under its spinlocks), so its work
+ * stays with the HCA's engine, as rxe defers kernel QPs. Off with lend=0,
+ * with an HCA without the capability, or a dead one.
  *
  * Context: process context, no spinlock held (the SQ lock released).
+ * Return: true when the HCA was lent the context; false when the caller
+ * must ring the send doorbell itself (if it has not).
  */
-VISIBLE_IF_KUNIT void vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp)
+VISIBLE_IF_KUNIT bool vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp)
 {
 	if (!qp->user || !READ_ONCE(vroce_lend) ||
 	    !(vdev->attr.caps & VROCE_CAP_LEND) || vroce_dev_dead(vdev))
-		return;
+		return false;
 	vroce_hw_qp_lend(&vdev->hw, qp->ibqp.qp_num);
+	vroce_qp_handoff(&qp->lend_gen);
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_qp_lend);
 
@@ -1196,8 +1264,9 @@ int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		 */
 		if (unlikely(vroce_dev_dead(vdev)))
 			return -EIO;
-		vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, 0);
-		vroce_qp_lend(vdev, qp);	/* issue 31, lend */
+		/* issue 31, lend: the lend is the doorbell, or there is none. */
+		if (!vroce_qp_lend(vdev, qp))
+			vroce_hw_sq_doorbell(&vdev->hw, ibqp->qp_num, 0);
 		return 0;
 	}
 	/* In ERR work requests are taken and flushed (ib_drain_qp()). */

@@ -221,10 +221,12 @@ static void vroce_hca_lend_defer(struct vroce_hca *hca, u32 slot)
 }
 
 /*
- * DB_LEND (issue 31): the writer lends its context to QP @val. When the
+ * DB_LEND (issue 31): the writer lends its context to QP @val; for a QP
+ * with a doorbell record the write is its send doorbell too (nothing else
+ * rang: everything below that does not run the QP queues it). When the
  * QP's send queue is free (no work item or other lent context in it), the
  * wire's lock free of commands, the QP not held and the HCA enabled, the
- * visit its SQ doorbell queued runs here instead: the pending work item is
+ * visit a doorbell queued runs here instead: a pending work item is
  * taken back (no kworker runs for nothing) and at most
  * VROCE_HCA_LEND_BUDGET send WQEs execute before the write returns; a QP
  * with more is queued again, behind the others (vroce_hca_qp_run()).

@@ -448,7 +448,11 @@ struct vroce_cmd_qp_dbrec {
 	__le64 dbrec;
 };
 
-/* issue 31: writes to VROCE_REG_DB_LEND run send WQEs in the writer's context. */
+/*
+ * issue 31: writes to VROCE_REG_DB_LEND run send WQEs in the writer's
+ * context; for a QP with a doorbell record the write is its send doorbell
+ * too (what the lent context does not run, the engine runs).
+ */
 #define VROCE_CAP_LEND		BIT(7)
 
 /*
