@@ -61,7 +61,7 @@ for m in ib_core ib_uverbs udp_tunnel ip6_udp_tunnel crc32_generic rdma_rxe dumm
 done
 sleep 1
 [ -n "${VROCE_QEMU_DEBUG:-}" ] && { lsmod; ip link; dmesg | tail -n 20; } | sed 's/^/rate: debug: /'
-VROCE_RATE_ROWS=${VROCE_RATE_ROWS:-} sh /rate-guest.sh /provider/libvroce - /bin/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} /log /bin/vroce_syscall_lat
+VROCE_RATE_ROWS=${VROCE_RATE_ROWS:-} VROCE_RATE_PARAMS="${VROCE_RATE_PARAMS:-}" sh /rate-guest.sh /provider/libvroce - /bin/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} /log /bin/vroce_syscall_lat
 [ -n "${VROCE_QEMU_DEBUG:-}" ] && { rdma link; tail -n 5 /log/rxe.*; } 2>&1 | sed 's/^/rate: debug: /'
 echo "rate: done"
 poweroff -f

@@ -22,6 +22,12 @@ if [ -n "${VROCE_RATE_LEND:-}" ]; then
 	echo "$VROCE_RATE_LEND" >/sys/module/vroce/parameters/lend
 	echo "rate: module parameter lend=$(cat /sys/module/vroce/parameters/lend)"
 fi
+# VROCE_RATE_PARAMS (scripts/rate.sh, qemu-bench.sh): NAME=VALUE ... of
+# the module's writable parameters, set first.
+for kv in ${VROCE_RATE_PARAMS:-}; do
+	echo "${kv#*=}" >"/sys/module/vroce/parameters/${kv%%=*}" &&
+		echo "rate: module parameter ${kv%%=*}=$(cat "/sys/module/vroce/parameters/${kv%%=*}")"
+done
 ip link set lo up
 # dummy0: built in with one device in UML; the module may have made none.
 ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy

@@ -11,7 +11,8 @@
 # VROCE_RATE_KEEP=DIR the programs' output is left in DIR; with
 # VROCE_RATE_LEND=0 (or 1) the module parameter lend is set first (the
 # doorbell runs in the poster's context or not); VROCE_RATE_ROWS=lat (or
-# rate) prints only the latency (or the rate) table.
+# rate) prints only the latency (or the rate) table; VROCE_RATE_PARAMS=
+# "NAME=VALUE ..." sets module parameters first (handoff_us=0, lend=0).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +28,7 @@ mkdir -p "$work/log"
 mhz=$(awk -F: '/^cpu MHz/ { gsub(/ /, "", $2); print $2; exit }' /proc/cpuinfo)
 VROCE_KERNEL=${VROCE_KERNEL:-nodebug} VROCE_UML_TIMEOUT=${VROCE_UML_TIMEOUT:-900} \
 	"$repo/scripts/uml-run.sh" \
-	"VROCE_RATE_LEND=${VROCE_RATE_LEND:-} VROCE_RATE_ROWS=${VROCE_RATE_ROWS:-} $repo/scripts/rate-guest.sh $work/libvroce ${mhz:-1000} $work/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} $work/log $work/vroce_syscall_lat" |
+	"VROCE_RATE_LEND=${VROCE_RATE_LEND:-} VROCE_RATE_ROWS=${VROCE_RATE_ROWS:-} VROCE_RATE_PARAMS='${VROCE_RATE_PARAMS:-}' $repo/scripts/rate-guest.sh $work/libvroce ${mhz:-1000} $work/vroce_memcpy_bw ${VROCE_RATE_SECS:-2} $work/log $work/vroce_syscall_lat" |
 	grep '^rate:' | sed 's/^rate: //'
 if [ -n "${VROCE_RATE_KEEP:-}" ]; then
 	mkdir -p "$VROCE_RATE_KEEP"

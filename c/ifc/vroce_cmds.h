@@ -414,7 +414,8 @@ struct vroce_ifc_cq_dbrec {
 /**
  * struct vroce_ifc_qp_dbrec - a QP's doorbell record, as the HCA reads it
  * @sq_pi: send WQEs posted (free running): read at each DB_SQ, whose
- *	index the HCA then ignores
+ *	index the HCA then ignores, and at each DB_LEND (issue 31: for such
+ *	a QP a send doorbell too)
  * @rq_pi: receive WQEs posted: read when a message needs a receive (no
  *	DB_RQ rings for such a QP)
  *
