@@ -31,7 +31,7 @@
 
 #define LD_BUF_LEN	(8 * SZ_4K)
 #define LD_POLL_MS	3000
-#define LD_BUDGET	4	/* the HCA's VROCE_HCA_LEND_BUDGET */
+#define LD_BUDGET	32	/* the HCA's VROCE_HCA_LEND_BUDGET */
 #define LD_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ)
 
@@ -166,9 +166,14 @@ static void ld_normal(void *data)
 	sched_set_normal(current, 0);
 }
 
-/* The test thread outranks the kworkers until the test ends (or below). */
+/*
+ * The test thread outranks the kworkers until the test ends (or below).
+ * First the work items queued so far finish: one preempted in a visit of
+ * the QP (connecting kicks it) would hold its run lock, and a lend defer.
+ */
 static void ld_fifo(struct kunit *test)
 {
+	msleep(20);
 	sched_set_fifo(current);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ld_normal, NULL),
 			0);
@@ -305,7 +310,7 @@ static void vroce_lend_busy_qp(struct kunit *test)
 static void vroce_lend_budget(struct kunit *test)
 {
 	const int n = 3 * LD_BUDGET + 1;
-	struct ld_pair *p = ld_pair(test, 32, 128);
+	struct ld_pair *p = ld_pair(test, 128, 512);
 	u64 lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
 	struct ib_wc *wc = kunit_kcalloc(test, 2 * n, sizeof(*wc), GFP_KERNEL);
 	u64 next_s = 0, next_r = 100;
@@ -779,15 +784,17 @@ static void vroce_lend_record_doorbell(struct kunit *test)
 
 /*
  * The hand-off's rival: a thread on the test thread's CPU, always runnable
- * (it reschedules, and sleeps only in its own hand-off), which makes a lent
- * post's hand-off (vroce_qp_handoff()) when told to: once for each of
- * @answers, and once whenever the test thread is in its own (@wake).
+ * (it reschedules, and sleeps only in its own hand-off), which makes a
+ * lent post's hand-off (vroce_qp_handoff()) as @qp when told to: once for
+ * each of @answers, and once whenever the test thread waits (@wake).
  */
 struct ld_rival {
+	struct vroce_dev *vdev;
+	struct vroce_qp *qp;
 	atomic_t answers;
 	atomic_t wake;
 	atomic_t stop;
-	u32 last;	/* its QP's count at its last lent post */
+	struct task_struct *task;
 };
 
 static int ld_rival_fn(void *data)
@@ -796,10 +803,10 @@ static int ld_rival_fn(void *data)
 
 	while (!atomic_read(&r->stop)) {
 		if (atomic_read(&r->answers)) {
-			vroce_qp_handoff(&r->last);
+			vroce_qp_handoff(r->vdev, r->qp);
 			atomic_dec(&r->answers);
 		} else if (atomic_xchg(&r->wake, 0)) {
-			vroce_qp_handoff(&r->last);
+			vroce_qp_handoff(r->vdev, r->qp);
 		}
 		/* Still runnable: a reschedule, not a sleep. */
 		schedule();
@@ -817,36 +824,30 @@ static void ld_restore_cpus(void *data)
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 }
 
-/* The rival answers once, its hand-off not waiting; the test waits. */
-static void ld_rival_answer(struct ld_rival *r)
+static void ld_rival_stop(void *data)
 {
-	unsigned int us = vroce_handoff_us;
+	struct ld_rival *r = data;
 
-	vroce_handoff_us = 0;
-	atomic_set(&r->answers, 1);
-	while (atomic_read(&r->answers))
-		usleep_range(1000, 2000);
-	vroce_handoff_us = us;
+	atomic_set(&r->stop, 1);
+	kthread_stop(r->task);
+	put_task_struct(r->task);
 }
 
 /*
- * The hand-off (vroce_qp_handoff(), after every lent post): a post that
- * follows another QP's lent post since its own QP's last, on a CPU it
- * shares with a runnable task, sleeps until another lent post wakes it, or
- * for handoff_us at most; a stream (no other lent post between two of the
- * QP's) never waits, nor does anything with handoff_us 0. The rival runs
- * on the test thread's CPU, runnable; the test thread is SCHED_FIFO, so
- * the rival runs only while it sleeps.
+ * A rival as @qp of @vdev on the test thread's CPU, the test thread made
+ * SCHED_FIFO (so the rival runs only while it sleeps); stopped at the end.
  */
-static void vroce_lend_handoff(struct kunit *test)
+static struct ld_rival *ld_rival(struct kunit *test, struct vroce_dev *vdev,
+				 struct ib_qp *qp)
 {
 	struct ld_rival *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	void *old = (void *)(uintptr_t)vroce_handoff_us;
 	struct task_struct *k;
-	u32 last = 0;
 	int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->vdev = vdev;
+	r->qp = container_of(qp, struct vroce_qp, ibqp);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							ld_restore_handoff,
 							old), 0);
@@ -860,35 +861,193 @@ static void vroce_lend_handoff(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
 	kthread_bind(k, cpu);
 	get_task_struct(k);
+	r->task = k;
 	wake_up_process(k);
-	/* A stream: the second of two posts in a row does not wait. */
-	vroce_handoff_us = 0;
-	vroce_qp_handoff(&last);
-	vroce_handoff_us = 10 * USEC_PER_SEC;
-	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ld_rival_stop, r),
+			0);
+	return r;
+}
 
-	/* An exchange: it waits, and the rival's next post wakes it. */
+/* The rival posts once, its hand-off not waiting; the test thread waits. */
+static void ld_rival_answer(struct ld_rival *r)
+{
+	unsigned int us = vroce_handoff_us;
+
+	vroce_handoff_us = 0;
+	atomic_set(&r->answers, 1);
+	while (atomic_read(&r->answers))
+		usleep_range(1000, 2000);
+	vroce_handoff_us = us;
+}
+
+/*
+ * The hand-off (vroce_qp_handoff(), after every lent post), between the
+ * two RC QPs of a pair, connected to each other: a post that follows a
+ * post of its peer since its own last, on a CPU shared with a runnable
+ * task, sleeps until the peer posts again, or for handoff_us at most; a
+ * stream (no post of the peer between two of its own) never waits, nor
+ * does anything with handoff_us 0. The rival posts as the peer, qp[1].
+ */
+static void vroce_lend_handoff(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair(test, 16, 64);
+	struct vroce_qp *qp = container_of(p->qp[0], struct vroce_qp, ibqp);
+	struct ld_rival *r = ld_rival(test, p->vdev, p->qp[1]);
+
+	/* A stream: two posts in a row; neither waits. */
+	vroce_handoff_us = 10 * USEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 0);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 0);
+
+	/* An exchange: it waits, and the peer's next post wakes it. */
 	ld_rival_answer(r);
 	atomic_set(&r->wake, 1);
-	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 1);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->wake), 0);
-	/* The rival may wait likewise (the test thread runnable): wake it. */
+	/* The peer may wait likewise (the test thread runnable): wake it. */
 	vroce_handoff_us = 0;
-	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 0);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 0);
 
 	/* An exchange with no answer: the bound ends the wait. */
 	vroce_handoff_us = 20 * USEC_PER_MSEC;
 	ld_rival_answer(r);
-	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), -ETIME);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), -ETIME);
 
 	/* Off: no wait, answer or not. */
 	ld_rival_answer(r);
 	vroce_handoff_us = 0;
-	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(&last), 0);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 0);
+}
 
-	atomic_set(&r->stop, 1);
-	kthread_stop(k);
-	put_task_struct(k);
+/*
+ * Found by the review of issue 31 (i31-rev): one thread's stream over two
+ * QPs, on a CPU it shares with a runnable task, nobody else posting. With
+ * a count shared by every QP, each post followed "another QP's" post (its
+ * own, on the other QP), was taken for an answer and slept handoff_us
+ * (-ETIME; a tick per post on UML). Only the peer's posts count: 0.
+ */
+static void vroce_lend_handoff_two_qps(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair(test, 16, 64);
+	struct ld_pair *q = ld_pair(test, 16, 64);
+	struct vroce_qp *a = container_of(p->qp[0], struct vroce_qp, ibqp);
+	struct vroce_qp *b = container_of(q->qp[0], struct vroce_qp, ibqp);
+	int i;
+
+	/* The rival runnable beside the test thread, never posting. */
+	ld_rival(test, p->vdev, p->qp[1]);
+	vroce_handoff_us = 20 * USEC_PER_MSEC;
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, a), 0);
+		KUNIT_EXPECT_EQ(test, vroce_qp_handoff(q->vdev, b), 0);
+	}
+}
+
+/*
+ * An intruder: a QP connected to qp[0] while qp[0] is connected to qp[1]
+ * (another process's, aiming at its victim). Its posts neither answer nor
+ * wake qp[0]: qp[0]'s posts between them stay a stream.
+ */
+static void vroce_lend_handoff_intruder(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair(test, 16, 64);
+	struct vroce_qp *qp = container_of(p->qp[0], struct vroce_qp, ibqp);
+	struct ib_qp *x = ld_qp(test, p, 16);
+	struct ld_rival *r;
+
+	KUNIT_ASSERT_EQ(test, vroce_lb_connect(x, p->qp[0]->qp_num, 0,
+					       p->vdev->netdev->dev_addr, 7,
+					       LD_ACCESS), 0);
+	r = ld_rival(test, p->vdev, x);
+	vroce_handoff_us = 20 * USEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 0);
+	ld_rival_answer(r);
+	ld_rival_answer(r);
+	KUNIT_EXPECT_EQ(test, vroce_qp_handoff(p->vdev, qp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qp->handoff_posts), 0);
+}
+
+static void ld_unmap(void *data)
+{
+	struct vroce_qp *qp = data;
+
+	qp->mapped = false;
+	qp->user = false;
+}
+
+static void ld_restore_lend(void *data)
+{
+	vroce_lend = (uintptr_t)data;
+}
+
+/*
+ * Review of issue 31 (i31-rev): the driver's own mapped post
+ * (vroce_post_send() with no work request), not the register: lent, it
+ * runs in the poster's context with no DB_SQ; with lend=0 set between two
+ * posts, or the capability gone, it falls back to DB_SQ and the work item
+ * runs what the record announces; nothing is lost. (The test marks its
+ * kernel QP, which has a record, a mapped user QP around the posts.)
+ */
+static void vroce_lend_mapped_post(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair_rec(test, 16, 64, true);
+	struct vroce_qp *qp = container_of(p->qp[0], struct vroce_qp, ibqp);
+	struct vroce_ifc_qp_dbrec *rec = p->rec->va;
+	void *old_us = (void *)(uintptr_t)vroce_handoff_us;
+	void *old_lend = (void *)(uintptr_t)vroce_lend;
+	const struct ib_send_wr *bad;
+	u64 lent, deferred;
+	struct ib_wc wc[4];
+	int n, i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							ld_restore_handoff,
+							old_us), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ld_restore_lend,
+							old_lend), 0);
+	vroce_handoff_us = 0;
+	lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
+	deferred = ld_counter(test, p->vdev, VROCE_CNT_LEND_DEFERRED);
+	ld_recvs(test, p, 100, 3);
+	/* Three WQEs in the ring (their DB_SQ finds the record at 0). */
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, ld_send(p->qp[0], 7 + i), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ld_poll_now(p->cq, wc, 4), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ld_unmap, qp),
+			0);
+	qp->user = true;
+	qp->mapped = true;
+
+	/* Lent: the post is the doorbell, and runs the WQE before it returns. */
+	ld_fifo(test);
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(1));
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], NULL, &bad), 0);
+	n = ld_poll_now(p->cq, wc, 4);
+	sched_set_normal(current, 0);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
+			lent, 1);
+
+	/* lend=0 between two posts: DB_SQ, the work item runs it. */
+	vroce_lend = false;
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(2));
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], NULL, &bad), 0);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
+	vroce_lend = true;
+
+	/* No VROCE_CAP_LEND (the driver's view): DB_SQ again. */
+	p->vdev->attr.caps &= ~VROCE_CAP_LEND;
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(3));
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], NULL, &bad), 0);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
+	p->vdev->attr.caps |= VROCE_CAP_LEND;
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
+			lent, 1);
+	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev,
+					 VROCE_CNT_LEND_DEFERRED), deferred);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 4, wc), 0);
 }
 
 static struct kunit_case vroce_lend_cases[] = {
@@ -904,6 +1063,9 @@ static struct kunit_case vroce_lend_cases[] = {
 	KUNIT_CASE(vroce_lend_during_reset),
 	KUNIT_CASE(vroce_lend_record_doorbell),
 	KUNIT_CASE(vroce_lend_handoff),
+	KUNIT_CASE(vroce_lend_handoff_two_qps),
+	KUNIT_CASE(vroce_lend_handoff_intruder),
+	KUNIT_CASE(vroce_lend_mapped_post),
 	{}
 };
 

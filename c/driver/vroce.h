@@ -482,7 +482,10 @@ struct vroce_qp {
 	/* issue 31 */
 	bool mapped;
 	struct vroce_dbrec dbrec;
-	u32 lend_gen;	/* lent posts counted at its last (vroce_qp_handoff()) */
+	/* issue 31, the hand-off (vroce_qp_handoff()) */
+	atomic_t handoff_posts;	/* lent posts of its RC peer */
+	u32 handoff_seen;	/* @handoff_posts at its own last lent post */
+	wait_queue_head_t handoff_wq;	/* its poster waiting for the peer */
 };
 
 /**
@@ -863,7 +866,7 @@ extern bool vroce_lend;
 extern unsigned int vroce_handoff_us;
 #if IS_ENABLED(CONFIG_KUNIT)
 bool vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp);
-int vroce_qp_handoff(u32 *last);
+int vroce_qp_handoff(struct vroce_dev *vdev, struct vroce_qp *qp);
 #endif
 int vroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);

@@ -303,6 +303,7 @@ int vroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		   init->qp_type == IB_QPT_UD ? VROCE_QPT_UD :
 		   init->qp_type == IB_QPT_UC ? VROCE_QPT_UC : VROCE_QPT_GSI;
 	mutex_init(&qp->state_lock);
+	init_waitqueue_head(&qp->handoff_wq);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->user = !!udata;
@@ -1140,22 +1141,36 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_lend);
 module_param_named(lend, vroce_lend, bool, 0644);
 MODULE_PARM_DESC(lend, "run a user QP's send WQEs in the poster's context (default: on)");
 
-/*
- * issue 31, hand-off: module parameter handoff_us (Documentation/datapath.rst).
- * @vroce_handoff_gen counts lent posts, of every vroce device: the wire
- * joins them all.
- */
+/* issue 31, hand-off: module parameter handoff_us (Documentation/datapath.rst). */
 unsigned int vroce_handoff_us = 50;
 EXPORT_SYMBOL_IF_KUNIT(vroce_handoff_us);
 module_param_named(handoff_us, vroce_handoff_us, uint, 0644);
-MODULE_PARM_DESC(handoff_us, "after a lent post on a CPU other tasks want, wait at most this many microseconds for another lent post (0: never; default: 50)");
-static DECLARE_WAIT_QUEUE_HEAD(vroce_handoff_wq);
-static atomic_t vroce_handoff_gen = ATOMIC_INIT(0);
+MODULE_PARM_DESC(handoff_us, "after a lent post answering its RC peer's, on a CPU other tasks want, wait at most this many microseconds for the peer's next (0: never; default: 50)");
+
+/*
+ * The RC peer of @qp on its device, when the two are connected to each
+ * other (an intruder connected to @qp alone is no peer). Context: the
+ * device's QP table locked (the peer stays while it is).
+ */
+static struct vroce_qp *vroce_qp_peer(struct vroce_dev *vdev,
+				      struct vroce_qp *qp)
+{
+	struct vroce_qp *peer;
+
+	if (qp->type != VROCE_QPT_RC)
+		return NULL;
+	peer = xa_load(&vdev->qps, READ_ONCE(qp->attr.dest_qp_num));
+	if (!peer || peer == qp ||
+	    READ_ONCE(peer->attr.dest_qp_num) != qp->ibqp.qp_num)
+		return NULL;
+	return peer;
+}
 
 /**
- * vroce_qp_handoff() - give the CPU a lent post borrowed to whoever waits
- *	for what it delivered
- * @last: the poster's QP's count of lent posts at its last one (updated)
+ * vroce_qp_handoff() - give the CPU a lent post borrowed to the peer
+ *	waiting for what it delivered
+ * @vdev: the device
+ * @qp: the QP whose send doorbell was just lent
  *
  * A lent post delivers its messages before it returns, into the memory and
  * CQs of QPs whose processes poll them without a system call. On a CPU
@@ -1163,35 +1178,49 @@ static atomic_t vroce_handoff_gen = ATOMIC_INIT(0);
  * more runnable tasks than CPUs), the poster spins next in its own poll,
  * and the scheduler lets the receiver see the message only at its next
  * tick: a round trip of two spinning processes took 10 ms on UML, where
- * the device needs microseconds. So in an exchange, a post that follows
- * another process's lent post (the one it answers, typically) since this
- * QP's last, when other tasks are runnable on this CPU, sleeps until the
- * next lent post of any process (the receiver's answer) or for handoff_us
- * at most: the receiver runs meanwhile, and the poster is woken by its
- * answer. A stream (posts of one QP with no other lent post between them,
- * the sender of a bandwidth test) and a poster alone on its CPU never
- * wait. Every lent post wakes the posters waiting. The wait is
- * interruptible; a signal ends it, and the post it follows stands.
+ * the device needs microseconds. So between two RC QPs of one device
+ * connected to each other, each lent post counts for the peer
+ * (@handoff_posts); a post that answers, one that follows a post of its
+ * peer since its own last, when other tasks are runnable on this CPU,
+ * sleeps until the peer posts again (its answer) or for handoff_us at
+ * most: the peer runs meanwhile, and wakes the poster with its answer.
+ * A stream (posts with no post of the peer between them: the sender of a
+ * bandwidth test, a sender over several QPs), a QP with no such peer, and
+ * a poster alone on its CPU never wait; nobody else's posts count or
+ * wake. The wait is interruptible; a signal ends it, and the post it
+ * follows stands.
  *
  * Context: process context, no lock held.
- * Return: 0 when it did not wait, 1 when another lent post woke it,
- * -ETIME when it waited handoff_us, -EINTR when a signal ended the wait.
+ * Return: 0 when it did not wait, 1 when the peer's post woke it, -ETIME
+ * when it waited handoff_us, -EINTR when a signal ended the wait.
  */
-VISIBLE_IF_KUNIT int vroce_qp_handoff(u32 *last)
+VISIBLE_IF_KUNIT int vroce_qp_handoff(struct vroce_dev *vdev,
+				      struct vroce_qp *qp)
 {
 	unsigned int us = READ_ONCE(vroce_handoff_us);
-	u32 gen = atomic_inc_return(&vroce_handoff_gen);
-	bool answer = READ_ONCE(*last) != gen - 1;
+	struct vroce_qp *peer;
+	u32 seen;
 	long ret;
 
-	WRITE_ONCE(*last, gen);
-	/* The barrier of the increment orders it before the look. */
-	if (wq_has_sleeper(&vroce_handoff_wq))
-		wake_up_all(&vroce_handoff_wq);
-	if (!us || !answer || single_task_running())
+	xa_lock(&vdev->qps);
+	peer = vroce_qp_peer(vdev, qp);
+	if (peer) {
+		/* The barrier of the increment orders it before the look. */
+		atomic_inc_return(&peer->handoff_posts);
+		if (wq_has_sleeper(&peer->handoff_wq))
+			wake_up(&peer->handoff_wq);
+	}
+	xa_unlock(&vdev->qps);
+	if (!peer)
 		return 0;
-	ret = wait_event_interruptible_hrtimeout(vroce_handoff_wq,
-						 (u32)atomic_read(&vroce_handoff_gen) != gen,
+	seen = atomic_read(&qp->handoff_posts);
+	if (seen == READ_ONCE(qp->handoff_seen))
+		return 0;	/* no answer to anything: a stream */
+	WRITE_ONCE(qp->handoff_seen, seen);
+	if (!us || single_task_running())
+		return 0;
+	ret = wait_event_interruptible_hrtimeout(qp->handoff_wq,
+						 atomic_read(&qp->handoff_posts) != seen,
 						 ns_to_ktime((u64)us * NSEC_PER_USEC));
 	if (!ret)
 		return 1;
@@ -1227,7 +1256,7 @@ VISIBLE_IF_KUNIT bool vroce_qp_lend(struct vroce_dev *vdev, struct vroce_qp *qp)
 	    !(vdev->attr.caps & VROCE_CAP_LEND) || vroce_dev_dead(vdev))
 		return false;
 	vroce_hw_qp_lend(&vdev->hw, qp->ibqp.qp_num);
-	vroce_qp_handoff(&qp->lend_gen);
+	vroce_qp_handoff(vdev, qp);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_qp_lend);
