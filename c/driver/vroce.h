@@ -326,6 +326,12 @@ struct vroce_dev {
 	u32 health_beat;
 	/* issue 31, hca */
 	bool kunit_unpriv;
+	/*
+	 * review of issue 31: bit i: emptying the HCA's GID entry i failed
+	 * (vroce_del_gid()), to be done again; atomic bitops, and the core
+	 * serialises add_gid and del_gid
+	 */
+	unsigned long gid_stale;
 };
 
 /**
@@ -855,6 +861,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vroce_add_gid(const struct ib_gid_attr *attr, void **context);
+int vroce_del_gid(const struct ib_gid_attr *attr, void **context);
 int vroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int vroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 /* issue 31, lend (c/driver/vroce_qp.c) */
