@@ -98,7 +98,8 @@ static void vroce_gid_flush_stale(struct vroce_dev *vdev)
  * @context: unused
  *
  * Context: process context, may sleep; the core holds its table's lock.
- * Return: 0, or the errno of SET_GID (the core then keeps no entry).
+ * Return: 0, or the errno of SET_GID (the core then keeps no entry, and
+ * the HCA's is emptied: vroce_gid_flush_stale()).
  */
 int vroce_add_gid(const struct ib_gid_attr *attr, void **context)
 {
@@ -111,8 +112,16 @@ int vroce_add_gid(const struct ib_gid_attr *attr, void **context)
 		return -EINVAL;
 	vroce_gid_flush_stale(vdev);
 	err = vroce_cmd_set_gid(vdev, attr->index, attr->gid.raw);
-	if (!err)
+	if (!err) {
 		clear_bit(attr->index, &vdev->gid_stale);
+		return 0;
+	}
+	/*
+	 * The core keeps no entry; a command that timed out may still have
+	 * written the HCA's: empty it (now, or at the next change).
+	 */
+	set_bit(attr->index, &vdev->gid_stale);
+	vroce_gid_flush_stale(vdev);
 	return err;
 }
 
