@@ -52,7 +52,8 @@ struct gt_fix {
 	struct vroce_dev *vdev;
 	struct vroce_hca *hca;
 	struct ib_pd *pd;
-	struct ib_cq *cq;
+	struct ib_cq *cq;	/* the senders' */
+	struct ib_cq *rcq;	/* the receiver's */
 	struct ib_qp *rqp;
 	struct ib_qp *kqp;
 	struct vroce_test_kbuf *rbuf;
@@ -80,10 +81,11 @@ static void gt_dereg_mr(void *data)
 	ib_dereg_mr(data);
 }
 
-static struct ib_qp *gt_qp(struct kunit *test, struct gt_fix *f, bool unpriv)
+static struct ib_qp *gt_qp_on(struct kunit *test, struct gt_fix *f,
+			      struct ib_cq *cq, bool unpriv)
 {
 	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_UD, .send_cq = f->cq, .recv_cq = f->cq,
+		.qp_type = IB_QPT_UD, .send_cq = cq, .recv_cq = cq,
 		.sq_sig_type = IB_SIGNAL_ALL_WR, .port_num = 1,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -110,6 +112,12 @@ static struct ib_qp *gt_qp(struct kunit *test, struct gt_fix *f, bool unpriv)
 	return qp;
 }
 
+/* A sender on the senders' CQ: a process's (@unpriv) or the kernel's. */
+static struct ib_qp *gt_qp(struct kunit *test, struct gt_fix *f, bool unpriv)
+{
+	return gt_qp_on(test, f, f->cq, unpriv);
+}
+
 static struct gt_fix *gt_fix(struct kunit *test)
 {
 	struct gt_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
@@ -126,6 +134,10 @@ static struct gt_fix *gt_fix(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->cq);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, gt_free_cq,
 							f->cq), 0);
+	f->rcq = ib_alloc_cq(&f->vdev->ibdev, NULL, 32, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->rcq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, gt_free_cq,
+							f->rcq), 0);
 	f->rbuf = vroce_test_kbuf(test, f->vdev, GT_BUF);
 	f->kbuf = vroce_test_kbuf(test, f->vdev, GT_MSG);
 	f->map = vroce_test_user_mem(test, 3 * SZ_4K, 3);
@@ -134,7 +146,7 @@ static struct gt_fix *gt_fix(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->umr);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, gt_dereg_mr,
 							f->umr), 0);
-	f->rqp = gt_qp(test, f, false);
+	f->rqp = gt_qp_on(test, f, f->rcq, false);
 	f->kqp = gt_qp(test, f, false);
 	/* The port's GID 0, once the core's table (and the HCA's) has it. */
 	for (i = 0; i < 100 && IS_ERR(gattr); i++) {
@@ -229,7 +241,7 @@ static void gt_expect_recv(struct kunit *test, struct gt_fix *f,
 {
 	struct ib_wc wc;
 
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(f->cq, &wc, 1, GT_POLL_MS), 1);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(f->rcq, &wc, 1, GT_POLL_MS), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_PTR_EQ(test, wc.qp, f->rqp);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, VROCE_GRH_SIZE + GT_MSG);
@@ -244,7 +256,7 @@ static void gt_expect_no_recv(struct kunit *test, struct gt_fix *f)
 {
 	struct ib_wc wc;
 
-	KUNIT_EXPECT_EQ(test, vroce_test_poll(f->cq, &wc, 1, GT_IDLE_MS), 0);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(f->rcq, &wc, 1, GT_IDLE_MS), 0);
 }
 
 /* The RDMA core's view of an entry the test adds and removes. */
