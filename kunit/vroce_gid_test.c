@@ -416,16 +416,17 @@ static void vroce_gid_deleted(struct kunit *test)
 /*
  * SET_GID's faults (the fail knob on its opcode). A failed add_gid
  * returns the errno and the HCA has no entry: the GID is refused. A
- * failed del_gid returns the errno and leaves the entry in the HCA,
- * marked stale: the next change of the table empties it first.
+ * failed del_gid returns the errno and tries once more at once; when that
+ * fails too the entry stays in the HCA, marked stale, and the next change
+ * of the table empties it first.
  */
 static void vroce_gid_command_faults(struct kunit *test)
 {
 	struct gt_fix *f = gt_fix(test);
 	const struct ib_device_ops *ops = &f->vdev->ibdev.ops;
 	u32 index = gt_free_index(test, f);
-	struct ib_qp *uqp[3] = { gt_qp(test, f, true), gt_qp(test, f, true),
-				 gt_qp(test, f, true) };
+	struct ib_qp *uqp[4] = { gt_qp(test, f, true), gt_qp(test, f, true),
+				 gt_qp(test, f, true), gt_qp(test, f, true) };
 	struct ib_gid_attr attr, other;
 	struct ib_wc wc;
 
@@ -442,12 +443,23 @@ static void vroce_gid_command_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
 	gt_expect_no_recv(test, f);
 
+	/* One failure: del_gid's own retry empties it. */
 	KUNIT_ASSERT_EQ(test, ops->add_gid(&attr, NULL), 0);
 	vroce_hca_set_faults(f->hca, 1, VROCE_CMD_INTERNAL, 0, 0);
 	KUNIT_EXPECT_EQ(test, ops->del_gid(&attr, NULL), -EIO);
+	KUNIT_EXPECT_FALSE(test, test_bit(index, &f->vdev->gid_stale));
+	gt_post_recv(test, f, 2);
+	gt_send(test, f, uqp[1], 41, gt_added, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	gt_expect_no_recv(test, f);
+
+	/* Two: the retry fails too, and the entry stays, marked stale. */
+	KUNIT_ASSERT_EQ(test, ops->add_gid(&attr, NULL), 0);
+	vroce_hca_set_faults(f->hca, 2, VROCE_CMD_INTERNAL, 0, 0);
+	KUNIT_EXPECT_EQ(test, ops->del_gid(&attr, NULL), -EIO);
 	KUNIT_EXPECT_TRUE(test, test_bit(index, &f->vdev->gid_stale));
 	/* Until the next change, the HCA still has it. */
-	gt_send(test, f, uqp[1], 41, gt_added, &wc);
+	gt_send(test, f, uqp[2], 42, gt_added, &wc);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	gt_expect_recv(test, f, gt_added);
 
@@ -455,8 +467,8 @@ static void vroce_gid_command_faults(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ops->add_gid(&other, NULL), 0);
 	KUNIT_EXPECT_FALSE(test, test_bit(index, &f->vdev->gid_stale));
 	KUNIT_EXPECT_EQ(test, ops->del_gid(&other, NULL), 0);
-	gt_post_recv(test, f, 2);
-	gt_send(test, f, uqp[2], 42, gt_added, &wc);
+	gt_post_recv(test, f, 3);
+	gt_send(test, f, uqp[3], 43, gt_added, &wc);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
 	gt_expect_no_recv(test, f);
 }
