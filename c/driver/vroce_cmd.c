@@ -827,6 +827,7 @@ int vroce_cmd_query_srq(struct vroce_dev *vdev, u32 srqn, u32 *limit,
 	}
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_srq);
 
 static int vroce_cmd_mcast(struct vroce_dev *vdev, u16 opcode, u32 qpn,
 			   const u8 *gid)

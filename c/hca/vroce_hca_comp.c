@@ -263,8 +263,6 @@ u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp)
 	return qp->pdn;
 }
 
-static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp);
-
 /**
  * vroce_hca_recv_taken() - the head receive WQE of @qp completes
  * @hca: the HCA
@@ -272,9 +270,9 @@ static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp);
  *
  * The consumer count moves on. An SRQ's WQE is marked taken (the driver
  * may reuse its slot: the HCA copied it when it looked at it), and a take
- * that leaves fewer WQEs posted (up to the producer index posted now)
- * than the armed limit writes the limit event, once: the limit is
- * disarmed.
+ * that leaves fewer WQEs posted than the armed limit writes the limit
+ * event, once: the limit is disarmed. The producer count was taken from
+ * DB_SRQ or the SRQ's record as the receive was (vroce_hca_wq_sync()).
  */
 void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
@@ -294,15 +292,6 @@ void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 		smp_mb();
 		WRITE_ONCE(wqe->srq_done, 1);
 	}
-	/*
-	 * Review of issue 31: the producer count is taken only when the
-	 * queue looks empty, so it lags what was posted since (by DB_SRQ,
-	 * or by a mapped SRQ's record, which no system call announces): an
-	 * armed limit is weighed against the index posted now, which
-	 * vroce_hca_srq_sync() checks as at any take.
-	 */
-	if (srq->limit)
-		vroce_hca_srq_sync(hca, qp);
 	if (srq->limit && wq->pi - wq->ci < srq->limit) {
 		srq->limit = 0;
 		vroce_hca_eq_post(hca, VROCE_EQE_SRQ_LIMIT, srq->srqn);
