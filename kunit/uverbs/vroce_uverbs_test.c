@@ -2538,9 +2538,9 @@ static int ms_query_limit(int fd, __u32 srq)
  * mapped RC QP connected to itself. 2 posted, one taken (the HCA then
  * took index 2); 5 more posted by the record; the limit armed at 3; takes
  * leaving 5, 4 and 3: no event; the one leaving 2: SRQ_LIMIT_REACHED for
- * the SRQ, and QUERY_SRQ shows the limit disarmed. Before the review of
- * issue 31 the HCA weighed the limit against the index it took when the
- * queue looked empty, and the event came with 6 posted.
+ * the SRQ, and QUERY_SRQ shows the limit disarmed. Each take reads the
+ * record (review of issue 31: the limit of a mapped SRQ, whose receives
+ * come with no system call, works as a kernel SRQ's).
  */
 static void user_mapped_srq(int fd, int afd, const char *ibdev, __u32 pd,
 			    __u32 src_lkey, __u64 src_iova)
