@@ -298,6 +298,10 @@ struct vroce_mr_cache {
  * @kunit_unpriv: KUnit only (issue 31, hca): kernel QPs created from now
  *	on are unprivileged too (CREATE_QP's VROCE_QP_F_UNPRIV), standing in
  *	for a process's, whose rings the test then writes as a process would
+ * @gid_stale: (review of issue 31) bit i: emptying the HCA's GID entry i
+ *	failed (vroce_del_gid()) and is done again before the next change of
+ *	the table; atomic bitops (the core serialises add_gid and del_gid
+ *	under its table's lock)
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -326,11 +330,7 @@ struct vroce_dev {
 	u32 health_beat;
 	/* issue 31, hca */
 	bool kunit_unpriv;
-	/*
-	 * review of issue 31: bit i: emptying the HCA's GID entry i failed
-	 * (vroce_del_gid()), to be done again; atomic bitops, and the core
-	 * serialises add_gid and del_gid
-	 */
+	/* review of issue 31 */
 	unsigned long gid_stale;
 };
 
