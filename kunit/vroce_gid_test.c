@@ -118,6 +118,12 @@ static struct ib_qp *gt_qp(struct kunit *test, struct gt_fix *f, bool unpriv)
 	return gt_qp_on(test, f, f->cq, unpriv);
 }
 
+/* A test that failed while the HCA held a QP lets it go. */
+static void gt_unhold(void *hca)
+{
+	vroce_hca_hold_qp(hca, 0);
+}
+
 static struct gt_fix *gt_fix(struct kunit *test)
 {
 	struct gt_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
@@ -128,6 +134,8 @@ static struct gt_fix *gt_fix(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->vdev = vroce_test_dev(test);
 	f->hca = vroce_test_hca(test);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, gt_unhold,
+							f->hca), 0);
 	KUNIT_ASSERT_TRUE(test, f->vdev->attr.caps & VROCE_CAP_GID_TABLE);
 	f->pd = vroce_test_pd(test, f->vdev, 0);
 	f->cq = ib_alloc_cq(&f->vdev->ibdev, NULL, 32, 0, IB_POLL_DIRECT);
@@ -203,8 +211,9 @@ static void gt_post_recv(struct kunit *test, struct gt_fix *f, u64 wr_id)
  * source GID (NULL: the AH's) while the HCA holds the QP, as a process
  * writes its ring; its completion in @wc.
  */
-static void gt_send(struct kunit *test, struct gt_fix *f, struct ib_qp *qp,
-		    u64 wr_id, const u8 *sgid, struct ib_wc *wc)
+/* gt_send()'s first half: the HCA holds @qp until gt_send_posted(). */
+static void gt_send_held(struct kunit *test, struct gt_fix *f,
+			 struct ib_qp *qp, u64 wr_id, const u8 *sgid)
 {
 	bool user = qp != f->kqp;
 	struct ib_sge sge = {
@@ -228,11 +237,24 @@ static void gt_send(struct kunit *test, struct gt_fix *f, struct ib_qp *qp,
 		wqe = vroce_ring_slot(&vqp->sq.ring, idx);
 		memcpy(wqe->av.sgid, sgid, sizeof(wqe->av.sgid));
 	}
+}
+
+/* gt_send()'s second half: the HCA lets go, the completion comes. */
+static void gt_send_posted(struct kunit *test, struct gt_fix *f,
+			   struct ib_qp *qp, u64 wr_id, struct ib_wc *wc)
+{
 	vroce_hca_hold_qp(f->hca, 0);
 	KUNIT_ASSERT_EQ(test, vroce_test_poll(qp->send_cq, wc, 1, GT_POLL_MS),
 			1);
 	KUNIT_EXPECT_EQ(test, wc->wr_id, wr_id);
 	KUNIT_EXPECT_PTR_EQ(test, wc->qp, qp);
+}
+
+static void gt_send(struct kunit *test, struct gt_fix *f, struct ib_qp *qp,
+		    u64 wr_id, const u8 *sgid, struct ib_wc *wc)
+{
+	gt_send_held(test, f, qp, wr_id, sgid);
+	gt_send_posted(test, f, qp, wr_id, wc);
 }
 
 /* The receive posted came, from @sgid (the GRH's IPv6 source). */
@@ -414,6 +436,42 @@ static void vroce_gid_deleted(struct kunit *test)
 }
 
 /*
+ * In flight: WQEs posted with a GID, which del_gid removes before the HCA
+ * executes them (the HCA holds their QPs), are refused as any other: a
+ * process's QP to ERR, a kernel QP's datagram dropped. The table is read
+ * when the WQE executes, not when it is posted.
+ */
+static void vroce_gid_in_flight(struct kunit *test)
+{
+	struct gt_fix *f = gt_fix(test);
+	const struct ib_device_ops *ops = &f->vdev->ibdev.ops;
+	u32 index = gt_free_index(test, f);
+	struct ib_qp *uqp = gt_qp(test, f, true);
+	u64 refused = gt_counter(test, f, VROCE_CNT_SGID_REFUSED);
+	struct ib_gid_attr attr;
+	struct ib_wc wc;
+
+	gt_attr(f, &attr, index, gt_added);
+	gt_track(test, f, index);
+	KUNIT_ASSERT_EQ(test, ops->add_gid(&attr, NULL), 0);
+	gt_post_recv(test, f, 1);
+	gt_send_held(test, f, uqp, 70, gt_added);
+	KUNIT_ASSERT_EQ(test, ops->del_gid(&attr, NULL), 0);
+	gt_send_posted(test, f, uqp, 70, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, gt_state(uqp), IB_QPS_ERR);
+
+	KUNIT_ASSERT_EQ(test, ops->add_gid(&attr, NULL), 0);
+	gt_send_held(test, f, f->kqp, 71, gt_added);
+	KUNIT_ASSERT_EQ(test, ops->del_gid(&attr, NULL), 0);
+	gt_send_posted(test, f, f->kqp, 71, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	gt_expect_no_recv(test, f);
+	KUNIT_EXPECT_EQ(test, gt_counter(test, f, VROCE_CNT_SGID_REFUSED),
+			refused + 2);
+}
+
+/*
  * SET_GID's faults (the fail knob on its opcode). A failed add_gid
  * returns the errno and the HCA has no entry: the GID is refused. A
  * failed del_gid returns the errno and tries once more at once; when that
@@ -544,6 +602,7 @@ static struct kunit_case vroce_gid_cases[] = {
 	KUNIT_CASE(vroce_gid_forged_unpriv),
 	KUNIT_CASE(vroce_gid_forged_kernel),
 	KUNIT_CASE(vroce_gid_deleted),
+	KUNIT_CASE(vroce_gid_in_flight),
 	KUNIT_CASE(vroce_gid_command_faults),
 	KUNIT_CASE(vroce_gid_lost),
 	KUNIT_CASE(vroce_gid_bad_cmds),
