@@ -571,6 +571,30 @@ static void vroce_gid_lost(struct kunit *test)
 }
 
 /*
+ * A dead device: its HCA was reset, which emptied the table. del_gid
+ * succeeds in software, add_gid fails with -EIO (the core keeps no
+ * entry), and nothing is left stale.
+ */
+static void vroce_gid_dead(struct kunit *test)
+{
+	struct gt_fix *f = gt_fix(test);
+	const struct ib_device_ops *ops = &f->vdev->ibdev.ops;
+	u32 index = gt_free_index(test, f);
+	struct vroce_dev_attr dattr;
+	struct ib_gid_attr attr;
+
+	gt_attr(f, &attr, index, gt_added);
+	KUNIT_ASSERT_EQ(test, ops->add_gid(&attr, NULL), 0);
+	vroce_test_cmd_timeout(test, f->vdev, 100);
+	vroce_hca_set_health(f->hca, false, true);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(f->vdev, &dattr), -EIO);
+	KUNIT_ASSERT_TRUE(test, vroce_dev_dead(f->vdev));
+	KUNIT_EXPECT_EQ(test, ops->del_gid(&attr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ops->add_gid(&attr, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, f->vdev->gid_stale, 0);
+}
+
+/*
  * SET_GID's bad parameters (BAD_PARAM: -EINVAL), and an HCA without the
  * table (VROCE_CAP_GID_TABLE): the command is BAD_OPCODE (-EOPNOTSUPP)
  * and the HCA sends any source GID, as before it.
@@ -605,6 +629,7 @@ static struct kunit_case vroce_gid_cases[] = {
 	KUNIT_CASE(vroce_gid_in_flight),
 	KUNIT_CASE(vroce_gid_command_faults),
 	KUNIT_CASE(vroce_gid_lost),
+	KUNIT_CASE(vroce_gid_dead),
 	KUNIT_CASE(vroce_gid_bad_cmds),
 	{}
 };
