@@ -53,7 +53,8 @@
  *   (vroce_hca_set_*()) and a reset, which change the MPT, max_mr, the PD
  *   table, and the QP and CQ contexts (their valid slots and attributes);
  *   they run with no engine in (the multicast groups mcg[] too: ATTACH_MCAST,
- *   DETACH_MCAST and DESTROY_QP change them). Held for reading: the data path, which
+ *   DETACH_MCAST and DESTROY_QP change them; the GID table gid[] and
+ *   gid_valid too: SET_GID and a reset). Held for reading: the data path, which
  *   runs a QP at a time on each CPU, one work item per QP, and reads those
  *   as fixed while it holds it (its own changes take the locks below);
  *   vroce_hca_mr_access() and the vroce_hca_frmr_*() calls read-lock too.
