@@ -19,6 +19,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
+#include "../c/driver/vroce_cmd.h"
 #include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
@@ -500,6 +501,61 @@ static void vroce_srq_limit_event(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.other), 0);
 }
 
+/* QUERY_SRQ's count of posted receives, as the HCA answers it. */
+static u32 srq_hca_posted(struct kunit *test, struct srq_fix *f)
+{
+	u32 limit, posted = U32_MAX;
+
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_srq(f->vdev,
+						  to_vroce_srq(f->srq)->srqn,
+						  &limit, &posted), 0);
+	return posted;
+}
+
+/*
+ * Review of issue 31: receives posted after the HCA last took the
+ * producer index (it reads DB_SRQ's, or a mapped SRQ's record, when a
+ * message needs a receive) count for QUERY_SRQ's posted (before, it
+ * answered as far as the last take: 0 and 4 below) and for the limit:
+ * the event waits until fewer than the limit are really posted.
+ */
+static void vroce_srq_limit_late_posts(struct kunit *test)
+{
+	struct srq_fix *f = srq_fix(test, 8);
+	struct ib_qp *s = srq_qp(test, f, IB_QPT_RC, NULL);
+	struct ib_qp *r = srq_qp(test, f, IB_QPT_RC, f->srq);
+	struct ib_srq_attr attr = { .srq_limit = 3 };
+	struct ib_wc wc;
+	u32 i;
+
+	srq_rc_connect(test, f, s, r);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, srq_post(f, i, i), 0);
+	KUNIT_EXPECT_EQ(test, srq_hca_posted(test, f), 2);
+	/* The HCA takes index 2, and receive 0. */
+	srq_send_recv(test, f, s, NULL, 0, 16, 0, &wc);
+	for (i = 2; i < 7; i++)
+		KUNIT_ASSERT_EQ(test, srq_post(f, i, i), 0);
+	KUNIT_EXPECT_EQ(test, srq_hca_posted(test, f), 6);
+	/* 6 posted: arm 3; takes leave 5, 4, 3: no event. */
+	KUNIT_ASSERT_EQ(test, ib_modify_srq(f->srq, &attr, IB_SRQ_LIMIT), 0);
+	for (i = 1; i < 4; i++)
+		srq_send_recv(test, f, s, NULL, 0, 16, i, &wc);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.limit), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_srq(f->srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 3);
+	KUNIT_EXPECT_EQ(test, srq_hca_posted(test, f), 3);
+	/* 2 left: the event, once. */
+	srq_send_recv(test, f, s, NULL, 0, 16, 4, &wc);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.limit), 1);
+	KUNIT_ASSERT_EQ(test, ib_query_srq(f->srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 0);
+	KUNIT_EXPECT_EQ(test, srq_hca_posted(test, f), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ev.other), 0);
+}
+
 /* An SRQ with QPs attached is not destroyed: the core and the HCA say so. */
 static void vroce_srq_destroy_busy(struct kunit *test)
 {
@@ -880,6 +936,7 @@ static struct kunit_case vroce_srq_cases[] = {
 	KUNIT_CASE(vroce_srq_rc_ud_shared),
 	KUNIT_CASE(vroce_srq_ud_drop),
 	KUNIT_CASE(vroce_srq_limit_event),
+	KUNIT_CASE(vroce_srq_limit_late_posts),
 	KUNIT_CASE(vroce_srq_destroy_busy),
 	KUNIT_CASE(vroce_srq_qp_error_flush),
 	KUNIT_CASE(vroce_srq_command_faults),

@@ -257,10 +257,19 @@ static void vroce_ud_send_recv(struct kunit *test)
  * no IPv4 address here, so the AH's vector (what every WQE copies) is
  * given IPv4-mapped GIDs by hand; the HCA picks the header by them.
  */
+static void ud_del_gid(void *data)
+{
+	const struct ib_gid_attr *attr = data;
+
+	attr->device->ops.del_gid(attr, NULL);
+}
+
 static void vroce_ud_ipv4_grh(struct kunit *test)
 {
 	struct ud_pair *p = ud_pair(test, UD_QKEY, UD_QKEY);
 	struct vroce_ah *ah = to_vroce_ah(p->ah);
+	struct ib_gid_attr *gattr;
+	const struct ib_gid_attr *used;
 	struct ib_wc wc[2];
 	struct iphdr *ip;
 	u8 *rx;
@@ -270,6 +279,26 @@ static void vroce_ud_ipv4_grh(struct kunit *test)
 			       (struct in6_addr *)ah->av.sgid);
 	ipv6_addr_set_v4mapped(cpu_to_be32(0xc0000202),
 			       (struct in6_addr *)ah->av.dgid);
+	/*
+	 * The source must be one of the port's GIDs (the HCA's table,
+	 * review of issue 31): the HCA's last entry gets it, as add_gid
+	 * would write it for an IPv4 address of the netdev.
+	 */
+	used = rdma_get_gid_attr(&p->vdev->ibdev, 1, VROCE_GID_TBL_LEN - 1);
+	if (!IS_ERR(used)) {
+		rdma_put_gid_attr(used);
+		kunit_skip(test, "the core uses the last GID entry");
+	}
+	gattr = kunit_kzalloc(test, sizeof(*gattr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gattr);
+	gattr->device = &p->vdev->ibdev;
+	gattr->port_num = 1;
+	gattr->index = VROCE_GID_TBL_LEN - 1;
+	gattr->gid_type = IB_GID_TYPE_ROCE_UDP_ENCAP;
+	memcpy(gattr->gid.raw, ah->av.sgid, 16);
+	KUNIT_ASSERT_EQ(test, p->vdev->ibdev.ops.add_gid(gattr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ud_del_gid,
+							gattr), 0);
 
 	rx = p->buf[1]->va;
 	KUNIT_ASSERT_EQ(test, ud_post_recv(p, 1, 1, UD_BUF), 0);

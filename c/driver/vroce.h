@@ -298,6 +298,10 @@ struct vroce_mr_cache {
  * @kunit_unpriv: KUnit only (issue 31, hca): kernel QPs created from now
  *	on are unprivileged too (CREATE_QP's VROCE_QP_F_UNPRIV), standing in
  *	for a process's, whose rings the test then writes as a process would
+ * @gid_stale: (review of issue 31) bit i: emptying the HCA's GID entry i
+ *	failed (vroce_del_gid()) and is done again before the next change of
+ *	the table; atomic bitops (the core serialises add_gid and del_gid
+ *	under its table's lock)
  */
 struct vroce_dev {
 	struct ib_device ibdev;
@@ -326,6 +330,8 @@ struct vroce_dev {
 	u32 health_beat;
 	/* issue 31, hca */
 	bool kunit_unpriv;
+	/* review of issue 31 */
+	unsigned long gid_stale;
 };
 
 /**
@@ -859,6 +865,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int vroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int vroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vroce_add_gid(const struct ib_gid_attr *attr, void **context);
+int vroce_del_gid(const struct ib_gid_attr *attr, void **context);
 int vroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int vroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 /* issue 31, lend (c/driver/vroce_qp.c) */

@@ -34,6 +34,12 @@ static const u8 vroce_cmd_flags[] = {
 	[VROCE_CMD_DESTROY_SRQ] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DETACH_MCAST] = VROCE_CMD_TEARDOWN,
 	[VROCE_CMD_DEALLOC_MW] = VROCE_CMD_TEARDOWN,
+	/*
+	 * Review of issue 31: writing an entry is no teardown, emptying one
+	 * is, but both share the opcode: the flags come with the call
+	 * (vroce_cmd_set_gid()).
+	 */
+	[VROCE_CMD_SET_GID] = 0,
 };
 
 /*
@@ -70,6 +76,8 @@ VROCE_CMD_FITS(struct vroce_cmd_query_counters,
 	       struct vroce_resp_query_counters);
 /* issue 31, mapped rings */
 VROCE_CMD_FITS(struct vroce_cmd_qp_dbrec, struct vroce_resp_hdr);
+/* Review of issue 31 */
+VROCE_CMD_FITS(struct vroce_cmd_set_gid, struct vroce_resp_hdr);
 /* The interface's Ethernet addresses are the driver's. */
 static_assert(sizeof_field(struct vroce_resp_query_device, mac) == ETH_ALEN);
 static_assert(sizeof_field(struct vroce_cmd_modify_qp, dmac) == ETH_ALEN);
@@ -819,6 +827,7 @@ int vroce_cmd_query_srq(struct vroce_dev *vdev, u32 srqn, u32 *limit,
 	}
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_srq);
 
 static int vroce_cmd_mcast(struct vroce_dev *vdev, u16 opcode, u32 qpn,
 			   const u8 *gid)
@@ -869,3 +878,36 @@ int vroce_cmd_detach_mcast(struct vroce_dev *vdev, u32 qpn, const u8 *gid)
 	return vroce_cmd_mcast(vdev, VROCE_CMD_DETACH_MCAST, qpn, gid);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_detach_mcast);
+
+/**
+ * vroce_cmd_set_gid() - SET_GID: write or empty one entry of the port's
+ *	GID table
+ * @vdev: the device
+ * @index: the entry, below VROCE_MAX_GID
+ * @gid: the GID, 16 bytes, nonzero; NULL empties the entry
+ *
+ * Once this succeeds, the HCA checks every datagram's source GID against
+ * the new table. Emptying an entry waits for a slot as long as the HCA
+ * lives and succeeds in software once it is dead (a reset empties the
+ * table), as every teardown.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL (a bad index or GID), -EOPNOTSUPP (an HCA without
+ * VROCE_CAP_GID_TABLE) or another errno from vroce_cmd_errno(); -EAGAIN
+ * (writing only) or -ETIMEDOUT as every command.
+ */
+int vroce_cmd_set_gid(struct vroce_dev *vdev, u32 index, const u8 *gid)
+{
+	struct vroce_cmd_set_gid req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_SET_GID),
+		.index = cpu_to_le32(index),
+		.flags = cpu_to_le32(gid ? VROCE_SET_GID_F_VALID : 0),
+	};
+	struct vroce_resp_hdr resp;
+
+	if (gid)
+		memcpy(req.gid, gid, sizeof(req.gid));
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
+			      gid ? 0 : VROCE_CMD_TEARDOWN);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_set_gid);

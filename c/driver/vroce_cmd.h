@@ -172,6 +172,8 @@ int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
 			 u32 *srqn);
 /* issue 31, mapped rings */
 int vroce_cmd_qp_dbrec(struct vroce_dev *vdev, u32 qpn, u64 dbrec);
+/* review of issue 31 */
+int vroce_cmd_set_gid(struct vroce_dev *vdev, u32 index, const u8 *gid);
 int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit);
 int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn);
 int vroce_cmd_destroy_srq_fenced(struct vroce_dev *vdev, u32 srqn, bool fence);

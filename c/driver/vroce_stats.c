@@ -43,6 +43,8 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	/* issue 31, lend */
 	[VROCE_CNT_LENT_WQES].name = "lent_wqes",
 	[VROCE_CNT_LEND_DEFERRED].name = "lend_deferred",
+	/* review of issue 31: the port's GID table */
+	[VROCE_CNT_SGID_REFUSED].name = "sgid_refused",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

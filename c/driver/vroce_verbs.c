@@ -266,6 +266,9 @@ const struct ib_device_ops vroce_dev_ops = {
 	.create_ah = vroce_create_ah,
 	.create_user_ah = vroce_create_ah,
 	.destroy_ah = vroce_destroy_ah,
+	/* review of issue 31: the port's GID table, in the HCA */
+	.add_gid = vroce_add_gid,
+	.del_gid = vroce_del_gid,
 	/* UD multicast */
 	.attach_mcast = vroce_attach_mcast,
 	.detach_mcast = vroce_detach_mcast,

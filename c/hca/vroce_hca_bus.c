@@ -135,6 +135,7 @@ static void vroce_hca_reset(struct vroce_hca *hca)
 	down_write(hca->wire_lock);
 	vroce_hca_mpt_reset(hca);
 	vroce_hca_engine_reset(hca);
+	vroce_hca_gid_reset(hca);
 	up_write(hca->wire_lock);
 
 	spin_lock_irqsave(&hca->reg_lock, flags);
@@ -345,6 +346,7 @@ struct vroce_hca *vroce_hca_add(int id)
 		    VROCE_CAP_MAPPED;
 	hca->caps |= VROCE_CAP_LEND;	/* issue 31 */
 	hca->caps |= VROCE_CAP_MW;	/* issue 30: memory windows */
+	hca->caps |= VROCE_CAP_GID_TABLE;	/* review of issue 31 */
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;

@@ -109,6 +109,44 @@ static_assert(sizeof(struct vroce_cmd_create_srq) <= VROCE_CMD_REQ_SIZE);
 static_assert(sizeof(struct vroce_resp_query_counters) <=
 	      VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE);
 
+/* Review of issue 31 */
+static_assert(sizeof(struct vroce_cmd_set_gid) <= VROCE_CMD_REQ_SIZE);
+
+/*
+ * SET_GID (review of issue 31): write or empty entry @index of the port's
+ * GID table; the data path reads it under the wire's lock, which the
+ * command processor holds for writing, so no WQE sees half an entry.
+ */
+static u16 vroce_hca_set_gid(struct vroce_hca *hca,
+			     const struct vroce_cmd_set_gid *cmd)
+{
+	u32 index = le32_to_cpu(cmd->index), flags = le32_to_cpu(cmd->flags);
+	bool zero = !memchr_inv(cmd->gid, 0, sizeof(cmd->gid));
+
+	if (index >= VROCE_MAX_GID || (flags & ~VROCE_SET_GID_F_VALID) ||
+	    zero == !!(flags & VROCE_SET_GID_F_VALID))
+		return VROCE_CMD_BAD_PARAM;
+	memcpy(hca->gid[index], cmd->gid, sizeof(hca->gid[index]));
+	if (zero)
+		hca->gid_valid &= ~BIT(index);
+	else
+		hca->gid_valid |= BIT(index);
+	return VROCE_CMD_OK;
+}
+
+/**
+ * vroce_hca_gid_reset() - a reset empties the GID table
+ * @hca: the HCA
+ *
+ * Context: @hca->wire_lock held for writing.
+ */
+void vroce_hca_gid_reset(struct vroce_hca *hca)
+{
+	lockdep_assert_held_write(hca->wire_lock);
+	memset(hca->gid, 0, sizeof(hca->gid));
+	hca->gid_valid = 0;
+}
+
 /*
  * QUERY_COUNTERS: VROCE_CNT_PER_CMD counters from @first on. ud_dropped
  * has been the HCA's since before the counters; it is read as one.
@@ -212,6 +250,10 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		if (!(hca->caps & VROCE_CAP_MAPPED))
 			return VROCE_CMD_BAD_OPCODE;
 		return vroce_hca_qp_dbrec(hca, req);
+	case VROCE_CMD_SET_GID:
+		if (!(hca->caps & VROCE_CAP_GID_TABLE))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_set_gid(hca, req);
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}

@@ -271,7 +271,8 @@ u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp)
  * The consumer count moves on. An SRQ's WQE is marked taken (the driver
  * may reuse its slot: the HCA copied it when it looked at it), and a take
  * that leaves fewer WQEs posted than the armed limit writes the limit
- * event, once: the limit is disarmed.
+ * event, once: the limit is disarmed. The producer count was taken from
+ * DB_SRQ or the SRQ's record as the receive was (vroce_hca_wq_sync()).
  */
 void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {

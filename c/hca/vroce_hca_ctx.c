@@ -633,8 +633,38 @@ u16 vroce_hca_destroy_srq(struct vroce_hca *hca,
 	return VROCE_CMD_OK;
 }
 
+/*
+ * Review of issue 31: the WQEs posted to @srq and not taken, from the
+ * producer index posted now (the record's or DB_SRQ's) rather than the
+ * one the data path last took; an index the data path would refuse (more
+ * than the depth ahead, or behind what it took) counts as what it took.
+ * Nothing changes: the data path finds a bad index itself.
+ */
+static u32 vroce_hca_srq_posted(struct vroce_hca *hca,
+				const struct vroce_hca_srq *srq)
+{
+	const struct vroce_hca_wq *wq = &srq->wq;
+	u32 slot = srq - hca->srqs, pi;
+	unsigned long flags;
+	u16 rung;
+
+	if (srq->dbrec) {
+		if (!vroce_hca_dbrec_read(hca, srq->dbrec, 0, &pi))
+			pi = wq->pi;
+	} else {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		rung = hca->srq_db[slot];
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+		pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	}
+	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0)
+		pi = wq->pi;
+	return pi - wq->ci;
+}
+
 /**
  * vroce_hca_query_srq() - QUERY_SRQ: the armed limit and the WQEs posted
+ *	(vroce_hca_srq_posted())
  * @hca: the HCA
  * @cmd: the request
  * @resp: where they go
@@ -650,7 +680,7 @@ u16 vroce_hca_query_srq(struct vroce_hca *hca, const struct vroce_cmd_srq *cmd,
 	if (!srq)
 		return VROCE_CMD_BAD_HANDLE;
 	resp->limit = cpu_to_le32(srq->limit);
-	resp->posted = cpu_to_le32(srq->wq.pi - srq->wq.ci);
+	resp->posted = cpu_to_le32(vroce_hca_srq_posted(hca, srq));
 	return VROCE_CMD_OK;
 }
 

@@ -53,7 +53,8 @@
  *   (vroce_hca_set_*()) and a reset, which change the MPT, max_mr, the PD
  *   table, and the QP and CQ contexts (their valid slots and attributes);
  *   they run with no engine in (the multicast groups mcg[] too: ATTACH_MCAST,
- *   DETACH_MCAST and DESTROY_QP change them). Held for reading: the data path, which
+ *   DETACH_MCAST and DESTROY_QP change them; the GID table gid[] and
+ *   gid_valid too: SET_GID and a reset). Held for reading: the data path, which
  *   runs a QP at a time on each CPU, one work item per QP, and reads those
  *   as fixed while it holds it (its own changes take the locks below);
  *   vroce_hca_mr_access() and the vroce_hca_frmr_*() calls read-lock too.
@@ -132,6 +133,7 @@
 #include <linux/rwsem.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -535,6 +537,12 @@ struct vroce_hca {
 	u32 uc_dropped;			/* UC messages the responder dropped */
 	/* Multicast groups (ATTACH_MCAST), under wire_lock like the QPs. */
 	struct vroce_hca_mcg mcg[VROCE_MAX_MCG];
+	/*
+	 * Review of issue 31: the port's GID table (SET_GID), under
+	 * wire_lock like the QPs: bit i of gid_valid says gid[i] holds one.
+	 */
+	u8 gid[VROCE_MAX_GID][16];
+	u32 gid_valid;
 	/* The port's counters (enum vroce_counter), atomic: no lock. */
 	atomic64_t cnt[VROCE_CNT_NUM];
 	/*
@@ -577,6 +585,24 @@ static inline void vroce_hca_count(struct vroce_hca *hca, u32 c, u64 n)
 	atomic64_add(n, &hca->cnt[c]);
 }
 
+/*
+ * Review of issue 31: whether @sgid, a datagram's source GID, is one of
+ * the port's (SET_GID); always true for an HCA without a GID table.
+ * Context: @hca->wire_lock held (for reading at least).
+ */
+static inline bool vroce_hca_sgid_ok(const struct vroce_hca *hca,
+				     const u8 *sgid)
+{
+	u32 i;
+
+	if (!(hca->caps & VROCE_CAP_GID_TABLE))
+		return true;
+	for (i = 0; i < VROCE_MAX_GID; i++)
+		if ((hca->gid_valid & BIT(i)) && !memcmp(hca->gid[i], sgid, 16))
+			return true;
+	return false;
+}
+
 /* The packets a message of @len bytes is cut into by a 4096-byte MTU. */
 static inline u64 vroce_hca_packets(u64 len)
 {
@@ -585,6 +611,7 @@ static inline u64 vroce_hca_packets(u64 len)
 
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);
+void vroce_hca_gid_reset(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_sched.c */
 int vroce_hca_engine_alloc(struct vroce_hca *hca);

@@ -270,6 +270,15 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 	u32 qkey = le32_to_cpu(op->wqe.av.qkey);
 	struct vroce_hca_qp *dst;
 
+	/*
+	 * Review of issue 31: the kernel's AV holds a GID the port had when
+	 * the AH was made; gone from the table since (an address removed),
+	 * the datagram is lost, never sent from an address not the port's.
+	 */
+	if (!vroce_hca_sgid_ok(hca, op->wqe.av.sgid)) {
+		vroce_hca_count(hca, VROCE_CNT_SGID_REFUSED, 1);
+		return;
+	}
 	/* One MTU at most, checked before a byte is read. */
 	op->status = vroce_hca_op_len(op);
 	if (!op->status && op->len > VROCE_MAX_UD_MSG)
@@ -484,7 +493,8 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
  * QP's key: vroce_hca_qp_acc()), a remote address by the peer. The
  * table of fields and results is Documentation/datapath.rst's.
  */
-static u8 vroce_hca_wqe_check(const struct vroce_hca_op *op)
+static u8 vroce_hca_wqe_check(struct vroce_hca *hca,
+			      const struct vroce_hca_op *op)
 {
 	const struct vroce_send_wqe *wqe = &op->wqe;
 	const struct vroce_hca_qp *qp = op->qp;
@@ -508,6 +518,17 @@ static u8 vroce_hca_wqe_check(const struct vroce_hca_op *op)
 	if (vroce_hca_qp_datagram(qp) &&
 	    le32_to_cpu(wqe->av.dest_qpn) > VROCE_MCAST_QPN)
 		return VROCE_CQE_LOC_QP_OP_ERR;
+	/*
+	 * Review of issue 31: a process writes its own address vectors; a
+	 * source GID that is not one of the port's would show in the
+	 * receiver's GRH as a forged address (a kernel QP's is dropped:
+	 * vroce_hca_do_ud_send()).
+	 */
+	if (vroce_hca_qp_datagram(qp) && (qp->unpriv || qp->dbrec) &&
+	    !vroce_hca_sgid_ok(hca, wqe->av.sgid)) {
+		vroce_hca_count(hca, VROCE_CNT_SGID_REFUSED, 1);
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	}
 	/*
 	 * Fetched again for a message in progress: still that message's, and
 	 * not inline (vroce_hca_op_len() would take it as a new message from
@@ -687,7 +708,7 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
 	else
-		op.status = vroce_hca_wqe_check(&op);
+		op.status = vroce_hca_wqe_check(hca, &op);
 	if (!op.status)
 		vroce_hca_exec(hca, &op);
 	vroce_hca_bounce_put(hca, b);

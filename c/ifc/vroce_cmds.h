@@ -68,6 +68,8 @@ enum vroce_cmd_opcode {
 	/* Memory windows (issue 30, VROCE_CAP_MW): struct vroce_cmd_*_mw. */
 	VROCE_CMD_ALLOC_MW	= 23,
 	VROCE_CMD_DEALLOC_MW	= 24,
+	/* Review of issue 31: the port's GID table (VROCE_CAP_GID_TABLE). */
+	VROCE_CMD_SET_GID	= 25,
 };
 
 /* Status the HCA returns in a response. */
@@ -464,6 +466,44 @@ struct vroce_cmd_qp_dbrec {
  */
 #define VROCE_CAP_MW		BIT(8)
 
+/*
+ * Review of issue 31: the port has a GID table, which SET_GID writes; a
+ * datagram's source GID (struct vroce_wqe_av's sgid) must be one of it.
+ */
+#define VROCE_CAP_GID_TABLE	BIT(9)
+
+/* Entries of the port's GID table (the RDMA core's gid_tbl_len). */
+#define VROCE_MAX_GID		16
+
+/* SET_GID's flags. */
+#define VROCE_SET_GID_F_VALID	BIT(0)	/* the entry holds @gid; else empty */
+
+/**
+ * struct vroce_cmd_set_gid - SET_GID: write one entry of the GID table
+ * @hdr: VROCE_CMD_SET_GID
+ * @index: the entry, below VROCE_MAX_GID
+ * @flags: VROCE_SET_GID_F_*
+ * @gid: with VROCE_SET_GID_F_VALID, the GID (IPv6, or IPv4-mapped); zero
+ *	without it
+ *
+ * The table starts empty and a reset empties it. Once the response is
+ * written, every UD or GSI send WQE the HCA executes is checked against
+ * the new table: a WQE of a process's QP (VROCE_QP_F_UNPRIV, or one with
+ * a doorbell record) whose sgid is in no valid entry completes with
+ * LOC_QP_OP_ERR and its QP moves to ERR; a kernel QP's datagram is
+ * dropped (its WQE completes, as a datagram lost on the wire). Both are
+ * counted in VROCE_CNT_SGID_REFUSED. WQEs executed before the response
+ * went out with the old table. Status: BAD_PARAM (an @index past the
+ * table, an unknown flag, a nonzero @gid without VROCE_SET_GID_F_VALID,
+ * a zero @gid with it), BAD_OPCODE without VROCE_CAP_GID_TABLE.
+ */
+struct vroce_cmd_set_gid {
+	struct vroce_cmd_hdr hdr;
+	__le32 index;
+	__le32 flags;
+	u8 gid[16];
+};
+
 /* Memory window types (IBTA; the values of IB_MW_TYPE_*). */
 #define VROCE_MW_TYPE_1		1
 #define VROCE_MW_TYPE_2		2
@@ -631,7 +671,12 @@ enum vroce_counter {
 	/* issue 31, lend: VROCE_REG_DB_LEND */
 	VROCE_CNT_LENT_WQES		= 20,	/* send WQEs completed in a lent context */
 	VROCE_CNT_LEND_DEFERRED		= 21,	/* lends left to the QP's engine */
-	VROCE_CNT_NUM			= 22,
+	/*
+	 * Review of issue 31: datagrams whose source GID is in no entry of
+	 * the port's GID table (VROCE_CAP_GID_TABLE), refused or dropped
+	 */
+	VROCE_CNT_SGID_REFUSED		= 22,
+	VROCE_CNT_NUM			= 23,
 };
 
 /* Counters in one QUERY_COUNTERS response. */
@@ -733,7 +778,10 @@ struct vroce_cmd_srq {
  * struct vroce_resp_query_srq - QUERY_SRQ's response
  * @hdr: the header
  * @limit: the armed limit, 0 when not armed (or fired)
- * @posted: WQEs rung and not yet taken, as far as the HCA looked
+ * @posted: WQEs posted and not yet taken, up to the producer index
+ *	posted when the command runs (DB_SRQ's, or the doorbell record's of
+ *	a mapped SRQ; review of issue 31: before, only as far as the data
+ *	path last looked)
  */
 struct vroce_resp_query_srq {
 	struct vroce_resp_hdr hdr;

@@ -2339,6 +2339,405 @@ out:
 		check(0, "review: set-up");
 }
 
+/* ---- review of issue 31: the source GID of a mapped UD WQE ---- */
+
+#define QPT_UD		4	/* IB_UVERBS_QPT_UD */
+#define QP_QKEY		BIT(6)
+#define MG_QKEY		0x11111111u
+#define MQ_CQE_LOC_QP_OP_ERR 2	/* VROCE_CQE_LOC_QP_OP_ERR */
+
+struct mg_ah_resp {
+	struct ib_uverbs_create_ah_resp core;
+	struct vroce_create_ah_resp drv;
+};
+
+/* A mapped UD QP in RTS (Q_Key MG_QKEY) on @cq. */
+static int mg_ud_qp(int fd, __u32 pd, __u32 cq, const struct vroce_create_qp *drv,
+		    struct uq_qp_resp *resp)
+{
+	struct ib_uverbs_create_qp c = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd,
+		.send_cq_handle = cq,
+		.recv_cq_handle = cq,
+		.max_send_wr = 8,
+		.max_recv_wr = 8,
+		.max_send_sge = 1,
+		.max_recv_sge = 1,
+		.qp_type = QPT_UD,
+	};
+	struct ib_uverbs_modify_qp m = { 0 };
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	err = uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), drv,
+			 sizeof(*drv), sizeof(*resp), "CREATE_QP (mapped UD)");
+	if (err)
+		return err;
+	m.qp_handle = resp->core.qp_handle;
+	m.attr_mask = QP_STATE | QP_PKEY | QP_PORT | QP_QKEY;
+	m.qp_state = QPS_INIT;
+	m.port_num = 1;
+	m.qkey = MG_QKEY;
+	err = uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &m, sizeof(m), 0,
+		     "MODIFY_QP INIT (UD)");
+	if (!err)
+		err = mq_modify_state(fd, resp->core.qp_handle, QPS_RTR);
+	if (!err) {
+		memset(&m, 0, sizeof(m));
+		m.qp_handle = resp->core.qp_handle;
+		m.attr_mask = QP_STATE | QP_SQ_PSN;
+		m.qp_state = QPS_RTS;
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, &m, sizeof(m), 0,
+			     "MODIFY_QP RTS (UD)");
+	}
+	if (err)
+		uq_destroy_qp(fd, resp->core.qp_handle);
+	return err;
+}
+
+/*
+ * A process writes its UD WQEs, address vectors included: one with the
+ * AV CREATE_AH returned goes (to the QP itself, which has no receive:
+ * dropped there, the sender completes); one with a source GID the port
+ * does not have is refused, LOC_QP_OP_ERR, the QP to ERR, counted in
+ * sgid_refused (the HCA's GID table, SET_GID).
+ */
+static void user_mapped_gid(int fd, const char *ibdev, __u32 pd,
+			    __u32 src_lkey, __u64 src_iova)
+{
+	unsigned char *cq_ring, *recs, *sq, *rq;
+	struct vroce_cq_dbrec *crec;
+	struct vroce_qp_dbrec *qrec;
+	struct uq_cq_resp cq;
+	struct uq_qp_resp qp;
+	struct mg_ah_resp ah = { 0 };
+	struct vroce_create_qp qd;
+	struct mq_send_wqe *s;
+	struct mq_cqe *cqe;
+	long long refused;
+	__u8 gid[16];
+	int err, i;
+
+	cq_ring = mq_pages(1, PROT_READ | PROT_WRITE);
+	recs = mq_pages(1, PROT_READ | PROT_WRITE);
+	sq = mq_pages(1, PROT_READ | PROT_WRITE);
+	rq = mq_pages(1, PROT_READ | PROT_WRITE);
+	if (!cq_ring || !recs || !sq || !rq || uq_gid0(ibdev, gid)) {
+		check(0, "gid: allocate the rings");
+		return;
+	}
+	crec = (struct vroce_cq_dbrec *)recs;
+	qrec = (struct vroce_qp_dbrec *)(recs + 64);
+	if (mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cq_ring,
+			 (uintptr_t)crec, MQ_CQ_DEPTH, &cq)) {
+		check(0, "gid: a mapped CQ");
+		return;
+	}
+	qd = MQ_QD(sq, MQ_SQ_DEPTH, rq, MQ_RQ_DEPTH, qrec);
+	err = mg_ud_qp(fd, pd, cq.core.cq_handle, &qd, &qp);
+	check(!err, "gid: a mapped UD QP in RTS");
+	if (err)
+		goto out_cq;
+	{
+		struct ib_uverbs_create_ah c = {
+			.response = (uintptr_t)&ah, .pd_handle = pd,
+			.attr = { .is_global = 1, .port_num = 1,
+				  .grh = { .hop_limit = 64 } },
+		};
+
+		memcpy(c.attr.grh.dgid, gid, 16);
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_AH, &c, sizeof(c),
+			     sizeof(ah), "CREATE_AH");
+	}
+	check(!err && (ah.drv.comp_mask & VROCE_CREATE_AH_AV) &&
+	      !memcmp(ah.drv.av + 16, gid, 16),
+	      "gid: CREATE_AH returns the address vector with the port's GID 0");
+	if (err)
+		goto out_qp;
+	refused = mq_counter(ibdev, "sgid_refused");
+	for (i = 0; i < 3; i++) {
+		s = (struct mq_send_wqe *)(sq + i * sizeof(*s));
+		memset(s, 0, sizeof(*s));
+		s->wr_id = 0x61d0 + i;
+		s->opcode = MQ_WQE_SEND;
+		s->flags = MQ_WQE_F_SIGNALED;
+		s->num_sge = 1;
+		s->sge[0] = (struct mq_sge){ .addr = src_iova, .length = 16,
+					     .lkey = src_lkey };
+		memcpy(s->av, ah.drv.av, sizeof(s->av));
+		memcpy(s->av + 44, &qp.core.qpn, 4);	/* dest_qpn */
+		memcpy(s->av + 48, &(__u32){ MG_QKEY }, 4);	/* qkey */
+		if (i == 1)	/* a source address of another host's */
+			s->av[31] ^= 0x5a;
+		__atomic_store_n(&qrec->sq_pi, i + 1, __ATOMIC_RELEASE);
+		mq_post_send_none(fd, qp.core.qp_handle, &err);
+		cqe = err ? NULL : mq_cqe((struct mq_cqe *)cq_ring, 6, i, 3000);
+		if (!i)
+			check(cqe && cqe->wr_id == 0x61d0 && !cqe->status,
+			      "gid: a mapped UD SEND with the AV's source GID completes");
+		else if (i == 1)
+			check(cqe && cqe->wr_id == 0x61d1 &&
+			      cqe->status == MQ_CQE_LOC_QP_OP_ERR,
+			      "gid: a mapped UD SEND with a forged source GID is LOC_QP_OP_ERR");
+		else	/* the HCA's QP is in ERR (QUERY_QP does not know) */
+			check(cqe && cqe->wr_id == 0x61d2 &&
+			      cqe->status == 4 /* WR_FLUSH_ERR */,
+			      "gid: the QP that forged a source GID is in ERR: the next SEND is flushed");
+		if (cqe)
+			__atomic_store_n(&crec->ci, i + 1, __ATOMIC_RELEASE);
+	}
+	usleep(100 * 1000);	/* the core caches hw_counters 10 ms */
+	check(refused >= 0 && mq_counter(ibdev, "sgid_refused") == refused + 1,
+	      "gid: the forged source GID counted in sgid_refused");
+	{
+		struct ib_uverbs_destroy_ah d = { .ah_handle = ah.core.ah_handle };
+
+		check(!uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_AH, &d, sizeof(d), 0,
+			      "DESTROY_AH"), "gid: DESTROY_AH");
+	}
+out_qp:
+	uq_destroy_qp(fd, qp.core.qp_handle);
+out_cq:
+	uq_destroy_cq(fd, cq.core.cq_handle);
+}
+
+/* ---- review of issue 31: a mapped SRQ's limit event ---- */
+
+#define SRQ_LIMIT_ATTR	2	/* IB_SRQ_LIMIT */
+#define EV_SRQ_LIMIT	15	/* IB_EVENT_SRQ_LIMIT_REACHED */
+#define MS_SRQ_DEPTH	64	/* one page of receive WQEs */
+#define MS_HANDLE	0x5a9c
+
+/* The next asynchronous event within @ms, or -1. */
+static int ms_event(int afd, int ms, struct ib_uverbs_async_event_desc *ev)
+{
+	long long deadline = uq_now_ms() + ms;
+
+	for (;;) {
+		if (read(afd, ev, sizeof(*ev)) == sizeof(*ev))
+			return 0;
+		if (uq_now_ms() >= deadline)
+			return -1;
+		usleep(5000);
+	}
+}
+
+static int ms_query_limit(int fd, __u32 srq)
+{
+	struct ib_uverbs_query_srq_resp r = { 0 };
+	struct ib_uverbs_query_srq c = {
+		.response = (uintptr_t)&r, .srq_handle = srq,
+	};
+
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_SRQ, &c, sizeof(c), sizeof(r),
+		   "QUERY_SRQ"))
+		return -1;
+	return r.srq_limit;
+}
+
+/*
+ * A mapped SRQ (receives posted by its record, no system call) under a
+ * mapped RC QP connected to itself. 2 posted, one taken (the HCA then
+ * took index 2); 5 more posted by the record; the limit armed at 3; takes
+ * leaving 5, 4 and 3: no event; the one leaving 2: SRQ_LIMIT_REACHED for
+ * the SRQ, and QUERY_SRQ shows the limit disarmed. Each take reads the
+ * record (review of issue 31: the limit of a mapped SRQ, whose receives
+ * come with no system call, works as a kernel SRQ's).
+ */
+static void user_mapped_srq(int fd, int afd, const char *ibdev, __u32 pd,
+			    __u32 src_lkey, __u64 src_iova)
+{
+	unsigned char *cq_ring, *recs, *sq, *srq_ring, *dst;
+	struct ib_uverbs_reg_mr_resp mr = { 0 };
+	struct ib_uverbs_async_event_desc ev;
+	struct vroce_srq_dbrec *srec;
+	struct vroce_cq_dbrec *crec;
+	struct vroce_qp_dbrec *qrec;
+	struct uq_srq_resp srq;
+	struct uq_cq_resp cq;
+	struct uq_qp_resp qp;
+	struct vroce_create_qp qd;
+	struct mq_recv_wqe *r;
+	struct mq_send_wqe *s;
+	struct mq_cqe *cqe;
+	__u32 posted = 0, sent = 0, polled = 0;
+	int err, i, j, ok, early = 0;
+	__u8 gid[16];
+
+	cq_ring = mq_pages(1, PROT_READ | PROT_WRITE);
+	recs = mq_pages(1, PROT_READ | PROT_WRITE);
+	sq = mq_pages(1, PROT_READ | PROT_WRITE);
+	srq_ring = mq_pages(1, PROT_READ | PROT_WRITE);
+	dst = mq_pages(1, PROT_READ | PROT_WRITE);
+	if (!cq_ring || !recs || !sq || !srq_ring || !dst ||
+	    uq_gid0(ibdev, gid)) {
+		check(0, "srq limit: allocate the rings");
+		return;
+	}
+	crec = (struct vroce_cq_dbrec *)recs;
+	qrec = (struct vroce_qp_dbrec *)(recs + 64);
+	srec = (struct vroce_srq_dbrec *)(recs + 128);
+	for (i = 0; i < MS_SRQ_DEPTH; i++)
+		((struct mq_recv_wqe *)srq_ring)[i].srq_done = 1;
+	{
+		struct ib_uverbs_reg_mr c = {
+			.response = (uintptr_t)&mr,
+			.start = (uintptr_t)dst, .length = MQ_PAGE,
+			.hca_va = (uintptr_t)dst, .pd_handle = pd,
+			.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
+		};
+
+		if (uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c),
+			   sizeof(mr), "REG_MR (srq limit)")) {
+			check(0, "srq limit: REG_MR");
+			return;
+		}
+	}
+	if (mq_create_cq(fd, 16, VROCE_CREATE_CQ_MAPPED, (uintptr_t)cq_ring,
+			 (uintptr_t)crec, MQ_CQ_DEPTH, &cq)) {
+		check(0, "srq limit: a mapped CQ");
+		goto out_mr;
+	}
+	{
+		struct ib_uverbs_create_srq c = {
+			.response = (uintptr_t)&srq, .user_handle = MS_HANDLE,
+			.pd_handle = pd, .max_wr = 16, .max_sge = 1,
+		};
+		struct vroce_create_srq drv = {
+			.comp_mask = VROCE_CREATE_SRQ_MAPPED,
+			.buf_addr = (uintptr_t)srq_ring,
+			.dbrec_addr = (uintptr_t)srec, .depth = MS_SRQ_DEPTH,
+		};
+
+		memset(&srq, 0, sizeof(srq));
+		err = uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c),
+				 &drv, sizeof(drv), sizeof(srq),
+				 "CREATE_SRQ (mapped)");
+	}
+	check(!err, "srq limit: a mapped SRQ");
+	if (err)
+		goto out_cq;
+	{
+		struct ib_uverbs_create_qp c = {
+			.response = (uintptr_t)&qp,
+			.pd_handle = pd,
+			.send_cq_handle = cq.core.cq_handle,
+			.recv_cq_handle = cq.core.cq_handle,
+			.srq_handle = srq.core.srq_handle,
+			.max_send_wr = 8, .max_send_sge = 1,
+			.qp_type = QPT_RC, .is_srq = 1,
+		};
+
+		qd = MQ_QD(sq, MQ_SQ_DEPTH, 0, 0, qrec);
+		memset(&qp, 0, sizeof(qp));
+		err = uv_cmd_drv(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c),
+				 &qd, sizeof(qd), sizeof(qp),
+				 "CREATE_QP (mapped, SRQ)");
+	}
+	if (!err)
+		err = uq_connect(fd, qp.core.qp_handle, qp.core.qpn, gid);
+	check(!err, "srq limit: a mapped RC QP on the SRQ, connected to itself");
+	if (err)
+		goto out_srq;
+
+#define MS_POST(n)							\
+	do {								\
+		for (i = 0; i < (n); i++, posted++) {			\
+			r = &((struct mq_recv_wqe *)srq_ring)[posted %	\
+							MS_SRQ_DEPTH];	\
+			r->wr_id = 0x5000 + posted;			\
+			r->num_sge = 1;					\
+			r->sge[0] = (struct mq_sge){			\
+				.addr = (uintptr_t)dst, .length = 64,	\
+				.lkey = mr.lkey };			\
+			r->srq_done = 0;				\
+		}							\
+		__atomic_store_n(&srec->pi, posted, __ATOMIC_RELEASE);	\
+	} while (0)
+/* One SEND to itself; its two CQEs (send, receive) polled: ok if both good. */
+#define MS_SEND()							\
+	do {								\
+		s = (struct mq_send_wqe *)(sq + (sent % MQ_SQ_DEPTH) *	\
+					   sizeof(*s));			\
+		memset(s, 0, sizeof(*s));				\
+		s->wr_id = 0x6000 + sent;				\
+		s->opcode = MQ_WQE_SEND;				\
+		s->flags = MQ_WQE_F_SIGNALED;				\
+		s->num_sge = 1;						\
+		s->sge[0] = (struct mq_sge){ .addr = src_iova,		\
+			.length = 16, .lkey = src_lkey };		\
+		__atomic_store_n(&qrec->sq_pi, ++sent, __ATOMIC_RELEASE); \
+		mq_post_send_none(fd, qp.core.qp_handle, &err);		\
+		ok = !err;						\
+		for (i = 0; i < 2; i++, polled++) {			\
+			cqe = mq_cqe((struct mq_cqe *)cq_ring, 6, polled, \
+				     3000);				\
+			if (!cqe || cqe->status) {			\
+				ok = 0;					\
+				break;					\
+			}						\
+			__atomic_store_n(&crec->ci, polled + 1,		\
+					 __ATOMIC_RELEASE);		\
+		}							\
+	} while (0)
+
+	/* Polled, never waited for: the file is the process's only one. */
+	fcntl(afd, F_SETFL, fcntl(afd, F_GETFL) | O_NONBLOCK);
+	while (ms_event(afd, 0, &ev) == 0)
+		;	/* events of earlier checks */
+	MS_POST(2);
+	MS_SEND();
+	check(ok, "srq limit: a SEND takes a receive of the mapped SRQ");
+	MS_POST(5);
+	{
+		struct ib_uverbs_modify_srq c = {
+			.srq_handle = srq.core.srq_handle,
+			.attr_mask = SRQ_LIMIT_ATTR, .srq_limit = 3,
+		};
+
+		err = uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &c, sizeof(c), 0,
+			     "MODIFY_SRQ");
+	}
+	check(!err && ms_query_limit(fd, srq.core.srq_handle) == 3,
+	      "srq limit: armed at 3 with 6 posted, QUERY_SRQ shows 3");
+	for (j = 0; j < 3; j++) {
+		MS_SEND();
+		if (!ok)
+			break;
+		if (!early && ms_event(afd, 100, &ev) == 0)
+			early = 1 + j;
+	}
+	check(ok && !early,
+	      "srq limit: takes leaving 5, 4 and 3 receives posted by the record raise no limit event");
+	if (early)
+		printf("# srq limit: event %u after take %d\n", ev.event_type,
+		       early);
+	check(ms_query_limit(fd, srq.core.srq_handle) == 3,
+	      "srq limit: QUERY_SRQ still shows 3 with 3 posted");
+	MS_SEND();
+	err = ms_event(afd, 1000, &ev);
+	check(ok && !err && ev.event_type == EV_SRQ_LIMIT &&
+	      ev.element == MS_HANDLE,
+	      "srq limit: the take leaving 2 raises SRQ_LIMIT_REACHED for the mapped SRQ");
+	check(ms_query_limit(fd, srq.core.srq_handle) == 0,
+	      "srq limit: QUERY_SRQ shows the limit disarmed after the event");
+#undef MS_POST
+#undef MS_SEND
+	uq_destroy_qp(fd, qp.core.qp_handle);
+out_srq:
+	uq_destroy_srq(fd, srq.core.srq_handle);
+out_cq:
+	uq_destroy_cq(fd, cq.core.cq_handle);
+out_mr:
+	{
+		struct ib_uverbs_dereg_mr d = { .mr_handle = mr.mr_handle };
+
+		uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &d, sizeof(d), 0,
+		       "DEREG_MR (srq limit)");
+	}
+}
+
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(((uint32_t)i * 2654435761u) >> 24 ^ (i >> 12));
@@ -2534,6 +2933,9 @@ int main(int argc, char **argv)
 	user_mapped(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, buf, iova);
 	user_mapped_review(fd, ibdev, hca, pd_resp.pd_handle, mr_resp.lkey, iova);
 	user_mapped_fuzz(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, iova);
+	user_mapped_gid(fd, ibdev, pd_resp.pd_handle, mr_resp.lkey, iova);
+	user_mapped_srq(fd, ctx_resp.async_fd, ibdev, pd_resp.pd_handle,
+			mr_resp.lkey, iova);
 
 	/* Let a caller look at the live MR (make demo runs rdma here). */
 	if (getenv("VROCE_UVERBS_HOLD")) {
