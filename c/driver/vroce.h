@@ -833,6 +833,7 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
+void vroce_cq_mark_dead(struct vroce_cq *cq);
 int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
 struct rdma_hw_stats *vroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
