@@ -734,15 +734,16 @@ static int vroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 static int vroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
-
 	uint32_t old, arm = htole32(solicited_only ? 2 : 1);
+	uint32_t keep = htole32(VROCE_CQ_DBREC_FATAL);
 
 	/* The kernel's VROCE_CQ_DBREC_FATAL stays. */
 	if (cq->mapped) {
 		old = __atomic_load_n(&cq->dbrec->arm, __ATOMIC_RELAXED);
 		while (!__atomic_compare_exchange_n(&cq->dbrec->arm, &old,
-				(old & htole32(VROCE_CQ_DBREC_FATAL)) | arm,
-				false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+						    (old & keep) | arm, false,
+						    __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
 			;
 	}
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
