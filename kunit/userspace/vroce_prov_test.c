@@ -6,9 +6,12 @@
  *
  *   resize-lost  RESIZE_CQ's answer dropped (drop_cmds): ETIMEDOUT; the
  *                HCA switched to the new ring and writes CQEs there. The
- *                provider must not have given that ring to malloc (heap
- *                blocks of its size, filled before the traffic, stay
- *                intact), the CQ's poll fails (EIO), a new resize is EIO.
+ *                provider must not have given that ring to malloc: the
+ *                CQEs written after it must not be in the process's
+ *                memory (the ring, found by its fork exclusion, is
+ *                unmapped or holds none; heap blocks of its size, filled
+ *                before the traffic, stay intact); the CQ's poll fails
+ *                (EIO), a new resize is EIO.
  *   resize-poll  a poller thread polls while the main thread posts and
  *                resizes the CQ with each command delayed (delay_ms):
  *                every completion is seen exactly once, and no
@@ -44,6 +47,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <infiniband/verbs.h>
 
 #include "vroce_ut.h"
@@ -264,14 +268,22 @@ static void case_resize_lost(void)
 	size_t bytes = 64 * CQE_SIZE;
 	void *blk[HEAP_BLOCKS];
 	struct ibv_wc wc;
-	int i, ret, n, intact = 1, posted = 0;
+	int i, ret, n, intact = 1, posted = 0, first;
+	unsigned char *ring = NULL;
+	size_t ring_len = 0;
 	long long t;
 
 	check(!post(qa, 1, 0) && poll_ok(1) == 1, "a WRITE completes before");
 	knob("fault_opcode", RESIZE_CQ_OP);
 	knob("drop_cmds", 1);
 	t = now_ms();
+	first = nranges;
 	ret = ibv_resize_cq(cq, 64);
+	/* The new ring: the range the provider excluded from fork for it. */
+	if (nranges > first) {
+		ring = (unsigned char *)ranges[first].addr;
+		ring_len = ranges[first].len;
+	}
 	knob("drop_cmds", 0);
 	knob("fault_opcode", 0);
 	printf("# resize with its answer dropped: %s after %lld ms\n",
@@ -302,8 +314,26 @@ static void case_resize_lost(void)
 			intact = 0;
 		}
 	}
-	printf("# %d WRITEs posted after the lost resize\n", posted);
-	check(posted == 8 && intact,
+	/*
+	 * The new ring, which the HCA now writes: still mapped, it is the
+	 * process's memory (the heap, had it gone back to malloc()).
+	 */
+	if (ring && !msync(ring, ring_len, MS_ASYNC)) {
+		size_t j;
+
+		for (j = CQE_SIZE; j < ring_len; j++)
+			if (ring[j])
+				break;
+		if (j < ring_len) {
+			printf("# CQEs in the lost ring %p, still the process's memory (byte %zu)\n",
+			       ring, j);
+			intact = 0;
+		}
+	}
+	printf("# %d WRITEs posted after the lost resize; the lost ring %p %s\n",
+	       posted, ring, !ring ? "not seen" :
+	       msync(ring, ring_len, MS_ASYNC) ? "unmapped" : "mapped");
+	check(posted == 8 && intact && ring,
 	      "no CQE lands in the process's heap after the lost resize");
 	for (i = 0; i < HEAP_BLOCKS; i++)
 		free(blk[i]);
