@@ -415,31 +415,6 @@ void vroce_cq_clean(struct vroce_cq *cq, u32 qpn)
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
-/**
- * vroce_cq_mark_dead() - tell a mapped CQ's process that the device died
- * @cq: a CQ of a dead device, its HCA reset
- *
- * issue 31, review: the process polls its ring without a system call, and
- * the kernel, which never saw its WQEs, flushes none of them. It learns
- * the death from VROCE_CQ_DBREC_FATAL in the record's arm word, set here
- * (the process writes the word's low bits by compare-and-swap and keeps
- * it), and completes its outstanding work requests in software. Nothing
- * for a kernel CQ, which vroce_poll_cq() flushes.
- *
- * Context: any context; the CQ is in &vroce_dev.cqs under the event
- * queue's lock (its record stays pinned meanwhile).
- */
-void vroce_cq_mark_dead(struct vroce_cq *cq)
-{
-	struct vroce_cq_dbrec *rec = cq->dbrec.va;
-
-	if (!cq->mapped)
-		return;
-	/* An OR, not a store: the process's arm bits beside it stay. */
-	atomic_or((__force int)cpu_to_le32(VROCE_CQ_DBREC_FATAL),
-		  (atomic_t *)&rec->arm);
-}
-
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);

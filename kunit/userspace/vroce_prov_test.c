@@ -325,7 +325,7 @@ static void case_resize_lost(void)
 			if (ring[j])
 				break;
 		if (j < ring_len) {
-			printf("# CQEs in the lost ring %p, still the process's memory (byte %zu)\n",
+			printf("# CQEs in the lost ring %p, the process's memory (byte %zu)\n",
 			       ring, j);
 			intact = 0;
 		}
