@@ -651,7 +651,13 @@ static int vroce_uwq_flush(struct vroce_qp *qp, struct vroce_uwq *wq, bool rq,
 	return n;
 }
 
-/* vroce_uwq_flush() of every queue completing to @cq; under cq->lock. */
+static int vroce_srq_flush(struct ibv_srq *ibsrq, uint32_t qpn,
+			   struct ibv_wc *wc, int max);
+
+/*
+ * vroce_uwq_flush() of every queue completing to @cq, and the receives
+ * still posted in a mapped SRQ of one of its QPs; under cq->lock.
+ */
 static int vroce_cq_flush(struct vroce_context *ctx, struct vroce_cq *cq,
 			  struct ibv_wc *wc, int max)
 {
@@ -667,7 +673,10 @@ static int vroce_cq_flush(struct vroce_context *ctx, struct vroce_cq *cq,
 		if (qp->vqp.qp.send_cq == &cq->vcq.cq)
 			n += vroce_uwq_flush(qp, &qp->sq, false, wc + n, max - n);
 		if (n < max && qp->vqp.qp.recv_cq == &cq->vcq.cq)
-			n += vroce_uwq_flush(qp, &qp->rq, true, wc + n, max - n);
+			n += qp->vqp.qp.srq ?
+			     vroce_srq_flush(qp->vqp.qp.srq, qpn, wc + n,
+					     max - n) :
+			     vroce_uwq_flush(qp, &qp->rq, true, wc + n, max - n);
 	}
 	return n;
 }
@@ -1987,6 +1996,41 @@ static int vroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+/*
+ * A dead device's receives still posted in a mapped SRQ (not marked
+ * srq_done): IBV_WC_WR_FLUSH_ERR each, in ring order, in the CQ of the
+ * first of its QPs polled (@qpn), once: each is marked taken. Under that
+ * CQ's lock (its QP keeps the SRQ: destroy_srq is EBUSY meanwhile).
+ */
+static int vroce_srq_flush(struct ibv_srq *ibsrq, uint32_t qpn,
+			   struct ibv_wc *wc, int max)
+{
+	struct vroce_srq *srq = container_of(ibsrq, struct vroce_srq, ibsrq);
+	uint32_t depth = 1U << srq->log2, i;
+	struct vroce_recv_wqe *wqe;
+	int n = 0;
+
+	if (!srq->mapped)
+		return 0;
+	pthread_spin_lock(&srq->lock);
+	/* The slots posted last, oldest first: the HCA takes them in order. */
+	for (i = srq->pi - depth; i != srq->pi && n < max; i++) {
+		wqe = &srq->ring[i & (depth - 1)];
+		if (__atomic_load_n(&wqe->srq_done, __ATOMIC_ACQUIRE))
+			continue;
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = le64toh(wqe->wr_id);
+		wc[n].status = IBV_WC_WR_FLUSH_ERR;
+		wc[n].vendor_err = VROCE_CQE_WR_FLUSH_ERR;
+		wc[n].opcode = IBV_WC_RECV;
+		wc[n].qp_num = qpn;
+		__atomic_store_n(&wqe->srq_done, 1, __ATOMIC_RELEASE);
+		n++;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return n;
 }
 
 static int vroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,

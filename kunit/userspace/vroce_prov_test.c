@@ -27,7 +27,8 @@
  *                receives outstanding, then the HCA made fatal: without
  *                reading async events, ibv_poll_cq() returns every one
  *                with IBV_WC_WR_FLUSH_ERR, exactly once, in order per
- *                queue, then nothing; posting after the death works and
+ *                queue, then nothing, and the receives posted in a mapped
+ *                SRQ of a third QP of the CQ the same way; posting after the death works and
  *                flushes too; everything is destroyed. Kills the device:
  *                run it on one plugged in for it (new_device).
  *
@@ -465,13 +466,41 @@ static void case_pagesize(void)
 
 #define SENDS	4
 #define RECVS	5
+#define SRECVS	3
 
 static void case_fatal(void)
 {
 	int sends = 0, recvs = 0, n, i, got = 0, in_order = 1, more = 0;
-	uint64_t next_send = 200, next_recv = 300;
+	uint64_t next_send = 200, next_recv = 300, next_srecv = 500;
+	struct ibv_srq_init_attr sattr = {
+		.attr = { .max_wr = DEPTH, .max_sge = 1 },
+	};
+	struct ibv_qp_init_attr qattr = {
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = DEPTH, .max_send_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf + BUF / 4, .length = 64,
+		.lkey = mr->lkey,
+	};
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *rbad;
+	struct ibv_srq *srq;
+	struct ibv_qp *qc;
 	struct ibv_wc wc[4];
 	long long end;
+
+	/* A third QP, on an SRQ with receives posted (it stays in RESET). */
+	srq = ibv_create_srq(pd, &sattr);
+	qattr.srq = srq;
+	qc = srq ? ibv_create_qp(pd, &qattr) : NULL;
+	if (!qc)
+		SETUP_FAIL("srq/qp: %s", strerror(errno));
+	for (i = 0; i < SRECVS; i++) {
+		rwr.wr_id = 500 + i;
+		if (ibv_post_srq_recv(srq, &rwr, &rbad))
+			SETUP_FAIL("post_srq_recv: %s", strerror(errno));
+	}
 
 	/* qb has no receive: qa's SENDs retry RNR NAKs for ever. */
 	for (i = 0; i < SENDS; i++)
@@ -485,7 +514,7 @@ static void case_fatal(void)
 	check(n == 0, "nothing completes while the HCA lives");
 	knob("fatal", 1);
 	end = now_ms() + 15000;
-	while (got < SENDS + RECVS && now_ms() < end) {
+	while (got < SENDS + RECVS + SRECVS && now_ms() < end) {
 		n = ibv_poll_cq(cq, 4, wc);
 		if (n < 0) {
 			printf("# poll: %d\n", n);
@@ -496,11 +525,14 @@ static void case_fatal(void)
 			continue;
 		}
 		for (i = 0; i < n; i++, got++) {
-			uint64_t *next = wc[i].opcode == IBV_WC_RECV ?
+			uint64_t *next = wc[i].qp_num == qc->qp_num ?
+					 &next_srecv :
+					 wc[i].opcode == IBV_WC_RECV ?
 					 &next_recv : &next_send;
 
 			if (wc[i].status != IBV_WC_WR_FLUSH_ERR ||
-			    wc[i].qp_num != qa->qp_num ||
+			    (wc[i].qp_num != qa->qp_num &&
+			     wc[i].qp_num != qc->qp_num) ||
 			    wc[i].wr_id != (*next)++) {
 				printf("# completion %llu: %s, qp %u\n",
 				       (unsigned long long)wc[i].wr_id,
@@ -511,9 +543,11 @@ static void case_fatal(void)
 		}
 	}
 	printf("# %d flushed completions\n", got);
-	check(got == SENDS + RECVS && in_order && next_send == 200 + SENDS &&
-	      next_recv == 300 + RECVS,
+	check(got == SENDS + RECVS + SRECVS && in_order &&
+	      next_send == 200 + SENDS && next_recv == 300 + RECVS,
 	      "dead device: every outstanding WR of the mapped QP flushes, in order");
+	check(next_srecv == 500 + SRECVS,
+	      "... and the receives posted in its mapped SRQ, in order");
 	for (i = 0; i < 20; i++) {
 		n = ibv_poll_cq(cq, 4, wc);
 		more += n;
@@ -531,6 +565,8 @@ static void case_fatal(void)
 			       (wc[i].wr_id == 400 || wc[i].wr_id == 401);
 	}
 	check(got == 2, "... and flushes");
+	check(!ibv_destroy_qp(qc) && !ibv_destroy_srq(srq),
+	      "the SRQ and its QP are destroyed without error");
 }
 
 int main(int argc, char **argv)
