@@ -11,6 +11,8 @@ Each table row's last cell names the tests that assert the row:
   host:"case"     a case of the host harness: a string literal in
                   kunit/host/*.c
   uverbs: message a check message of kunit/uverbs/vroce_uverbs_test.c
+  vroce_verbs_test: / vroce_prov_test: message
+                  a check message of a program of kunit/userspace/
                   ("..." stands for any text; a quoted message is one of
                   several in a comma-separated list)
 Words in parentheses are labels of a loop and are not checked. Prints
@@ -169,7 +171,8 @@ def main():
         for part in split_top(cell):
             quoted = [q.replace('\\"', '"') for q in QUOTED.findall(part)]
             for kind, lits, fmts in (("uverbs:", uverbs_lits, uverbs_fmts),
-                                     ("vroce_verbs_test:", verbs_lits, verbs_fmts)):
+                                     ("vroce_verbs_test:", verbs_lits, verbs_fmts),
+                                     ("vroce_prov_test:", verbs_lits, verbs_fmts)):
                 if part.startswith(kind):
                     rest = part[len(kind):].strip()
                     for m in quoted if rest.startswith('"') else [rest]:

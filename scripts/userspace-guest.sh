@@ -37,6 +37,12 @@ atomic_programs="ib_atomic_bw ib_atomic_lat qperf"
 programs="$programs $atomic_programs"
 # issue 31, mapped rings: ibv_rc_pingpong's system calls on vroce0 (strace).
 [ "$mode" = check ] && programs="$programs syscalls"
+# Review of issue 31: the provider under faults (kunit/userspace/
+# vroce_prov_test.c), vroce0 only (the HCA's knobs); the dead device's
+# case on an HCA plugged in for it.
+prov_cases="resize-lost resize-poll pagesize fatal"
+[ "$mode" = check ] &&
+	programs="$programs prov_resize_lost prov_resize_poll prov_pagesize prov_fatal"
 if [ "$mode" != bench ] && [ "$mode" != lat ]; then
 	ktap_print_header
 	if [ "$mode" = pyverbs ]; then
@@ -133,6 +139,24 @@ syscalls_pair() {
 	fi
 }
 
+# plug_dev ID: plug HCA vroce.ID in (new_device), its link up; prints
+# its RDMA device's name once its GIDs are there, or nothing.
+plug_dev() {
+	before=$(ls /sys/class/infiniband)
+	echo "$1" >/sys/kernel/debug/vroce_hca/new_device || return
+	i=0
+	new=
+	while [ -z "$new" ] && [ $i -lt 100 ]; do
+		new=$(ls /sys/class/infiniband | grep -vxF "$before" | head -n 1)
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -n "$new" ] || return
+	ip link set "$new" up 2>/dev/null
+	sleep 1		# the GIDs of a new device
+	echo "$new"
+}
+
 # The figures of a perftest run: the last result line.
 figures() {
 	awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' "$1"
@@ -174,6 +198,19 @@ for dev in $progdevs; do
 			[ "$n" -ge 100 ] && [ "$n" -le 160 ] && [ "$m" -gt $((n + 100)) ] ||
 				r="FAIL (system calls: mapped $n, not mapped $m)"
 			eval "r_${dev}_syscalls=\$r"
+		fi
+		if [ $dev = vroce0 ]; then
+			for c in $prov_cases; do
+				v=prov_$(echo $c | tr - _)
+				pdev=vroce0
+				if [ $c = fatal ]; then
+					pdev=$(plug_dev 6)
+					[ -n "$pdev" ] || { eval "r_${dev}_$v=\"FAIL (no new device)\""; continue; }
+				fi
+				r=$(run $dev $v "$(dirname "$RDMAV_DRIVERS")/vroce_prov_test" $pdev $c)
+				[ $c = fatal ] && echo 6 >/sys/kernel/debug/vroce_hca/del_device
+				eval "r_${dev}_$v=\$r"
+			done
 		fi
 		# UD QPs and user address handles (ibv_create_ah, GRH).
 		r=$(pair $dev udpingpong ibv_ud_pingpong -d $dev -g 0 -n 100 -s 1024)

@@ -843,6 +843,35 @@ void vroce_post_destroy_cq(struct ib_cq *ibcq);
 int vroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void vroce_cq_clean(struct vroce_cq *cq, u32 qpn);
+
+/**
+ * vroce_cq_mark_dead() - tell a mapped CQ's process that the device died
+ * @cq: a CQ of a dead device, its HCA reset
+ *
+ * issue 31, review: the process polls its ring without a system call, and
+ * the kernel, which never saw its WQEs, flushes none of them. It learns
+ * the death from VROCE_CQ_DBREC_FATAL in the record's arm word, set here
+ * (the process writes the word's low bits by compare-and-swap and keeps
+ * it), and completes its outstanding work requests in software. Nothing
+ * for a kernel CQ, which vroce_poll_cq() flushes.
+ *
+ * Inline: the event queue's flush work calls it, and ``eq`` calls no
+ * function of the CQ's file (Documentation/design.rst).
+ *
+ * Context: any context; the CQ is in &vroce_dev.cqs under the event
+ * queue's lock (its record stays pinned meanwhile).
+ */
+static inline void vroce_cq_mark_dead(struct vroce_cq *cq)
+{
+	struct vroce_cq_dbrec *rec = cq->dbrec.va;
+
+	if (!cq->mapped)
+		return;
+	/* An OR, not a store: the process's arm bits beside it stay. */
+	atomic_or((__force int)cpu_to_le32(VROCE_CQ_DBREC_FATAL),
+		  (atomic_t *)&rec->arm);
+}
+
 int vroce_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
 struct rdma_hw_stats *vroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);

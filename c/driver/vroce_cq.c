@@ -436,6 +436,12 @@ int vroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 					      VROCE_HW_CQ_ARM_SOLICITED :
 					      VROCE_HW_CQ_ARM_NEXT);
 		spin_unlock_irqrestore(&cq->lock, irqflags);
+		/*
+		 * Dead: the process flushes its work requests itself
+		 * (vroce_cq_mark_dead()); the flush work calls the handler.
+		 */
+		if (unlikely(vroce_dev_dead(vdev)))
+			queue_work(system_unbound_wq, &vdev->flush_work);
 		return 0;
 	}
 	/* No doorbell carries the old ring's index now: armed after. */

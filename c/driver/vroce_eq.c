@@ -226,7 +226,8 @@ void vroce_eq_forget(struct vroce_dev *vdev, struct xarray *xa,
  * handlers of the armed CQs (&vroce_cq.armed: armed before the HCA was
  * reset, whose event the reset lost, or since) are called here, once per
  * arming, as the event queue calls them, so that they may destroy CQs
- * and QPs in turn.
+ * and QPs in turn. A mapped CQ's record is marked first
+ * (vroce_cq_mark_dead()): its process flushes its own work requests.
  *
  * Context: process context (a work item), may sleep.
  */
@@ -239,6 +240,8 @@ void vroce_eq_flush_work(struct work_struct *work)
 
 	vroce_eq_lock(vdev);
 	xa_for_each(&vdev->cqs, n, cq) {
+		/* issue 31, review: a mapped CQ's process flushes its own. */
+		vroce_cq_mark_dead(cq);
 		if (xchg(&cq->armed, false) && cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}

@@ -148,7 +148,8 @@ static int vroce_alloc_ucontext(struct ib_ucontext *ibuc,
 	};
 
 	if (vdev->attr.caps & VROCE_CAP_MAPPED)
-		resp.flags = VROCE_UCTX_F_MAPPED_CQ | VROCE_UCTX_F_MAPPED_WQ;
+		resp.flags = VROCE_UCTX_F_MAPPED_CQ | VROCE_UCTX_F_MAPPED_WQ |
+			     VROCE_UCTX_F_FATAL_REC;
 	return vroce_udata_out(udata, &resp, sizeof(resp));
 }
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "vroce_verbs_compat.h"
 #include "../uapi/vroce-abi.h"
@@ -43,16 +44,19 @@ struct vroce_device {
 #define vroce_to_device_barrier()	__atomic_thread_fence(__ATOMIC_RELEASE)
 #define vroce_from_device_barrier()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
-/* Doorbell records: 8 bytes each, VROCE_DBREC_PER_PAGE to a page. */
+/*
+ * Doorbell records: 8 bytes each, a page of them at a time. The page is
+ * the system's (sysconf(_SC_PAGESIZE), read once per context): the
+ * kernel's PAGE_SIZE, which it aligns, checks and pins by
+ * (c/uapi/vroce-abi.h; review of issue 31).
+ */
 #define VROCE_DBREC_SIZE	8
-#define VROCE_PAGE_SIZE		4096
-#define VROCE_DBREC_PER_PAGE	(VROCE_PAGE_SIZE / VROCE_DBREC_SIZE)
 
 struct vroce_dbrec_page {
 	struct vroce_dbrec_page *next;
 	uint8_t *page;
 	unsigned int used;
-	uint64_t free[VROCE_DBREC_PER_PAGE / 64];	/* bit set: free */
+	uint64_t free[];	/* bit set: free; page_size / 8 bits */
 };
 
 /* The highest QP number + 1: the CQ poller finds a CQE's QP by number. */
@@ -64,6 +68,15 @@ struct vroce_context {
 	struct verbs_context ibv_ctx;
 	/* issue 31 */
 	bool map_cq, map_wq;		/* the kernel maps; VROCE_NO_MAP unset */
+	size_t page_size;		/* sysconf(_SC_PAGESIZE) */
+	/*
+	 * The device is dead and its HCA reset (review of issue 31): set
+	 * once, by IBV_EVENT_DEVICE_FATAL, a verb that failed with EIO, or
+	 * VROCE_CQ_DBREC_FATAL in a CQ's record (@fatal_rec: the kernel
+	 * sets it); pollers then flush what is outstanding.
+	 */
+	bool fatal;
+	bool fatal_rec;
 	pthread_mutex_t dbrec_lock;	/* protects dbrec_pages */
 	struct vroce_dbrec_page *dbrec_pages;
 	pthread_mutex_t qp_lock;	/* protects the writers of qp_table */
@@ -75,40 +88,70 @@ static inline struct vroce_context *to_vctx(struct ibv_context *ibctx)
 	return container_of(ibctx, struct vroce_context, ibv_ctx.context);
 }
 
+static void vroce_set_fatal(struct vroce_context *ctx)
+{
+	__atomic_store_n(&ctx->fatal, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Pages the HCA or the kernel may write (rings, record pages): mapped on
+ * their own, not from malloc(), and given back with munmap(). The kernel
+ * pins what it hands the HCA, so a page it still holds (a command whose
+ * answer was lost parks it until the HCA's reset) leaves the process's
+ * address space with munmap() but is never reused by it: no heap memory
+ * of the process is ever one the HCA can still write (review of issue 31).
+ * @bytes: whole pages. Zeroed, not forked; NULL with errno.
+ */
+static void *vroce_pages_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* The kernel pins the pages: a child must not get them (fork). */
+	if (ibv_dontfork_range(p, bytes)) {
+		munmap(p, bytes);
+		return NULL;
+	}
+	return p;
+}
+
+static void vroce_pages_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	ibv_dofork_range(p, bytes);
+	munmap(p, bytes);
+}
+
 /* A free record of the context's pages (zeroed), or NULL with errno. */
 static void *vroce_dbrec_alloc(struct vroce_context *ctx)
 {
+	size_t per_page = ctx->page_size / VROCE_DBREC_SIZE;
 	struct vroce_dbrec_page *p;
 	unsigned int i, b;
 	void *rec = NULL;
 
 	pthread_mutex_lock(&ctx->dbrec_lock);
 	for (p = ctx->dbrec_pages; p; p = p->next)
-		if (p->used < VROCE_DBREC_PER_PAGE)
+		if (p->used < per_page)
 			break;
 	if (!p) {
-		p = calloc(1, sizeof(*p));
+		p = calloc(1, sizeof(*p) + per_page / 8);
 		if (!p)
 			goto out;
-		if (posix_memalign((void **)&p->page, VROCE_PAGE_SIZE,
-				   VROCE_PAGE_SIZE)) {
-			free(p);
-			errno = ENOMEM;
-			p = NULL;
-			goto out;
-		}
-		/* The kernel pins the page: a child must not get it (fork). */
-		if (ibv_dontfork_range(p->page, VROCE_PAGE_SIZE)) {
-			free(p->page);
+		p->page = vroce_pages_alloc(ctx->page_size);
+		if (!p->page) {
 			free(p);
 			p = NULL;
 			goto out;
 		}
-		memset(p->free, 0xff, sizeof(p->free));
+		memset(p->free, 0xff, per_page / 8);
 		p->next = ctx->dbrec_pages;
 		ctx->dbrec_pages = p;
 	}
-	for (i = 0; i < VROCE_DBREC_PER_PAGE / 64; i++) {
+	for (i = 0; i < per_page / 64; i++) {
 		if (!p->free[i])
 			continue;
 		b = __builtin_ctzll(p->free[i]);
@@ -134,7 +177,7 @@ static void vroce_dbrec_free(struct vroce_context *ctx, void *rec)
 	pthread_mutex_lock(&ctx->dbrec_lock);
 	for (p = ctx->dbrec_pages; p; p = p->next) {
 		if ((uint8_t *)rec < p->page ||
-		    (uint8_t *)rec >= p->page + VROCE_PAGE_SIZE)
+		    (uint8_t *)rec >= p->page + ctx->page_size)
 			continue;
 		n = ((uint8_t *)rec - p->page) / VROCE_DBREC_SIZE;
 		p->free[n / 64] |= 1ULL << (n % 64);
@@ -142,31 +185,6 @@ static void vroce_dbrec_free(struct vroce_context *ctx, void *rec)
 		break;
 	}
 	pthread_mutex_unlock(&ctx->dbrec_lock);
-}
-
-/* A ring of @bytes (whole pages), page aligned, zeroed, not forked. */
-static void *vroce_ring_alloc(size_t bytes)
-{
-	void *ring;
-
-	if (posix_memalign(&ring, VROCE_PAGE_SIZE, bytes)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memset(ring, 0, bytes);
-	if (ibv_dontfork_range(ring, bytes)) {
-		free(ring);
-		return NULL;
-	}
-	return ring;
-}
-
-static void vroce_ring_free(void *ring, size_t bytes)
-{
-	if (!ring)
-		return;
-	ibv_dofork_range(ring, bytes);
-	free(ring);
 }
 
 /*
@@ -183,11 +201,25 @@ static uint32_t vroce_ring_depth(uint32_t want)
 }
 
 /* The bytes a ring of @depth entries of @entry_size takes: whole pages. */
-static size_t vroce_ring_bytes(uint32_t depth, uint32_t entry_size)
+static size_t vroce_ring_bytes(struct vroce_context *ctx, uint32_t depth,
+			       uint32_t entry_size)
 {
 	size_t bytes = (size_t)depth * entry_size;
 
-	return bytes < VROCE_PAGE_SIZE ? VROCE_PAGE_SIZE : bytes;
+	return (bytes + ctx->page_size - 1) & ~(ctx->page_size - 1);
+}
+
+/* A ring of @depth entries of @entry_size: vroce_pages_alloc(). */
+static void *vroce_ring_alloc(struct vroce_context *ctx, uint32_t depth,
+			      uint32_t entry_size)
+{
+	return vroce_pages_alloc(vroce_ring_bytes(ctx, depth, entry_size));
+}
+
+static void vroce_ring_free(struct vroce_context *ctx, void *ring,
+			    uint32_t depth, uint32_t entry_size)
+{
+	vroce_pages_free(ring, vroce_ring_bytes(ctx, depth, entry_size));
 }
 
 struct vroce_cq {
@@ -201,10 +233,19 @@ struct vroce_cq {
 	struct ibv_wc wc;
 	/*
 	 * issue 31: a mapped CQ: the HCA writes @ring, the poller reads it
-	 * by the owner phase and publishes @ci in @dbrec, under @lock.
+	 * by the owner phase and publishes @ci in @dbrec, under @lock. @lock
+	 * is held only while the ring is read or swapped, never across a
+	 * system call (review of issue 31): a resize takes @resize_lock for
+	 * its RESIZE_CQ and marks the CQ @resizing meanwhile, and pollers
+	 * find nothing then. @broken: a RESIZE_CQ whose answer was lost
+	 * (ETIMEDOUT), after which the HCA may write either ring: polling
+	 * fails with EIO, only the flush of a dead device still completes.
 	 */
 	bool mapped;
 	pthread_spinlock_t lock;
+	pthread_mutex_t resize_lock;	/* serialises resizes and cleans */
+	bool resizing;
+	bool broken;
 	struct vroce_cqe *ring;
 	uint32_t log2;
 	uint32_t ci;
@@ -388,11 +429,18 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 		errno = ret;
 		return NULL;
 	}
+	ret = pthread_mutex_init(&cq->resize_lock, NULL);
+	if (ret) {
+		pthread_mutex_destroy(&cq->poll_lock);
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	/* issue 31: the ring and its record in this process's memory. */
 	if (ctx->map_cq && cqe > 0 && cqe <= (1 << VROCE_MAX_CQ_DEPTH_LOG2)) {
 		depth = vroce_ring_depth(cqe);
-		cq->ring = vroce_ring_alloc(vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+		cq->ring = vroce_ring_alloc(ctx, depth, VROCE_CQE_SIZE);
 		cq->dbrec = cq->ring ? vroce_dbrec_alloc(ctx) : NULL;
 		if (!cq->dbrec)
 			goto err;
@@ -416,8 +464,9 @@ static struct ibv_cq *vroce_create_cq(struct ibv_context *context, int cqe,
 err:
 	ret = errno;
 	vroce_dbrec_free(ctx, cq->dbrec);
-	vroce_ring_free(cq->ring, vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+	vroce_ring_free(ctx, cq->ring, depth, VROCE_CQE_SIZE);
 	pthread_spin_destroy(&cq->lock);
+	pthread_mutex_destroy(&cq->resize_lock);
 	pthread_mutex_destroy(&cq->poll_lock);
 	free(cq);
 	errno = ret;
@@ -427,17 +476,21 @@ err:
 static int vroce_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
+	struct vroce_context *ctx = to_vctx(ibcq->context);
 	int ret = ibv_cmd_destroy_cq(ibcq);
 
 	if (!ret) {
-		/* The kernel unpinned them: the HCA confirmed the destroy. */
+		/*
+		 * The kernel unpinned them (the HCA confirmed the destroy) or
+		 * parked them pinned (it did not): munmap() is safe either way.
+		 */
 		if (cq->mapped) {
-			vroce_dbrec_free(to_vctx(ibcq->context), cq->dbrec);
-			vroce_ring_free(cq->ring,
-					vroce_ring_bytes(1U << cq->log2,
-							 VROCE_CQE_SIZE));
+			vroce_dbrec_free(ctx, cq->dbrec);
+			vroce_ring_free(ctx, cq->ring, 1U << cq->log2,
+					VROCE_CQE_SIZE);
 		}
 		pthread_spin_destroy(&cq->lock);
+		pthread_mutex_destroy(&cq->resize_lock);
 		pthread_mutex_destroy(&cq->poll_lock);
 		free(cq);
 	}
@@ -547,27 +600,127 @@ static bool vroce_cqe_to_wc(struct vroce_context *ctx, struct vroce_cq *cq,
 	return true;
 }
 
+/*
+ * Whether the device is dead and its HCA reset (review of issue 31): the
+ * context's flag, or the kernel's in @cq's record, which latches it. The
+ * HCA wrote its last CQE before either was set.
+ */
+static bool vroce_cq_fatal(struct vroce_context *ctx, struct vroce_cq *cq)
+{
+	if (__atomic_load_n(&ctx->fatal, __ATOMIC_ACQUIRE))
+		return true;
+	if (!ctx->fatal_rec ||
+	    !(le32toh(__atomic_load_n(&cq->dbrec->arm, __ATOMIC_ACQUIRE)) &
+	      VROCE_CQ_DBREC_FATAL))
+		return false;
+	vroce_set_fatal(ctx);
+	return true;
+}
+
+/*
+ * A dead device's work requests of @qp's queue @wq, which the HCA will not
+ * complete: each WQE past @wq's ci, signaled or not, completes with
+ * IBV_WC_WR_FLUSH_ERR, in order, once (as the kernel's vroce_qp_flush()
+ * for its own QPs). Under the CQ's lock.
+ */
+static int vroce_uwq_flush(struct vroce_qp *qp, struct vroce_uwq *wq, bool rq,
+			   struct ibv_wc *wc, int max)
+{
+	const uint8_t *slot;
+	uint64_t wr_id;
+	int n = 0;
+
+	if (!wq->ring)
+		return 0;	/* the receives of an SRQ */
+	pthread_spin_lock(&wq->lock);
+	for (; n < max && wq->ci != wq->pi; n++, wq->ci++) {
+		slot = wq->ring + (size_t)(wq->ci & ((1U << wq->log2) - 1)) *
+				  wq->entry_size;
+		wr_id = rq ? ((const struct vroce_recv_wqe *)slot)->wr_id :
+			     ((const struct vroce_send_wqe *)slot)->wr_id;
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = le64toh(wr_id);
+		wc[n].status = IBV_WC_WR_FLUSH_ERR;
+		wc[n].vendor_err = VROCE_CQE_WR_FLUSH_ERR;
+		wc[n].opcode = rq ? IBV_WC_RECV : IBV_WC_SEND;
+		wc[n].qp_num = qp->vqp.qp.qp_num;
+	}
+	pthread_spin_unlock(&wq->lock);
+	if (n)
+		__atomic_store_n(&qp->hw_err, true, __ATOMIC_RELAXED);
+	return n;
+}
+
+static int vroce_srq_flush(struct ibv_srq *ibsrq, uint32_t qpn,
+			   struct ibv_wc *wc, int max);
+
+/*
+ * vroce_uwq_flush() of every queue completing to @cq, and the receives
+ * still posted in a mapped SRQ of one of its QPs; under cq->lock.
+ */
+static int vroce_cq_flush(struct vroce_context *ctx, struct vroce_cq *cq,
+			  struct ibv_wc *wc, int max)
+{
+	struct vroce_qp *qp;
+	uint32_t qpn;
+	int n = 0;
+
+	for (qpn = 0; qpn < VROCE_QPN_TABLE && n < max; qpn++) {
+		/* destroy_qp takes it out, then waits for cq->lock. */
+		qp = __atomic_load_n(&ctx->qp_table[qpn], __ATOMIC_ACQUIRE);
+		if (!qp)
+			continue;
+		if (qp->vqp.qp.send_cq == &cq->vcq.cq)
+			n += vroce_uwq_flush(qp, &qp->sq, false, wc + n, max - n);
+		if (n < max && qp->vqp.qp.recv_cq == &cq->vcq.cq)
+			n += qp->vqp.qp.srq ?
+			     vroce_srq_flush(qp->vqp.qp.srq, qpn, wc + n,
+					     max - n) :
+			     vroce_uwq_flush(qp, &qp->rq, true, wc + n, max - n);
+	}
+	return n;
+}
+
+/*
+ * Up to @ne completions of a mapped CQ, no system call: the CQEs the HCA
+ * wrote, then, once the device is dead, the software flush of what it
+ * never will. 0 while a resize is out; -EIO for a broken CQ.
+ */
 static int vroce_poll_mapped(struct vroce_cq *cq, int ne, struct ibv_wc *wc)
 {
 	struct vroce_context *ctx = to_vctx(cq->vcq.cq.context);
 	struct vroce_cqe *cqe;
 	uint32_t start;
+	bool fatal;
 	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
-	start = cq->ci;
-	while (n < ne) {
-		cqe = vroce_cqe_written(cq, cq->ci);
-		if (!cqe)
-			break;
-		cq->ci++;
-		if (vroce_cqe_to_wc(ctx, cq, cqe, &wc[n]))
-			n++;
+	/* The HCA copies the CQEs from the record's ci: none is taken now. */
+	if (cq->resizing) {
+		pthread_spin_unlock(&cq->lock);
+		return 0;
 	}
-	/* The slots go back to the HCA once read: the reads come first. */
-	if (cq->ci != start)
-		__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci),
-				 __ATOMIC_RELEASE);
+	/* Before the ring: the HCA wrote its last CQE before the flag. */
+	fatal = vroce_cq_fatal(ctx, cq);
+	if (!cq->broken) {
+		start = cq->ci;
+		while (n < ne) {
+			cqe = vroce_cqe_written(cq, cq->ci);
+			if (!cqe)
+				break;
+			cq->ci++;
+			if (vroce_cqe_to_wc(ctx, cq, cqe, &wc[n]))
+				n++;
+		}
+		/* The slots go back to the HCA once read: the reads first. */
+		if (cq->ci != start)
+			__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci),
+					 __ATOMIC_RELEASE);
+	}
+	if (fatal)
+		n += vroce_cq_flush(ctx, cq, wc + n, ne - n);
+	else if (cq->broken)
+		n = -EIO;
 	pthread_spin_unlock(&cq->lock);
 	return n;
 }
@@ -590,15 +743,25 @@ static int vroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 static int vroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
+	uint32_t old, arm = htole32(solicited_only ? 2 : 1);
+	uint32_t keep = htole32(VROCE_CQ_DBREC_FATAL);
 
-	if (cq->mapped)
-		__atomic_store_n(&cq->dbrec->arm,
-				 htole32(solicited_only ? 2 : 1),
-				 __ATOMIC_RELEASE);
+	/* The kernel's VROCE_CQ_DBREC_FATAL stays. */
+	if (cq->mapped) {
+		old = __atomic_load_n(&cq->dbrec->arm, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&cq->dbrec->arm, &old,
+						    (old & keep) | arm, false,
+						    __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
+			;
+	}
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 
-/* Pollers skip what @cq still holds of QP @qpn (destroyed or reset). */
+/*
+ * Pollers skip what @cq still holds of QP @qpn (destroyed or reset). A
+ * resize out is waited for: the CQEs move to the new ring meanwhile.
+ */
 static void vroce_cq_clean(struct vroce_cq *cq, uint32_t qpn)
 {
 	struct vroce_cqe *cqe;
@@ -606,7 +769,10 @@ static void vroce_cq_clean(struct vroce_cq *cq, uint32_t qpn)
 
 	if (!cq->mapped)
 		return;
+	pthread_mutex_lock(&cq->resize_lock);
 	pthread_spin_lock(&cq->lock);
+	if (cq->broken)
+		goto out;	/* its rings are read no more */
 	for (n = cq->ci; n - cq->ci < (1U << cq->log2); n++) {
 		cqe = vroce_cqe_written(cq, n);
 		if (!cqe)
@@ -614,7 +780,9 @@ static void vroce_cq_clean(struct vroce_cq *cq, uint32_t qpn)
 		if (le32toh(cqe->qpn) == qpn)
 			cqe->qpn = 0;
 	}
+out:
 	pthread_spin_unlock(&cq->lock);
+	pthread_mutex_unlock(&cq->resize_lock);
 }
 
 /*
@@ -634,7 +802,7 @@ static int vroce_cq_ex_fetch(struct vroce_cq *cq)
 			     ibv_cmd_poll_cq(&cq->vcq.cq, 1, &cq->wc);
 
 	if (n < 0)
-		return errno ? errno : EIO;
+		return cq->mapped ? -n : (errno ? errno : EIO);
 	if (n == 0)
 		return ENOENT;
 	cq->vcq.cq_ex.wr_id = cq->wc.wr_id;
@@ -791,15 +959,13 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 		qp->mapped = true;
 		qp->sq.entry_size = VROCE_SEND_WQE_SIZE;
 		qp->sq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_send_wr));
-		qp->sq.ring = vroce_ring_alloc(vroce_ring_bytes(1U << qp->sq.log2,
-								VROCE_SEND_WQE_SIZE));
+		qp->sq.ring = vroce_ring_alloc(ctx, 1U << qp->sq.log2, VROCE_SEND_WQE_SIZE);
 		if (!qp->sq.ring)
 			goto err;
 		if (!attr->srq) {
 			qp->rq.entry_size = VROCE_RECV_WQE_SIZE;
 			qp->rq.log2 = __builtin_ctz(vroce_ring_depth(attr->cap.max_recv_wr));
-			qp->rq.ring = vroce_ring_alloc(vroce_ring_bytes(1U << qp->rq.log2,
-									VROCE_RECV_WQE_SIZE));
+			qp->rq.ring = vroce_ring_alloc(ctx, 1U << qp->rq.log2, VROCE_RECV_WQE_SIZE);
 			if (!qp->rq.ring)
 				goto err;
 			cmd.drv.rq_buf_addr = (uintptr_t)qp->rq.ring;
@@ -834,10 +1000,8 @@ static struct ibv_qp *vroce_create_qp(struct ibv_pd *pd,
 err:
 	ret = errno;
 	vroce_dbrec_free(ctx, qp->dbrec);
-	vroce_ring_free(qp->rq.ring, vroce_ring_bytes(1U << qp->rq.log2,
-						      VROCE_RECV_WQE_SIZE));
-	vroce_ring_free(qp->sq.ring, vroce_ring_bytes(1U << qp->sq.log2,
-						      VROCE_SEND_WQE_SIZE));
+	vroce_ring_free(ctx, qp->rq.ring, 1U << qp->rq.log2, VROCE_RECV_WQE_SIZE);
+	vroce_ring_free(ctx, qp->sq.ring, 1U << qp->sq.log2, VROCE_SEND_WQE_SIZE);
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
 	free(qp);
@@ -1078,8 +1242,18 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 static int vroce_sq_doorbell(struct vroce_qp *qp)
 {
 	struct ibv_send_wr *bad;
+	int ret = ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 
-	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	/*
+	 * EIO: the device is dead and its HCA reset (or gone): the WQEs are
+	 * posted and complete in software, flushed by the pollers
+	 * (vroce_poll_mapped()), as a kernel QP's (review of issue 31).
+	 */
+	if (ret == EIO) {
+		vroce_set_fatal(to_vctx(qp->vqp.qp.context));
+		return 0;
+	}
+	return ret;
 }
 
 /*
@@ -1692,10 +1866,8 @@ static int vroce_destroy_qp(struct ibv_qp *ibqp)
 		pthread_mutex_unlock(&ctx->qp_lock);
 		vroce_qp_clean_cqs(qp);
 		vroce_dbrec_free(ctx, qp->dbrec);
-		vroce_ring_free(qp->rq.ring, vroce_ring_bytes(1U << qp->rq.log2,
-							      VROCE_RECV_WQE_SIZE));
-		vroce_ring_free(qp->sq.ring, vroce_ring_bytes(1U << qp->sq.log2,
-							      VROCE_SEND_WQE_SIZE));
+		vroce_ring_free(ctx, qp->rq.ring, 1U << qp->rq.log2, VROCE_RECV_WQE_SIZE);
+		vroce_ring_free(ctx, qp->sq.ring, 1U << qp->sq.log2, VROCE_SEND_WQE_SIZE);
 	}
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
@@ -1753,8 +1925,7 @@ static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
 	if (ctx->map_wq && attr->attr.max_wr &&
 	    attr->attr.max_wr <= (1U << VROCE_MAX_WQ_DEPTH_LOG2)) {
 		depth = vroce_ring_depth(attr->attr.max_wr);
-		srq->ring = vroce_ring_alloc(vroce_ring_bytes(depth,
-							      VROCE_RECV_WQE_SIZE));
+		srq->ring = vroce_ring_alloc(ctx, depth, VROCE_RECV_WQE_SIZE);
 		srq->dbrec = srq->ring ? vroce_dbrec_alloc(ctx) : NULL;
 		if (!srq->dbrec)
 			goto err;
@@ -1780,7 +1951,7 @@ static struct ibv_srq *vroce_create_srq(struct ibv_pd *pd,
 err:
 	ret = errno;
 	vroce_dbrec_free(ctx, srq->dbrec);
-	vroce_ring_free(srq->ring, vroce_ring_bytes(depth, VROCE_RECV_WQE_SIZE));
+	vroce_ring_free(ctx, srq->ring, depth, VROCE_RECV_WQE_SIZE);
 	pthread_spin_destroy(&srq->lock);
 	free(srq);
 	errno = ret;
@@ -1827,6 +1998,41 @@ static int vroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	return err;
 }
 
+/*
+ * A dead device's receives still posted in a mapped SRQ (not marked
+ * srq_done): IBV_WC_WR_FLUSH_ERR each, in ring order, in the CQ of the
+ * first of its QPs polled (@qpn), once: each is marked taken. Under that
+ * CQ's lock (its QP keeps the SRQ: destroy_srq is EBUSY meanwhile).
+ */
+static int vroce_srq_flush(struct ibv_srq *ibsrq, uint32_t qpn,
+			   struct ibv_wc *wc, int max)
+{
+	struct vroce_srq *srq = container_of(ibsrq, struct vroce_srq, ibsrq);
+	uint32_t depth = 1U << srq->log2, i;
+	struct vroce_recv_wqe *wqe;
+	int n = 0;
+
+	if (!srq->mapped)
+		return 0;
+	pthread_spin_lock(&srq->lock);
+	/* The slots posted last, oldest first: the HCA takes them in order. */
+	for (i = srq->pi - depth; i != srq->pi && n < max; i++) {
+		wqe = &srq->ring[i & (depth - 1)];
+		if (__atomic_load_n(&wqe->srq_done, __ATOMIC_ACQUIRE))
+			continue;
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = le64toh(wqe->wr_id);
+		wc[n].status = IBV_WC_WR_FLUSH_ERR;
+		wc[n].vendor_err = VROCE_CQE_WR_FLUSH_ERR;
+		wc[n].opcode = IBV_WC_RECV;
+		wc[n].qp_num = qpn;
+		__atomic_store_n(&wqe->srq_done, 1, __ATOMIC_RELEASE);
+		n++;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return n;
+}
+
 static int vroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 			    int attr_mask)
 {
@@ -1845,15 +2051,16 @@ static int vroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 static int vroce_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct vroce_srq *srq = container_of(ibsrq, struct vroce_srq, ibsrq);
+	struct vroce_context *ctx = to_vctx(ibsrq->context);
 	int ret = ibv_cmd_destroy_srq(ibsrq);
 
 	if (ret)
 		return ret;
 	/* The kernel unpinned them: the HCA confirmed the destroy. */
 	if (srq->mapped) {
-		vroce_dbrec_free(to_vctx(ibsrq->context), srq->dbrec);
-		vroce_ring_free(srq->ring, vroce_ring_bytes(1U << srq->log2,
-							    VROCE_RECV_WQE_SIZE));
+		vroce_dbrec_free(ctx, srq->dbrec);
+		vroce_ring_free(ctx, srq->ring, 1U << srq->log2,
+				VROCE_RECV_WQE_SIZE);
 	}
 	pthread_spin_destroy(&srq->lock);
 	free(srq);
@@ -1868,8 +2075,7 @@ static void vroce_free_context(struct ibv_context *ibctx)
 
 	while ((p = ctx->dbrec_pages)) {
 		ctx->dbrec_pages = p->next;
-		ibv_dofork_range(p->page, VROCE_PAGE_SIZE);
-		free(p->page);
+		vroce_pages_free(p->page, ctx->page_size);
 		free(p);
 	}
 	pthread_mutex_destroy(&ctx->dbrec_lock);
@@ -1924,20 +2130,27 @@ static int vroce_destroy_ah(struct ibv_ah *ibah)
 /*
  * issue 30, cq/counters: the CQ's ring is the kernel's; no driver data.
  * issue 31: a mapped CQ's new ring is this process's: the HCA copies the
- * CQEs not consumed to its start and sets the record's ci to 0; polling
- * waits on the CQ's lock meanwhile, and starts again from 0.
+ * CQEs not consumed to its start and sets the record's ci to 0; pollers
+ * find nothing meanwhile (@resizing; no thread spins across the system
+ * call) and start again from 0 on the new ring.
+ * Review of issue 31: an error other than ETIMEDOUT means the HCA kept
+ * the old ring (the kernel's checks, the HCA's refusal, no command slot)
+ * or, EIO, is dead and reset; ETIMEDOUT means its answer was lost and it
+ * may write either ring: the CQ is broken (vroce_poll_mapped()). The
+ * ring given back is unmapped, never handed to malloc() (vroce_pages_alloc()).
  */
 static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct vroce_cq *cq = container_of(ibcq, struct vroce_cq, vcq.cq);
+	struct vroce_context *ctx = to_vctx(ibcq->context);
 	struct ib_uverbs_resize_cq_resp resp;
 	struct {
 		struct ibv_resize_cq ibv_cmd;
 		struct vroce_resize_cq drv;
 	} mcmd = { 0 };
 	struct ibv_resize_cq cmd;
-	uint32_t depth;
-	void *ring;
+	uint32_t depth, old_depth;
+	void *ring, *old;
 	int ret;
 
 	if (!cq->mapped)
@@ -1945,28 +2158,56 @@ static int vroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 					 sizeof(resp));
 	if (cqe < 1 || cqe > (1 << VROCE_MAX_CQ_DEPTH_LOG2))
 		return EINVAL;
+	pthread_mutex_lock(&cq->resize_lock);
+	if (cq->broken) {
+		ret = EIO;
+		goto out_unlock;
+	}
 	depth = vroce_ring_depth(cqe);
-	ring = vroce_ring_alloc(vroce_ring_bytes(depth, VROCE_CQE_SIZE));
-	if (!ring)
-		return errno;
+	ring = vroce_ring_alloc(ctx, depth, VROCE_CQE_SIZE);
+	if (!ring) {
+		ret = errno;
+		goto out_unlock;
+	}
 	mcmd.drv.comp_mask = VROCE_RESIZE_CQ_MAPPED;
 	mcmd.drv.buf_addr = (uintptr_t)ring;
 	mcmd.drv.depth = depth;
+	/* The record's ci is the pollers' last: the HCA copies from it. */
 	pthread_spin_lock(&cq->lock);
+	cq->resizing = true;
+	pthread_spin_unlock(&cq->lock);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &mcmd.ibv_cmd, sizeof(mcmd), &resp,
 				sizeof(resp));
+	pthread_spin_lock(&cq->lock);
 	if (!ret) {
 		/* The kernel unpinned the old ring: the HCA let go of it. */
-		vroce_ring_free(cq->ring, vroce_ring_bytes(1U << cq->log2,
-							   VROCE_CQE_SIZE));
+		old = cq->ring;
+		old_depth = 1U << cq->log2;
 		cq->ring = ring;
 		cq->log2 = __builtin_ctz(depth);
 		cq->ci = 0;
+		ring = old;
+		depth = old_depth;
+	} else if (ret == ETIMEDOUT) {
+		cq->broken = true;
 	}
+	cq->resizing = false;
 	pthread_spin_unlock(&cq->lock);
-	if (ret)
-		vroce_ring_free(ring, vroce_ring_bytes(depth, VROCE_CQE_SIZE));
+	if (ret == EIO)
+		vroce_set_fatal(ctx);
+	/* The old ring, or the new one the kernel unpinned or parked. */
+	vroce_ring_free(ctx, ring, depth, VROCE_CQE_SIZE);
+out_unlock:
+	pthread_mutex_unlock(&cq->resize_lock);
 	return ret;
+}
+
+/* IBV_EVENT_DEVICE_FATAL, as ibv_get_async_event() returns it: latched. */
+static void vroce_async_event(struct ibv_context *context,
+			      struct ibv_async_event *event)
+{
+	if (event->event_type == IBV_EVENT_DEVICE_FATAL)
+		vroce_set_fatal(to_vctx(context));
 }
 
 /* ---- issue 30: memory windows ---- */
@@ -2072,6 +2313,8 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.free_context = vroce_free_context,
 	/* issue 30, cq/counters */
 	.resize_cq = vroce_resize_cq,
+	/* review of issue 31: the fatal state */
+	.async_event = vroce_async_event,
 	/* issue 30, memory windows */
 	.alloc_mw = vroce_alloc_mw,
 	.dealloc_mw = vroce_dealloc_mw,
@@ -2089,6 +2332,7 @@ static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,
 	struct ibv_get_context cmd;
 	struct vroce_context *ctx;
 	const char *no_map;
+	long page_size;
 
 	(void)private_data;
 	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
@@ -2104,6 +2348,9 @@ static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,
 	}
 	pthread_mutex_init(&ctx->dbrec_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
+	/* The kernel's PAGE_SIZE (c/uapi/vroce-abi.h), at least a record's. */
+	page_size = sysconf(_SC_PAGESIZE);
+	ctx->page_size = page_size > 0 ? (size_t)page_size : 0;
 	/*
 	 * issue 31: map what the kernel says it can, with the doorbell it
 	 * names; VROCE_NO_MAP=1 keeps every queue the kernel's (a fallback,
@@ -2111,10 +2358,12 @@ static struct verbs_context *vroce_alloc_context(struct ibv_device *ibdev,
 	 */
 	no_map = getenv("VROCE_NO_MAP");
 	if ((!no_map || strcmp(no_map, "1")) &&
-	    resp.drv.db_method == VROCE_DB_SYSCALL) {
+	    resp.drv.db_method == VROCE_DB_SYSCALL && ctx->page_size >= 4096 &&
+	    !(ctx->page_size & (ctx->page_size - 1))) {
 		ctx->map_cq = resp.drv.flags & VROCE_UCTX_F_MAPPED_CQ;
 		ctx->map_wq = ctx->map_cq &&
 			      (resp.drv.flags & VROCE_UCTX_F_MAPPED_WQ);
+		ctx->fatal_rec = resp.drv.flags & VROCE_UCTX_F_FATAL_REC;
 	}
 	verbs_set_ops(&ctx->ibv_ctx, &vroce_ctx_ops);
 	return &ctx->ibv_ctx;

@@ -150,7 +150,8 @@ struct verbs_context_ops {
 	void (*alloc_parent_domain)(void);
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
 	void (*alloc_td)(void);
-	void (*async_event)(void);
+	void (*async_event)(struct ibv_context *context,
+			    struct ibv_async_event *event);
 	void (*attach_counters_point_flow)(void);
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
@@ -284,6 +285,8 @@ VROCE_OP_AT(rereg_mr, 0x230);
 VROCE_OP_AT(alloc_mw, 0x10);
 VROCE_OP_AT(bind_mw, 0x50);
 VROCE_OP_AT(dealloc_mw, 0xc8);
+/* issue 31, review: the fatal state (public slot _compat_async_event) */
+VROCE_OP_AT(async_event, 0x38);
 static_assert(sizeof(struct verbs_context_ops) == 0x260,
 	      "verbs_context_ops is not the size libibverbs 44 has");
 

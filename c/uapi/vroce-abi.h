@@ -28,7 +28,10 @@
  * pins them and describes them to the HCA by a user-buffer MTR, and from
  * then on the process and the HCA share them with no system call between:
  *   - a ring is 2^n entries of the HCA's format (c/ifc/vroce_wqe.h), page
- *     aligned, exactly depth * entry size bytes, writable;
+ *     aligned, exactly depth * entry size bytes, writable; "page" is the
+ *     kernel's PAGE_SIZE, which a process reads as sysconf(_SC_PAGESIZE):
+ *     the kernel refuses a ring not aligned to it (EINVAL) and pins the
+ *     whole pages a ring or a record lies in;
  *   - a doorbell record is 8 bytes, 8-byte aligned, in writable memory,
  *     little endian; the HCA reads it (and trusts none of it);
  *   - the provider maps only when the context's response has the flag,
@@ -40,6 +43,8 @@
 /* Flags of struct vroce_alloc_ucontext_resp. */
 #define VROCE_UCTX_F_MAPPED_CQ	0x00000001U	/* CQ rings may be mapped */
 #define VROCE_UCTX_F_MAPPED_WQ	0x00000002U	/* SQ, RQ and SRQ rings may be */
+/* issue 31, review: the kernel marks a dead device in the CQ records */
+#define VROCE_UCTX_F_FATAL_REC	0x00000004U
 
 /* How the provider rings a send doorbell (@db_method). */
 #define VROCE_DB_SYSCALL	0	/* uverbs POST_SEND carrying no WR */
@@ -63,12 +68,21 @@ struct vroce_alloc_ucontext_resp {
  * @ci: CQEs the process has consumed (free running); the HCA reads it to
  *	know which slots are free again
  * @arm: written by the provider before ibv_req_notify_cq()'s system call
- *	(see Documentation/userspace.rst)
+ *	(see Documentation/userspace.rst), in its low bits; bit 31
+ *	(VROCE_CQ_DBREC_FATAL) is the kernel's (VROCE_UCTX_F_FATAL_REC)
  */
 struct vroce_cq_dbrec {
 	__u32 ci;
 	__u32 arm;
 };
+
+/*
+ * Set by the kernel in @arm of every mapped CQ's record once the device is
+ * dead and its HCA reset (it writes no CQE from then on): the provider
+ * completes the work requests still outstanding in software. The
+ * provider keeps the bit when it writes @arm.
+ */
+#define VROCE_CQ_DBREC_FATAL	0x80000000U
 
 /**
  * struct vroce_qp_dbrec - a mapped QP's doorbell record
@@ -234,7 +248,10 @@ struct vroce_create_srq_resp {
  * The HCA copies the CQEs not yet consumed (from the record's ci) to the
  * start of the new ring and sets the record's ci to 0 as it switches;
  * the provider, which polls nothing meanwhile, starts again from 0 on
- * the new ring, and may free the old one once the command returned.
+ * the new ring, and may free the old one once the command returned 0.
+ * ETIMEDOUT: the HCA may have switched or not, and may write either ring
+ * (the kernel keeps both pinned): the CQ cannot be polled any more. Any
+ * other error: the HCA kept the old ring.
  */
 struct vroce_resize_cq {
 	__u32 comp_mask;
