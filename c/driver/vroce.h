@@ -469,6 +469,9 @@ struct vroce_wq {
  * @mapped: the rings are the process's (issue 31): the kernel posts
  *	nothing, and the send doorbell is a POST_SEND with no work request
  * @dbrec: a mapped QP's doorbell record; unset otherwise
+ * @handoff_posts: lent posts of its RC peer (issue 31, vroce_qp_handoff())
+ * @handoff_seen: @handoff_posts at its own last lent post
+ * @handoff_wq: its poster waiting for the peer's next post
  */
 struct vroce_qp {
 	struct ib_qp ibqp;
@@ -488,10 +491,10 @@ struct vroce_qp {
 	/* issue 31 */
 	bool mapped;
 	struct vroce_dbrec dbrec;
-	/* issue 31, the hand-off (vroce_qp_handoff()) */
-	atomic_t handoff_posts;	/* lent posts of its RC peer */
-	u32 handoff_seen;	/* @handoff_posts at its own last lent post */
-	wait_queue_head_t handoff_wq;	/* its poster waiting for the peer */
+	/* issue 31, the hand-off */
+	atomic_t handoff_posts;
+	u32 handoff_seen;
+	wait_queue_head_t handoff_wq;
 };
 
 /**
