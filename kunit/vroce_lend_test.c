@@ -193,6 +193,18 @@ static int ld_poll_now(struct ib_cq *cq, struct ib_wc *wc, int n)
 	return got;
 }
 
+/* Two completions, each successful, one of @a and one of @b (any order). */
+static void ld_expect_two(struct kunit *test, const struct ib_wc *wc, u64 a,
+			  u64 b)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == a || wc[i].wr_id == b);
+	}
+}
+
 static void ld_release_hold(void *hca)
 {
 	vroce_hca_hold_qp(hca, 0);
@@ -209,7 +221,7 @@ static void vroce_lend_runs_inline(struct kunit *test)
 	u64 lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
 	struct ib_wc wc[4];
 	u64 got;
-	int n, i;
+	int n;
 
 	KUNIT_EXPECT_TRUE(test, p->vdev->attr.caps & VROCE_CAP_LEND);
 	ld_recvs(test, p, 100, 1);
@@ -221,10 +233,7 @@ static void vroce_lend_runs_inline(struct kunit *test)
 	n = ld_poll_now(p->cq, wc, 4);
 	sched_set_normal(current, 0);
 	KUNIT_ASSERT_EQ(test, n, 2);
-	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 7 || wc[i].wr_id == 100);
-	}
+	ld_expect_two(test, wc, 7, 100);
 	memcpy(&got, p->buf[1]->va + 100 * 64 % LD_BUF_LEN, sizeof(got));
 	KUNIT_EXPECT_EQ(test, got, 7);
 	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
@@ -259,10 +268,7 @@ static void vroce_lend_own_qp_only(struct kunit *test)
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 20 || wc[i].wr_id == 100);
 	KUNIT_ASSERT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 21 || wc[i].wr_id == 200);
-	}
+	ld_expect_two(test, wc, 21, 200);
 	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
 			lent, 1);
 }
@@ -736,7 +742,7 @@ static void vroce_lend_record_doorbell(struct kunit *test)
 	struct vroce_ifc_qp_dbrec *rec = p->rec->va;
 	struct ib_wc wc[4];
 	u64 lent, deferred;
-	int n, i;
+	int n;
 
 	lent = ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES);
 	deferred = ld_counter(test, p->vdev, VROCE_CNT_LEND_DEFERRED);
@@ -752,10 +758,7 @@ static void vroce_lend_record_doorbell(struct kunit *test)
 	n = ld_poll_now(p->cq, wc, 4);
 	sched_set_normal(current, 0);
 	KUNIT_ASSERT_EQ(test, n, 2);
-	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 7 || wc[i].wr_id == 100);
-	}
+	ld_expect_two(test, wc, 7, 100);
 	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -
 			lent, 1);
 
@@ -772,10 +775,7 @@ static void vroce_lend_record_doorbell(struct kunit *test)
 	vroce_hca_busy_qp(p->hca, p->qp[0]->qp_num, false);
 	KUNIT_EXPECT_EQ(test, n, 0);
 	KUNIT_ASSERT_EQ(test, vroce_test_poll(p->cq, wc, 2, LD_POLL_MS), 2);
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 8 || wc[i].wr_id == 101);
-	}
+	ld_expect_two(test, wc, 8, 101);
 	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LEND_DEFERRED) -
 			deferred, 1);
 	KUNIT_EXPECT_EQ(test, ld_counter(test, p->vdev, VROCE_CNT_LENT_WQES) -

@@ -16,15 +16,10 @@ set -u
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
 mhz=$2 memcpy=$3 secs=$4 log=$5 sysprobe=${6:-}
 
-# VROCE_RATE_LEND (scripts/rate.sh): the module parameter lend, for a
-# comparison of the ringing context with the work item.
-if [ -n "${VROCE_RATE_LEND:-}" ]; then
-	echo "$VROCE_RATE_LEND" >/sys/module/vroce/parameters/lend
-	echo "rate: module parameter lend=$(cat /sys/module/vroce/parameters/lend)"
-fi
 # VROCE_RATE_PARAMS (scripts/rate.sh, qemu-bench.sh): NAME=VALUE ... of
-# the module's writable parameters, set first.
-for kv in ${VROCE_RATE_PARAMS:-}; do
+# the module's writable parameters, set first; VROCE_RATE_LEND=V stands
+# for lend=V (the ringing context against the work item).
+for kv in ${VROCE_RATE_LEND:+lend=$VROCE_RATE_LEND} ${VROCE_RATE_PARAMS:-}; do
 	echo "${kv#*=}" >"/sys/module/vroce/parameters/${kv%%=*}" &&
 		echo "rate: module parameter ${kv%%=*}=$(cat "/sys/module/vroce/parameters/${kv%%=*}")"
 done
@@ -132,8 +127,9 @@ lat() {
 	awk -v mhz="${mhz:-0}" '/^ *[0-9]+ +[0-9]+ +/ && NF >= 8 { l = $0; t = $5; p = $8 }
 		END { if (l != "" && mhz > 0) printf "%.1f %.1f\n", t / mhz, p / mhz; else print "- -" }' "$f"
 }
-# The floor of a design whose send doorbell is a system call: one system
-# call, and one hand-over of the CPU between two processes (a pipe).
+# The latency floor of this kernel: one hand-over of the CPU between two
+# processes (a pipe), which a round trip on a shared CPU needs, and one
+# system call (Documentation/performance.rst says what each bounds).
 if [ -n "$sysprobe" ] && [ "${VROCE_RATE_ROWS:-}" != rate ]; then
 	set -- $("$sysprobe")
 	[ $# -eq 4 ] &&

@@ -12,11 +12,11 @@
 #include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/etherdevice.h>
-#include <linux/sched/stat.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
+#include <linux/sched/stat.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
