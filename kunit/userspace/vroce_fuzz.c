@@ -28,7 +28,9 @@
  * Prints the seed first; the last line: 'fuzz: N ops in S s (R ops/s) by
  * P processes, seed X, E calls refused, C processes died'. Exit status 1
  * when a fuzzing process died of a signal (a bug in user space, the
- * provider's, that the seed replays).
+ * provider's, that the seed replays). Inline sources of IBV_SEND_INLINE
+ * stay in the round's arena: the provider copies them with the CPU, and a
+ * wild pointer there is the caller's fault on every provider.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -382,6 +384,23 @@ static void op_post_send(struct round *r)
 		sge[j].addr = any_addr(r, &len);
 		sge[j].length = below(2) ? below(8192) : len;
 		sge[j].lkey = any_key(r);
+	}
+	/*
+	 * IBV_SEND_INLINE: the provider copies the data in the caller's
+	 * context, as every provider does (rxe, mlx5), so its sources must
+	 * be memory the process can read (libibverbs' contract, like any
+	 * buffer handed to memcpy). A wild pointer there faults in the
+	 * caller, not in the kernel; the fuzzer keeps inline sources in its
+	 * arena and leaves wild addresses to the SGEs the HCA reads.
+	 */
+	for (i = 0; i < n; i++)
+		if (wr[i].send_flags & IBV_SEND_INLINE)
+			break;
+	for (j = 0; i < n && j < NSGE; j++) {
+		len = below(ARENA);
+		sge[j].addr = (uintptr_t)r->arena + len;
+		if (sge[j].length > ARENA - len)
+			sge[j].length = ARENA - len;
 	}
 	note(r, ibv_post_send(qp, wr, &bad));
 }
