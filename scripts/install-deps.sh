@@ -10,16 +10,23 @@
 #          for the UML test kernel (gcc), linux-source-6.12, libibverbs and
 #          its tools, nvme-cli, iproute2
 #   check  (default) everything 'make check' and 'make bench' use: the
-#          above, and the 6.12 headers and an image of the same release,
-#          clang/lld/llvm (the KUnit kernels are LLVM builds), sparse,
-#          docutils, Rust and bindgen, clang's sanitizer runtimes,
-#          rdma-core's clients, DKMS, QEMU, debhelper and lintian
+#          above, and the headers of Debian 12's four kernels with the
+#          RDMA core (6.12 and 6.1, amd64 and rt-amd64), the images of
+#          those the QEMU load test boots (6.12 amd64 and rt-amd64, 6.1
+#          amd64), linux-source-6.1, clang/lld/llvm (the KUnit kernels
+#          are LLVM builds), sparse, docutils, Rust and bindgen, clang's
+#          sanitizer runtimes, rdma-core's clients, DKMS, QEMU, debhelper
+#          and lintian
 #
-# The kernel release comes from scripts/kernel-pick.sh: the installed
-# linux-source-6.12 when its release is complete, else the newest release
-# whose source, headers and image (signed, else unsigned) the archive has.
-# Its first line of output names the release, every time. Idempotent: when
-# all is present it only prints that line (no apt-get update).
+# Each kernel release comes from scripts/kernel-pick.sh: for 6.12 amd64
+# the installed linux-source-6.12 when its release is complete, else the
+# newest release whose source, headers and image (signed, else unsigned)
+# the archive has; for the others (--line/--flavour) the installed
+# headers' release when it is complete, else the newest release whose
+# headers and image the archive has. Its first line of output names the
+# 6.12 amd64 release, every time (then one line per other kernel with
+# 'check'). Idempotent: when all is present it only prints those lines
+# (no apt-get update).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +55,8 @@ check_pkgs=("${demo_pkgs[@]}" clang lld llvm sparse rsync python3-docutils
 	    dkms openssl qemu-system-x86 busybox-static cpio
 	    # Debian packages of it ('make deb'): dh-dkms, and lintian.
 	    debhelper dh-dkms lintian
+	    # The source of the 6.1 line, for a 6.1 UML test kernel.
+	    linux-source-6.1
 	    # qperf's RC atomics beside rxe (scripts/userspace-guest.sh).
 	    qperf
 	    # issue 31: the system calls of mapped rings (userspace-guest.sh).
@@ -66,13 +75,40 @@ installed_at() {	# PACKAGE [VERSION]: installed (at that version)
 	[ "${s%% *}" = installed ] && { [ -z "${2:-}" ] || [ "${s#* }" = "$2" ]; }
 }
 
-# What the pick needs installed that is not: "package=version" words.
+# The kernels of 'check' besides the 6.12 amd64 pick: LINE FLAVOUR and
+# what of it: 'image' (headers and the image the QEMU load test boots) or
+# 'headers' (the module build and DKMS only).
+more_kernels=("6.12 rt-amd64 image" "6.1 amd64 image" "6.1 rt-amd64 headers")
+
+picks=$(mktemp)
+trap 'rm -f "$picks"' EXIT
+# What the picks need installed that is not: "package=version" words, one
+# a line; each pick's line into $picks. Fails, the pick's one-line
+# reason on stderr, when a line and flavour has no complete release.
 kernel_missing() {
-	local rel=$1 ver=$2 hdr=$3 img=$4
+	local k line flavour what pick rel ver hdr img
+	pick=$("$repo/scripts/kernel-pick.sh") || return 1
+	read -r rel ver hdr img <<<"$pick"
 	installed_at linux-source-6.12 "$ver" || echo "linux-source-6.12=$ver"
-	[ "$profile" = check ] || return 0
+	if [ "$profile" != check ]; then
+		echo "kernel $rel: linux-source-6.12 $ver" >"$picks"
+		return 0
+	fi
+	echo "kernel $rel: linux-source-6.12 $ver, $hdr, $img" >"$picks"
 	installed_at "$hdr" "$ver" || echo "$hdr=$ver"
 	installed_at "$img" "$ver" || echo "$img=$ver"
+	for k in "${more_kernels[@]}"; do
+		read -r line flavour what <<<"$k"
+		pick=$("$repo/scripts/kernel-pick.sh" --line "$line" --flavour "$flavour") || return 1
+		read -r rel ver hdr img <<<"$pick"
+		installed_at "$hdr" "$ver" || echo "$hdr=$ver"
+		if [ "$what" = image ]; then
+			installed_at "$img" "$ver" || echo "$img=$ver"
+			echo "kernel $rel: $hdr, $img" >>"$picks"
+		else
+			echo "kernel $rel: $hdr" >>"$picks"
+		fi
+	done
 }
 
 missing=()
@@ -80,17 +116,18 @@ for p in "${pkgs[@]}"; do
 	installed_at "$p" || missing+=("$p")
 done
 
-# The pick from the local package lists first: nothing to fetch when it is
-# installed and complete.
+# The picks from the local package lists first: nothing to fetch when
+# they are installed and complete.
 kmissing=()
-if pick=$("$repo/scripts/kernel-pick.sh" 2>/dev/null); then
-	read -r rel ver hdr img <<<"$pick"
-	mapfile -t kmissing < <(kernel_missing "$rel" "$ver" "$hdr" "$img")
+picked=0
+if km=$(kernel_missing 2>/dev/null); then
+	picked=1
+	mapfile -t kmissing < <(grep . <<<"$km" || true)
 fi
 
-if [ -z "${pick:-}" ] || [ ${#missing[@]} -gt 0 ] || [ ${#kmissing[@]} -gt 0 ]; then
+if [ $picked -eq 0 ] || [ ${#missing[@]} -gt 0 ] || [ ${#kmissing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
-		[ -n "${pick:-}" ] || kmissing+=("(a 6.12 kernel release)")
+		[ $picked -eq 1 ] || kmissing+=("(a complete release of each kernel)")
 		log "missing: ${missing[*]} ${kmissing[*]}; run as root"
 		exit 1
 	fi
@@ -99,18 +136,17 @@ if [ -z "${pick:-}" ] || [ ${#missing[@]} -gt 0 ] || [ ${#kmissing[@]} -gt 0 ]; 
 	log "apt-get update"
 	apt_q update >/dev/null
 	# The archive may have moved: choose again from the fresh lists.
-	pick=$("$repo/scripts/kernel-pick.sh" 2>&1) || { log "${pick#kernel-pick: }"; exit 1; }
-	read -r rel ver hdr img <<<"$pick"
-	mapfile -t kmissing < <(kernel_missing "$rel" "$ver" "$hdr" "$img")
+	km=$(kernel_missing 2>&1) || { log "${km##*kernel-pick: }"; exit 1; }
+	mapfile -t kmissing < <(grep . <<<"$km" || true)
 	log "installing ${missing[*]} ${kmissing[*]}"
 	apt_q install -y --no-install-recommends --allow-downgrades \
 		"${missing[@]}" "${kmissing[@]}" >/dev/null
 fi
 
+while read -r l; do
+	log "$l"
+done <"$picks"
 if [ "$profile" = check ]; then
-	log "kernel $rel: linux-source-6.12 $ver, $hdr, $img"
 	# bindgen for the Rust test kernel: built once, then cached.
 	"$repo/scripts/install-bindgen.sh" >/dev/null
-else
-	log "kernel $rel: linux-source-6.12 $ver"
 fi
