@@ -15,7 +15,7 @@ qemu_root_init() {
 	cp /bin/busybox "$root/bin/busybox"
 	for a in sh mount umount insmod rmmod lsmod cat grep dmesg sleep echo \
 		 ip poweroff ls wc kill sed tr printf tail awk env timeout \
-		 mktemp rm cut seq; do
+		 mktemp rm cut seq dd cmp head mkdir rmdir ln date; do
 		ln -s busybox "$root/bin/$a"
 	done
 	cp "$repo/scripts/ktap.sh" "$repo/scripts/splat.sh" "$root/"
@@ -30,6 +30,27 @@ qemu_root_module() {
 	*.xz) xz -dc "$path" >"$root/modules/$name.ko" ;;
 	*) cp "$path" "$root/modules/$name.ko" ;;
 	esac
+}
+
+# qemu_root_modules ROOT REL NAME...: each module NAME of kernel REL
+# that REL has as a module (not built in, not absent: the caller checks
+# for what it needs), and every module it depends on (modinfo), as
+# ROOT/modules/<name>.ko; their names appended to ROOT/modules/order,
+# dependencies first: the order insmod loads them in.
+qemu_root_modules() {
+	local root=$1 rel=$2 name path dep
+	shift 2
+	for name in "$@"; do
+		name=${name//-/_}
+		grep -qx "$name" "$root/modules/order" 2>/dev/null && continue
+		path=$(modinfo -k "$rel" -n "$name" 2>/dev/null) || continue
+		[ -f "$path" ] || continue
+		for dep in $(modinfo -k "$rel" -F depends "$name" | tr ',' ' '); do
+			qemu_root_modules "$root" "$rel" "$dep"
+		done
+		qemu_root_module "$root" "$rel" "$name"
+		echo "$name" >>"$root/modules/order"
+	done
 }
 
 # qemu_root_program ROOT PATH...: each program (or library) into ROOT/bin,
