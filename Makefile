@@ -27,6 +27,8 @@
 # linux-source-6.12's, scripts/kernel-release.sh), else to the newest
 # Debian linux-headers-6.12.*-amd64.
 
+# Whether KDIR was given (make dkms then builds for its release alone).
+KDIR_GIVEN := $(filter command line environment,$(origin KDIR))
 ifeq ($(origin KDIR),undefined)
 KDIR := $(or $(wildcard /lib/modules/$(shell uname -r)/build), \
 	     $(shell scripts/kernel-release.sh --headers 2>/dev/null), \
@@ -134,8 +136,17 @@ $(PROVIDER_OUT)/libvroce-rdmav34.so: c/provider/vroce_provider.c \
 		$(LDFLAGS) -Wl,--no-undefined -Wl,-soname,libvroce-rdmav34.so \
 		-o $@ $< -libverbs
 # DKMS: the tree copied to /usr/src/vroce-<version>, built and installed
-# for the release of KDIR's headers; dkms-remove leaves nothing behind.
+# for every kernel of Debian 12's 6.1 and 6.12 lines (amd64, rt-amd64)
+# whose headers are installed (the releases scripts/kernel-pick.sh picks:
+# scripts/kernel-release.sh --all), or for KDIR's release alone when KDIR
+# is given, or for DKMS_KERNELS (releases); dkms-remove leaves nothing
+# behind for any.
 DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+ifeq ($(KDIR_GIVEN),)
+DKMS_KERNELS ?= $(shell scripts/kernel-release.sh --all | cut -d' ' -f1)
+else
+DKMS_KERNELS ?= $(KRELEASE)
+endif
 # What the module build reads: the DKMS source tree, for 'make dkms' and
 # for the vroce-dkms package (scripts/debian/rules).
 DKMS_SRC ?= /usr/src/vroce-$(DKMS_VERSION)
@@ -143,10 +154,17 @@ dkms-source:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp -a Kbuild Kconfig Makefile dkms.conf c bindings $(DKMS_SRC)/
-dkms: kdir-set dkms-source
-	dkms add vroce/$(DKMS_VERSION)
-	dkms build vroce/$(DKMS_VERSION) -k $(KRELEASE)
-	dkms install vroce/$(DKMS_VERSION) -k $(KRELEASE)
+# Every kernel is tried; any failure fails the target at the end.
+dkms: dkms-source
+	@ks='$(strip $(DKMS_KERNELS))'; \
+	test -n "$$ks" || { echo "vroce: no 6.1 or 6.12 kernel headers installed; run scripts/install-deps.sh or set KDIR" >&2; exit 1; }; \
+	dkms add vroce/$(DKMS_VERSION) || exit 1; \
+	fail=; for k in $$ks; do \
+		echo "vroce: DKMS build and install for $$k"; \
+		{ dkms build vroce/$(DKMS_VERSION) -k $$k && \
+		  dkms install vroce/$(DKMS_VERSION) -k $$k; } || fail="$$fail $$k"; \
+	done; \
+	test -z "$$fail" || { echo "vroce: DKMS failed for$$fail" >&2; exit 1; }
 dkms-remove:
 	dkms remove vroce/$(DKMS_VERSION) --all
 	rm -rf /usr/src/vroce-$(DKMS_VERSION)
@@ -174,7 +192,8 @@ help:
 	@echo '                   VROCE_SIGN_KEY/_CERT if given) and the provider'
 	@echo '  make deploy-modules  vroce.ko alone against $$(KDIR) (what DKMS builds)'
 	@echo '  make dkms-source the DKMS source tree in $$(DKMS_SRC) (/usr/src/vroce-<ver>)'
-	@echo '  make dkms        add, build and install vroce with DKMS (dkms.conf)'
+	@echo '  make dkms        add, build and install vroce with DKMS (dkms.conf) for'
+	@echo '                   every installed 6.1/6.12 headers (KDIR=: that one)'
 	@echo '  make dkms-remove remove it from DKMS, leaving nothing behind'
 	@echo '  make deb         Debian packages vroce-dkms, libvroce, source (lintian)'
 	@echo '  make clean       remove what the module build made'

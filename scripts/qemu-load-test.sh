@@ -44,6 +44,8 @@ if [ ! -r "$kernel" ]; then
 	exit 1
 fi
 
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
 # shellcheck source=qemu-root.sh
 . "$repo/scripts/qemu-root.sh"
 qemu_root_init "$root" "$repo"
@@ -277,8 +279,14 @@ tr -d '\r' <"$work/console" |
 if [ ! -s "$work/ktap" ]; then
 	ktap_print_header
 	ktap_set_plan 1
+	# The first oops in full (its cause is at its top), then the end.
+	tr -d '\r' <"$work/console" >"$work/console.txt"
+	if grep -qE "$SPLAT_PATTERN|invalid opcode" "$work/console.txt"; then
+		ktap_print_msg "qemu: the console, from the first splat:"
+		grep -m1 -E -A30 "$SPLAT_PATTERN|invalid opcode" "$work/console.txt" | sed 's/^/# /'
+	fi
 	ktap_print_msg "qemu: the console, last lines:"
-	tail -n 40 "$work/console" | tr -d '\r' | sed 's/^/# /'
+	tail -n 20 "$work/console.txt" | sed 's/^/# /'
 	ktap_test_fail "$booted"
 	exit 1
 fi
