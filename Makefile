@@ -50,8 +50,13 @@ KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(VROCE_KCONFIG)
 # demo ULP or the KUnit module.
 DEPLOY_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_VROCE=m CONFIG_VROCE_HCA=y
 # The release the headers are for (not the name of their directory), for
-# modules_install and depmod; INSTALL_MOD_PATH stages the install.
-KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# modules_install and depmod; INSTALL_MOD_PATH stages the install. It is
+# UTS_RELEASE, what the kernel reports and puts in vermagic:
+# include/config/kernel.release of Debian's 6.1 headers holds the upstream
+# version instead (6.1.192, 6.1.192-rt64 for 6.1.0-57-amd64, -rt-amd64).
+KRELEASE = $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null), \
+		$(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null))
 # Signing: with VROCE_SIGN_KEY and VROCE_SIGN_CERT set, the module is
 # signed with them (the kernel's scripts/sign-file); without, it is not,
 # and 'make install' says so. Distribution headers carry no signing key,
@@ -72,7 +77,7 @@ deploy-modules:
 	$(MAKE) $(DEPLOY_ARGS) modules
 install: install-provider
 	@test -n "$(KRELEASE)" || \
-	{ echo "vroce: $(KDIR) has no include/config/kernel.release" >&2; exit 1; }
+	{ echo "vroce: $(KDIR) has no kernel release (include/generated/utsrelease.h)" >&2; exit 1; }
 	$(MAKE) $(DEPLOY_ARGS) modules
 ifneq ($(VROCE_SIGN_KEY),)
 	$(KDIR)/scripts/sign-file $(VROCE_SIGN_HASH) $(VROCE_SIGN_KEY) \
@@ -154,10 +159,17 @@ dkms-source:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp -a Kbuild Kconfig Makefile dkms.conf c bindings $(DKMS_SRC)/
-# Every kernel is tried; any failure fails the target at the end.
-dkms: dkms-source
+# An earlier 'make dkms' of this version is replaced, as DKMS's package
+# scripts do (dkms remove --all first). Every kernel is tried; any failure
+# fails the target at the end.
+dkms:
 	@ks='$(strip $(DKMS_KERNELS))'; \
 	test -n "$$ks" || { echo "vroce: no 6.1 or 6.12 kernel headers installed; run scripts/install-deps.sh or set KDIR" >&2; exit 1; }; \
+	if [ -n "$$(dkms status vroce/$(DKMS_VERSION))" ]; then \
+		echo "vroce: replacing vroce/$(DKMS_VERSION) in DKMS"; \
+		dkms remove vroce/$(DKMS_VERSION) --all || exit 1; \
+	fi; \
+	$(MAKE) --no-print-directory dkms-source && \
 	dkms add vroce/$(DKMS_VERSION) || exit 1; \
 	fail=; for k in $$ks; do \
 		echo "vroce: DKMS build and install for $$k"; \
