@@ -22,6 +22,8 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$repo/dkms.conf")
 src=$work/vroce-$ver
 # shellcheck source=ktap.sh
 . "$repo/scripts/ktap.sh"
+# Standard input as KTAP diagnostic lines.
+diag() { sed 's/^/# /'; }
 
 mkdir -p "$src"
 (cd "$repo" && git ls-files -z 2>/dev/null || find . -type f -not -path './.git/*' -print0) |
@@ -91,7 +93,7 @@ elif [ "$mode" = install-test ]; then
 		   [ -n "$(find "/lib/modules/$rel/updates/dkms" -name 'vroce.ko*' 2>/dev/null)" ]; then
 			ktap_test_pass "dkms status: $(grep "$rel" <<<"$st")"
 		else
-			sed 's/^/# /' <<<"$st"
+			diag <<<"$st"
 			ktap_test_fail "dkms status: installed for $rel"
 		fi
 	done

@@ -23,6 +23,8 @@ work=$(mktemp -d /tmp/vroce-dkms.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=ktap.sh
 . "$repo/scripts/ktap.sh"
+# Standard input as KTAP diagnostic lines.
+diag() { sed 's/^/# /'; }
 mapfile -t kernels < <("$repo/scripts/kernel-release.sh" --all)
 if [ ${#kernels[@]} -eq 0 ]; then
 	ktap_print_header
@@ -62,16 +64,17 @@ for rel in "${rels[@]}"; do
 	if grep -q "$rel.*installed" <<<"$st"; then
 		ktap_test_pass "$rel: dkms status: $(grep "$rel" <<<"$st")"
 	else
-		sed 's/^/# /' <<<"$st"
+		diag <<<"$st"
 		ktap_test_fail "$rel: dkms status: installed"
 	fi
 	ko=$(find "/lib/modules/$rel/updates/dkms" -name 'vroce.ko*' 2>/dev/null | head -n 1) || true
-	info=$( [ -n "$ko" ] && modinfo "$ko" || true)
+	info=
+	[ -z "$ko" ] || info=$(modinfo "$ko") || info=
 	if grep -q "^vermagic: *$rel " <<<"$info" && grep -q "^depends:.*ib_core" <<<"$info" &&
 	   grep -q "^signer:" <<<"$info"; then
 		ktap_test_pass "$rel: modinfo $ko: vermagic $(sed -n 's/^vermagic: *//p' <<<"$info"), $(grep '^signer:' <<<"$info" | tr -s ' ')"
 	else
-		sed 's/^/# /' <<<"${info:-no module}"
+		diag <<<"${info:-no module}"
 		ktap_test_fail "$rel: modinfo: vermagic $rel, depends on ib_core, signed"
 	fi
 	ktap_test_result "$rel: depmod listed it" \

@@ -18,6 +18,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$repo/scripts/tests/kernel-pick
 # shellcheck source=ktap.sh
 . "$repo/scripts/ktap.sh"
+# Standard input as KTAP diagnostic lines.
+diag() { sed 's/^/# /'; }
 
 # expect CASE "release version image" [kernel-pick.sh options] |
 # expect CASE !error-substring [options]
@@ -33,7 +35,7 @@ expect() {
 			ktap_test_pass "$case: refused: $out"
 		else
 			ktap_print_msg "want a one-line refusal naming '${want#!}', got (exit $rc):"
-			sed 's/^/# /' <<<"$out"
+			diag <<<"$out"
 			ktap_test_fail "$case"
 		fi
 		;;
@@ -44,7 +46,7 @@ expect() {
 			ktap_test_pass "$case${*:+ ($*)}: $out"
 		else
 			ktap_print_msg "want '$want', got (exit $rc):"
-			sed 's/^/# /' <<<"$out"
+			diag <<<"$out"
 			ktap_test_fail "$case"
 		fi
 		;;
