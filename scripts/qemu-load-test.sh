@@ -66,7 +66,8 @@ qemu_root_program "$root" /usr/bin/rdma /usr/bin/ibv_devinfo \
 	/usr/bin/ibv_rc_pingpong /usr/bin/rping /usr/sbin/nvme \
 	"$root/provider/libvroce-rdmav34.so"
 # glibc loads libgcc_s when a thread exits (rping's do).
-gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ { print $NF; exit }')
+# (awk reads it all: an early exit could kill ldconfig with SIGPIPE.)
+gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !f { print $NF; f = 1 }')
 mkdir -p "$root$(dirname "$gcc_s")"
 cp -L "$gcc_s" "$root$gcc_s"
 
