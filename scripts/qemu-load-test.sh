@@ -32,6 +32,8 @@ rel=$2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/vroce-qemu.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# A command that fails on the host ends the test: say which.
+trap 'echo "# qemu-load-test: line $LINENO failed (exit $?)"' ERR
 root=$work/root
 kernel=/boot/vmlinuz-$rel
 # shellcheck source=ktap.sh
@@ -297,4 +299,4 @@ if ! grep -q '^# qemu: tests exited' "$work/ktap"; then
 	ktap_print_msg "qemu: the tests did not end; the console, last lines:"
 	tail -n 40 "$work/console" | tr -d '\r' | sed 's/^/# /'
 fi
-grep -qx '# qemu: tests exited 0' "$work/ktap"
+grep -qx '# qemu: tests exited 0' "$work/ktap" || exit 1
