@@ -57,10 +57,12 @@ DEPLOY_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_VROCE=m CONFIG_VROCE_HCA=y
 KRELEASE = $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h 2>/dev/null), \
 		$(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null))
-# Signing: with VROCE_SIGN_KEY and VROCE_SIGN_CERT set, the module is
-# signed with them (the kernel's scripts/sign-file); without, it is not,
-# and 'make install' says so. Distribution headers carry no signing key,
-# so the kernel's own CONFIG_MODULE_SIG_ALL signing is always turned off.
+# Installed under updates/ on every line (6.1's Kbuild defaults to extra/,
+# 6.12's to updates/). Signing: with VROCE_SIGN_KEY and VROCE_SIGN_CERT
+# set, the module is signed with them (the kernel's scripts/sign-file);
+# without, it is not, and 'make install' says so. Distribution headers
+# carry no signing key, so the kernel's own CONFIG_MODULE_SIG_ALL signing
+# is always turned off.
 VROCE_SIGN_HASH ?= sha256
 
 .PHONY: all modules install clean check lint kunit deps demo bench bindings \
@@ -88,7 +90,7 @@ else
 endif
 	$(MAKE) $(DEPLOY_ARGS) CONFIG_MODULE_SIG_ALL= \
 		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) KERNELRELEASE=$(KRELEASE) \
-		modules_install
+		INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
