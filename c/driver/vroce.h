@@ -107,6 +107,7 @@
 #include "vroce_cmdq.h"
 #include "vroce_hw.h"
 #include "vroce_ring.h"
+#include "../compat/vroce_compat.h"
 #include "../ifc/vroce_bus.h"
 #include "../ifc/vroce_cmds.h"
 #include "../ifc/vroce_wqe.h"
@@ -839,7 +840,7 @@ static inline int vroce_mr_create_hw_reclaim(struct vroce_dev *vdev,
 }
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct uverbs_attr_bundle *attrs);
+		    struct ib_udata *udata);
 int vroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vroce_pre_destroy_cq(struct ib_cq *ibcq);
 void vroce_post_destroy_cq(struct ib_cq *ibcq);

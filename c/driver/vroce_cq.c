@@ -97,10 +97,9 @@ static void vroce_cq_park(struct vroce_dev *vdev, struct vroce_cq *cq)
 }
 
 int vroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct uverbs_attr_bundle *attrs)
+		    struct ib_udata *udata)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibcq->device);
-	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct vroce_cq *cq = to_vroce_cq(ibcq);
 	struct vroce_create_cq ureq = {};
 	int err;
@@ -251,7 +250,7 @@ static const enum ib_wc_opcode vroce_wc_opcode[] = {
 	[VROCE_CQE_RECV_WRITE_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
 	[VROCE_CQE_COMP_SWAP] = IB_WC_COMP_SWAP,
 	[VROCE_CQE_FETCH_ADD] = IB_WC_FETCH_ADD,
-	[VROCE_CQE_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
+	[VROCE_CQE_ATOMIC_WRITE] = VROCE_IB_WC_ATOMIC_WRITE,
 	[VROCE_CQE_BIND_MW] = IB_WC_BIND_MW,
 };
 

@@ -4,7 +4,6 @@
  * struct ib_device, and bringing the HCA up and down under it.
  */
 
-#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/err.h>
 #include <linux/module.h>

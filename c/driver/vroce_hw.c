@@ -17,9 +17,9 @@
 #include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
-#include <linux/wordpart.h>
 
 #include "vroce_hw.h"
+#include "../compat/vroce_compat.h"
 #include "../ifc/vroce_bus.h"
 #include "../ifc/vroce_cmds.h"
 #include "../ifc/vroce_regs.h"

@@ -53,12 +53,14 @@ static void vroce_remove(struct platform_device *pdev)
 	vroce_dev_destroy(vdev);
 }
 
+VROCE_DEFINE_PLATFORM_REMOVE(vroce_remove)
+
 static struct platform_driver vroce_pdrv = {
 	.driver = {
 		.name = VROCE_DRV_NAME,
 	},
 	.probe = vroce_probe,
-	.remove = vroce_remove,
+	.remove = vroce_remove_op,
 };
 
 static int __init vroce_init(void)

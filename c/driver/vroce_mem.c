@@ -4,7 +4,6 @@
  * with fault injection (bindings/vroce_core.h).
  */
 
-#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>

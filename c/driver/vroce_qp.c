@@ -1045,17 +1045,19 @@ static int vroce_wqe_build(struct vroce_qp *qp, struct vroce_send_wqe *wqe,
 		[IB_WR_LOCAL_INV] = VROCE_WQE_LOCAL_INV,
 		[IB_WR_ATOMIC_CMP_AND_SWP] = VROCE_WQE_ATOMIC_CMP_SWP,
 		[IB_WR_ATOMIC_FETCH_AND_ADD] = VROCE_WQE_ATOMIC_FETCH_ADD,
-		[IB_WR_ATOMIC_WRITE] = VROCE_WQE_ATOMIC_WRITE,
 	};
 	int err;
 	u8 op;
 
-	if (wr->opcode >= ARRAY_SIZE(opcodes) ||
-	    (!opcodes[wr->opcode] && wr->opcode != IB_WR_SEND))
+	if (vroce_ib_wr_atomic_write(wr->opcode))
+		op = VROCE_WQE_ATOMIC_WRITE;
+	else if (wr->opcode < ARRAY_SIZE(opcodes) &&
+		 (opcodes[wr->opcode] || wr->opcode == IB_WR_SEND))
+		op = opcodes[wr->opcode];
+	else
 		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > VROCE_MAX_SEND_SGE)
 		return -EINVAL;
-	op = opcodes[wr->opcode];
 	/* A process's ATOMIC_WRITE arrives as a FETCH_AND_ADD (vroce-abi.h). */
 	if (qp->user && op == VROCE_WQE_ATOMIC_WRITE)
 		return -EINVAL;

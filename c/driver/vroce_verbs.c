@@ -54,7 +54,7 @@ static int vroce_query_device(struct ib_device *ibdev,
 	 */
 	if (vdev->attr.caps & VROCE_CAP_ATOMIC) {
 		props->atomic_cap = IB_ATOMIC_GLOB;
-		props->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
+		props->device_cap_flags |= VROCE_IB_DEVICE_ATOMIC_WRITE;
 	}
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	/*
@@ -227,6 +227,8 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+VROCE_DEFINE_CREATE_CQ(vroce_create_cq)
+
 const struct ib_device_ops vroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -252,7 +254,7 @@ const struct ib_device_ops vroce_dev_ops = {
 	/* issue 30, rereg_mr */
 	.rereg_user_mr = vroce_rereg_user_mr,
 	.fill_res_mr_entry = vroce_fill_res_mr_entry,
-	.create_cq = vroce_create_cq,
+	.create_cq = vroce_create_cq_op,
 	.destroy_cq = vroce_destroy_cq,
 	.pre_destroy_cq = vroce_pre_destroy_cq,
 	.post_destroy_cq = vroce_post_destroy_cq,

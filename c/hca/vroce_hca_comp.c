@@ -176,7 +176,7 @@ void vroce_hca_engine_raise(struct vroce_hca *hca)
 /* Have @qp's work visit it (again, if it runs now). */
 void vroce_hca_qp_kick(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
-	queue_work(hca->qp_wq, &hca->qpx[vroce_hca_qp_slot(hca, qp)].work);
+	vroce_hca_queue(hca, &hca->qpx[vroce_hca_qp_slot(hca, qp)].work);
 }
 
 /* The receive queue lock of @qp. */
@@ -733,8 +733,7 @@ void vroce_hca_timer_arm(struct vroce_hca *hca)
 		if (hca->cqs[i].valid && hca->cqs[i].event_pending)
 			vroce_hca_earliest(&next, &any, hca->cqs[i].event_due);
 	if (any)
-		mod_delayed_work(hca->qp_wq, &hca->timer_work,
-				 time_after(next, now) ? next - now : 0);
+		vroce_hca_timer(hca, time_after(next, now) ? next - now : 0);
 	/* The scans can stop until one is set again. */
 	WRITE_ONCE(hca->timed, any);
 	spin_unlock(&hca->timer_lock);

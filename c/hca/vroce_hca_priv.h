@@ -559,7 +559,25 @@ struct vroce_hca {
 	struct work_struct cmd_work;
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
 	struct dentry *debugfs;
+	bool stopped;			/* vroce_hca_engine_stop() began */
 };
+
+/*
+ * Queue engine work on @qp_wq: a QP's visit (@w) or the timer (after
+ * @delay jiffies); nothing once vroce_hca_engine_stop() began, so that
+ * it can stop work that queues other work (it cancels twice).
+ */
+static inline void vroce_hca_queue(struct vroce_hca *hca, struct work_struct *w)
+{
+	if (!READ_ONCE(hca->stopped))
+		queue_work(hca->qp_wq, w);
+}
+
+static inline void vroce_hca_timer(struct vroce_hca *hca, unsigned long delay)
+{
+	if (!READ_ONCE(hca->stopped))
+		mod_delayed_work(hca->qp_wq, &hca->timer_work, delay);
+}
 
 static inline struct device *vroce_hca_dev(struct vroce_hca *hca)
 {

@@ -167,7 +167,7 @@ static void vroce_hca_db_qp(struct vroce_hca *hca, int q, u32 val)
 		    READ_ONCE(hca->qps[slot].state) != VROCE_QPS_ERR)
 			return;
 	}
-	queue_work(hca->qp_wq, &hca->qpx[slot].work);
+	vroce_hca_queue(hca, &hca->qpx[slot].work);
 }
 
 /*
@@ -205,7 +205,7 @@ static void vroce_hca_db_cq(struct vroce_hca *hca, u32 val)
 	 */
 	if (cmd != VROCE_DB_CQ_CMD_CI && READ_ONCE(hca->cqs[cqn].dbrec)) {
 		set_bit(cqn, hca->cq_arm_check);
-		mod_delayed_work(hca->qp_wq, &hca->timer_work, 0);
+		vroce_hca_timer(hca, 0);
 	}
 }
 
@@ -221,7 +221,7 @@ static void vroce_hca_lend_defer(struct vroce_hca *hca, u32 slot)
 
 	spin_lock_irqsave(&hca->reg_lock, flags);
 	if (vroce_hca_reg(hca, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE)
-		queue_work(hca->qp_wq, &hca->qpx[slot].work);
+		vroce_hca_queue(hca, &hca->qpx[slot].work);
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	vroce_hca_count(hca, VROCE_CNT_LEND_DEFERRED, 1);
 }
@@ -524,12 +524,23 @@ void vroce_hca_engine_quiesce(struct vroce_hca *hca)
  */
 void vroce_hca_engine_stop(struct vroce_hca *hca)
 {
-	u32 i;
+	u32 i, pass;
 
-	/* A visit may kick another QP or arm the timer: those go last. */
-	for (i = 0; i < VROCE_MAX_QP; i++)
-		disable_work_sync(&hca->qpx[i].work);
-	disable_delayed_work_sync(&hca->timer_work);
+	/*
+	 * A visit may kick another QP or arm the timer, and the timer may
+	 * kick QPs: nothing queues once @stopped is seen (vroce_hca_queue()).
+	 * A work that read it clear has finished when the first pass is
+	 * done (it waits for each work that runs); the second cancels what
+	 * such works queued, and nothing queues after it. (disable_work_sync()
+	 * would do the same, but only since v6.10: Documentation/compat.rst.)
+	 */
+	WRITE_ONCE(hca->stopped, true);
+	smp_mb();	/* @stopped before the cancels */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < VROCE_MAX_QP; i++)
+			cancel_work_sync(&hca->qpx[i].work);
+		cancel_delayed_work_sync(&hca->timer_work);
+	}
 	for (i = 0; i < VROCE_MAX_QP; i++) {
 		mutex_destroy(&hca->qpx[i].lock);
 		mutex_destroy(&hca->qpx[i].run);
