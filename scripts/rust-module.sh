@@ -30,9 +30,10 @@
 # device) with a busybox initramfs (scripts/qemu-root.sh), rdma-core's
 # tools and the provider: insmod, the taint (out-of-tree only), the Rust
 # crate's symbols in /proc/kallsyms under [vroce], 'rdma dev' and
-# ibv_devinfo list vroce0, two ibv_rc_pingpong pairs move data (their MRs
-# registered through the provider into the Rust MR and MTR objects),
-# rmmod, and dmesg has no splat (scripts/splat.sh).
+# ibv_devinfo list vroce0, two ibv_rc_pingpong pairs and an rping over
+# rdma_cm move data (their MRs registered through the provider into the
+# Rust MR and MTR objects), rmmod, and dmesg has no splat
+# (scripts/splat.sh).
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -196,7 +197,10 @@ ln -s busybox "$root/bin/reboot"
 cp "$ko" "$root/modules/vroce.ko"
 make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
 qemu_root_program "$root" /usr/bin/rdma /usr/bin/ibv_devinfo \
-	/usr/bin/ibv_rc_pingpong "$root/provider/libvroce-rdmav34.so"
+	/usr/bin/ibv_rc_pingpong /usr/bin/rping "$root/provider/libvroce-rdmav34.so"
+# What glibc loads at pthread_exit() (rping's threads), which ldd does
+# not list (Debian's libgcc-s1).
+cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/"
 
 cat >"$root/init" <<'INIT'
 #!/bin/sh
@@ -214,7 +218,7 @@ cat >"$root/tests.sh" <<'TESTS'
 . /ktap.sh
 . /splat.sh
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 ip link set lo up
 ktap_test_result "insmod vroce (ib_core and ib_uverbs built in)" insmod /modules/vroce.ko
 sleep 1
@@ -268,6 +272,24 @@ if wait $cli2 && wait $srv2; then
 else
 	cat /tmp/cli2 /tmp/srv2 | sed 's/^/# /'
 	ktap_test_fail "ibv_rc_pingpong, 1 MiB, beside it"
+fi
+# rdma_cm (built in) on vroce0's netdev address, both ends on the one
+# HCA: RDMA READs and WRITEs into MRs the provider registered.
+ip link set vroce0 up
+ip addr add 192.0.2.1/24 dev vroce0
+sleep 1
+timeout 60 rping -s -a 192.0.2.1 -C 10 -v >/tmp/rsrv 2>&1 &
+rsrv=$!
+sleep 2
+timeout 60 rping -c -a 192.0.2.1 -C 10 -v >/tmp/rcli 2>&1
+rc=$?
+wait $rsrv || rc=1
+n=$(grep -c "ping data" /tmp/rcli)
+if [ $rc -eq 0 ] && [ "$n" -eq 10 ]; then
+	ktap_test_pass "rping: 10 rounds over rdma_cm on 192.0.2.1 (vroce0)"
+else
+	cat /tmp/rcli /tmp/rsrv | tail -n 20 | sed 's/^/# /'
+	ktap_test_fail "rping: $n of 10 rounds over rdma_cm on 192.0.2.1 (vroce0)"
 fi
 if rmmod vroce && ! grep -q '^vroce ' /proc/modules; then
 	ktap_test_pass "rmmod vroce"
