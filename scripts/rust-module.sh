@@ -137,7 +137,10 @@ ko=$work/src/vroce.ko
 ktap_print_header
 ktap_set_plan 5
 ktap_print_msg "rust-module: $("$rustc" --version), $("$bindgen" --version)"
-cached=$( [ -s "$build/.vroce-built" ] && echo "cached, ")
+cached=
+if [ -s "$build/.vroce-built" ]; then
+	cached="cached, "
+fi
 if kernel_build; then
 	rel=$(cat "$build/include/config/kernel.release")
 	ktap_test_pass "the CONFIG_RUST kernel $rel (${cached}built in $(cat "$build/.vroce-built") s): $build"
