@@ -18,7 +18,10 @@
 #   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR and MR
 #      objects (CONFIG_VROCE_ABI_RUST); the MTR, MR, QP and fault suites
 #      must count the same
-#   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
+#   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh);
+#      vroce.ko with the Rust objects built out of tree as a loadable
+#      module against an x86_64 CONFIG_RUST 6.12 kernel (built once,
+#      cached) and loaded under QEMU (scripts/rust-module.sh)
 #   7. the KUnit suites again in a kernel without the debug options and
 #      without debugfs (VROCE_KERNEL=nodebug), with the MR cache off
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
@@ -100,6 +103,9 @@ done
 stamp "Rust: rustfmt, clippy, bindings"
 scripts/rust-lint.sh 2>&1 | tee "$logs/rust-lint" || rc=1
 
+stamp "Rust: vroce.ko with the Rust objects as a module, in a CONFIG_RUST x86_64 kernel (QEMU)"
+scripts/rust-module.sh 2>&1 | tee "$logs/rust-module" || rc=1
+
 # The debug kernels run with the MR cache on (the default), this one with
 # it off: the MR and fault suites pass both ways.
 stamp "KUnit in UML without debug options or debugfs, MTR in c, MR cache off"
@@ -132,7 +138,7 @@ scripts/nvmeof.sh srq 2>&1 | tee "$logs/nvmeof-srq" || rc=1
 stamp "done"
 parts=()
 for p in kernel-pick lint install dkms deb kunit-c uverbs-c kunit-rust uverbs-rust \
-	 rust-lint kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
+	 rust-lint rust-module kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
 	parts+=("$p=$logs/$p")
 done
 # Shared receive queues: the NVMe-oF target in SRQ mode.
