@@ -78,6 +78,15 @@ static u32 __used vroce_probe(u64 x)
 }
 #endif
 
+#ifdef VROCE_PROBE_IB_DEVICE_GET_NETDEV
+/* ib_device_get_netdev() for ULPs (6.1 keeps it in ib_core's core_priv.h). */
+#include <rdma/ib_verbs.h>
+static struct net_device * __used vroce_probe(struct ib_device *ibdev)
+{
+	return ib_device_get_netdev(ibdev, 1);
+}
+#endif
+
 #ifdef VROCE_PROBE_KUNIT_CASE_SLOW
 /* v6.6: KUNIT_CASE_SLOW(). */
 #include <kunit/test.h>

@@ -75,13 +75,19 @@ static inline void vroce_kunit_action_free(struct kunit_resource *res)
 	kfree(a);
 }
 
+/*
+ * An action's resource is known by its name, not by its free function:
+ * each file that includes this header has a copy of that function.
+ */
+#define VROCE_KUNIT_ACTION "vroce-kunit-action"
+
 static inline bool vroce_kunit_action_match(struct kunit *test,
 					    struct kunit_resource *res,
 					    void *match_data)
 {
 	struct vroce_kunit_action *want = match_data, *a = res->data;
 
-	return res->free == vroce_kunit_action_free &&
+	return res->name && !strcmp(res->name, VROCE_KUNIT_ACTION) &&
 	       a->action == want->action && a->ctx == want->ctx;
 }
 
@@ -89,12 +95,17 @@ static inline int kunit_add_action_or_reset(struct kunit *test,
 					    kunit_action_t *action, void *ctx)
 {
 	struct vroce_kunit_action a = { .action = action, .ctx = ctx };
+	struct kunit_resource *res;
 
-	if (!kunit_alloc_resource(test, vroce_kunit_action_init,
-				  vroce_kunit_action_free, GFP_KERNEL, &a)) {
+	res = kunit_alloc_and_get_resource(test, vroce_kunit_action_init,
+					   vroce_kunit_action_free,
+					   GFP_KERNEL, &a);
+	if (!res) {
 		action(ctx);
 		return -ENOMEM;
 	}
+	res->name = VROCE_KUNIT_ACTION;
+	kunit_put_resource(res);
 	return 0;
 }
 
