@@ -40,8 +40,13 @@
 /* v6.3: static stubs. Without them a case that needs one is skipped. */
 #ifndef VROCE_HAVE_KUNIT_STATIC_STUB
 #define kunit_activate_static_stub(test, real_fn_addr, replacement_addr) \
-	kunit_skip(test, "no KUnit static stubs in this kernel (v6.3)")
-#define kunit_deactivate_static_stub(test, real_fn_addr) ((void)(test))
+	do {								\
+		(void)(real_fn_addr);					\
+		(void)(replacement_addr);				\
+		kunit_skip(test, "no KUnit static stubs (v6.3)");	\
+	} while (0)
+#define kunit_deactivate_static_stub(test, real_fn_addr)		\
+	((void)(test), (void)(real_fn_addr))
 #endif
 
 /*
