@@ -18,7 +18,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "vroce_compat_gen.h"
+/* Not "": in an O= build a stale one beside this file must not win. */
+#include <vroce_compat_gen.h>
 
 #ifdef VROCE_HAVE_WORDPART_H
 #include <linux/wordpart.h>

@@ -23,6 +23,16 @@
 #include <kunit/platform_device.h>
 #endif
 
+/*
+ * v6.2: a kernel ULP's ATOMIC_WRITE. Without it the case that posts one
+ * skips before it does (kunit/vroce_atomic_test.c).
+ */
+#ifdef VROCE_HAVE_IB_ATOMIC_WRITE
+#define VROCE_IB_WR_ATOMIC_WRITE	IB_WR_ATOMIC_WRITE
+#else
+#define VROCE_IB_WR_ATOMIC_WRITE	IB_WR_RDMA_WRITE
+#endif
+
 /* v6.6: slow cases are marked; before, they are cases like the others. */
 #ifndef VROCE_HAVE_KUNIT_CASE_SLOW
 #define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
