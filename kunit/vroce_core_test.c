@@ -5,7 +5,6 @@
  * to memory; probe failures and unbinding undo exactly what was done.
  */
 
-#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
@@ -13,7 +12,6 @@
 #include <linux/platform_device.h>
 #include <linux/string.h>
 
-#include <kunit/platform_device.h>
 #include <rdma/ib_mad.h>
 
 #include "../c/driver/vroce.h"

@@ -828,9 +828,9 @@ static void vroce_mtr_find_batch_edges(struct kunit *test)
 static void vroce_mtr_64g_table_only(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
-	struct vroce_mtr *mtr = vroce_test_mtr(test, vdev, SZ_64G >> 12, 3,
+	struct vroce_mtr *mtr = vroce_test_mtr(test, vdev, (64ULL * SZ_1G) >> 12, 3,
 					       true);
-	u64 n = SZ_64G >> 12, i, addr, table, last = 0;
+	u64 n = (64ULL * SZ_1G) >> 12, i, addr, table, last = 0;
 	dma_addr_t *pages = vroce_test_fake_pages(test, UNIT + 1, 12);
 	struct vroce_hca_mtt mtt;
 	int ret;

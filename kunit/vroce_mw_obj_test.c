@@ -9,7 +9,6 @@
  * rights of IB_ACCESS_MW_BIND, which windows are bound under.
  */
 
-#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/sizes.h>
 #include <rdma/ib_verbs.h>

@@ -8,6 +8,8 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 
+#include "../c/compat/vroce_kunit_compat.h"
+
 struct device;
 struct ib_cq;
 struct ib_mr;

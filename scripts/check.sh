@@ -18,9 +18,13 @@
 #   5. 3 and 4 again in a CONFIG_RUST UML kernel with the Rust MTR and MR
 #      objects (CONFIG_VROCE_ABI_RUST); the MTR, MR, QP and fault suites
 #      must count the same
-#   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh)
+#   6. rustfmt, clippy and the checked-in bindings (scripts/rust-lint.sh);
+#      vroce.ko with the Rust objects built out of tree as a loadable
+#      module against an x86_64 CONFIG_RUST 6.12 kernel (built once,
+#      cached) and loaded under QEMU (scripts/rust-module.sh)
 #   7. the KUnit suites again in a kernel without the debug options and
-#      without debugfs (VROCE_KERNEL=nodebug), with the MR cache off
+#      without debugfs (VROCE_KERNEL=nodebug), with the MR cache off; and
+#      in a 6.1 UML kernel (VROCE_KLINE=6.1), against 6.1's ib_core
 #   8. the MTR host harness and a bounded libFuzzer run (ASan, UBSan)
 #   9. rdma-core's tools and perftest through the provider (c/provider/)
 #      on vroce0 and on rxe, side by side, in the C test kernel; a process
@@ -100,11 +104,19 @@ done
 stamp "Rust: rustfmt, clippy, bindings"
 scripts/rust-lint.sh 2>&1 | tee "$logs/rust-lint" || rc=1
 
+stamp "Rust: vroce.ko with the Rust objects as a module, in a CONFIG_RUST x86_64 kernel (QEMU)"
+scripts/rust-module.sh 2>&1 | tee "$logs/rust-module" || rc=1
+
 # The debug kernels run with the MR cache on (the default), this one with
 # it off: the MR and fault suites pass both ways.
 stamp "KUnit in UML without debug options or debugfs, MTR in c, MR cache off"
 VROCE_KERNEL=nodebug scripts/kunit.sh --kernel_args vroce.mr_cache=0 2>&1 |
 	tee "$logs/kunit-nodebug" || rc=1
+
+# Issue 32: the same suites against 6.1's KUnit and ib_core, in a UML
+# kernel from Debian's linux-source-6.1 (Documentation/compat.rst).
+stamp "KUnit in a 6.1 UML kernel (linux-source-6.1, LLVM=1, debug options), MTR in c"
+VROCE_KLINE=6.1 scripts/kunit.sh 2>&1 | tee "$logs/kunit-6.1" || rc=1
 
 stamp "host harness and fuzzer: c/abi/vroce_mtr.c with ASan, UBSan, libFuzzer"
 scripts/host-test.sh 2>&1 | tee "$logs/host" || rc=1
@@ -132,7 +144,7 @@ scripts/nvmeof.sh srq 2>&1 | tee "$logs/nvmeof-srq" || rc=1
 stamp "done"
 parts=()
 for p in kernel-pick lint install dkms deb kunit-c uverbs-c kunit-rust uverbs-rust \
-	 rust-lint kunit-nodebug host userspace unplug fuzz rdmacm nvmeof; do
+	 rust-lint rust-module kunit-nodebug kunit-6.1 host userspace unplug fuzz rdmacm nvmeof; do
 	parts+=("$p=$logs/$p")
 done
 # Shared receive queues: the NVMe-oF target in SRQ mode.

@@ -23,23 +23,34 @@
 # or install-deps.sh moving to another release), the next run unpacks that
 # one under its own key and builds its kernels from scratch, and the trees
 # and build dirs of every other version are removed.
+#
+# VROCE_KLINE picks the kernel line: 6.12 (default) or 6.1, the KUnit
+# suites against 6.1's ib_core (linux-source-6.1). Each line has its own
+# tree and build dirs; only older versions of the same line are removed.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${VROCE_CACHE:-$HOME/.cache/vroce}
-tarball=/usr/src/linux-source-6.12.tar.xz
+line=${VROCE_KLINE:-6.12}
+case "$line" in
+6.12) patchdir=$repo/scripts/patches ;;
+6.1) patchdir=$repo/scripts/patches-6.1 ;;
+*) echo "kernel-tree: VROCE_KLINE must be 6.12 or 6.1, not '$line'" >&2; exit 2 ;;
+esac
+tarball=/usr/src/linux-source-$line.tar.xz
 
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
-	echo "kernel-tree: linux-source-6.12 is not installed (scripts/install-deps.sh)" >&2
+ver=$(dpkg-query -W -f='${Version}' "linux-source-$line" 2>/dev/null) || {
+	echo "kernel-tree: linux-source-$line is not installed (scripts/install-deps.sh)" >&2
 	exit 1
 }
 tree=$cache/linux-source-${ver//\~/_}
 
 # The tree is the package's source plus the project's patches to the test
-# kernel (scripts/patches/). When the patches change, the tree is unpacked
-# anew and the build dirs made from the old one are dropped: an unpacked
-# file keeps its old mtime, so make would not see it change back.
-patches=$(cat "$repo"/scripts/patches/*.patch 2>/dev/null | sha256sum | cut -c1-16)
+# kernel (scripts/patches/, scripts/patches-6.1/). When the patches change,
+# the tree is unpacked anew and the build dirs made from the old one are
+# dropped: an unpacked file keeps its old mtime, so make would not see it
+# change back.
+patches=$({ cat "$patchdir"/*.patch 2>/dev/null || true; } | sha256sum | cut -c1-16)
 if [ "$(cat "$tree/.vroce-patches" 2>/dev/null)" != "$patches" ]; then
 	echo "kernel-tree: unpacking $tarball into $tree" >&2
 	rm -rf "$tree" "$tree.tmp" "$cache/build/"*"-${tree##*/linux-source-}-"* \
@@ -47,15 +58,15 @@ if [ "$(cat "$tree/.vroce-patches" 2>/dev/null)" != "$patches" ]; then
 	       "$cache/checkouts/"*/build/*"-${tree##*/linux-source-}-"*
 	mkdir -p "$tree.tmp"
 	tar -C "$tree.tmp" -xf "$tarball" --strip-components=1
-	for p in "$repo"/scripts/patches/*.patch; do
+	for p in "$patchdir"/*.patch; do
 		[ -e "$p" ] || continue
 		patch -d "$tree.tmp" -p1 -s -f <"$p" >&2
 	done
 	echo "$patches" >"$tree.tmp/.vroce-patches"
 	mv "$tree.tmp" "$tree"
-	# Trees of other linux-source versions, and the build dirs made from
-	# them: no longer installed, never used again.
-	for old in "$cache"/linux-source-*; do
+	# Trees of other linux-source-$line versions, and the build dirs
+	# made from them: no longer installed, never used again.
+	for old in "$cache/linux-source-$line".*; do
 		[ "$old" = "$tree" ] || [ ! -d "$old" ] && continue
 		echo "kernel-tree: removing $old and its build dirs" >&2
 		rm -rf "$old" "$cache/build/"*"-${old##*/linux-source-}-"*

@@ -96,6 +96,20 @@ nodebug)
 	return 2
 	;;
 esac
+# The 6.1 line (VROCE_KLINE=6.1, scripts/kernel-tree.sh): the same
+# fragments less the options its UML lacks (kunit/configs/drop-6.1),
+# copied into the cache.
+if [ "${VROCE_KLINE:-6.12}" = 6.1 ]; then
+	drop=$(grep -v '^#' "$cfg/drop-6.1" | paste -sd '|')
+	d=$cache/fragments-6.1
+	mkdir -p "$d"
+	line_fragments=()
+	for f in "${fragments[@]}"; do
+		grep -vE "^(# )?($drop)[= ]" "$f" >"$d/${f##*/}" || true
+		line_fragments+=("$d/${f##*/}")
+	done
+	fragments=("${line_fragments[@]}")
+fi
 # The key hashes the options, not the files: moving an option from one
 # fragment to another, or a comment, rebuilds nothing.
 key=$(grep -hE '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' "${fragments[@]}" |

@@ -12,6 +12,8 @@
   c/ifc/     the interface: includes only other c/ifc/ headers
   c/uapi/    the user-space ABI (driver <-> provider): nothing of the rest
   kunit/demo/  the demo ULP: ib_core's public API only, no c/ or bindings/
+             but c/compat/ (ib_core's API as it differs between kernels)
+  c/compat/  the kernel compatibility headers: include only each other
   c/ifc/vroce_regs.h, the register map: in the driver only the
              hardware-access file c/driver/vroce_hw.c includes it (the HCA
              implements the registers and may); no other c/ifc/ header
@@ -36,7 +38,8 @@ RS_INCLUDE = re.compile(r'include!\s*\(([^)]*)\)')
 
 
 def place(path):
-    for p in ('c/driver/', 'c/abi/', 'c/hca/', 'c/ifc/', 'c/uapi/', 'kunit/demo/',
+    for p in ('c/driver/', 'c/abi/', 'c/hca/', 'c/ifc/', 'c/uapi/', 'c/compat/',
+              'kunit/demo/',
               'kunit/', 'bindings/', 'rust/'):
         if path.startswith(p):
             return p.rstrip('/')
@@ -58,7 +61,9 @@ def may_include(src, dst):
         return 'the user-space ABI includes something outside c/uapi/'
     if s == 'c/ifc' and d != 'c/ifc':
         return 'the interface includes something outside c/ifc/'
-    if s == 'kunit/demo' and d != 'kunit/demo':
+    if s == 'c/compat' and d != 'c/compat':
+        return 'a compat header includes something outside c/compat/'
+    if s == 'kunit/demo' and d not in ('kunit/demo', 'c/compat'):
         return 'the demo ULP includes a vroce header (public API only)'
     if s == 'bindings' and d not in ('bindings',):
         return 'the ABI includes something outside bindings/'

@@ -77,3 +77,81 @@ static u32 __used vroce_probe(u64 x)
 	return upper_32_bits(x);
 }
 #endif
+
+#ifdef VROCE_PROBE_IB_DEVICE_GET_NETDEV
+/* ib_device_get_netdev() for ULPs (6.1 keeps it in ib_core's core_priv.h). */
+#include <rdma/ib_verbs.h>
+static struct net_device * __used vroce_probe(struct ib_device *ibdev)
+{
+	return ib_device_get_netdev(ibdev, 1);
+}
+#endif
+
+#ifdef VROCE_PROBE_KUNIT_CASE_SLOW
+/* v6.6: KUNIT_CASE_SLOW(). */
+#include <kunit/test.h>
+static void vroce_probe_case(struct kunit *test)
+{
+}
+
+static struct kunit_case vroce_probe_cases[] __used = {
+	KUNIT_CASE_SLOW(vroce_probe_case),
+	{}
+};
+#endif
+
+#ifdef VROCE_PROBE_KUNIT_MEMEQ
+/* v6.2: KUNIT_EXPECT_MEMEQ(). */
+#include <kunit/test.h>
+static void __used vroce_probe_case(struct kunit *test)
+{
+	KUNIT_EXPECT_MEMEQ(test, "a", "a", 1);
+}
+#endif
+
+#ifdef VROCE_PROBE_KUNIT_ACTIONS
+/* v6.5: deferred actions. */
+#include <kunit/resource.h>
+static void vroce_probe_action(void *ctx)
+{
+}
+
+static int __used vroce_probe(struct kunit *test)
+{
+	kunit_remove_action(test, vroce_probe_action, NULL);
+	kunit_release_action(test, vroce_probe_action, NULL);
+	return kunit_add_action_or_reset(test, vroce_probe_action, NULL);
+}
+#endif
+
+#ifdef VROCE_PROBE_KUNIT_ACTION_WRAPPER
+/* v6.8: KUNIT_DEFINE_ACTION_WRAPPER(). */
+#include <kunit/resource.h>
+static void vroce_probe_free(int *p)
+{
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vroce_probe_action, vroce_probe_free, int *);
+static kunit_action_t *vroce_probe_ptr __used = vroce_probe_action;
+#endif
+
+#ifdef VROCE_PROBE_KUNIT_PLATFORM_DEVICE
+/* v6.9: kunit/platform_device.h. */
+#include <kunit/platform_device.h>
+static int __used vroce_probe(struct kunit *test)
+{
+	struct platform_device *pdev;
+
+	pdev = kunit_platform_device_alloc(test, "vroce_probe", -1);
+	return kunit_platform_device_add(test, pdev);
+}
+#endif
+
+#ifdef VROCE_PROBE_KUNIT_VM_MMAP
+/* v6.10: kunit_vm_mmap(). */
+#include <kunit/test.h>
+static unsigned long __used vroce_probe(struct kunit *test)
+{
+	return kunit_vm_mmap(test, NULL, 0, 4096, 0, 0, 0);
+}
+#endif

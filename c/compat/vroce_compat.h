@@ -13,10 +13,13 @@
 
 #include <linux/kernel.h>
 #include <linux/platform_device.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "vroce_compat_gen.h"
+/* Not "": in an O= build a stale one beside this file must not win. */
+#include <vroce_compat_gen.h>
 
 #ifdef VROCE_HAVE_WORDPART_H
 #include <linux/wordpart.h>
@@ -90,6 +93,39 @@ static inline bool vroce_ib_wr_atomic_write(enum ib_wr_opcode op)
 static inline bool vroce_ib_wr_atomic_write(enum ib_wr_opcode op)
 {
 	return false;
+}
+#endif
+
+/*
+ * vroce_ib_device_get_netdev() - the net device of @port of @ibdev, held
+ * (dev_put() it), or NULL: ib_device_get_netdev() where ib_core exports it
+ * (6.12 does; 6.1 keeps it to itself), else the net device of the port's
+ * default GID, the same device for a RoCE port.
+ */
+#ifdef VROCE_HAVE_IB_DEVICE_GET_NETDEV
+static inline struct net_device *
+vroce_ib_device_get_netdev(struct ib_device *ibdev, u32 port)
+{
+	return ib_device_get_netdev(ibdev, port);
+}
+#else
+static inline struct net_device *
+vroce_ib_device_get_netdev(struct ib_device *ibdev, u32 port)
+{
+	const struct ib_gid_attr *attr = rdma_get_gid_attr(ibdev, port, 0);
+	struct net_device *ndev;
+
+	if (IS_ERR(attr))
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return ndev;
 }
 #endif
 

@@ -36,6 +36,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce_lb.h"
+#include "../../c/compat/vroce_compat.h"
 
 /* The driver whose devices are served: the parent device's driver. */
 #define VROCE_DEMO_DRIVER	"vroce"
@@ -202,7 +203,7 @@ static int vroce_kmr_register(struct vroce_demo *demo)
 		err = PTR_ERR(qp);
 		goto out_free_cq;
 	}
-	netdev = ib_device_get_netdev(ibdev, 1);
+	netdev = vroce_ib_device_get_netdev(ibdev, 1);
 	err = -ENODEV;
 	if (!netdev)
 		goto out_destroy_qp;

@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vroce_lb.h"
+#include "../../c/compat/vroce_compat.h"
 
 /**
  * vroce_lb_connect() - take an RC QP from RESET to RTS towards a peer
@@ -311,9 +312,10 @@ int vroce_lb_run(struct ib_device *ibdev, u32 len, char *report, size_t size)
 	if (!len || len > SZ_1M)
 		return -EINVAL;
 	/* Held until the pair is gone: lb.dmac points into it. */
-	ndev = ib_device_get_netdev(ibdev, 1);
+	ndev = vroce_ib_device_get_netdev(ibdev, 1);
 	if (!ndev) {
-		seq_buf_puts(&s, "no net device on port 1\n");
+		/* Not seq_buf_puts(): 6.1 does not export it. */
+		seq_buf_printf(&s, "no net device on port 1\n");
 		return -ENODEV;
 	}
 	lb.dmac = ndev->dev_addr;
