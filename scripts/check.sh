@@ -5,13 +5,15 @@
 #   1. install what is missing (apt, idempotent), print the kernel
 #      release picked (scripts/kernel-pick.sh), and test that pick on
 #      recorded apt-cache outputs (scripts/kernel-pick-test.sh)
-#   2. build vroce.ko against Debian's 6.12 headers with gcc, W=1 and
+#   2. build vroce.ko against Debian's headers of every kernel line with the
+#      RDMA core (6.12 and 6.1, amd64 and rt-amd64) with gcc, W=1 and
 #      sparse (C=2), checkpatch --strict, kernel-doc, docutils: all clean;
 #      'make install' into a staging directory, unsigned and signed;
-#      'make dkms' and 'make dkms-remove' (nothing left behind), the
-#      DKMS-built module loaded into Debian's own kernel under QEMU; the
+#      'make dkms' and 'make dkms-remove' for every one of them (nothing
+#      left behind), the DKMS-built module loaded into Debian's own 6.12,
+#      6.12-rt and 6.1 kernels under QEMU (rping, NVMe over RDMA); the
 #      Debian packages (vroce-dkms, libvroce, source) built, lintian
-#      clean, installed and purged
+#      clean, installed (built for every kernel) and purged
 #   3. KUnit in a clang-built UML kernel with the kernel's own ib_core,
 #      with the C MTR
 #   4. the raw-uverbs user-space test, run inside that kernel
@@ -56,13 +58,13 @@ stamp "the kernel-release chooser on recorded apt-cache outputs"
 scripts/kernel-pick-test.sh 2>&1 | tee "$logs/kernel-pick" || rc=1
 
 # A finding here ends make check at once, as it always has.
-stamp "module build (W=1), sparse, checkpatch, kernel-doc, docs"
+stamp "module build (W=1), sparse (every kernel line), checkpatch, kernel-doc, docs"
 scripts/lint.sh 2>&1 | tee "$logs/lint"
 
 stamp "make install into a staging directory (Debian's headers), modinfo"
 scripts/install-test.sh 2>&1 | tee "$logs/install" || rc=1
 
-stamp "make dkms and make dkms-remove for Debian's headers; the module in Debian's kernel (QEMU)"
+stamp "make dkms and make dkms-remove for every kernel line; the module in Debian's 6.12, 6.12-rt and 6.1 kernels (QEMU)"
 scripts/dkms-test.sh 2>&1 | tee "$logs/dkms" || rc=1
 
 stamp "Debian packages: build, lintian, install, purge"

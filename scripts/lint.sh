@@ -5,7 +5,8 @@
 # of the cached kernel source tree:
 #   - checkpatch.pl --strict --no-tree
 #   - kernel-doc -none -Wall over every C file and header
-#   - sparse (C=2) and W=1 over the out-of-tree module build
+#   - sparse (C=2) and W=1 over the out-of-tree module build, against the
+#     default headers and against every installed Debian 12 kernel line
 #   - the calls between its objects: no cycle but CQ<->QP, and the graphs
 #     of Documentation/design.rst (calls.py)
 #   - docutils over Documentation/*.rst
@@ -32,7 +33,7 @@ result() {
 	fi
 }
 ktap_print_header
-ktap_set_plan 12
+ktap_set_plan 13
 
 # The host harness's shim header stands in for kernel headers (typedefs,
 # READ_ONCE, min/max): kernel style does not apply to it.
@@ -173,5 +174,24 @@ elif grep -q ' vroce_hca_\| vroce_hca_' <<<"$(nm vroce.ko)"; then
 	fail=1
 fi
 result "W=1 build without the emulated HCA (CONFIG_VROCE_HCA unset)" $fail
+
+# Issue 32: every Debian 12 kernel with the RDMA core whose headers are
+# installed (scripts/kernel-release.sh --all: 6.12 and 6.1, amd64 and
+# rt-amd64), the module and the demo ULP, W=1 and sparse, each adapting
+# through its own compile probes (Documentation/compat.rst).
+fail=0
+kernels=()
+while read -r rel hdr; do
+	kernels+=("$rel")
+	if ! make KDIR="$hdr" W=1 C=2 >"$log" 2>&1 ||
+	   grep -E 'warning:|error:' "$log" >/dev/null; then
+		ktap_print_msg "lint: against $rel:"
+		sed 's/^/# /' "$log"
+		fail=1
+	fi
+	make -s KDIR="$hdr" clean >/dev/null 2>&1 || true
+done < <("$repo/scripts/kernel-release.sh" --all)
+[ ${#kernels[@]} -gt 0 ] || { ktap_print_msg "lint: no kernel headers found"; fail=1; }
+result "W=1 and sparse (C=2) against every installed kernel line: ${kernels[*]}" $fail
 cd "$repo"
 ktap_finished

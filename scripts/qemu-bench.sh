@@ -79,7 +79,7 @@ if [ "${VROCE_QEMU_KVM:-0}" = 1 ]; then
 	how="KVM"
 fi
 timeout "${VROCE_QEMU_TIMEOUT:-900}" qemu-system-x86_64 "${accel[@]}" -m 2048 \
-	-smp 2 -nographic -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
+	-smp 2 -nographic -no-reboot -nic none -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
 	</dev/null >"$work/console" 2>&1 || true
 tr -d '\r' <"$work/console" | grep '^rate:' | sed "s/^rate: //; s/^memcpy/[$how, 2 CPUs] memcpy/" >"$work/table" || true
