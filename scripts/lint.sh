@@ -189,6 +189,15 @@ while read -r rel hdr; do
 		sed 's/^/# /' "$log"
 		fail=1
 	fi
+	# What the probes found: what c/compat/expected says of this line.
+	line=$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<<"$rel")
+	want=$(sed -n "s/^$line://p" "$repo/c/compat/expected" | tr ' ' '\n' | { grep . || true; } | sort | paste -sd ' ')
+	got=$({ sed -n 's/^#define VROCE_HAVE_\([A-Z0-9_]*\) 1$/\1/p' \
+		c/compat/vroce_compat_gen.h 2>/dev/null || true; } | sort | paste -sd ' ')
+	if [ "$want" != "$got" ]; then
+		ktap_print_msg "lint: $rel: the compat probes found '$got', c/compat/expected says '$want'"
+		fail=1
+	fi
 	make -s KDIR="$hdr" clean >/dev/null 2>&1 || true
 done < <("$repo/scripts/kernel-release.sh" --all)
 [ ${#kernels[@]} -gt 0 ] || { ktap_print_msg "lint: no kernel headers found"; fail=1; }

@@ -2,7 +2,8 @@
 /*
  * Compile probes of the target kernel's API (c/compat/vroce_compat.h).
  * c/compat/probe.sh compiles this file once per probe, with the
- * module's own flags and -DVROCE_PROBE_<NAME>; a probe that compiles
+ * compiler and flags Kbuild gives the driver's objects (as for built-in
+ * code: no -DMODULE) and -DVROCE_PROBE_<NAME>; a probe that compiles
  * defines VROCE_HAVE_<NAME> in the generated vroce_compat_gen.h. Each
  * probe uses the API exactly as the driver does, so that a kernel where
  * it compiles is one where the driver's use compiles.
@@ -14,7 +15,7 @@
 #include <linux/module.h>
 
 #ifdef VROCE_PROBE_SANITY
-/* Always compiles: the flags work (compat-probe.sh stops otherwise). */
+/* Always compiles: the flags work (probe.sh stops otherwise). */
 static int __used vroce_probe(void)
 {
 	return 0;

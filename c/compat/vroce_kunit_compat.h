@@ -66,10 +66,13 @@
  */
 #ifndef VROCE_HAVE_KUNIT_ACTIONS
 typedef void (kunit_action_t)(void *);
+#endif
 
+/* The emulations' actions (deferred actions, platform devices). */
 struct vroce_kunit_action {
 	kunit_action_t *action;
 	void *ctx;
+	const char *tag;
 	bool cancelled;
 };
 
@@ -106,6 +109,7 @@ static inline bool vroce_kunit_action_match(struct kunit *test,
 	       a->action == want->action && a->ctx == want->ctx;
 }
 
+#ifndef VROCE_HAVE_KUNIT_ACTIONS
 static inline int kunit_add_action_or_reset(struct kunit *test,
 					    kunit_action_t *action, void *ctx)
 {
@@ -158,42 +162,77 @@ static inline void kunit_remove_action(struct kunit *test,
 	}
 #endif
 
-/* v6.9: platform devices that the end of the case unregisters. */
+/*
+ * v6.9: platform devices that the end of the case unregisters. As in
+ * KUnit since: the allocation's action (put) becomes unregister when the
+ * device is added, in its place; found by its tag and device, since each
+ * file has its own copy of the wrappers below.
+ */
 #ifndef VROCE_HAVE_KUNIT_PLATFORM_DEVICE
+#define VROCE_KUNIT_PDEV "vroce-kunit-pdev"
+
 KUNIT_DEFINE_ACTION_WRAPPER(vroce_kunit_pdev_put, platform_device_put,
 			    struct platform_device *);
 KUNIT_DEFINE_ACTION_WRAPPER(vroce_kunit_pdev_unregister,
 			    platform_device_unregister,
 			    struct platform_device *);
 
+static inline bool vroce_kunit_pdev_match(struct kunit *test,
+					  struct kunit_resource *res,
+					  void *match_data)
+{
+	struct vroce_kunit_action *a = res->data;
+
+	return res->name && !strcmp(res->name, VROCE_KUNIT_ACTION) &&
+	       a->tag && !strcmp(a->tag, VROCE_KUNIT_PDEV) &&
+	       a->ctx == match_data;
+}
+
 static inline struct platform_device *
 kunit_platform_device_alloc(struct kunit *test, const char *name, int id)
 {
-	struct platform_device *pdev = platform_device_alloc(name, id);
+	struct vroce_kunit_action a = { .action = vroce_kunit_pdev_put,
+					.tag = VROCE_KUNIT_PDEV };
+	struct kunit_resource *res;
 
-	if (!pdev)
+	a.ctx = platform_device_alloc(name, id);
+	if (!a.ctx)
 		return ERR_PTR(-ENOMEM);
-	if (kunit_add_action_or_reset(test, vroce_kunit_pdev_put, pdev))
+	res = kunit_alloc_and_get_resource(test, vroce_kunit_action_init,
+					   vroce_kunit_action_free,
+					   GFP_KERNEL, &a);
+	if (!res) {
+		platform_device_put(a.ctx);
 		return ERR_PTR(-ENOMEM);
-	return pdev;
+	}
+	res->name = VROCE_KUNIT_ACTION;
+	kunit_put_resource(res);
+	return a.ctx;
 }
 
 static inline int kunit_platform_device_add(struct kunit *test,
 					    struct platform_device *pdev)
 {
-	int err = platform_device_add(pdev);
+	struct kunit_resource *res;
+	int err;
 
-	if (err)
-		return err;
-	kunit_remove_action(test, vroce_kunit_pdev_put, pdev);
-	return kunit_add_action_or_reset(test, vroce_kunit_pdev_unregister,
-					 pdev);
+	res = kunit_find_resource(test, vroce_kunit_pdev_match, pdev);
+	if (!res)
+		return -ENOENT;
+	err = platform_device_add(pdev);
+	if (!err)
+		((struct vroce_kunit_action *)res->data)->action =
+			vroce_kunit_pdev_unregister;
+	kunit_put_resource(res);
+	return err;
 }
 #endif
 
 /*
  * v6.10: user memory for a case. The case's kthread gets an mm of its
- * own, as KUnit does since; the mm goes when the kthread exits.
+ * own, attached the way KUnit attaches it since; the mm goes when the
+ * kthread exits. Unlike there, 6.1's KUnit runs a case's cleanup in the
+ * case's thread, the mm still attached (Documentation/compat.rst).
  */
 #ifndef VROCE_HAVE_KUNIT_VM_MMAP
 static inline unsigned long kunit_vm_mmap(struct kunit *test,
