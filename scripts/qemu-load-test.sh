@@ -87,6 +87,7 @@ cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
 . /ktap.sh
 . /splat.sh
+. /guest-verbs.sh
 nqn=nqn.2026-12.org.vroce:load
 # The host's identity: its NQN carries its ID, as nvme-cli's own do.
 hostid=6e0f1c4a-3b2d-4c8e-9a71-5d2f0b8e7c13
@@ -117,60 +118,12 @@ if [ $((t & ~(4096 | 8192))) -eq 0 ] && [ $((t & 4096)) -ne 0 ]; then
 else
 	ktap_test_fail "taint $t: only out-of-tree and unverified signature"
 fi
-rdma dev >/tmp/rdma 2>&1
-if grep -q "vroce0" /tmp/rdma; then
-	ktap_test_pass "rdma dev: $(grep vroce0 /tmp/rdma)"
-else
-	sed 's/^/# /' /tmp/rdma
-	ktap_test_fail "rdma dev lists vroce0"
-fi
-ibv_devinfo -d vroce0 >/tmp/devinfo 2>&1
-if grep -q "hca_id:.*vroce0" /tmp/devinfo && grep -q PORT_ACTIVE /tmp/devinfo; then
-	ktap_test_pass "ibv_devinfo: vroce0, port active"
-else
-	sed 's/^/# /' /tmp/devinfo
-	ktap_test_fail "ibv_devinfo: vroce0, port active"
-fi
+guest_rdma_dev
+guest_devinfo
 # Two pairs at once, on two CPUs: four QPs' engines side by side.
-ibv_rc_pingpong -d vroce0 -g 0 -n 50 >/tmp/srv 2>&1 &
-srv=$!
-ibv_rc_pingpong -d vroce0 -g 0 -n 500 -p 18517 >/tmp/srv2 2>&1 &
-srv2=$!
-sleep 2
-ibv_rc_pingpong -d vroce0 -g 0 -n 500 -p 18517 127.0.0.1 >/tmp/cli2 2>&1 &
-cli2=$!
-if ibv_rc_pingpong -d vroce0 -g 0 -n 50 127.0.0.1 >/tmp/cli 2>&1 && wait $srv; then
-	ktap_test_pass "ibv_rc_pingpong: $(grep -m1 'bytes in' /tmp/cli)"
-else
-	cat /tmp/cli /tmp/srv | sed 's/^/# /'
-	ktap_test_fail "ibv_rc_pingpong"
-fi
-if wait $cli2 && wait $srv2; then
-	ktap_test_pass "ibv_rc_pingpong, second pair beside it: $(grep -m1 'bytes in' /tmp/cli2)"
-else
-	cat /tmp/cli2 /tmp/srv2 | sed 's/^/# /'
-	ktap_test_fail "ibv_rc_pingpong, second pair beside it"
-fi
-
-# rdma_cm on vroce0's address: rping, server and client on the one port,
-# 10 rounds of RDMA READ and WRITE, each round's data checked (-V).
-ip link set vroce0 up
-ip addr add 192.0.2.1/24 dev vroce0
-sleep 1		# the RoCE v2 GID of the new address
-timeout 60 rping -s -a 192.0.2.1 -C 10 -V >/tmp/rping.srv 2>&1 &
-srv=$!
-sleep 1
-timeout 60 rping -c -a 192.0.2.1 -C 10 -v -V >/tmp/rping.cli 2>&1
-crc=$?
-wait $srv
-src=$?
-n=$(grep -c "ping data" /tmp/rping.cli)
-if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$n" -eq 10 ]; then
-	ktap_test_pass "rping -V on 192.0.2.1 (vroce0): 10 rounds, data verified: $(tail -n 1 /tmp/rping.cli)"
-else
-	tail -n 8 /tmp/rping.cli /tmp/rping.srv | sed 's/^/# /'
-	ktap_test_fail "rping -V on 192.0.2.1 (vroce0): client exit $crc, server exit $src, $n rounds of data"
-fi
+guest_pingpong_pairs 50 500 4096 "ibv_rc_pingpong" \
+	"ibv_rc_pingpong, second pair beside it"
+guest_rping
 
 # NVMe over RDMA on vroce0's address, where this kernel has it: nvmet-rdma
 # exports the memory-backed /dev/nullb0, nvme-rdma connects to it.

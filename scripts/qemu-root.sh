@@ -18,7 +18,8 @@ qemu_root_init() {
 		 mktemp rm cut seq dd cmp head mkdir rmdir ln date; do
 		ln -s busybox "$root/bin/$a"
 	done
-	cp "$repo/scripts/ktap.sh" "$repo/scripts/splat.sh" "$root/"
+	cp "$repo/scripts/ktap.sh" "$repo/scripts/splat.sh" \
+	   "$repo/scripts/guest-verbs.sh" "$root/"
 }
 
 # qemu_root_module ROOT REL NAME: kernel REL's module NAME, uncompressed,

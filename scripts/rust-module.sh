@@ -220,6 +220,7 @@ cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
 . /ktap.sh
 . /splat.sh
+. /guest-verbs.sh
 ktap_print_header
 ktap_set_plan 10
 ip link set lo up
@@ -241,59 +242,15 @@ if [ "$n" -gt 0 ] &&
 else
 	ktap_test_fail "kallsyms: the Rust crate vroce_abi in [vroce] ($n functions)"
 fi
-rdma dev >/tmp/rdma 2>&1
-if grep -q "vroce0" /tmp/rdma; then
-	ktap_test_pass "rdma dev: $(grep vroce0 /tmp/rdma)"
-else
-	sed 's/^/# /' /tmp/rdma
-	ktap_test_fail "rdma dev lists vroce0"
-fi
-ibv_devinfo -d vroce0 >/tmp/devinfo 2>&1
-if grep -q "hca_id:.*vroce0" /tmp/devinfo && grep -q PORT_ACTIVE /tmp/devinfo; then
-	ktap_test_pass "ibv_devinfo: vroce0, port active"
-else
-	sed 's/^/# /' /tmp/devinfo
-	ktap_test_fail "ibv_devinfo: vroce0, port active"
-fi
+guest_rdma_dev
+guest_devinfo
 # Two pairs at once, on two CPUs: 4 KiB messages, and 1 MiB ones (MRs of
 # 256 pages, multi-level translation tables in the Rust MTR).
-ibv_rc_pingpong -d vroce0 -g 0 -n 100 >/tmp/srv 2>&1 &
-srv=$!
-ibv_rc_pingpong -d vroce0 -g 0 -n 20 -s 1048576 -p 18517 >/tmp/srv2 2>&1 &
-srv2=$!
-sleep 2
-ibv_rc_pingpong -d vroce0 -g 0 -n 20 -s 1048576 -p 18517 127.0.0.1 >/tmp/cli2 2>&1 &
-cli2=$!
-if ibv_rc_pingpong -d vroce0 -g 0 -n 100 127.0.0.1 >/tmp/cli 2>&1 && wait $srv; then
-	ktap_test_pass "ibv_rc_pingpong, 4 KiB: $(grep -m1 'bytes in' /tmp/cli)"
-else
-	cat /tmp/cli /tmp/srv | sed 's/^/# /'
-	ktap_test_fail "ibv_rc_pingpong, 4 KiB"
-fi
-if wait $cli2 && wait $srv2; then
-	ktap_test_pass "ibv_rc_pingpong, 1 MiB, beside it: $(grep -m1 'bytes in' /tmp/cli2)"
-else
-	cat /tmp/cli2 /tmp/srv2 | sed 's/^/# /'
-	ktap_test_fail "ibv_rc_pingpong, 1 MiB, beside it"
-fi
-# rdma_cm (built in) on vroce0's netdev address, both ends on the one
-# HCA: RDMA READs and WRITEs into MRs the provider registered.
-ip link set vroce0 up
-ip addr add 192.0.2.1/24 dev vroce0
-sleep 1
-timeout 60 rping -s -a 192.0.2.1 -C 10 -v >/tmp/rsrv 2>&1 &
-rsrv=$!
-sleep 2
-timeout 60 rping -c -a 192.0.2.1 -C 10 -v >/tmp/rcli 2>&1
-rc=$?
-wait $rsrv || rc=1
-n=$(grep -c "ping data" /tmp/rcli)
-if [ $rc -eq 0 ] && [ "$n" -eq 10 ]; then
-	ktap_test_pass "rping: 10 rounds over rdma_cm on 192.0.2.1 (vroce0)"
-else
-	cat /tmp/rcli /tmp/rsrv | tail -n 20 | sed 's/^/# /'
-	ktap_test_fail "rping: $n of 10 rounds over rdma_cm on 192.0.2.1 (vroce0)"
-fi
+guest_pingpong_pairs 100 20 1048576 "ibv_rc_pingpong, 4 KiB" \
+	"ibv_rc_pingpong, 1 MiB, beside it"
+# rdma_cm (built in): RDMA READs and WRITEs into MRs the provider
+# registered, through the Rust MTR.
+guest_rping
 if rmmod vroce && ! grep -q '^vroce ' /proc/modules; then
 	ktap_test_pass "rmmod vroce"
 else

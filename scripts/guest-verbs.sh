@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the tests that QEMU guests run from an initramfs
+# (scripts/qemu-load-test.sh in Debian's kernels, scripts/rust-module.sh in
+# the CONFIG_RUST one; scripts/qemu-root.sh copies it in beside ktap.sh):
+# the checks of vroce0 through rdma-core's tools that both make, each
+# printing KTAP tests (ktap.sh). POSIX sh, for busybox.
+
+# guest_rdma_dev: 'rdma dev' lists vroce0 (one test).
+guest_rdma_dev() {
+	rdma dev >/tmp/rdma 2>&1
+	if grep -q "vroce0" /tmp/rdma; then
+		ktap_test_pass "rdma dev: $(grep vroce0 /tmp/rdma)"
+	else
+		sed 's/^/# /' /tmp/rdma
+		ktap_test_fail "rdma dev lists vroce0"
+	fi
+}
+
+# guest_devinfo: ibv_devinfo, through the provider, sees vroce0's port
+# active (one test).
+guest_devinfo() {
+	ibv_devinfo -d vroce0 >/tmp/devinfo 2>&1
+	if grep -q "hca_id:.*vroce0" /tmp/devinfo && grep -q PORT_ACTIVE /tmp/devinfo; then
+		ktap_test_pass "ibv_devinfo: vroce0, port active"
+	else
+		sed 's/^/# /' /tmp/devinfo
+		ktap_test_fail "ibv_devinfo: vroce0, port active"
+	fi
+}
+
+# guest_pingpong_pairs N1 N2 SIZE2 NAME1 NAME2: two ibv_rc_pingpong pairs
+# on vroce0 at once (two CPUs), N1 iterations of 4 KiB and N2 of SIZE2
+# bytes; each registers its MRs through the provider and checks nothing
+# failed (two tests).
+guest_pingpong_pairs() {
+	ibv_rc_pingpong -d vroce0 -g 0 -n "$1" >/tmp/srv 2>&1 &
+	gp_srv=$!
+	ibv_rc_pingpong -d vroce0 -g 0 -n "$2" -s "$3" -p 18517 >/tmp/srv2 2>&1 &
+	gp_srv2=$!
+	sleep 2
+	ibv_rc_pingpong -d vroce0 -g 0 -n "$2" -s "$3" -p 18517 127.0.0.1 >/tmp/cli2 2>&1 &
+	gp_cli2=$!
+	if ibv_rc_pingpong -d vroce0 -g 0 -n "$1" 127.0.0.1 >/tmp/cli 2>&1 && wait $gp_srv; then
+		ktap_test_pass "$4: $(grep -m1 'bytes in' /tmp/cli)"
+	else
+		cat /tmp/cli /tmp/srv | sed 's/^/# /'
+		ktap_test_fail "$4"
+	fi
+	if wait $gp_cli2 && wait $gp_srv2; then
+		ktap_test_pass "$5: $(grep -m1 'bytes in' /tmp/cli2)"
+	else
+		cat /tmp/cli2 /tmp/srv2 | sed 's/^/# /'
+		ktap_test_fail "$5"
+	fi
+}
+
+# guest_rping: rdma_cm on vroce0's address 192.0.2.1 (set here), server and
+# client on the one port: 10 rounds of RDMA READ and WRITE into MRs the
+# provider registered, each round's data checked (-V) (one test).
+guest_rping() {
+	ip link set vroce0 up
+	ip addr add 192.0.2.1/24 dev vroce0
+	sleep 1		# the RoCE v2 GID of the new address
+	timeout 60 rping -s -a 192.0.2.1 -C 10 -V >/tmp/rping.srv 2>&1 &
+	gp_srv=$!
+	sleep 1
+	timeout 60 rping -c -a 192.0.2.1 -C 10 -v -V >/tmp/rping.cli 2>&1
+	gp_crc=$?
+	wait $gp_srv
+	gp_src=$?
+	gp_n=$(grep -c "ping data" /tmp/rping.cli)
+	if [ $gp_crc -eq 0 ] && [ $gp_src -eq 0 ] && [ "$gp_n" -eq 10 ]; then
+		ktap_test_pass "rping -V on 192.0.2.1 (vroce0): 10 rounds, data verified: $(tail -n 1 /tmp/rping.cli)"
+	else
+		tail -n 8 /tmp/rping.cli /tmp/rping.srv | sed 's/^/# /'
+		ktap_test_fail "rping -V on 192.0.2.1 (vroce0): client exit $gp_crc, server exit $gp_src, $gp_n rounds of data"
+	fi
+}
