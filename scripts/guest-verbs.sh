@@ -77,3 +77,15 @@ guest_rping() {
 		ktap_test_fail "rping -V on 192.0.2.1 (vroce0): client exit $gp_crc, server exit $gp_src, $gp_n rounds of data"
 	fi
 }
+
+# guest_dmesg_clean: the kernel log has no splat (splat.sh), then its last
+# lines about vroce as comments (one test).
+guest_dmesg_clean() {
+	dmesg >/tmp/dmesg
+	if splats /tmp/dmesg; then
+		ktap_test_fail "dmesg: no kernel splat"
+	else
+		ktap_test_pass "dmesg: no kernel splat"
+	fi
+	dmesg | grep -i vroce | tail -n 5 | sed 's/^/# qemu: dmesg: /'
+}

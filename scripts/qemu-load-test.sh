@@ -207,36 +207,19 @@ if [ $unloaded -eq 1 ]; then
 else
 	ktap_test_fail "unloaded"
 fi
-dmesg >/tmp/dmesg
-if splats /tmp/dmesg; then
-	ktap_test_fail "dmesg: no kernel splat"
-else
-	ktap_test_pass "dmesg: no kernel splat"
-fi
-dmesg | grep -i vroce | tail -n 5 | sed 's/^/# qemu: dmesg: /'
+guest_dmesg_clean
 ktap_finished
 TESTS
 chmod +x "$root/init"
 qemu_root_pack "$root" "$work/initrd"
 
-t0=$(date +%s)
-# No network device (-nic none): the guest talks to nothing but itself.
-timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -m 1024 -smp 2 -nic none \
-	-nographic -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
-	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
-	</dev/null >"$work/console" 2>&1 || true
-took=$(( $(date +%s) - t0 ))
-# The guest's KTAP, from its version line to its exit status. The
-# firmware's terminal escapes (SeaBIOS clears the screen) may come first
-# on the version's line.
-tr -d '\r' <"$work/console" |
-	sed -n 's/^.*\(KTAP version 1\)$/\1/; /^KTAP version 1$/,/^# qemu: tests exited/p' \
-	>"$work/ktap"
+# No network device: the guest talks to nothing but itself.
+qemu_root_boot "$kernel" "$work/initrd" "$work/ktap" -m 1024
 if [ ! -s "$work/ktap" ]; then
 	ktap_print_header
 	ktap_set_plan 1
 	# The first oops in full (its cause is at its top), then the end.
-	tr -d '\r' <"$work/console" >"$work/console.txt"
+	tr -d '\r' <"$work/ktap.console" >"$work/console.txt"
 	if grep -qE "$SPLAT_PATTERN|invalid opcode" "$work/console.txt"; then
 		ktap_print_msg "qemu: the console, from the first splat:"
 		grep -m1 -E -A30 "$SPLAT_PATTERN|invalid opcode" "$work/console.txt" | sed 's/^/# /'
@@ -247,9 +230,10 @@ if [ ! -s "$work/ktap" ]; then
 	exit 1
 fi
 cat "$work/ktap"
-ktap_print_msg "qemu: Debian's $rel booted under QEMU (TCG) and ran the tests in $took s (initramfs $(( $(stat -c %s "$work/initrd") / 1024 )) KiB)"
+# shellcheck disable=SC2154 # qemu_took: set by qemu_root_boot
+ktap_print_msg "qemu: Debian's $rel booted under QEMU (TCG) and ran the tests in $qemu_took s (initramfs $(( $(stat -c %s "$work/initrd") / 1024 )) KiB)"
 if ! grep -q '^# qemu: tests exited' "$work/ktap"; then
 	ktap_print_msg "qemu: the tests did not end; the console, last lines:"
-	tail -n 40 "$work/console" | tr -d '\r' | sed 's/^/# /'
+	tail -n 40 "$work/ktap.console" | tr -d '\r' | sed 's/^/# /'
 fi
 grep -qx '# qemu: tests exited 0' "$work/ktap" || exit 1

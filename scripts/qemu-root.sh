@@ -73,3 +73,24 @@ qemu_root_program() {
 qemu_root_pack() {
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
 }
+
+# qemu_root_boot KERNEL INITRD KTAP QEMU_OPTION...: boot KERNEL with
+# INITRD on two CPUs under QEMU (TCG), no network device (-nic none: the
+# guest talks to nothing but itself), console on the serial port; write
+# the guest's KTAP, from its version line to its exit status, into KTAP
+# (the firmware's terminal escapes may come first on the version's line)
+# and the whole console into KTAP.console. Sets qemu_took, in seconds.
+qemu_root_boot() {
+	local kernel=$1 initrd=$2 ktap=$3 t0
+	shift 3
+	t0=$(date +%s)
+	timeout "${VROCE_QEMU_TIMEOUT:-600}" qemu-system-x86_64 "$@" -smp 2 \
+		-nic none -nographic -no-reboot -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+		</dev/null >"$ktap.console" 2>&1 || true
+	# shellcheck disable=SC2034 # read by the scripts that source this
+	qemu_took=$(( $(date +%s) - t0 ))
+	tr -d '\r' <"$ktap.console" |
+		sed -n 's/^.*\(KTAP version 1\)$/\1/; /^KTAP version 1$/,/^# qemu: tests exited/p' \
+		>"$ktap"
+}
