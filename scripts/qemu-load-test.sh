@@ -63,26 +63,8 @@ case $ko in
 esac
 echo vroce >>"$root/modules/order"
 # User space: the programs and every library they load.
-make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
-qemu_root_program "$root" /usr/bin/rdma /usr/bin/ibv_devinfo \
-	/usr/bin/ibv_rc_pingpong /usr/bin/rping /usr/sbin/nvme \
-	"$root/provider/libvroce-rdmav34.so"
-# glibc loads libgcc_s when a thread exits (rping's do).
-# (awk reads it all: an early exit could kill ldconfig with SIGPIPE.)
-gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !f { print $NF; f = 1 }')
-mkdir -p "$root$(dirname "$gcc_s")"
-cp -L "$gcc_s" "$root$gcc_s"
-
-cat >"$root/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-export PATH=/bin RDMAV_DRIVERS=/provider/libvroce LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
-sh /tests.sh
-echo "# qemu: tests exited $?"
-poweroff -f
-INIT
+qemu_root_verbs "$root" "$repo" /usr/sbin/nvme
+qemu_root_initscript "$root" "poweroff -f"
 cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
 . /ktap.sh
@@ -210,7 +192,6 @@ fi
 guest_dmesg_clean
 ktap_finished
 TESTS
-chmod +x "$root/init"
 qemu_root_pack "$root" "$work/initrd"
 
 # No network device: the guest talks to nothing but itself.

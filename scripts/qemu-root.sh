@@ -94,3 +94,39 @@ qemu_root_boot() {
 		sed -n 's/^.*\(KTAP version 1\)$/\1/; /^KTAP version 1$/,/^# qemu: tests exited/p' \
 		>"$ktap"
 }
+
+# qemu_root_verbs ROOT REPO PROGRAM...: the provider built from REPO into
+# ROOT/provider, and rdma-core's rdma, ibv_devinfo, ibv_rc_pingpong and
+# rping with the PROGRAMs, each with the libraries it loads; and
+# libgcc_s, which glibc loads when a thread exits (rping's do) and ldd
+# does not list.
+qemu_root_verbs() {
+	local root=$1 repo=$2 gcc_s
+	shift 2
+	make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
+	qemu_root_program "$root" /usr/bin/rdma /usr/bin/ibv_devinfo \
+		/usr/bin/ibv_rc_pingpong /usr/bin/rping "$@" \
+		"$root/provider/libvroce-rdmav34.so"
+	# (awk reads it all: an early exit could kill ldconfig with SIGPIPE.)
+	gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !f { print $NF; f = 1 }')
+	mkdir -p "$root$(dirname "$gcc_s")"
+	cp -L "$gcc_s" "$root$gcc_s"
+}
+
+# qemu_root_initscript ROOT STOP: ROOT/init mounts /proc, /sys and /dev,
+# runs /tests.sh with the provider found, says its exit status, and stops
+# the machine with STOP (poweroff -f; reboot -f where the kernel has no
+# ACPI: a reset, which -no-reboot turns into QEMU's exit).
+qemu_root_initscript() {
+	cat >"$1/init" <<INIT
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+export PATH=/bin RDMAV_DRIVERS=/provider/libvroce LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+sh /tests.sh
+echo "# qemu: tests exited \$?"
+$2
+INIT
+	chmod +x "$1/init"
+}

@@ -198,24 +198,9 @@ root=$work/root
 qemu_root_init "$root" "$repo"
 ln -s busybox "$root/bin/reboot"
 cp "$ko" "$root/modules/vroce.ko"
-make -s -C "$repo" provider PROVIDER_OUT="$root/provider" >&2
-qemu_root_program "$root" /usr/bin/rdma /usr/bin/ibv_devinfo \
-	/usr/bin/ibv_rc_pingpong /usr/bin/rping "$root/provider/libvroce-rdmav34.so"
-# What glibc loads at pthread_exit() (rping's threads), which ldd does
-# not list (Debian's libgcc-s1).
-cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/"
-
-cat >"$root/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-export PATH=/bin RDMAV_DRIVERS=/provider/libvroce LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
-sh /tests.sh
-echo "# qemu: tests exited $?"
+qemu_root_verbs "$root" "$repo"
 # No ACPI in this kernel: a reset, which -no-reboot turns into QEMU's exit.
-reboot -f
-INIT
+qemu_root_initscript "$root" "reboot -f"
 cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
 . /ktap.sh
@@ -259,7 +244,6 @@ fi
 guest_dmesg_clean
 ktap_finished
 TESTS
-chmod +x "$root/init"
 qemu_root_pack "$root" "$work/initrd"
 
 # The guest's KTAP, from its version line to its exit status, as
