@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Write c/compat/vroce_compat_gen.h for the kernel being built against:
-# compile each probe of c/compat/probes.c with the module's own compiler
-# and flags (Kbuild passes them: Kbuild's vroce_probe rule) and define
-# VROCE_HAVE_<NAME> for each that compiles. The SANITY probe must compile:
+# compile each probe of c/compat/probes.c with the compiler and flags of
+# the driver's objects, as for built-in code (Kbuild passes them: its
+# vroce_probe rule) and define VROCE_HAVE_<NAME> for each that compiles. The SANITY probe must compile:
 # if it does not, the flags are wrong and every probe would say "absent",
 # so the build stops instead of guessing.
 #
@@ -26,7 +26,7 @@ probe() {
 }
 
 if ! probe "$@" -DVROCE_PROBE_SANITY; then
-	echo "vroce: c/compat/probe.sh: $src does not compile with the module's flags:" >&2
+	echo "vroce: c/compat/probe.sh: $src does not compile with the driver's flags:" >&2
 	"$@" -DVROCE_PROBE_SANITY -c -o "$tmp.o" "$src" >&2 || true
 	exit 1
 fi

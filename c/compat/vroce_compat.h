@@ -3,8 +3,8 @@
  * vroce_compat.h - the one place where vroce adapts to the kernel it is
  * built against (Debian 12's 6.1 and 6.12 lines; Documentation/compat.rst
  * lists every difference). What the target kernel has is probed at build
- * time: Kbuild compiles each probe of c/compat/probes.c with the module's
- * own flags and writes the result into vroce_compat_gen.h
+ * time: Kbuild compiles each probe of c/compat/probes.c with the flags of
+ * the driver's objects and writes the result into vroce_compat_gen.h
  * (c/compat/probe.sh). No version numbers, and no #ifdef in the .c
  * files: they call the wrappers below.
  */
