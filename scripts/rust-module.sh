@@ -251,7 +251,7 @@ qemu_root_pack "$root" "$work/initrd"
 # shellcheck disable=SC2317 # called by ktap_subtest
 guest() {
 	qemu_root_boot "$build/arch/x86/boot/bzImage" "$work/initrd" "$work/ktap" \
-		-accel tcg,thread=multi -m 512
+		-m 512
 	if [ ! -s "$work/ktap" ]; then
 		echo "# qemu: no KTAP from the guest; the console, last lines:"
 		tail -n 40 "$work/ktap.console" | tr -d '\r' | sed 's/^/# /'
