@@ -783,6 +783,46 @@ static void vroce_lend_record_doorbell(struct kunit *test)
 }
 
 /*
+ * What a QP's record announces is owed to its CQ even before the HCA ran
+ * it (review of issue 32: pyverbs' test_resize_cq shrank a CQ below six
+ * sends a process had posted and rung, before they ran): RESIZE_CQ
+ * refuses a ring that cannot hold it, and the CQ keeps its CQEs.
+ */
+static void vroce_lend_record_owes(struct kunit *test)
+{
+	struct ld_pair *p = ld_pair_rec(test, 16, 64, true);
+	struct vroce_ifc_qp_dbrec *rec = p->rec->va;
+	struct ib_wc wc[6];
+	int i;
+
+	ld_recvs(test, p, 100, 3);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ld_release_hold,
+							p->hca), 0);
+	vroce_hca_hold_qp(p->hca, p->qp[0]->qp_num);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, ld_send(p->qp[0], 7 + i), 0);
+	/* Nothing announced yet: nothing owed, the shrink works. */
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 2), 0);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 64), 0);
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(3));
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, p->cq->cqe, 64);
+	/*
+	 * A record past the ring fails the QP, which flushes only what the
+	 * HCA had taken: nothing here.
+	 */
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(3 + 1000));
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 2), 0);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(p->cq, 64), 0);
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(3));
+	vroce_hca_hold_qp(p->hca, 0);
+	vroce_hw_qp_lend(&p->vdev->hw, p->qp[0]->qp_num);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(p->cq, wc, 6, LD_POLL_MS), 6);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+}
+
+/*
  * The hand-off's rival: a thread on the test thread's CPU, always runnable
  * (it reschedules, and sleeps only in its own hand-off), which makes a
  * lent post's hand-off (vroce_qp_handoff()) as @qp when told to: once for
@@ -1062,6 +1102,7 @@ static struct kunit_case vroce_lend_cases[] = {
 	KUNIT_CASE(vroce_lend_no_cap),
 	KUNIT_CASE(vroce_lend_during_reset),
 	KUNIT_CASE(vroce_lend_record_doorbell),
+	KUNIT_CASE(vroce_lend_record_owes),
 	KUNIT_CASE(vroce_lend_handoff),
 	KUNIT_CASE(vroce_lend_handoff_two_qps),
 	KUNIT_CASE(vroce_lend_handoff_intruder),

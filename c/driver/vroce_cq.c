@@ -617,7 +617,8 @@ out_unlock:
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for @entries below 1, above the device's most, or
- * below the CQEs outstanding; -EOPNOTSUPP for driver data that is not
+ * below the CQEs outstanding (the HCA counts those owed for work already
+ * posted too); -EOPNOTSUPP for driver data that is not
  * zero; -ENOMEM; or an error of RESIZE_CQ (vroce_cmd_resize_cq()): the CQ
  * is then unchanged.
  */

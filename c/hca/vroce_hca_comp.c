@@ -418,6 +418,35 @@ static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 	return true;
 }
 
+/**
+ * vroce_hca_wq_rung() - the index a QP's send or receive queue was rung up to
+ * @hca: the HCA
+ * @qp: the QP
+ * @q: VROCE_HCA_SQ or VROCE_HCA_RQ
+ * @pi: where the index goes, unchecked
+ *
+ * A process's QP (issue 31) tells it in its doorbell record, read once
+ * here; a kernel QP by DB_SQ and DB_RQ, whose 16 bits are made whole
+ * against the consumer's index.
+ *
+ * Return: false when the record leads nowhere.
+ */
+bool vroce_hca_wq_rung(struct vroce_hca *hca, const struct vroce_hca_qp *qp,
+		       int q, u32 *pi)
+{
+	const struct vroce_hca_wq *wq = &qp->wq[q];
+	unsigned long flags;
+	u16 rung;
+
+	if (qp->dbrec)
+		return vroce_hca_dbrec_read(hca, qp->dbrec, q, pi);
+	spin_lock_irqsave(&hca->reg_lock, flags);
+	rung = hca->qp_db[vroce_hca_qp_slot(hca, qp)].pi[q];
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	*pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	return true;
+}
+
 /*
  * Take the producer index last rung for queue @q of @qp; true when it
  * moved. An index more than the ring's depth ahead of the consumer, or
@@ -429,8 +458,6 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 {
 	struct vroce_hca_wq *wq = &qp->wq[q];
 	u32 slot = vroce_hca_qp_slot(hca, qp), pi;
-	unsigned long flags;
-	u16 rung;
 
 	if (q == VROCE_HCA_RQ)
 		lockdep_assert_held(vroce_hca_rq_lock(hca, qp));
@@ -438,20 +465,12 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		return false;
 	if (q == VROCE_HCA_RQ && qp->srqn)
 		return vroce_hca_srq_sync(hca, qp);
-	if (qp->dbrec) {
-		/*
-		 * issue 31: the process's record, read once and checked
-		 * below; a record that leads nowhere is as bad as a bad
-		 * index.
-		 */
-		if (!vroce_hca_dbrec_read(hca, qp->dbrec, q, &pi))
-			pi = wq->pi - 1;
-	} else {
-		spin_lock_irqsave(&hca->reg_lock, flags);
-		rung = hca->qp_db[slot].pi[q];
-		spin_unlock_irqrestore(&hca->reg_lock, flags);
-		pi = wq->ci + (u16)(rung - (u16)wq->ci);
-	}
+	/*
+	 * issue 31: a process's record is read once and checked below; a
+	 * record that leads nowhere is as bad as a bad index.
+	 */
+	if (!vroce_hca_wq_rung(hca, qp, q, &pi))
+		pi = wq->pi - 1;
 	/* The WQEs were written before the index that announced them. */
 	dma_rmb();
 

@@ -6,6 +6,7 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/minmax.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
@@ -147,6 +148,76 @@ u16 vroce_hca_destroy_cq(struct vroce_hca *hca,
 	return VROCE_CMD_OK;
 }
 
+/* Send WQEs RESIZE_CQ reads at most for their flags, over all QPs. */
+#define VROCE_HCA_OWED_READS	4096
+
+/*
+ * The index queue @q of @qp was rung up to, checked as the engine checks
+ * it (vroce_hca_wq_sync()); for a bad one (the engine fails the QP for
+ * it, which flushes what it had taken), false and the index it took.
+ */
+static bool vroce_hca_wq_owes(struct vroce_hca *hca,
+			      const struct vroce_hca_qp *qp, int q, u32 *pi)
+{
+	const struct vroce_hca_wq *wq = &qp->wq[q];
+	bool good;
+
+	good = vroce_hca_wq_rung(hca, qp, q, pi) &&
+	       *pi - wq->ci <= BIT(wq->ring.depth_log2) &&
+	       (s32)(*pi - wq->pi) >= 0;
+	if (!good)
+		*pi = wq->pi;
+	/* The WQEs were written before the index that announced them. */
+	dma_rmb();
+	return good;
+}
+
+/*
+ * CQEs the HCA owes CQ @cqn for work it was told of, counted up to @max:
+ * send WQEs rung and not yet completed that will write one (signaled, or
+ * any of a QP in ERR or failing for a bad index, which flushes them), and
+ * the receives such a QP will flush. A receive that waits for a message
+ * owes nothing yet. The WQEs' flags are read as the engine will read
+ * them, VROCE_HCA_OWED_READS at most (a process's rings cannot make the
+ * command long; what is not read is not counted, which can only let the
+ * consumer's own CQ overflow); a process may change them before the
+ * engine reads them, which only moves a CQE the consumer asked for.
+ */
+static u32 vroce_hca_cq_owed(struct vroce_hca *hca, u32 cqn, u32 max)
+{
+	u32 owed = 0, reads = VROCE_HCA_OWED_READS, slot, pi, i;
+	const struct vroce_send_wqe *wqe;
+	struct vroce_hca_qp *qp;
+	bool err;
+
+	for (slot = 0; slot < VROCE_MAX_QP && owed <= max; slot++) {
+		qp = &hca->qps[slot];
+		if (!qp->valid || qp->state == VROCE_QPS_RESET)
+			continue;
+		err = qp->state == VROCE_QPS_ERR;
+		if (qp->scqn == cqn) {
+			err |= !vroce_hca_wq_owes(hca, qp, VROCE_HCA_SQ, &pi);
+			i = qp->wq[VROCE_HCA_SQ].ci;
+			if (err || qp->sq_sig_all)
+				owed += pi - i;
+			for (; !err && !qp->sq_sig_all && i != pi && owed <= max &&
+			       reads; i++, reads--) {
+				wqe = vroce_hca_ring_entry(hca,
+							   &qp->wq[VROCE_HCA_SQ].ring,
+							   i);
+				/* One that leads nowhere completes in error. */
+				if (!wqe ||
+				    (READ_ONCE(wqe->flags) & VROCE_WQE_F_SIGNALED))
+					owed++;
+			}
+		}
+		if (qp->rcqn == cqn && !qp->srqn &&
+		    (!vroce_hca_wq_owes(hca, qp, VROCE_HCA_RQ, &pi) || err))
+			owed += pi - qp->wq[VROCE_HCA_RQ].ci;
+	}
+	return owed;
+}
+
 /**
  * vroce_hca_resize_cq() - RESIZE_CQ: move a CQ's unpolled CQEs to a new ring
  * @hca: the HCA
@@ -161,15 +232,17 @@ u16 vroce_hca_destroy_cq(struct vroce_hca *hca,
  *
  * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE, or BAD_PARAM (depth, ring, a consumer
- * count the CQ never had, more CQEs outstanding than the new ring holds,
- * a ring whose tables lead nowhere).
+ * count the CQ never had, more CQEs outstanding, with those owed for work
+ * already rung (vroce_hca_cq_owed()), than the new ring or @cmd->want
+ * holds, a ring whose tables lead nowhere).
  */
 u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 			const struct vroce_cmd_resize_cq *cmd,
 			struct vroce_resp_resize_cq *resp)
 {
-	struct vroce_hca_cq *cq = vroce_hca_cq_of(hca, le32_to_cpu(cmd->cqn));
-	u32 log2 = le32_to_cpu(cmd->depth_log2), ci = le32_to_cpu(cmd->ci);
+	u32 cqn = le32_to_cpu(cmd->cqn), log2 = le32_to_cpu(cmd->depth_log2);
+	struct vroce_hca_cq *cq = vroce_hca_cq_of(hca, cqn);
+	u32 ci = le32_to_cpu(cmd->ci), room;
 	struct vroce_hca_ring ring;
 	struct vroce_cqe *from, *to;
 	unsigned long flags;
@@ -181,8 +254,10 @@ u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 	    !vroce_hca_ring_from_cmd(&ring, &cmd->ring, log2, VROCE_CQE_SIZE))
 		return VROCE_CMD_BAD_PARAM;
 	n = cq->pi - ci;
-	if (n > BIT(cq->ring.depth_log2) || n > BIT(log2) ||
-	    (cmd->want && n > le32_to_cpu(cmd->want)))
+	if (n > BIT(cq->ring.depth_log2))
+		return VROCE_CMD_BAD_PARAM;
+	room = cmd->want ? min(le32_to_cpu(cmd->want), BIT(log2)) : BIT(log2);
+	if (n > room || vroce_hca_cq_owed(hca, cqn, room - n) > room - n)
 		return VROCE_CMD_BAD_PARAM;
 	for (i = 0; i < n; i++) {
 		from = vroce_hca_ring_entry(hca, &cq->ring, ci + i);
@@ -200,7 +275,7 @@ u16 vroce_hca_resize_cq(struct vroce_hca *hca,
 	if (cq->dbrec)
 		vroce_hca_dbrec_write(hca, cq->dbrec, 0, 0);
 	spin_lock_irqsave(&hca->reg_lock, flags);
-	hca->cq_db[le32_to_cpu(cmd->cqn)].ci = 0;
+	hca->cq_db[cqn].ci = 0;
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	resp->copied = cpu_to_le32(n);
 	return VROCE_CMD_OK;

@@ -713,6 +713,8 @@ bool vroce_hca_qp_receives(const struct vroce_hca_qp *qp);
 bool vroce_hca_qp_error(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_qp_fatal(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_rnr_wake(struct vroce_hca *hca, u32 slot);
+bool vroce_hca_wq_rung(struct vroce_hca *hca, const struct vroce_hca_qp *qp,
+		       int q, u32 *pi);
 bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp, int q);
 struct vroce_hca_srq *vroce_hca_srq_of(struct vroce_hca *hca, u32 srqn);
 struct vroce_hca_wq *vroce_hca_recv_wq(struct vroce_hca *hca,
