@@ -218,3 +218,4 @@ if ! grep -q '^# qemu: tests exited' "$work/ktap"; then
 	tail -n 40 "$work/ktap.console" | tr -d '\r' | sed 's/^/# /'
 fi
 grep -qx '# qemu: tests exited 0' "$work/ktap" || exit 1
+qemu_root_console_clean "$work/ktap" || exit 1

@@ -101,6 +101,19 @@ qemu_root_boot() {
 		>"$ktap"
 }
 
+# qemu_root_console_clean KTAP: true when the console qemu_root_boot kept
+# (KTAP.console) has no splat (scripts/splat.sh, sourced by the caller);
+# else its first one, as KTAP diagnostic lines. The guest checks its own
+# dmesg before it ends; this sees what came after, or what the kernel
+# printed while the tests' output hid it.
+qemu_root_console_clean() {
+	tr -d '\r' <"$1.console" >"$1.console.txt"
+	grep -qE "$SPLAT_PATTERN" "$1.console.txt" || return 0
+	echo "# qemu: a splat on the console:"
+	grep -m1 -E -A30 "$SPLAT_PATTERN" "$1.console.txt" | sed 's/^/# /'
+	return 1
+}
+
 # qemu_root_verbs ROOT REPO PROGRAM...: the provider built from REPO into
 # ROOT/provider, and rdma-core's rdma, ibv_devinfo, ibv_rc_pingpong and
 # rping with the PROGRAMs, each with the libraries it loads; and

@@ -130,6 +130,8 @@ fi
 . "$repo/scripts/ktap.sh"
 # shellcheck source=qemu-root.sh
 . "$repo/scripts/qemu-root.sh"
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
 work=$(mktemp -d /tmp/vroce-rustmod.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 ko=$work/src/vroce.ko
@@ -259,7 +261,8 @@ guest() {
 	fi
 	cat "$work/ktap"
 	echo "# qemu: $rel booted under QEMU (TCG) and ran the tests in $qemu_took s"
-	grep -qx '# qemu: tests exited 0' "$work/ktap"
+	grep -qx '# qemu: tests exited 0' "$work/ktap" &&
+		qemu_root_console_clean "$work/ktap"
 }
 ktap_subtest "the Rust vroce.ko in $rel under QEMU" guest
 ktap_finished
