@@ -173,6 +173,25 @@ static bool vroce_hca_wq_owes(struct vroce_hca *hca,
 }
 
 /*
+ * Send WQEs of @qp from @ci to @pi that complete (signaled, or leading
+ * nowhere: an error), counted up to @max, reading *@reads at most.
+ */
+static u32 vroce_hca_sq_signaled(struct vroce_hca *hca,
+				 const struct vroce_hca_qp *qp, u32 ci, u32 pi,
+				 u32 max, u32 *reads)
+{
+	const struct vroce_send_wqe *wqe;
+	u32 n = 0;
+
+	for (; ci != pi && n <= max && *reads; ci++, (*reads)--) {
+		wqe = vroce_hca_ring_entry(hca, &qp->wq[VROCE_HCA_SQ].ring, ci);
+		if (!wqe || (READ_ONCE(wqe->flags) & VROCE_WQE_F_SIGNALED))
+			n++;
+	}
+	return n;
+}
+
+/*
  * CQEs the HCA owes CQ @cqn for work it was told of, counted up to @max:
  * send WQEs rung and not yet completed that will write one (signaled, or
  * any of a QP in ERR or failing for a bad index, which flushes them), and
@@ -185,8 +204,7 @@ static bool vroce_hca_wq_owes(struct vroce_hca *hca,
  */
 static u32 vroce_hca_cq_owed(struct vroce_hca *hca, u32 cqn, u32 max)
 {
-	u32 owed = 0, reads = VROCE_HCA_OWED_READS, slot, pi, i;
-	const struct vroce_send_wqe *wqe;
+	u32 owed = 0, reads = VROCE_HCA_OWED_READS, slot, pi, ci;
 	struct vroce_hca_qp *qp;
 	bool err;
 
@@ -197,19 +215,12 @@ static u32 vroce_hca_cq_owed(struct vroce_hca *hca, u32 cqn, u32 max)
 		err = qp->state == VROCE_QPS_ERR;
 		if (qp->scqn == cqn) {
 			err |= !vroce_hca_wq_owes(hca, qp, VROCE_HCA_SQ, &pi);
-			i = qp->wq[VROCE_HCA_SQ].ci;
+			ci = qp->wq[VROCE_HCA_SQ].ci;
 			if (err || qp->sq_sig_all)
-				owed += pi - i;
-			for (; !err && !qp->sq_sig_all && i != pi && owed <= max &&
-			       reads; i++, reads--) {
-				wqe = vroce_hca_ring_entry(hca,
-							   &qp->wq[VROCE_HCA_SQ].ring,
-							   i);
-				/* One that leads nowhere completes in error. */
-				if (!wqe ||
-				    (READ_ONCE(wqe->flags) & VROCE_WQE_F_SIGNALED))
-					owed++;
-			}
+				owed += pi - ci;
+			else
+				owed += vroce_hca_sq_signaled(hca, qp, ci, pi,
+							      max - owed, &reads);
 		}
 		if (qp->rcqn == cqn && !qp->srqn &&
 		    (!vroce_hca_wq_owes(hca, qp, VROCE_HCA_RQ, &pi) || err))
