@@ -427,30 +427,37 @@ static bool vroce_hca_srq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp)
  *
  * A process's QP (issue 31) tells it in its doorbell record, read once
  * here; a kernel QP by DB_SQ and DB_RQ, whose 16 bits are made whole
- * against the consumer's index.
+ * against the consumer's index. An index more than the ring's depth
+ * ahead of the consumer, or behind what the engine took, is a broken
+ * doorbell, and so is a record that leads nowhere.
  *
- * Return: false when the record leads nowhere.
+ * Return: false for a broken doorbell (@pi then means nothing).
  */
 bool vroce_hca_wq_rung(struct vroce_hca *hca, const struct vroce_hca_qp *qp,
 		       int q, u32 *pi)
 {
 	const struct vroce_hca_wq *wq = &qp->wq[q];
 	unsigned long flags;
+	bool good = true;
 	u16 rung;
 
-	if (qp->dbrec)
-		return vroce_hca_dbrec_read(hca, qp->dbrec, q, pi);
-	spin_lock_irqsave(&hca->reg_lock, flags);
-	rung = hca->qp_db[vroce_hca_qp_slot(hca, qp)].pi[q];
-	spin_unlock_irqrestore(&hca->reg_lock, flags);
-	*pi = wq->ci + (u16)(rung - (u16)wq->ci);
-	return true;
+	if (qp->dbrec) {
+		good = vroce_hca_dbrec_read(hca, qp->dbrec, q, pi);
+	} else {
+		spin_lock_irqsave(&hca->reg_lock, flags);
+		rung = hca->qp_db[vroce_hca_qp_slot(hca, qp)].pi[q];
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
+		*pi = wq->ci + (u16)(rung - (u16)wq->ci);
+	}
+	/* The WQEs were written before the index that announced them. */
+	dma_rmb();
+	return good && *pi - wq->ci <= BIT(wq->ring.depth_log2) &&
+	       (s32)(*pi - wq->pi) >= 0;
 }
 
 /*
  * Take the producer index last rung for queue @q of @qp; true when it
- * moved. An index more than the ring's depth ahead of the consumer, or
- * behind what was rung before, is a broken doorbell: the QP fails. The
+ * moved. A broken doorbell (vroce_hca_wq_rung()) fails the QP. The
  * receive queue of a QP attached to an SRQ is the SRQ's.
  */
 bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
@@ -465,24 +472,15 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		return false;
 	if (q == VROCE_HCA_RQ && qp->srqn)
 		return vroce_hca_srq_sync(hca, qp);
-	/*
-	 * issue 31: a process's record is read once and checked below; a
-	 * record that leads nowhere is as bad as a bad index.
-	 */
-	if (!vroce_hca_wq_rung(hca, qp, q, &pi))
-		pi = wq->pi - 1;
-	/* The WQEs were written before the index that announced them. */
-	dma_rmb();
-
-	if (pi == wq->pi)
-		return false;
-	if (pi - wq->ci > BIT(wq->ring.depth_log2) || (s32)(pi - wq->pi) < 0) {
+	if (!vroce_hca_wq_rung(hca, qp, q, &pi)) {
 		/* Counted once: a QP in ERR flushes what it took, no more. */
 		if (qp->dbrec && READ_ONCE(qp->state) != VROCE_QPS_ERR)
 			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
 		vroce_hca_qp_fatal(hca, qp);
 		return false;
 	}
+	if (pi == wq->pi)
+		return false;
 	wq->pi = pi;
 	if (q == VROCE_HCA_RQ)
 		vroce_hca_rnr_wake(hca, slot);

@@ -152,24 +152,16 @@ u16 vroce_hca_destroy_cq(struct vroce_hca *hca,
 #define VROCE_HCA_OWED_READS	4096
 
 /*
- * The index queue @q of @qp was rung up to, checked as the engine checks
- * it (vroce_hca_wq_sync()); for a bad one (the engine fails the QP for
+ * vroce_hca_wq_rung(); for a broken doorbell (the engine fails the QP for
  * it, which flushes what it had taken), false and the index it took.
  */
 static bool vroce_hca_wq_owes(struct vroce_hca *hca,
 			      const struct vroce_hca_qp *qp, int q, u32 *pi)
 {
-	const struct vroce_hca_wq *wq = &qp->wq[q];
-	bool good;
-
-	good = vroce_hca_wq_rung(hca, qp, q, pi) &&
-	       *pi - wq->ci <= BIT(wq->ring.depth_log2) &&
-	       (s32)(*pi - wq->pi) >= 0;
-	if (!good)
-		*pi = wq->pi;
-	/* The WQEs were written before the index that announced them. */
-	dma_rmb();
-	return good;
+	if (vroce_hca_wq_rung(hca, qp, q, pi))
+		return true;
+	*pi = qp->wq[q].pi;
+	return false;
 }
 
 /*
