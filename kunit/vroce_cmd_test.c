@@ -709,7 +709,64 @@ static void vroce_cmd_stuck_destroy(struct kunit *test)
 				      b[i].err);
 }
 
+static void cmd_lend_restore(void *data)
+{
+	struct vroce_dev *vdev = data;
+
+	WRITE_ONCE(vroce_cmd_lend, true);
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_CMD, false);
+}
+
+/*
+ * Issue 33: a lent command doorbell (VROCE_CAP_CMD_LEND) carries the
+ * command out in the submitter's context, which hands out the response
+ * itself: with the command interrupt masked, commands still succeed, and
+ * they fail without the lend (cmd_lend=0), or when a fault knob is armed,
+ * which leaves the command to the HCA's own work. Unmasked, the interrupt
+ * hands out what was left.
+ */
+static void vroce_cmd_lend_inline(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct vroce_dev_attr attr;
+	u64 doorbells;
+	u32 n;
+
+	KUNIT_ASSERT_TRUE(test, vdev->attr.caps & VROCE_CAP_CMD_LEND);
+	vroce_test_faults_off(test, hca);
+	vroce_test_cmd_timeout(test, vdev, 100);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmd_lend_restore,
+							vdev), 0);
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_CMD, true);
+
+	/* Lent: no interrupt needed, each command one doorbell. */
+	doorbells = vdev->cmdq.doorbells;
+	for (n = 0; n < 2 * vdev->cmdq.depth; n++)
+		KUNIT_ASSERT_EQ_MSG(test, vroce_cmd_query_device(vdev, &attr), 0,
+				    "command %u", n);
+	KUNIT_EXPECT_EQ(test, vdev->cmdq.doorbells - doorbells,
+			2 * vdev->cmdq.depth);
+	KUNIT_EXPECT_EQ(test, attr.max_mr, vdev->attr.max_mr);
+
+	/* Not lent: the response waits for the masked interrupt. */
+	WRITE_ONCE(vroce_cmd_lend, false);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
+	WRITE_ONCE(vroce_cmd_lend, true);
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_CMD, false);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+
+	/* A knob armed: the HCA's work carries it out, with an interrupt. */
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_CMD, true);
+	vroce_hca_set_faults(hca, 0, 0, 0, 1);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), -ETIMEDOUT);
+	vroce_hca_set_faults(hca, 0, 0, 0, 0);
+	vroce_hw_irq_mask(&vdev->hw, VROCE_IRQ_CMD, false);
+	KUNIT_EXPECT_EQ(test, vroce_cmd_query_device(vdev, &attr), 0);
+}
+
 static struct kunit_case vroce_cmd_cases[] = {
+	KUNIT_CASE(vroce_cmd_lend_inline),
 	KUNIT_CASE_SLOW(vroce_cmd_many_submitters),
 	KUNIT_CASE_SLOW(vroce_cmd_deadline),
 	KUNIT_CASE(vroce_cmd_no_slot),

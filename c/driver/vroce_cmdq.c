@@ -7,7 +7,11 @@
  * A command is copied into the next ring slot, the producer index goes to
  * the ring's doorbell record and, when the HCA went idle waiting for it,
  * to the doorbell register; the caller sleeps until the HCA's interrupt
- * brings the response (matched by token) or the timeout passes. Up to the
+ * brings the response (matched by token) or the timeout passes. An HCA
+ * with VROCE_CAP_CMD_LEND (issue 33) may instead carry the commands out in
+ * the context that writes the doorbell (CMDQ_LEND), raising no interrupt:
+ * that submitter then hands out the responses, its own and those posted
+ * behind it, and sleeps for none. Up to the
  * ring's depth of commands may be outstanding: those posted while the HCA
  * works need no doorbell of their own. HCA status becomes an errno
  * in exactly one place, vroce_cmd_errno(). A device whose HCA stops
@@ -40,6 +44,15 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_cmdq_depth);
 module_param_named(cmdq_depth, vroce_cmdq_depth, uint, 0444);
 MODULE_PARM_DESC(cmdq_depth,
 		 "command ring slots, rounded up to a power of two from 4 to 256 (default 16)");
+
+/*
+ * Issue 33: lend a submitter's context to the HCA's command processor
+ * (VROCE_CAP_CMD_LEND): Documentation/device.rst, "Lent command doorbells".
+ */
+VISIBLE_IF_KUNIT bool vroce_cmd_lend = true;
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_lend);
+module_param_named(cmd_lend, vroce_cmd_lend, bool, 0644);
+MODULE_PARM_DESC(cmd_lend, "carry out HCA commands in the submitter's context when the HCA can (default: on)");
 
 /* The one mapping from HCA status to errno. */
 static int vroce_cmd_errno(u16 status)
@@ -115,10 +128,12 @@ static bool vroce_cmdq_has_space(struct vroce_dev *vdev)
  * vroce_cmdq_irq() - the HCA's command interrupt: hand out responses
  * @vdev: the device
  *
- * The handler of the HCA's command vector (c/driver/vroce_dev.c).
+ * The handler of the HCA's command vector (c/driver/vroce_dev.c); and what
+ * a submitter does after a lent doorbell (issue 33), whose commands raised
+ * no interrupt.
  *
- * Context: the HCA's interrupt context (process context, may not block on
- * the command ring).
+ * Context: the HCA's interrupt context, or a submitter's (process context,
+ * may not block on the command ring).
  */
 void vroce_cmdq_irq(struct vroce_dev *vdev)
 {
@@ -251,7 +266,7 @@ int vroce_cmdq_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	u32 seen_ci = 0, hw_ci, stalls = 0;
 	struct vroce_cmdq_ctx ctx;
 	unsigned long left;
-	bool killed;
+	bool killed, lend;
 	u32 index;
 	u8 *slot;
 	int err;
@@ -322,9 +337,24 @@ int vroce_cmdq_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	memset(slot, 0, VROCE_CMD_SLOT_SIZE);
 	memcpy(slot, req, req_len);
 	q->pi++;
-	if (vroce_hw_cmdq_doorbell(&vdev->hw, q->dbr, q->pi))
+	lend = READ_ONCE(vroce_cmd_lend) &&
+	       (vdev->attr.caps & VROCE_CAP_CMD_LEND);
+	if (vroce_hw_cmdq_doorbell(&vdev->hw, q->dbr, q->pi, lend))
 		q->doorbells++;
+	else
+		lend = false;
 	spin_unlock(&q->lock);
+
+	/*
+	 * Issue 33: the HCA went idle and the doorbell is ours to ring: lend
+	 * it this context. What it carried out raised no interrupt: hand
+	 * out the responses here, ours and those of submitters that posted
+	 * behind it.
+	 */
+	if (lend) {
+		vroce_hw_cmdq_lend(&vdev->hw, index + 1);
+		vroce_cmdq_irq(vdev);
+	}
 
 	/*
 	 * Posted, it may be behind depth - 1 others: at least a quarter of

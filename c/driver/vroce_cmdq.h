@@ -26,6 +26,7 @@ struct vroce_dev;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 extern unsigned int vroce_cmdq_depth;
+extern bool vroce_cmd_lend;
 #endif
 
 /*

@@ -150,16 +150,19 @@ int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
  * @hw: the HCA
  * @dbr: the ring's doorbell record
  * @pi: the new producer index (free running), one more than the last call's
+ * @lend: the caller lends its context (issue 33, VROCE_CAP_CMD_LEND)
  *
- * The index goes to the doorbell record; the CMDQ_PI register is written
- * only when the HCA went idle waiting for the command before @pi (see
- * struct vroce_cmdq_dbr). The caller serialises calls.
+ * The index goes to the doorbell record; the HCA must hear of it only when
+ * it went idle waiting for the command before @pi (see struct
+ * vroce_cmdq_dbr). Then the CMDQ_PI register is written, or with @lend
+ * nothing yet: the caller writes CMDQ_LEND once it may sleep
+ * (vroce_hw_cmdq_lend()). The caller serialises calls.
  *
  * Context: any context.
- * Return: whether the doorbell register was written.
+ * Return: whether the HCA had to hear of @pi.
  */
 bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,
-			    u32 pi)
+			    u32 pi, bool lend)
 {
 	/* The slots must be in memory before the HCA hears of them. */
 	dma_wmb();
@@ -168,8 +171,27 @@ bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,
 	mb();
 	if (le32_to_cpu(READ_ONCE(dbr->event)) != pi - 1)
 		return false;
-	vroce_hw_write32(hw, VROCE_REG_CMDQ_PI, pi);
+	if (!lend)
+		vroce_hw_write32(hw, VROCE_REG_CMDQ_PI, pi);
 	return true;
+}
+
+/**
+ * vroce_hw_cmdq_lend() - the command doorbell that lends the caller's
+ *	context to the HCA's command processor (issue 33)
+ * @hw: the HCA, with VROCE_CAP_CMD_LEND
+ * @pi: the producer index (the HCA reads the doorbell record's)
+ *
+ * After vroce_hw_cmdq_doorbell() with @lend returned true. The HCA carries
+ * out the posted commands before this returns, when it can, and raises
+ * no interrupt for those: the caller collects their responses.
+ *
+ * Context: process context, no spinlock held, may sleep.
+ */
+void vroce_hw_cmdq_lend(struct vroce_hw *hw, u32 pi)
+{
+	might_sleep();
+	vroce_hw_write32(hw, VROCE_REG_CMDQ_LEND, pi);
 }
 
 /**

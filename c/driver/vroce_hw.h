@@ -64,7 +64,8 @@ bool vroce_hw_health(struct vroce_hw *hw, u32 *beat);
 int vroce_hw_cmdq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,
 			u32 depth_log2, u64 dbr_dma);
 bool vroce_hw_cmdq_doorbell(struct vroce_hw *hw, struct vroce_cmdq_dbr *dbr,
-			    u32 pi);
+			    u32 pi, bool lend);
+void vroce_hw_cmdq_lend(struct vroce_hw *hw, u32 pi);
 void vroce_hw_cmdq_kick(struct vroce_hw *hw, u32 pi);
 u32 vroce_hw_cmdq_ci(struct vroce_hw *hw);
 void vroce_hw_eq_start(struct vroce_hw *hw, const struct vroce_hw_mtt *mtt,

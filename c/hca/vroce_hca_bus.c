@@ -171,7 +171,7 @@ static void vroce_hca_write32(void *ctx, u32 off, u32 val)
 		spin_lock_irqsave(&hca->reg_lock, flags);
 		hca->regs[VROCE_REG_CTRL / sizeof(u32)] = 0;
 		spin_unlock_irqrestore(&hca->reg_lock, flags);
-		flush_work(&hca->cmd_work);
+		vroce_hca_cmd_quiesce(hca);
 		vroce_hca_engine_quiesce(hca);
 		vroce_hca_reset(hca);
 		return;
@@ -191,11 +191,16 @@ static void vroce_hca_write32(void *ctx, u32 off, u32 val)
 			hca->regs[VROCE_REG_STATUS / sizeof(u32)] &=
 				~VROCE_STATUS_READY;
 	}
-	kick = off == VROCE_REG_CMDQ_PI &&
+	/* CMDQ_LEND (issue 33) is a CMDQ_PI doorbell that lends the context. */
+	if (off == VROCE_REG_CMDQ_LEND)
+		hca->regs[VROCE_REG_CMDQ_PI / sizeof(u32)] = val;
+	kick = (off == VROCE_REG_CMDQ_PI || off == VROCE_REG_CMDQ_LEND) &&
 	       (vroce_hca_reg(hca, VROCE_REG_CTRL) & VROCE_CTRL_ENABLE);
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
 
-	if (kick)
+	if (kick && off == VROCE_REG_CMDQ_LEND)
+		vroce_hca_cmd_lend(hca);
+	else if (kick)
 		queue_work(hca->wq, &hca->cmd_work);
 }
 
@@ -347,6 +352,7 @@ struct vroce_hca *vroce_hca_add(int id)
 	hca->caps |= VROCE_CAP_LEND;	/* issue 31 */
 	hca->caps |= VROCE_CAP_MW;	/* issue 30: memory windows */
 	hca->caps |= VROCE_CAP_GID_TABLE;	/* review of issue 31 */
+	hca->caps |= VROCE_CAP_CMD_LEND;	/* issue 33 */
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;

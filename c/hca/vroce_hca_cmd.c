@@ -330,18 +330,36 @@ static struct vroce_cmdq_dbr *vroce_hca_cmdq_dbr(struct vroce_hca *hca,
 	return rec;
 }
 
-static void vroce_hca_cmd_work(struct work_struct *work)
+/*
+ * Issue 33: a fault knob of the command processor is armed (or it hangs):
+ * its commands are slow or wrong on purpose, and a lent context does not
+ * carry them out (the work does, as without CMDQ_LEND).
+ */
+static bool vroce_hca_cmd_knobs(struct vroce_hca *hca)
 {
-	struct vroce_hca *hca = container_of(work, struct vroce_hca, cmd_work);
+	return READ_ONCE(hca->delay_ms) || READ_ONCE(hca->fail_cmds) ||
+	       READ_ONCE(hca->drop_cmds) || vroce_hca_hung(hca);
+}
+
+/*
+ * Carry out the commands up to the producer index, with @hca->cmd_run
+ * held. A context lent by CMDQ_LEND (@lent) raises no CMD_DONE interrupt
+ * (the writer collects the responses when its write returns) and stops
+ * after a ring's depth of commands or at an armed knob.
+ * Return: true when a lent context stopped with commands left for the work.
+ */
+static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent)
+{
 	struct vroce_cmdq_dbr *dbr;
 	struct vroce_hca_ring ring;
-	bool complete, sane, bad;
-	u32 pi, ci, ctrl;
+	bool complete, sane, bad, left = false;
+	u32 pi, ci, ctrl, done = 0;
 	unsigned long flags;
 
+	lockdep_assert_held(&hca->cmd_run);
 	/* A hung firmware consumes nothing; the reset forgets the ring. */
 	if (vroce_hca_hung(hca))
-		return;
+		return false;
 	down_write(hca->wire_lock);
 	for (;;) {
 		spin_lock_irqsave(&hca->reg_lock, flags);
@@ -357,6 +375,12 @@ static void vroce_hca_cmd_work(struct work_struct *work)
 		if (!(ctrl & VROCE_CTRL_ENABLE) || !sane || bad ||
 		    vroce_hca_hung(hca))
 			break;
+		/* Lent: a ring's worth at most, and no knob's command. */
+		if (lent && (done >= BIT(ring.depth_log2) ||
+			     vroce_hca_cmd_knobs(hca))) {
+			left = true;
+			break;
+		}
 		if (dbr) {
 			pi = le32_to_cpu(READ_ONCE(dbr->pi));
 			if (pi == ci) {
@@ -378,6 +402,7 @@ static void vroce_hca_cmd_work(struct work_struct *work)
 			break;
 		if (!vroce_hca_one_cmd(hca, &ring, ci, &complete))
 			break;
+		done++;
 
 		/* The response is in memory before the index moves. */
 		spin_lock_irqsave(&hca->reg_lock, flags);
@@ -386,9 +411,10 @@ static void vroce_hca_cmd_work(struct work_struct *work)
 		/*
 		 * One interrupt per completed command (coalesced while the
 		 * handler has not run yet): a busy ring must not hold back
-		 * the responses already written.
+		 * the responses already written. None in a lent context,
+		 * whose writer collects them all when its write returns.
 		 */
-		if (complete)
+		if (complete && !lent)
 			vroce_hca_raise_irq(hca, VROCE_IRQ_CMD,
 					    VROCE_INTR_CMD_DONE);
 	}
@@ -396,16 +422,67 @@ static void vroce_hca_cmd_work(struct work_struct *work)
 	/* Events a command wrote (MODIFY_QP to ERR flushes). */
 	vroce_hca_engine_raise(hca);
 	up_write(hca->wire_lock);
+	return left;
+}
+
+static void vroce_hca_cmd_work(struct work_struct *work)
+{
+	struct vroce_hca *hca = container_of(work, struct vroce_hca, cmd_work);
+
+	mutex_lock(&hca->cmd_run);
+	vroce_hca_cmd_run(hca, false);
+	mutex_unlock(&hca->cmd_run);
+}
+
+/**
+ * vroce_hca_cmd_lend() - CMDQ_LEND: run the command processor right here
+ * @hca: the HCA, enabled
+ *
+ * Issue 33 (VROCE_CAP_CMD_LEND): the writer's context carries out the
+ * commands up to the producer index before the write returns, raising no
+ * CMD_DONE interrupt for them. When the processor is running elsewhere, a
+ * fault knob is armed, or a ring's depth of commands was carried out,
+ * the write is a CMDQ_PI doorbell for the rest: the work runs it.
+ *
+ * Context: process context, no spinlock held, may sleep.
+ */
+void vroce_hca_cmd_lend(struct vroce_hca *hca)
+{
+	bool left = true;
+
+	if ((READ_ONCE(hca->caps) & VROCE_CAP_CMD_LEND) &&
+	    !vroce_hca_cmd_knobs(hca) && mutex_trylock(&hca->cmd_run)) {
+		left = vroce_hca_cmd_run(hca, true);
+		mutex_unlock(&hca->cmd_run);
+	}
+	if (left)
+		queue_work(hca->wq, &hca->cmd_work);
+}
+
+/**
+ * vroce_hca_cmd_quiesce() - wait until no command is being carried out
+ * @hca: the HCA, its CTRL ENABLE bit cleared (nothing new starts)
+ *
+ * Context: process context, no lock of the HCA held.
+ */
+void vroce_hca_cmd_quiesce(struct vroce_hca *hca)
+{
+	flush_work(&hca->cmd_work);
+	/* A lent context in the processor finishes its command. */
+	mutex_lock(&hca->cmd_run);
+	mutex_unlock(&hca->cmd_run);
 }
 
 /**
  * vroce_hca_cmd_init() - set up the command processor of a new HCA
  * @hca: the HCA
  *
- * Writing CMDQ_PI while the HCA is enabled queues its work on @hca->wq.
+ * Writing CMDQ_PI while the HCA is enabled queues its work on @hca->wq;
+ * writing CMDQ_LEND runs it in the writer's context (vroce_hca_cmd_lend()).
  */
 void vroce_hca_cmd_init(struct vroce_hca *hca)
 {
+	mutex_init(&hca->cmd_run);
 	INIT_WORK(&hca->cmd_work, vroce_hca_cmd_work);
 }
 

@@ -98,6 +98,11 @@
  *   (mutex_trylock(), down_read_trylock()) and, when either is taken,
  *   leaves the QP to its work item. Never two of them at once.
  *
+ * cmd_run, a mutex, outside @wire_lock (issue 33): one command processor
+ *   at a time, cmd_work or a context a CMDQ_LEND write lent, which only
+ *   tries it (mutex_trylock()) and, when it is taken, leaves the commands
+ *   to cmd_work. A CTRL reset waits for it (vroce_hca_cmd_quiesce()).
+ *
  * @wq, an ordered workqueue, runs cmd_work; @qp_wq, unbound, runs the
  *   QPs' work items and timer_work. Both are flushed, cancelled
  *   or disabled only without @wire_lock held (CTRL reset,
@@ -115,7 +120,7 @@
  *   an event handler may wait for a command, whose response comes on the
  *   other vector (the bus contract, c/ifc/vroce_bus.h).
  *
- * Order: irq[].lock -> qpx[].run -> @wire_lock -> @reg_lock. Leaves, taken with nothing
+ * Order: irq[].lock -> qpx[].run or cmd_run -> @wire_lock -> @reg_lock. Leaves, taken with nothing
  * else held: an open mr_read file's lock (c/hca/vroce_hca_mpt.c). The
  * list of plugged-in HCAs and the debugfs root belong to module init and
  * exit (c/hca/vroce_hca_bus.c).
@@ -557,6 +562,11 @@ struct vroce_hca {
 	struct vroce_hca_irq irq[VROCE_NUM_IRQS];
 	struct workqueue_struct *qp_wq;	/* unbound: each QP's work */
 	struct work_struct cmd_work;
+	/*
+	 * Issue 33: held by whatever carries out commands, cmd_work or a
+	 * context lent by CMDQ_LEND (which only tries it); outside @wire_lock.
+	 */
+	struct mutex cmd_run;
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
 	struct dentry *debugfs;
 	bool stopped;			/* vroce_hca_engine_stop() began */
@@ -629,6 +639,8 @@ static inline u64 vroce_hca_packets(u64 len)
 
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);
+void vroce_hca_cmd_lend(struct vroce_hca *hca);
+void vroce_hca_cmd_quiesce(struct vroce_hca *hca);
 void vroce_hca_gid_reset(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_sched.c */

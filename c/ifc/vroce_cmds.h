@@ -472,6 +472,18 @@ struct vroce_cmd_qp_dbrec {
  */
 #define VROCE_CAP_GID_TABLE	BIT(9)
 
+/*
+ * Issue 33: a write to VROCE_REG_CMDQ_LEND is a CMDQ_PI doorbell that also
+ * lends the writing context to the command processor: unless it is busy
+ * elsewhere or a fault knob is armed, the commands up to the producer
+ * index (a ring's depth at most) are carried out before the write returns,
+ * and raise no CMD_DONE interrupt: the writer reads CMDQ_CI afterwards and
+ * hands out their responses. The rest run as after a CMDQ_PI write, with
+ * their interrupts. The write may sleep (Documentation/device.rst,
+ * "Lent command doorbells").
+ */
+#define VROCE_CAP_CMD_LEND	BIT(10)
+
 /* Entries of the port's GID table (the RDMA core's gid_tbl_len). */
 #define VROCE_MAX_GID		16
 

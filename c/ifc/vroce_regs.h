@@ -35,6 +35,8 @@
 #define VROCE_REG_DB_SRQ	0x58	/* WO doorbell: VROCE_DB_SRQN | VROCE_DB_PI */
 /* issue 31, ringing-context execution (VROCE_CAP_LEND) */
 #define VROCE_REG_DB_LEND	0x5c	/* WO: the QPN; see VROCE_CAP_LEND */
+/* issue 33, the command processor in the writer's context */
+#define VROCE_REG_CMDQ_LEND	0x60	/* WO: as CMDQ_PI; see VROCE_CAP_CMD_LEND */
 #define VROCE_BAR_SIZE		0x80
 
 #define VROCE_HW_VERSION	0x00010000
