@@ -8,10 +8,9 @@
  * the ring's doorbell record and, when the HCA went idle waiting for it,
  * to the doorbell register; the caller sleeps until the HCA's interrupt
  * brings the response (matched by token) or the timeout passes. An HCA
- * with VROCE_CAP_CMD_LEND (issue 33) may instead carry the commands out in
+ * with VROCE_CAP_CMD_LEND (issue 33) may instead carry the command out in
  * the context that writes the doorbell (CMDQ_LEND), raising no interrupt:
- * that submitter then hands out the responses, its own and those posted
- * behind it, and sleeps for none. Up to the
+ * that submitter then collects its response and sleeps for none. Up to the
  * ring's depth of commands may be outstanding: those posted while the HCA
  * works need no doorbell of their own. HCA status becomes an errno
  * in exactly one place, vroce_cmd_errno(). A device whose HCA stops
@@ -337,23 +336,36 @@ int vroce_cmdq_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	memset(slot, 0, VROCE_CMD_SLOT_SIZE);
 	memcpy(slot, req, req_len);
 	q->pi++;
-	lend = READ_ONCE(vroce_cmd_lend) &&
+	/*
+	 * Issue 33: lend this context when the HCA went idle, unless another
+	 * submitter is about to; then the doorbell register is ours to
+	 * write, as the HCA may have seen nothing yet.
+	 */
+	lend = READ_ONCE(vroce_cmd_lend) && !q->lending &&
 	       (vdev->attr.caps & VROCE_CAP_CMD_LEND);
-	if (vroce_hw_cmdq_doorbell(&vdev->hw, q->dbr, q->pi, lend))
+	if (vroce_hw_cmdq_doorbell(&vdev->hw, q->dbr, q->pi, lend)) {
 		q->doorbells++;
-	else
+	} else {
 		lend = false;
+		if (q->lending) {
+			vroce_hw_cmdq_kick(&vdev->hw, q->pi);
+			q->doorbells++;
+		}
+	}
+	q->lending |= lend;
 	spin_unlock(&q->lock);
 
 	/*
-	 * Issue 33: the HCA went idle and the doorbell is ours to ring: lend
-	 * it this context. What it carried out raised no interrupt: hand
-	 * out the responses here, ours and those of submitters that posted
-	 * behind it.
+	 * The HCA carries out our command here, or leaves it to its work.
+	 * A command carried out here raised no interrupt: collect.
 	 */
 	if (lend) {
 		vroce_hw_cmdq_lend(&vdev->hw, index + 1);
-		vroce_cmdq_irq(vdev);
+		spin_lock(&q->lock);
+		q->lending = false;
+		vroce_cmdq_collect(vdev);
+		spin_unlock(&q->lock);
+		wake_up(&q->space);
 	}
 
 	/*
@@ -386,6 +398,9 @@ wait:
 	}
 
 	spin_lock(&q->lock);
+	/* A response in the ring not handed out yet counts too. */
+	if (!left && !ctx.killed)
+		vroce_cmdq_collect(vdev);
 	killed = ctx.killed;
 	/* A response that raced with the timeout still counts. */
 	if (killed) {

@@ -73,8 +73,8 @@ struct vroce_cmdq_ctx {
  * @ring: the slots (VROCE_CMD_SLOT_SIZE bytes: request, then response)
  * @depth: number of slots, a power of two (module parameter cmdq_depth)
  * @depth_log2: its log2
- * @lock: protects @pi, @ci, @next_token, @owner, @full_waits, @doorbells
- *	and the doorbell record
+ * @lock: protects @pi, @ci, @next_token, @owner, @full_waits, @doorbells,
+ *	@lending and the doorbell record
  * @pi: next slot to post (free-running)
  * @ci: responses collected (free-running); moves only in
  *	vroce_cmdq_collect(), never ahead of what was collected
@@ -85,8 +85,10 @@ struct vroce_cmdq_ctx {
  * @full_waits: submitters that found every slot out and waited
  * @dbr: the doorbell record (DMA-coherent), where @pi goes
  * @dbr_dma: its DMA address
- * @doorbells: CMDQ_PI doorbells rung; @pi less this is the commands that
- *	found the HCA busy and needed none
+ * @doorbells: CMDQ_PI and CMDQ_LEND doorbells rung; @pi less this is the
+ *	commands that found the HCA busy and needed none
+ * @lending: a submitter found the HCA idle and is about to lend it its
+ *	context (issue 33): those posting meanwhile ring CMDQ_PI themselves
  * @timeout_ms: how long a command may take, waiting for a slot included
  * @dead: the HCA stopped answering (vroce_cmdq_kill()); set once, under
  *	@lock, read with READ_ONCE()
@@ -110,6 +112,7 @@ struct vroce_cmdq {
 	struct vroce_cmdq_dbr *dbr;
 	dma_addr_t dbr_dma;
 	u64 doorbells;
+	bool lending;
 	unsigned int timeout_ms;
 	bool dead;
 	struct completion reset_done;

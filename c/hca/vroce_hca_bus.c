@@ -199,7 +199,7 @@ static void vroce_hca_write32(void *ctx, u32 off, u32 val)
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
 
 	if (kick && off == VROCE_REG_CMDQ_LEND)
-		vroce_hca_cmd_lend(hca);
+		vroce_hca_cmd_lend(hca, val);
 	else if (kick)
 		queue_work(hca->wq, &hca->cmd_work);
 }

@@ -259,10 +259,25 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 	}
 }
 
-/* Carry out one command; false when the ring is unusable. */
-static bool vroce_hca_one_cmd(struct vroce_hca *hca,
-			      const struct vroce_hca_ring *ring, u32 ci,
-			      bool *complete)
+/*
+ * Issue 33: a fault knob of the command processor is armed (or it hangs):
+ * its commands are slow or wrong on purpose, and a lent context does not
+ * carry them out (the work does, as without CMDQ_LEND). The knob files
+ * store without @hca->wire_lock: read each once.
+ */
+static bool vroce_hca_cmd_knobs(struct vroce_hca *hca)
+{
+	return READ_ONCE(hca->delay_ms) || READ_ONCE(hca->fail_cmds) ||
+	       READ_ONCE(hca->drop_cmds) || vroce_hca_hung(hca);
+}
+
+/*
+ * Carry out one command. Return: 0; -EIO when the ring is unusable;
+ * -EAGAIN, having consumed nothing, when @lent and a knob is armed.
+ */
+static int vroce_hca_one_cmd(struct vroce_hca *hca,
+			     const struct vroce_hca_ring *ring, u32 ci,
+			     bool lent, bool *complete)
 {
 	u8 req[VROCE_CMD_REQ_SIZE], resp[VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE];
 	struct vroce_resp_hdr *rh = (void *)resp;
@@ -272,9 +287,12 @@ static bool vroce_hca_one_cmd(struct vroce_hca *hca,
 	u8 *p;
 	u16 status;
 
+	/* Checked here, after delay was read: what it read is what runs. */
+	if (lent && (delay || vroce_hca_cmd_knobs(hca)))
+		return -EAGAIN;
 	p = vroce_hca_ring_entry(hca, ring, ci);
 	if (!p)
-		return false;
+		return -EIO;
 	memcpy(req, p, sizeof(req));
 	memset(resp, 0, sizeof(resp));
 
@@ -298,14 +316,14 @@ static bool vroce_hca_one_cmd(struct vroce_hca *hca,
 	if (faulty && hca->drop_cmds) {
 		hca->drop_cmds--;
 		*complete = false;
-		return true;
+		return 0;
 	}
 
 	rh->status = cpu_to_le16(status);
 	rh->opcode = hdr->opcode;
 	rh->token = hdr->token;
 	memcpy(p + VROCE_CMD_REQ_SIZE, resp, sizeof(resp));
-	return true;
+	return 0;
 }
 
 /*
@@ -331,36 +349,34 @@ static struct vroce_cmdq_dbr *vroce_hca_cmdq_dbr(struct vroce_hca *hca,
 }
 
 /*
- * Issue 33: a fault knob of the command processor is armed (or it hangs):
- * its commands are slow or wrong on purpose, and a lent context does not
- * carry them out (the work does, as without CMDQ_LEND).
- */
-static bool vroce_hca_cmd_knobs(struct vroce_hca *hca)
-{
-	return READ_ONCE(hca->delay_ms) || READ_ONCE(hca->fail_cmds) ||
-	       READ_ONCE(hca->drop_cmds) || vroce_hca_hung(hca);
-}
-
-/*
  * Carry out the commands up to the producer index, with @hca->cmd_run
- * held. A context lent by CMDQ_LEND (@lent) raises no CMD_DONE interrupt
- * (the writer collects the responses when its write returns) and stops
- * after a ring's depth of commands or at an armed knob.
+ * held. A context lent by CMDQ_LEND (@lent) carries out those before
+ * @upto alone (the writer's own: it found the HCA idle), and at an armed
+ * knob none; it never waits for the wire's lock, and raises no CMD_DONE
+ * interrupt (the writer collects the response when its write returns).
  * Return: true when a lent context stopped with commands left for the work.
  */
-static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent)
+static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent, u32 upto)
 {
 	struct vroce_cmdq_dbr *dbr;
 	struct vroce_hca_ring ring;
 	bool complete, sane, bad, left = false;
-	u32 pi, ci, ctrl, done = 0;
+	u32 pi, ci, ctrl;
 	unsigned long flags;
+	int err;
 
 	lockdep_assert_held(&hca->cmd_run);
 	/* A hung firmware consumes nothing; the reset forgets the ring. */
 	if (vroce_hca_hung(hca))
 		return false;
-	down_write(hca->wire_lock);
+	/*
+	 * A lent context never waits behind the engines: a submitter the
+	 * scheduler treats as least of all must not hold up the wire.
+	 */
+	if (!lent)
+		down_write(hca->wire_lock);
+	else if (!down_write_trylock(hca->wire_lock))
+		return true;
 	for (;;) {
 		spin_lock_irqsave(&hca->reg_lock, flags);
 		ctrl = vroce_hca_reg(hca, VROCE_REG_CTRL);
@@ -375,12 +391,6 @@ static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent)
 		if (!(ctrl & VROCE_CTRL_ENABLE) || !sane || bad ||
 		    vroce_hca_hung(hca))
 			break;
-		/* Lent: a ring's worth at most, and no knob's command. */
-		if (lent && (done >= BIT(ring.depth_log2) ||
-			     vroce_hca_cmd_knobs(hca))) {
-			left = true;
-			break;
-		}
 		if (dbr) {
 			pi = le32_to_cpu(READ_ONCE(dbr->pi));
 			if (pi == ci) {
@@ -400,9 +410,19 @@ static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent)
 		}
 		if (pi == ci || pi - ci > BIT(ring.depth_log2))
 			break;
-		if (!vroce_hca_one_cmd(hca, &ring, ci, &complete))
+		/*
+		 * Lent: the writer's commands alone; those posted behind them
+		 * go to the work, with their interrupts, so that no submitter
+		 * waits for another's context to hand out its response.
+		 */
+		if (lent && (s32)(ci - upto) >= 0) {
+			left = true;
 			break;
-		done++;
+		}
+		err = vroce_hca_one_cmd(hca, &ring, ci, lent, &complete);
+		left = err == -EAGAIN;
+		if (err)
+			break;
 
 		/* The response is in memory before the index moves. */
 		spin_lock_irqsave(&hca->reg_lock, flags);
@@ -412,7 +432,7 @@ static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent)
 		 * One interrupt per completed command (coalesced while the
 		 * handler has not run yet): a busy ring must not hold back
 		 * the responses already written. None in a lent context,
-		 * whose writer collects them all when its write returns.
+		 * whose writer collects its own when its write returns.
 		 */
 		if (complete && !lent)
 			vroce_hca_raise_irq(hca, VROCE_IRQ_CMD,
@@ -430,29 +450,31 @@ static void vroce_hca_cmd_work(struct work_struct *work)
 	struct vroce_hca *hca = container_of(work, struct vroce_hca, cmd_work);
 
 	mutex_lock(&hca->cmd_run);
-	vroce_hca_cmd_run(hca, false);
+	vroce_hca_cmd_run(hca, false, 0);
 	mutex_unlock(&hca->cmd_run);
 }
 
 /**
  * vroce_hca_cmd_lend() - CMDQ_LEND: run the command processor right here
  * @hca: the HCA, enabled
+ * @upto: the value written: the producer index after the writer's commands
  *
- * Issue 33 (VROCE_CAP_CMD_LEND): the writer's context carries out the
- * commands up to the producer index before the write returns, raising no
- * CMD_DONE interrupt for them. When the processor is running elsewhere, a
- * fault knob is armed, or a ring's depth of commands was carried out,
- * the write is a CMDQ_PI doorbell for the rest: the work runs it.
+ * Issue 33 (VROCE_CAP_CMD_LEND): the writer's context carries out its
+ * commands, those before @upto, before the write returns, raising no
+ * CMD_DONE interrupt for them. When the processor or the wire's lock is
+ * taken elsewhere, or a fault knob is armed, the write is a CMDQ_PI
+ * doorbell: the work carries them out; and so it does the commands
+ * posted behind the writer's.
  *
  * Context: process context, no spinlock held, may sleep.
  */
-void vroce_hca_cmd_lend(struct vroce_hca *hca)
+void vroce_hca_cmd_lend(struct vroce_hca *hca, u32 upto)
 {
 	bool left = true;
 
 	if ((READ_ONCE(hca->caps) & VROCE_CAP_CMD_LEND) &&
 	    !vroce_hca_cmd_knobs(hca) && mutex_trylock(&hca->cmd_run)) {
-		left = vroce_hca_cmd_run(hca, true);
+		left = vroce_hca_cmd_run(hca, true, upto);
 		mutex_unlock(&hca->cmd_run);
 	}
 	if (left)

@@ -474,13 +474,13 @@ struct vroce_cmd_qp_dbrec {
 
 /*
  * Issue 33: a write to VROCE_REG_CMDQ_LEND is a CMDQ_PI doorbell that also
- * lends the writing context to the command processor: unless it is busy
- * elsewhere or a fault knob is armed, the commands up to the producer
- * index (a ring's depth at most) are carried out before the write returns,
- * and raise no CMD_DONE interrupt: the writer reads CMDQ_CI afterwards and
- * hands out their responses. The rest run as after a CMDQ_PI write, with
- * their interrupts. The write may sleep (Documentation/device.rst,
- * "Lent command doorbells").
+ * lends the writing context to the command processor: unless it or the
+ * wire is busy elsewhere or a fault knob is armed, the commands before
+ * the value written (the writer's own) are carried out before the write
+ * returns, and raise no CMD_DONE interrupt: the writer reads CMDQ_CI
+ * afterwards and hands out the response. The rest run as after a CMDQ_PI
+ * write, with their interrupts. The write may sleep
+ * (Documentation/device.rst, "Lent command doorbells").
  */
 #define VROCE_CAP_CMD_LEND	BIT(10)
 
