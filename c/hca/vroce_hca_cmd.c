@@ -351,12 +351,12 @@ static struct vroce_cmdq_dbr *vroce_hca_cmdq_dbr(struct vroce_hca *hca,
 /*
  * Carry out the commands up to the producer index, with @hca->cmd_run
  * held. A context lent by CMDQ_LEND (@lent) carries out those before
- * @upto alone (the writer's own: it found the HCA idle), and at an armed
+ * @end alone (the writer's own: it found the HCA idle), and at an armed
  * knob none; it never waits for the wire's lock, and raises no CMD_DONE
  * interrupt (the writer collects the response when its write returns).
  * Return: true when a lent context stopped with commands left for the work.
  */
-static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent, u32 upto)
+static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent, u32 end)
 {
 	struct vroce_cmdq_dbr *dbr;
 	struct vroce_hca_ring ring;
@@ -415,7 +415,7 @@ static bool vroce_hca_cmd_run(struct vroce_hca *hca, bool lent, u32 upto)
 		 * go to the work, with their interrupts, so that no submitter
 		 * waits for another's context to hand out its response.
 		 */
-		if (lent && (s32)(ci - upto) >= 0) {
+		if (lent && (s32)(ci - end) >= 0) {
 			left = true;
 			break;
 		}
@@ -457,10 +457,10 @@ static void vroce_hca_cmd_work(struct work_struct *work)
 /**
  * vroce_hca_cmd_lend() - CMDQ_LEND: run the command processor right here
  * @hca: the HCA, enabled
- * @upto: the value written: the producer index after the writer's commands
+ * @end: the value written: the producer index after the writer's commands
  *
  * Issue 33 (VROCE_CAP_CMD_LEND): the writer's context carries out its
- * commands, those before @upto, before the write returns, raising no
+ * commands, those before @end, before the write returns, raising no
  * CMD_DONE interrupt for them. When the processor or the wire's lock is
  * taken elsewhere, or a fault knob is armed, the write is a CMDQ_PI
  * doorbell: the work carries them out; and so it does the commands
@@ -468,13 +468,13 @@ static void vroce_hca_cmd_work(struct work_struct *work)
  *
  * Context: process context, no spinlock held, may sleep.
  */
-void vroce_hca_cmd_lend(struct vroce_hca *hca, u32 upto)
+void vroce_hca_cmd_lend(struct vroce_hca *hca, u32 end)
 {
 	bool left = true;
 
 	if ((READ_ONCE(hca->caps) & VROCE_CAP_CMD_LEND) &&
 	    !vroce_hca_cmd_knobs(hca) && mutex_trylock(&hca->cmd_run)) {
-		left = vroce_hca_cmd_run(hca, true, upto);
+		left = vroce_hca_cmd_run(hca, true, end);
 		mutex_unlock(&hca->cmd_run);
 	}
 	if (left)

@@ -639,7 +639,7 @@ static inline u64 vroce_hca_packets(u64 len)
 
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);
-void vroce_hca_cmd_lend(struct vroce_hca *hca, u32 upto);
+void vroce_hca_cmd_lend(struct vroce_hca *hca, u32 end);
 void vroce_hca_cmd_quiesce(struct vroce_hca *hca);
 void vroce_hca_gid_reset(struct vroce_hca *hca);
 
