@@ -27,6 +27,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
+#include "../c/hca/vroce_hca.h"
 #include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
@@ -48,14 +49,28 @@ struct dp_figure {
 	u64 lat_ns;		/* ns per message, one at a time */
 };
 
+/* Issue 33: the time the client's verbs calls took, in a clocked round. */
+struct dp_clock {
+	u64 post_ns;		/* ib_post_send() and ib_post_recv() */
+	u64 poll_ns;		/* ib_poll_cq() */
+};
+
+/* Now, when @clk clocks the round; 0 otherwise. */
+static u64 dp_now(const struct dp_clock *clk)
+{
+	return clk ? ktime_get_ns() : 0;
+}
+
 /*
  * On each of the @nd loopback pairs @d, send @n messages of @len bytes from
  * QP 0 to QP 1 with at most @window in flight, every one signaled; for
  * SEND each has a receive posted first. The pairs are served in turn.
+ * With @clk, the verbs calls are clocked too.
  */
 static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
-		  int n, int window, u64 *ns)
+		  int n, int window, u64 *ns, struct dp_clock *clk)
 {
+	u64 t;
 	int per = op == IB_WR_SEND ? 2 : 1, left = nd, got, i, k, err = 0;
 	int *posted = kcalloc(2 * nd, sizeof(*posted), GFP_KERNEL);
 	u64 t0 = ktime_get_ns();
@@ -85,6 +100,7 @@ static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
 
 			if (done[k] == n * per)
 				continue;
+			t = dp_now(clk);
 			while (posted[k] < n &&
 			       posted[k] - done[k] / per < window && !err) {
 				if (op == IB_WR_SEND &&
@@ -95,7 +111,13 @@ static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
 				else
 					posted[k]++;
 			}
+			if (clk) {
+				clk->post_ns += ktime_get_ns() - t;
+				t = ktime_get_ns();
+			}
 			got = ib_poll_cq(d[k].cq, ARRAY_SIZE(wc), wc);
+			if (clk)
+				clk->poll_ns += ktime_get_ns() - t;
 			for (i = 0; i < got; i++)
 				if (wc[i].status != IB_WC_SUCCESS)
 					err = -EIO;
@@ -128,7 +150,7 @@ static int dp_best(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
 
 	*ns = U64_MAX;
 	for (r = 0; r < DP_ROUNDS; r++) {
-		err = dp_run(d, nd, op, len, n, window, &t);
+		err = dp_run(d, nd, op, len, n, window, &t, NULL);
 		if (err)
 			return err;
 		*ns = min(*ns, t);
@@ -272,6 +294,65 @@ static void dp_row(const char *what, const struct dp_figure *v,
 		r->lat_ns, rate, lat);
 }
 
+/* One stage's row: ns per message and its share of @total. */
+static void dp_stage_row(const char *what, u64 ns, u64 msgs, u64 total)
+{
+	u64 per = div64_u64(ns * 10, msgs ?: 1);
+
+	pr_info("vroce-bench: stage   %-34s %5llu.%llu ns %3llu%%\n", what,
+		per / 10, per % 10, div64_u64(ns * 100, total ?: 1));
+}
+
+/*
+ * Issue 33, item 6: where the time of a message goes. One more round of
+ * @what's message rate on @d, with the client's calls and the HCA's
+ * engine clocked (vroce_hca_stage_clock()); the clocks cost time of their
+ * own, so the round's total is printed beside the unclocked best.
+ */
+static void dp_stages(struct kunit *test, struct vroce_lb *d,
+		      const char *what, enum ib_wr_opcode op, u32 len,
+		      u64 best_ns)
+{
+	struct vroce_hca *hca = vroce_test_hca(test);
+	struct vroce_hca_stage_clock hc;
+	struct dp_clock clk = {};
+	u64 ns, engine, rest;
+	int err;
+
+	vroce_hca_stage_clock(hca, true);
+	err = dp_run(d, 1, op, len, DP_MSGS, DP_WINDOW, &ns, &clk);
+	vroce_hca_stage_clock(hca, false);
+	vroce_hca_stage_read(hca, &hc);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* Every message was executed in a clocked visit. */
+	KUNIT_EXPECT_EQ(test, hc.wqes, DP_MSGS);
+	KUNIT_EXPECT_GT(test, hc.visits, 0);
+
+	pr_info("vroce-bench: stages of %s, %d messages, %d in flight: %llu ns per message clocked, %llu unclocked; %llu.%llu messages per engine visit\n",
+		what, DP_MSGS, DP_WINDOW, div_u64(ns, DP_MSGS), best_ns,
+		div64_u64(hc.wqes, hc.visits ?: 1),
+		div64_u64(hc.wqes * 10, hc.visits ?: 1) % 10);
+	dp_stage_row("client: post_send (and recv)", clk.post_ns, DP_MSGS, ns);
+	dp_stage_row("engine: visit, outside WQEs", hc.ns[VROCE_HCA_STAGE_VISIT] -
+		     min(hc.ns[VROCE_HCA_STAGE_VISIT],
+			 hc.ns[VROCE_HCA_STAGE_FETCH] +
+			 hc.ns[VROCE_HCA_STAGE_EXEC] +
+			 hc.ns[VROCE_HCA_STAGE_COMPLETE]), DP_MSGS, ns);
+	dp_stage_row("engine: WQE fetch and check",
+		     hc.ns[VROCE_HCA_STAGE_FETCH], DP_MSGS, ns);
+	dp_stage_row("engine: execute (keys, copy, peer)",
+		     hc.ns[VROCE_HCA_STAGE_EXEC], DP_MSGS, ns);
+	dp_stage_row("engine: requester CQE",
+		     hc.ns[VROCE_HCA_STAGE_COMPLETE], DP_MSGS, ns);
+	dp_stage_row("client: poll_cq", clk.poll_ns, DP_MSGS, ns);
+	engine = hc.ns[VROCE_HCA_STAGE_VISIT];
+	rest = ns - min(ns, clk.post_ns + clk.poll_ns + engine);
+	dp_stage_row("rest: switches, wake-ups, the loop", rest, DP_MSGS, ns);
+	/* Latency, overlapping the rest: not part of the sum. */
+	pr_info("vroce-bench: stage   (doorbell to visit start, latency: %llu ns per visit)\n",
+		div64_u64(hc.ns[VROCE_HCA_STAGE_WAKE], hc.visits ?: 1));
+}
+
 static void vroce_bench_dp_loopback(struct kunit *test)
 {
 	static const struct {
@@ -301,6 +382,12 @@ static void vroce_bench_dp_loopback(struct kunit *test)
 	     i++)
 		KUNIT_EXPECT_EQ(test, dp_measure(&vd, cases[i].op, cases[i].len,
 						 &v[i]), 0);
+	/* Issue 33, item 6: the 64 B rows, stage by stage. */
+	for (i = 0; i < ARRAY_SIZE(cases) && test->status == KUNIT_SUCCESS;
+	     i++)
+		if (cases[i].len == 64)
+			dp_stages(test, &vd, cases[i].what, cases[i].op,
+				  cases[i].len, v[i].rate_ns);
 	vroce_lb_teardown(&vd);
 	KUNIT_ASSERT_EQ(test, test->status, KUNIT_SUCCESS);
 

@@ -105,7 +105,7 @@ awk '
 # objects do not change these much; the Rust kernel's are above).
 echo "== vroce beside rxe, C bench kernel, each boot (per second; ratios 16/1 and vroce/rxe)"
 for f in "$out"/c.*; do
-	grep -E '^(registrations|reg |ring |data path|dp |qps |floor )' "$f"
+	grep -E '^(registrations|reg |ring |data path|dp |qps |floor |stages? )' "$f"
 done
 
 # The per-QP engines on more than one CPU: UML has one, so the 16-pair
@@ -115,7 +115,7 @@ done
 echo "== data path on two CPUs: x86_64 bench kernel under QEMU -smp 2 (TCG), each boot"
 for boot in $(seq "$boots"); do
 	suites smp c 'vroce_bench_dp*' >"$out/smp.$boot"
-	grep -E '^(data path|dp |qps )' "$out/smp.$boot"
+	grep -E '^(data path|dp |qps |stages? )' "$out/smp.$boot"
 done
 
 # User space through the provider: perftest on vroce0 beside rxe, both

@@ -80,6 +80,45 @@ void vroce_hca_hold_qp(struct vroce_hca *hca, u32 qpn);
 /* issue 31, lend */
 void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy);
 
+/*
+ * Issue 33, item 6: where a QP work item's time goes, for 'make bench'
+ * (c/hca/vroce_hca_sched.c). Nanoseconds summed over every QP visit of
+ * the engine's work items while the stage clock runs (lent contexts are
+ * not clocked):
+ * @VROCE_HCA_STAGE_WAKE: from the first doorbell a QP's work item was
+ *	queued for to the visit's start (latency: the CPU may run others)
+ * @VROCE_HCA_STAGE_VISIT: the visits, locks and all (the stages below are
+ *	part of it)
+ * @VROCE_HCA_STAGE_FETCH: a send WQE's bounce buffer, fetch and check
+ * @VROCE_HCA_STAGE_EXEC: its execution: keys, translation, copy, the
+ *	responder's side (a SEND's receive and CQE)
+ * @VROCE_HCA_STAGE_COMPLETE: the counters and the requester's CQE
+ */
+enum vroce_hca_stage {
+	VROCE_HCA_STAGE_WAKE,
+	VROCE_HCA_STAGE_VISIT,
+	VROCE_HCA_STAGE_FETCH,
+	VROCE_HCA_STAGE_EXEC,
+	VROCE_HCA_STAGE_COMPLETE,
+	VROCE_HCA_STAGES
+};
+
+/**
+ * struct vroce_hca_stage_clock - what the stage clock measured
+ * @ns: nanoseconds per stage (enum vroce_hca_stage)
+ * @visits: QP visits clocked
+ * @wqes: send WQEs executed in them
+ */
+struct vroce_hca_stage_clock {
+	u64 ns[VROCE_HCA_STAGES];
+	u64 visits;
+	u64 wqes;
+};
+
+void vroce_hca_stage_clock(struct vroce_hca *hca, bool on);
+void vroce_hca_stage_read(struct vroce_hca *hca,
+			  struct vroce_hca_stage_clock *clock);
+
 int vroce_hca_mtt_translate(struct device *dma_dev,
 			    const struct vroce_hca_mtt *mtt, u64 page,
 			    u64 *addr, u64 *table);

@@ -131,6 +131,8 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/if_ether.h>
+#include <linux/jump_label.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -407,6 +409,7 @@ struct vroce_hca_qp_exec {
 	struct mutex lock;	/* protects the RQ */
 	u32 gen;
 	struct mutex run;	/* one engine in the SQ at a time */
+	u64 rung_ns;		/* issue 33: stage clock, first doorbell */
 };
 
 /**
@@ -567,6 +570,10 @@ struct vroce_hca {
 	 * context lent by CMDQ_LEND (which only tries it); outside @wire_lock.
 	 */
 	struct mutex cmd_run;
+	/* Issue 33: the stage clock's sums (vroce_hca_stage_clock()). */
+	atomic64_t stage_ns[VROCE_HCA_STAGES];
+	atomic64_t stage_visits;
+	atomic64_t stage_wqes;
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
 	struct dentry *debugfs;
 	bool stopped;			/* vroce_hca_engine_stop() began */
@@ -605,6 +612,29 @@ static inline u32 vroce_hca_reg(struct vroce_hca *hca, u32 off)
 {
 	lockdep_assert_held(&hca->reg_lock);
 	return hca->regs[off / sizeof(u32)];
+}
+
+/* Issue 33: the stage clock runs (vroce_hca_stage_clock()). */
+DECLARE_STATIC_KEY_FALSE(vroce_hca_stage_key);
+
+/* Now, for the stage clock; 0 while it stops. */
+static inline u64 vroce_hca_stage_now(void)
+{
+	return static_branch_unlikely(&vroce_hca_stage_key) ?
+	       ktime_get_ns() : 0;
+}
+
+/* Add the time since *@t (when clocked) to @stage; *@t becomes now. */
+static inline void vroce_hca_stage_add(struct vroce_hca *hca,
+				       enum vroce_hca_stage stage, u64 *t)
+{
+	u64 now;
+
+	if (!static_branch_unlikely(&vroce_hca_stage_key) || !*t)
+		return;
+	now = ktime_get_ns();
+	atomic64_add(now - *t, &hca->stage_ns[stage]);
+	*t = now;
 }
 
 /* Count @n events of counter @c (enum vroce_counter); any context. */

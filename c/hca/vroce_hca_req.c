@@ -701,6 +701,7 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_op op = { .qp = qp, .idx = sq->ci, .off = qp->msg_off };
+	u64 t = vroce_hca_stage_now();
 	u32 b = vroce_hca_bounce_get(hca);
 
 	op.buf = hca->bounce[b];
@@ -709,9 +710,11 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
 	else
 		op.status = vroce_hca_wqe_check(hca, &op);
+	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_FETCH, &t);
 	if (!op.status)
 		vroce_hca_exec(hca, &op);
 	vroce_hca_bounce_put(hca, b);
+	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_EXEC, &t);
 	/* The peer's HCA learns of what was delivered there at once. */
 	if (op.phca && op.phca != hca) {
 		vroce_hca_engine_raise(op.phca);
@@ -743,6 +746,10 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	if (!op.status)
 		vroce_hca_count_op(hca, &op);
 	vroce_hca_sq_complete(hca, &op);
+	if (t) {
+		vroce_hca_stage_add(hca, VROCE_HCA_STAGE_COMPLETE, &t);
+		atomic64_inc(&hca->stage_wqes);
+	}
 	return true;
 }
 

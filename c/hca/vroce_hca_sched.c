@@ -100,7 +100,10 @@ static void vroce_hca_qp_work(struct work_struct *work)
 	struct vroce_hca *hca = x->hca;
 	u32 slot = x - hca->qpx;
 	struct vroce_hca_qp *qp = &hca->qps[slot];
+	u64 t = vroce_hca_stage_now(), rung = xchg(&x->rung_ns, 0);
 
+	if (t && rung && t > rung)
+		atomic64_add(t - rung, &hca->stage_ns[VROCE_HCA_STAGE_WAKE]);
 	/*
 	 * The hold knob: this QP's engine stops here, without the lock, and
 	 * looks again under it (vroce_hca_hold_qp() waits for visits that
@@ -123,6 +126,10 @@ static void vroce_hca_qp_work(struct work_struct *work)
 	vroce_hca_engine_raise(hca);
 	up_read(hca->wire_lock);
 	mutex_unlock(&x->run);
+	if (t) {
+		vroce_hca_stage_add(hca, VROCE_HCA_STAGE_VISIT, &t);
+		atomic64_inc(&hca->stage_visits);
+	}
 }
 
 static void vroce_hca_timer_work(struct work_struct *work)
@@ -167,6 +174,10 @@ static void vroce_hca_db_qp(struct vroce_hca *hca, int q, u32 val)
 		    READ_ONCE(hca->qps[slot].state) != VROCE_QPS_ERR)
 			return;
 	}
+	/* The stage clock: the first doorbell the visit will answer. */
+	if (static_branch_unlikely(&vroce_hca_stage_key) &&
+	    !READ_ONCE(hca->qpx[slot].rung_ns))
+		WRITE_ONCE(hca->qpx[slot].rung_ns, ktime_get_ns());
 	vroce_hca_queue(hca, &hca->qpx[slot].work);
 }
 
@@ -409,6 +420,54 @@ void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy)
 		mutex_unlock(&hca->qpx[slot].run);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hca_busy_qp);
+
+/* ---- issue 33: the stage clock ---- */
+
+DEFINE_STATIC_KEY_FALSE(vroce_hca_stage_key);
+
+/**
+ * vroce_hca_stage_clock() - start or stop the engine's stage clock
+ * @hca: the HCA whose sums start afresh when the clock starts
+ * @on: start it (for every HCA: one switch, patched into the code)
+ *
+ * While it stops the engine reads no clock. For 'make bench'.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_hca_stage_clock(struct vroce_hca *hca, bool on)
+{
+	int i;
+
+	if (on) {
+		for (i = 0; i < VROCE_HCA_STAGES; i++)
+			atomic64_set(&hca->stage_ns[i], 0);
+		atomic64_set(&hca->stage_visits, 0);
+		atomic64_set(&hca->stage_wqes, 0);
+		static_branch_enable(&vroce_hca_stage_key);
+	} else {
+		static_branch_disable(&vroce_hca_stage_key);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_stage_clock);
+
+/**
+ * vroce_hca_stage_read() - what the stage clock measured
+ * @hca: the HCA
+ * @clock: where the sums go
+ *
+ * Context: any context.
+ */
+void vroce_hca_stage_read(struct vroce_hca *hca,
+			  struct vroce_hca_stage_clock *clock)
+{
+	int i;
+
+	for (i = 0; i < VROCE_HCA_STAGES; i++)
+		clock->ns[i] = atomic64_read(&hca->stage_ns[i]);
+	clock->visits = atomic64_read(&hca->stage_visits);
+	clock->wqes = atomic64_read(&hca->stage_wqes);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_stage_read);
 
 /* ---- life cycle ---- */
 
