@@ -430,9 +430,10 @@ DEFINE_STATIC_KEY_FALSE(vroce_hca_stage_key);
  * @hca: the HCA whose sums start afresh when the clock starts
  * @on: start it (for every HCA: one switch, patched into the code)
  *
- * While it stops the engine reads no clock. For 'make bench'.
+ * While it stops the engine reads no clock. Stopping it waits for the
+ * visits under way, whose time then counts whole. For 'make bench'.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; no lock of the HCA held.
  */
 void vroce_hca_stage_clock(struct vroce_hca *hca, bool on)
 {
@@ -445,6 +446,7 @@ void vroce_hca_stage_clock(struct vroce_hca *hca, bool on)
 		atomic64_set(&hca->stage_wqes, 0);
 		static_branch_enable(&vroce_hca_stage_key);
 	} else {
+		flush_workqueue(hca->qp_wq);
 		static_branch_disable(&vroce_hca_stage_key);
 	}
 }
