@@ -294,6 +294,19 @@ static void dp_row(const char *what, const struct dp_figure *v,
 		r->lat_ns, rate, lat);
 }
 
+/* Counter @c (enum vroce_counter) of vroce device @ibdev. */
+static u64 dp_counter(struct ib_device *ibdev, u32 c)
+{
+	struct rdma_hw_stats *stats = vroce_alloc_hw_port_stats(ibdev, 1);
+	u64 v = 0;
+
+	if (stats && vroce_get_hw_stats(ibdev, stats, 1, 0) > c)
+		v = stats->value[c];
+	if (stats)
+		rdma_free_hw_stats_struct(stats);
+	return v;
+}
+
 /* One stage's row: ns per message and its share of @total. */
 static void dp_stage_row(const char *what, u64 ns, u64 msgs, u64 total)
 {
@@ -304,40 +317,52 @@ static void dp_stage_row(const char *what, u64 ns, u64 msgs, u64 total)
 }
 
 /*
- * Issue 33, item 6: where the time of a message goes. One more round of
- * @what's message rate on @d, with the client's calls and the HCA's
- * engine clocked (vroce_hca_stage_clock()); the clocks cost time of their
- * own, so the round's total is printed beside the unclocked best.
+ * Issue 33, item 6: where the time of a message goes. DP_ROUNDS more
+ * rounds of @what's message rate on @d, with the client's calls and the
+ * HCA's engine clocked (vroce_hca_stage_clock()), the fastest kept: in
+ * some rounds UML's scheduler lets the engine's work item wait some 40 us
+ * per visit while the client polls, as the unclocked rounds' best hides
+ * too. The clocks cost time of their own, so the round's total is printed
+ * beside the unclocked best.
  */
 static void dp_stages(struct kunit *test, struct vroce_lb *d,
 		      const char *what, enum ib_wr_opcode op, u32 len,
 		      u64 best_ns)
 {
 	struct vroce_hca *hca = vroce_test_hca(test);
-	struct vroce_hca_stage_clock hc;
-	struct dp_clock clk = {};
-	u64 ns, engine, rest;
-	int err;
+	struct vroce_hca_stage_clock hc, rhc;
+	struct dp_clock clk = {}, rclk;
+	u64 ns = U64_MAX, engine = 0, rest, rnr, t;
+	int err, i, r;
 
-	vroce_hca_stage_clock(hca, true);
-	err = dp_run(d, 1, op, len, DP_MSGS, DP_WINDOW, &ns, &clk);
-	vroce_hca_stage_clock(hca, false);
-	vroce_hca_stage_read(hca, &hc);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	/* Every message was executed in a clocked visit. */
-	KUNIT_EXPECT_EQ(test, hc.wqes, DP_MSGS);
-	KUNIT_EXPECT_GT(test, hc.visits, 0);
+	rnr = dp_counter(d->ibdev, VROCE_CNT_RNR_NAK_SENT);
+	for (r = 0; r < DP_ROUNDS; r++) {
+		rclk = (struct dp_clock){};
+		vroce_hca_stage_clock(hca, true);
+		err = dp_run(d, 1, op, len, DP_MSGS, DP_WINDOW, &t, &rclk);
+		vroce_hca_stage_clock(hca, false);
+		vroce_hca_stage_read(hca, &rhc);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		/* Every message was executed in a clocked visit. */
+		KUNIT_EXPECT_EQ(test, rhc.wqes, DP_MSGS);
+		KUNIT_EXPECT_GT(test, rhc.visits, 0);
+		if (t < ns) {
+			ns = t;
+			hc = rhc;
+			clk = rclk;
+		}
+	}
+	rnr = dp_counter(d->ibdev, VROCE_CNT_RNR_NAK_SENT) - rnr;
 
-	pr_info("vroce-bench: stages of %s, %d messages, %d in flight: %llu ns per message clocked, %llu unclocked; %llu.%llu messages per engine visit\n",
-		what, DP_MSGS, DP_WINDOW, div_u64(ns, DP_MSGS), best_ns,
+	pr_info("vroce-bench: stages of %s, %d messages, %d in flight, best of %d clocked rounds: %llu ns per message clocked, %llu unclocked; %llu.%llu messages per engine visit, %llu RNR waits\n",
+		what, DP_MSGS, DP_WINDOW, DP_ROUNDS, div_u64(ns, DP_MSGS), best_ns,
 		div64_u64(hc.wqes, hc.visits ?: 1),
-		div64_u64(hc.wqes * 10, hc.visits ?: 1) % 10);
+		div64_u64(hc.wqes * 10, hc.visits ?: 1) % 10, rnr);
 	dp_stage_row("client: post_send (and recv)", clk.post_ns, DP_MSGS, ns);
-	dp_stage_row("engine: visit, outside WQEs", hc.ns[VROCE_HCA_STAGE_VISIT] -
-		     min(hc.ns[VROCE_HCA_STAGE_VISIT],
-			 hc.ns[VROCE_HCA_STAGE_FETCH] +
-			 hc.ns[VROCE_HCA_STAGE_EXEC] +
-			 hc.ns[VROCE_HCA_STAGE_COMPLETE]), DP_MSGS, ns);
+	dp_stage_row("engine: visit (locks, raise)",
+		     hc.ns[VROCE_HCA_STAGE_VISIT], DP_MSGS, ns);
+	dp_stage_row("engine: producer indexes",
+		     hc.ns[VROCE_HCA_STAGE_SYNC], DP_MSGS, ns);
 	dp_stage_row("engine: WQE fetch and check",
 		     hc.ns[VROCE_HCA_STAGE_FETCH], DP_MSGS, ns);
 	dp_stage_row("engine: execute (keys, copy, peer)",
@@ -345,7 +370,8 @@ static void dp_stages(struct kunit *test, struct vroce_lb *d,
 	dp_stage_row("engine: requester CQE",
 		     hc.ns[VROCE_HCA_STAGE_COMPLETE], DP_MSGS, ns);
 	dp_stage_row("client: poll_cq", clk.poll_ns, DP_MSGS, ns);
-	engine = hc.ns[VROCE_HCA_STAGE_VISIT];
+	for (i = VROCE_HCA_STAGE_VISIT; i < VROCE_HCA_STAGES; i++)
+		engine += hc.ns[i];
 	rest = ns - min(ns, clk.post_ns + clk.poll_ns + engine);
 	dp_stage_row("rest: switches, wake-ups, the loop", rest, DP_MSGS, ns);
 	/* Latency, overlapping the rest: not part of the sum. */

@@ -87,8 +87,10 @@ void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy);
  * not clocked):
  * @VROCE_HCA_STAGE_WAKE: from the first doorbell a QP's work item was
  *	queued for to the visit's start (latency: the CPU may run others)
- * @VROCE_HCA_STAGE_VISIT: the visits, locks and all (the stages below are
- *	part of it)
+ * @VROCE_HCA_STAGE_VISIT: the work items' own part of a visit: the locks,
+ *	the timer and the event interrupt (not the queues, below: a visit
+ *	lets the CPU go between WQEs, and that time is not the engine's)
+ * @VROCE_HCA_STAGE_SYNC: the queues' producer indexes, doorbell records
  * @VROCE_HCA_STAGE_FETCH: a send WQE's bounce buffer, fetch and check
  * @VROCE_HCA_STAGE_EXEC: its execution: keys, translation, copy, the
  *	responder's side (a SEND's receive and CQE)
@@ -97,6 +99,7 @@ void vroce_hca_busy_qp(struct vroce_hca *hca, u32 qpn, bool busy);
 enum vroce_hca_stage {
 	VROCE_HCA_STAGE_WAKE,
 	VROCE_HCA_STAGE_VISIT,
+	VROCE_HCA_STAGE_SYNC,
 	VROCE_HCA_STAGE_FETCH,
 	VROCE_HCA_STAGE_EXEC,
 	VROCE_HCA_STAGE_COMPLETE,

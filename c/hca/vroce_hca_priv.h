@@ -131,7 +131,6 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/if_ether.h>
-#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
@@ -570,7 +569,8 @@ struct vroce_hca {
 	 * context lent by CMDQ_LEND (which only tries it); outside @wire_lock.
 	 */
 	struct mutex cmd_run;
-	/* Issue 33: the stage clock's sums (vroce_hca_stage_clock()). */
+	/* Issue 33: the stage clock runs, its sums (vroce_hca_stage_clock()). */
+	bool stage_on;
 	atomic64_t stage_ns[VROCE_HCA_STAGES];
 	atomic64_t stage_visits;
 	atomic64_t stage_wqes;
@@ -614,14 +614,10 @@ static inline u32 vroce_hca_reg(struct vroce_hca *hca, u32 off)
 	return hca->regs[off / sizeof(u32)];
 }
 
-/* Issue 33: the stage clock runs (vroce_hca_stage_clock()). */
-DECLARE_STATIC_KEY_FALSE(vroce_hca_stage_key);
-
-/* Now, for the stage clock; 0 while it stops. */
-static inline u64 vroce_hca_stage_now(void)
+/* Now, for @hca's stage clock (issue 33); 0 while it stops. */
+static inline u64 vroce_hca_stage_now(struct vroce_hca *hca)
 {
-	return static_branch_unlikely(&vroce_hca_stage_key) ?
-	       ktime_get_ns() : 0;
+	return unlikely(READ_ONCE(hca->stage_on)) ? ktime_get_ns() : 0;
 }
 
 /* Add the time since *@t (when clocked) to @stage; *@t becomes now. */
@@ -630,7 +626,7 @@ static inline void vroce_hca_stage_add(struct vroce_hca *hca,
 {
 	u64 now;
 
-	if (!static_branch_unlikely(&vroce_hca_stage_key) || !*t)
+	if (!*t)
 		return;
 	now = ktime_get_ns();
 	atomic64_add(now - *t, &hca->stage_ns[stage]);

@@ -701,7 +701,7 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_op op = { .qp = qp, .idx = sq->ci, .off = qp->msg_off };
-	u64 t = vroce_hca_stage_now();
+	u64 t = vroce_hca_stage_now(hca);
 	u32 b = vroce_hca_bounce_get(hca);
 
 	op.buf = hca->bounce[b];
@@ -789,6 +789,7 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_wq *rq = &qp->wq[VROCE_HCA_RQ];
+	u64 t = vroce_hca_stage_now(hca);
 	u32 state;
 
 	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
@@ -797,6 +798,7 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	vroce_hca_wq_sync(hca, qp, VROCE_HCA_RQ);
 	vroce_hca_rq_leave(hca, qp);
 	vroce_hca_wq_sync(hca, qp, VROCE_HCA_SQ);
+	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_SYNC, &t);
 	while (sq->ci != sq->pi) {
 		/* Another engine may fail this QP at any time. */
 		state = READ_ONCE(qp->state);

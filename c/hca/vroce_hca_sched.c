@@ -100,7 +100,7 @@ static void vroce_hca_qp_work(struct work_struct *work)
 	struct vroce_hca *hca = x->hca;
 	u32 slot = x - hca->qpx;
 	struct vroce_hca_qp *qp = &hca->qps[slot];
-	u64 t = vroce_hca_stage_now(), rung = xchg(&x->rung_ns, 0);
+	u64 t = vroce_hca_stage_now(hca), rung = xchg(&x->rung_ns, 0);
 
 	if (t && rung && t > rung)
 		atomic64_add(t - rung, &hca->stage_ns[VROCE_HCA_STAGE_WAKE]);
@@ -120,8 +120,11 @@ static void vroce_hca_qp_work(struct work_struct *work)
 		up_read(hca->wire_lock);
 		mutex_unlock(&x->run);
 	}
+	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_VISIT, &t);
 	if (vroce_hca_enabled(hca) && qp->valid)
 		vroce_hca_qp_run(hca, qp, VROCE_HCA_QP_BUDGET);
+	if (t)
+		t = ktime_get_ns();
 	vroce_hca_timer_arm(hca);
 	vroce_hca_engine_raise(hca);
 	up_read(hca->wire_lock);
@@ -175,7 +178,7 @@ static void vroce_hca_db_qp(struct vroce_hca *hca, int q, u32 val)
 			return;
 	}
 	/* The stage clock: the first doorbell the visit will answer. */
-	if (static_branch_unlikely(&vroce_hca_stage_key) &&
+	if (unlikely(READ_ONCE(hca->stage_on)) &&
 	    !READ_ONCE(hca->qpx[slot].rung_ns))
 		WRITE_ONCE(hca->qpx[slot].rung_ns, ktime_get_ns());
 	vroce_hca_queue(hca, &hca->qpx[slot].work);
@@ -423,12 +426,10 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_hca_busy_qp);
 
 /* ---- issue 33: the stage clock ---- */
 
-DEFINE_STATIC_KEY_FALSE(vroce_hca_stage_key);
-
 /**
  * vroce_hca_stage_clock() - start or stop the engine's stage clock
  * @hca: the HCA whose sums start afresh when the clock starts
- * @on: start it (for every HCA: one switch, patched into the code)
+ * @on: start it, or stop it
  *
  * While it stops the engine reads no clock. Stopping it waits for the
  * visits under way, whose time then counts whole. For 'make bench'.
@@ -444,10 +445,10 @@ void vroce_hca_stage_clock(struct vroce_hca *hca, bool on)
 			atomic64_set(&hca->stage_ns[i], 0);
 		atomic64_set(&hca->stage_visits, 0);
 		atomic64_set(&hca->stage_wqes, 0);
-		static_branch_enable(&vroce_hca_stage_key);
+		WRITE_ONCE(hca->stage_on, true);
 	} else {
 		flush_workqueue(hca->qp_wq);
-		static_branch_disable(&vroce_hca_stage_key);
+		WRITE_ONCE(hca->stage_on, false);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_hca_stage_clock);
