@@ -401,6 +401,8 @@ struct vroce_hca_irq {
  * @run: (issue 31, lend) held by whatever executes the QP's send queue:
  *	its work item, or a context lent by a DB_LEND write; so that the
  *	QP's WQEs run in one context at a time, in order
+ * @rung_ns: (issue 33) while the stage clock runs, when the first doorbell
+ *	the next visit answers was rung; 0: none since the last visit began
  */
 struct vroce_hca_qp_exec {
 	struct vroce_hca *hca;
@@ -408,7 +410,7 @@ struct vroce_hca_qp_exec {
 	struct mutex lock;	/* protects the RQ */
 	u32 gen;
 	struct mutex run;	/* one engine in the SQ at a time */
-	u64 rung_ns;		/* issue 33: stage clock, first doorbell */
+	u64 rung_ns;
 };
 
 /**
