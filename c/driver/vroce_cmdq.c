@@ -23,6 +23,7 @@
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "vroce.h"
@@ -52,6 +53,18 @@ VISIBLE_IF_KUNIT bool vroce_cmd_lend = true;
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_lend);
 module_param_named(cmd_lend, vroce_cmd_lend, bool, 0644);
 MODULE_PARM_DESC(cmd_lend, "carry out HCA commands in the submitter's context when the HCA can (default: on)");
+
+/*
+ * Whether the submitter may lend its context (review of issue 33): its
+ * command then holds the HCA's command processor and the wire's lock, in
+ * the submitter's context. A task the scheduler serves less than the
+ * HCA's own work (SCHED_IDLE, a positive nice value), preempted there,
+ * would hold up every HCA on the wire: its commands go to that work.
+ */
+static bool vroce_cmdq_may_lend(void)
+{
+	return current->policy != SCHED_IDLE && task_nice(current) <= 0;
+}
 
 /* The one mapping from HCA status to errno. */
 static int vroce_cmd_errno(u16 status)
@@ -342,7 +355,7 @@ int vroce_cmdq_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 	 * write, as the HCA may have seen nothing yet.
 	 */
 	lend = READ_ONCE(vroce_cmd_lend) && !q->lending &&
-	       (vdev->attr.caps & VROCE_CAP_CMD_LEND);
+	       (vdev->attr.caps & VROCE_CAP_CMD_LEND) && vroce_cmdq_may_lend();
 	if (vroce_hw_cmdq_doorbell(&vdev->hw, q->dbr, q->pi, lend)) {
 		q->doorbells++;
 	} else {

@@ -86,7 +86,8 @@ struct vroce_cmdq_ctx {
  * @dbr: the doorbell record (DMA-coherent), where @pi goes
  * @dbr_dma: its DMA address
  * @doorbells: CMDQ_PI and CMDQ_LEND doorbells rung; @pi less this is the
- *	commands that found the HCA busy and needed none
+ *	commands that found the HCA busy and needed none (those posted while
+ *	a lend was pending ring CMDQ_PI whether it was busy or not)
  * @lending: a submitter found the HCA idle and is about to lend it its
  *	context (issue 33): those posting meanwhile ring CMDQ_PI themselves
  * @timeout_ms: how long a command may take, waiting for a slot included

@@ -302,9 +302,12 @@ static int vroce_hca_one_cmd(struct vroce_hca *hca,
 		down_write(hca->wire_lock);
 	}
 
-	/* The knobs apply to every command, or to one opcode only. */
-	faulty = !hca->fault_opcode ||
-		 le16_to_cpu(hdr->opcode) == hca->fault_opcode;
+	/*
+	 * The knobs apply to every command, or to one opcode only; a lent
+	 * context found them off above, and one armed since acts on the next.
+	 */
+	faulty = !lent && (!hca->fault_opcode ||
+			   le16_to_cpu(hdr->opcode) == hca->fault_opcode);
 	if (faulty && hca->fail_cmds) {
 		hca->fail_cmds--;
 		status = hca->fail_status ?: VROCE_CMD_INTERNAL;
