@@ -379,6 +379,14 @@ int vroce_cmdq_exec(struct vroce_dev *vdev, void *req, size_t req_len,
 		vroce_cmdq_collect(vdev);
 		spin_unlock(&q->lock);
 		wake_up(&q->space);
+		/*
+		 * A submitter that waited for its response let others run;
+		 * one whose command ran here has not: a caller issuing
+		 * commands in a loop must not keep the HCA's engines and
+		 * every other task off a CPU that does not preempt
+		 * (vroce_resize.under_traffic polled 0 CQEs in 18 M resizes).
+		 */
+		cond_resched();
 	}
 
 	/*
