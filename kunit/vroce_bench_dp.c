@@ -70,7 +70,7 @@ static u64 dp_now(const struct dp_clock *clk)
 static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
 		  int n, int window, u64 *ns, struct dp_clock *clk)
 {
-	u64 t;
+	u64 t, now;
 	int per = op == IB_WR_SEND ? 2 : 1, left = nd, got, i, k, err = 0;
 	int *posted = kcalloc(2 * nd, sizeof(*posted), GFP_KERNEL);
 	u64 t0 = ktime_get_ns();
@@ -112,8 +112,9 @@ static int dp_run(struct vroce_lb *d, int nd, enum ib_wr_opcode op, u32 len,
 					posted[k]++;
 			}
 			if (clk) {
-				clk->post_ns += ktime_get_ns() - t;
-				t = ktime_get_ns();
+				now = ktime_get_ns();
+				clk->post_ns += now - t;
+				t = now;
 			}
 			got = ib_poll_cq(d[k].cq, ARRAY_SIZE(wc), wc);
 			if (clk)
@@ -354,10 +355,10 @@ static void dp_stages(struct kunit *test, struct vroce_lb *d,
 	}
 	rnr = dp_counter(d->ibdev, VROCE_CNT_RNR_NAK_SENT) - rnr;
 
-	pr_info("vroce-bench: stages of %s, %d messages, %d in flight, best of %d clocked rounds: %llu ns per message clocked, %llu unclocked; %llu.%llu messages per engine visit, %llu RNR waits\n",
+	pr_info("vroce-bench: stages of %s, %d messages, %d in flight, best of %d clocked rounds: %llu ns per message clocked, %llu unclocked; %llu.%llu messages per engine visit, %llu RNR waits in the %d rounds\n",
 		what, DP_MSGS, DP_WINDOW, DP_ROUNDS, div_u64(ns, DP_MSGS), best_ns,
 		div64_u64(hc.wqes, hc.visits ?: 1),
-		div64_u64(hc.wqes * 10, hc.visits ?: 1) % 10, rnr);
+		div64_u64(hc.wqes * 10, hc.visits ?: 1) % 10, rnr, DP_ROUNDS);
 	dp_stage_row("client: post_send (and recv)", clk.post_ns, DP_MSGS, ns);
 	dp_stage_row("engine: visit (locks, raise)",
 		     hc.ns[VROCE_HCA_STAGE_VISIT], DP_MSGS, ns);

@@ -282,13 +282,13 @@ static int vroce_hca_one_cmd(struct vroce_hca *hca,
 	u8 req[VROCE_CMD_REQ_SIZE], resp[VROCE_CMD_SLOT_SIZE - VROCE_CMD_REQ_SIZE];
 	struct vroce_resp_hdr *rh = (void *)resp;
 	const struct vroce_cmd_hdr *hdr = (void *)req;
-	u32 delay = READ_ONCE(hca->delay_ms);
+	u32 delay = lent ? 0 : READ_ONCE(hca->delay_ms);
 	bool faulty;
 	u8 *p;
 	u16 status;
 
-	/* Checked here, after delay was read: what it read is what runs. */
-	if (lent && (delay || vroce_hca_cmd_knobs(hca)))
+	/* The one look a lent context takes at the knobs. */
+	if (lent && vroce_hca_cmd_knobs(hca))
 		return -EAGAIN;
 	p = vroce_hca_ring_entry(hca, ring, ci);
 	if (!p)
@@ -476,7 +476,7 @@ void vroce_hca_cmd_lend(struct vroce_hca *hca, u32 end)
 	bool left = true;
 
 	if ((READ_ONCE(hca->caps) & VROCE_CAP_CMD_LEND) &&
-	    !vroce_hca_cmd_knobs(hca) && mutex_trylock(&hca->cmd_run)) {
+	    mutex_trylock(&hca->cmd_run)) {
 		left = vroce_hca_cmd_run(hca, true, end);
 		mutex_unlock(&hca->cmd_run);
 	}
