@@ -65,6 +65,12 @@ struct vroce_buf_region_attr {
  *	smallest that fits) and, for a user buffer, the page size
  * @iova: the address the HCA uses for the start of a user buffer; page
  *	sizes are chosen so that @iova and the buffer agree in alignment
+ * @sparse: with @mtt_only, one region behind one to three levels of
+ *	tables (never hop 0 or direct; an adaptive hop number is at least
+ *	1) of which only the root is built now: the tables below it are
+ *	allocated as pages are mapped with vroce_mtr_map_range(), and every
+ *	page not mapped has an empty entry, or an empty entry above it
+ *	(on-demand paging MRs: the HCA faults on either)
  */
 struct vroce_buf_attr {
 	struct vroce_buf_region_attr region[VROCE_MTR_MAX_REGIONS];
@@ -74,6 +80,7 @@ struct vroce_buf_attr {
 	bool mtt_only;
 	bool adaptive;
 	u64 iova;
+	bool sparse;
 };
 
 /**
@@ -111,7 +118,8 @@ struct vroce_mtr_region {
  * -EINVAL for a bad argument: NULL @dev, @mtr or @attr; @region_count out
  * of range; a page shift or @ba_page_shift out of range; a hop number above
  * VROCE_MTR_MAX_HOP; a zero-size region; more than VROCE_MTR_MAX_PAGES
- * pages; @mtt_only with @udata; a user buffer no page size up to
+ * pages; @mtt_only with @udata; @sparse without @mtt_only, with more
+ * than one region or with a hop-0 region; a user buffer no page size up to
  * @page_shift can map, or whose region sizes are not page multiples adding
  * up to the pinned buffer;
  * -ERANGE when no BA table page size up to VROCE_MTR_MAX_BA_PAGE_SHIFT
@@ -146,6 +154,7 @@ void vroce_mtr_destroy(struct vroce_dev *dev, struct vroce_mtr *mtr);
  *	buffer page size
  * @count: number of entries in @pages
  *
+ * Not for a sparse MTR (-EINVAL): it is mapped by ranges.
  * For a table-only (mtt_only) MTR @count may be less than its page count:
  * the first @count pages are mapped and vroce_mtr_find() reports only
  * those (fast-register MRs). An MTR with a buffer must be remapped whole.
@@ -155,8 +164,8 @@ void vroce_mtr_destroy(struct vroce_dev *dev, struct vroce_mtr *mtr);
  * 2^19 pages, so smaller maps (fast-register MRs) may run in atomic
  * context. The caller serialises map and find on one MTR.
  * Return: 0 on success, or
- * -EINVAL for NULL @mtr or @pages, zero @count, or @count above the MTR's
- * page count (a write past the end of the tables);
+ * -EINVAL for NULL @mtr or @pages, zero @count, @count above the MTR's
+ * page count (a write past the end of the tables), or a sparse MTR;
  * -ENOBUFS when @count differs from the page count of an MTR with a
  * buffer, or a direct or hop-0 run of pages is not contiguous; the MTR
  * then reports no mapped pages until a map succeeds.
@@ -175,6 +184,8 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
  *	holds the entry for @offset (for a direct MTR or a hop-0 region: the
  *	address of the region's first page)
  *
+ * For a sparse MTR the run ends before the first page not mapped.
+ *
  * Context: any context; does not sleep or allocate.
  * Return: the number of addresses written (1 to @max), or
  * -EINVAL for NULL @mtr or @addrs, or @max below 1;
@@ -182,6 +193,52 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
  */
 int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
 		   u64 offset, u64 *addrs, u32 max, u64 *base_addr);
+
+/**
+ * vroce_mtr_map_range() - map pages of a sparse MTR, anywhere in it
+ * @dev: the device the MTR was created for
+ * @mtr: a sparse MTR
+ * @first: index of the first page to map
+ * @pages: DMA addresses of pages @first to @first + @count - 1, each
+ *	aligned to the buffer page size
+ * @count: number of entries in @pages, at least 1
+ *
+ * Allocates the tables the range needs (zeroed, linked into the table
+ * above only once complete) and writes each page's entry once, so that
+ * the HCA, walking the tables meanwhile, finds for each page either no
+ * entry or the new one. Pages mapped before stay mapped; an entry of the
+ * range already mapped is overwritten.
+ *
+ * Context: process context, may sleep (allocates tables). The caller
+ * serialises map_range, unmap_range and find on one MTR.
+ * Return: 0, or -EINVAL for a NULL @mtr or @pages, zero @count, a range
+ * past the MTR's pages, an MTR that is not sparse, or a misaligned
+ * address (no entry is written then); -ENOMEM when a table cannot be
+ * allocated: the pages before it are mapped, the others not.
+ */
+int vroce_mtr_map_range(struct vroce_dev *dev, struct vroce_mtr *mtr,
+			u64 first, const dma_addr_t *pages, u64 count);
+
+/**
+ * vroce_mtr_unmap_range() - unmap pages of a sparse MTR
+ * @dev: the device the MTR was created for
+ * @mtr: a sparse MTR
+ * @first: index of the first page to unmap
+ * @count: number of pages, at least 1
+ *
+ * Empties the pages' entries (each written once); the tables stay, for
+ * the next map. The HCA may still be using an address it read before:
+ * the caller fences (a command: the HCA runs none beside an access)
+ * before it lets the pages go.
+ *
+ * Context: any context; does not sleep or allocate. The caller
+ * serialises as for vroce_mtr_map_range().
+ * Return: the number of pages of the range that were mapped (0 to
+ * @count), or -EINVAL for a NULL @mtr, zero @count, a range past the
+ * MTR's pages, or an MTR that is not sparse.
+ */
+s64 vroce_mtr_unmap_range(struct vroce_dev *dev, struct vroce_mtr *mtr,
+			  u64 first, u64 count);
 
 /**
  * vroce_mtr_root_ba() - the address the HCA starts a translation from
@@ -309,6 +366,8 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
 #define VROCE_IB_ACCESS_REMOTE_READ	4
 #define VROCE_IB_ACCESS_REMOTE_ATOMIC	8
 #define VROCE_IB_ACCESS_MW_BIND		16
+/* IB_ACCESS_ON_DEMAND: on-demand paging, vroce_mr_obj_create_odp() only */
+#define VROCE_IB_ACCESS_ON_DEMAND	64
 /* IB_ACCESS_OPTIONAL: hints (relaxed ordering and others), dropped */
 #define VROCE_IB_ACCESS_OPTIONAL	0x3ff00000
 
@@ -323,6 +382,10 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
 #define VROCE_MR_TYPE_DMA		0	/* bus addresses, no table */
 #define VROCE_MR_TYPE_USER		1	/* pinned pages behind an MTR */
 #define VROCE_MR_TYPE_FRMR		2	/* table filled by REG_MR */
+#define VROCE_MR_TYPE_ODP		3	/* sparse table, pages on fault */
+
+/* Pages an on-demand paging fault maps at least (aligned window). */
+#define VROCE_MR_ODP_FAULT_PAGES	16
 
 /* Page size of fast-register MRs (VROCE_FRMR_PAGE_SHIFT). */
 #define VROCE_MR_FRMR_PAGE_SHIFT	12
@@ -343,6 +406,9 @@ void *vroce_mtr_buf_kva(const struct vroce_mtr *mtr, u64 offset);
  * @length: bytes
  * @mtr: its pages, NULL for a DMA MR; owned by the MR object: read it
  *	only (vroce_mtr_find() and the getters), never map or destroy it
+ *
+ * @kind is VROCE_MR_TYPE_ODP for an on-demand paging MR: the HCA raises a
+ * page fault where its tables have no entry.
  */
 struct vroce_mr_desc {
 	u32 pdn;
@@ -402,6 +468,23 @@ struct vroce_mr_info {
 };
 
 /**
+ * struct vroce_mr_odp_range - pages of an on-demand paging MR
+ * @first: index of the first page among the MR's pages
+ * @count: number of pages (0: none)
+ * @user_addr: user address of page @first
+ * @user_len: bytes from @user_addr the pages span
+ *
+ * Page i of the MR is the page at user address @user_addr of page 0 plus
+ * i pages; its size is the MTR's buffer page size (PAGE_SIZE).
+ */
+struct vroce_mr_odp_range {
+	u64 first;
+	u64 count;
+	u64 user_addr;
+	u64 user_len;
+};
+
+/**
  * vroce_mr_rights() - IB access flags as the HCA's rights
  * @access: IB_ACCESS_* flags; the optional hints are dropped
  * @rights: where the VROCE_MR_RIGHT_* rights are written; only on success
@@ -451,6 +534,86 @@ int vroce_mr_obj_create_dma(struct vroce_dev *dev, int access,
 int vroce_mr_obj_create_user(struct vroce_dev *dev,
 			     const struct vroce_mr_user_attr *attr,
 			     struct ib_udata *udata, struct vroce_mr_obj **mr);
+
+/**
+ * vroce_mr_obj_create_odp() - an on-demand paging MR object: nothing pinned
+ * @dev: the device
+ * @attr: the memory, with IB_ACCESS_ON_DEMAND in @access; not referenced
+ *	afterwards
+ * @mr: where the new object (state NEW) is returned; only on success
+ *
+ * Builds a sparse MTR (see struct vroce_buf_attr) of CPU pages over the
+ * pages [@start, @start + @length) spans, with no page mapped: the
+ * caller maps pages as the HCA faults on them (vroce_mr_obj_odp_fault(),
+ * vroce_mr_obj_odp_map()) and unmaps them when the memory changes
+ * (vroce_mr_obj_odp_invalidate()). The memory itself is the caller's to
+ * track (ib_umem_odp): the object never pins or reads it.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a NULL argument, a zero @length or one above
+ * @max_length, an @iova range that wraps, a @start range that wraps, an
+ * @iova whose offset in its CPU page differs from @start's, or no
+ * IB_ACCESS_ON_DEMAND in @access; an error of vroce_mr_rights() for the
+ * other flags; -ENOMEM; an error of vroce_mtr_create().
+ */
+int vroce_mr_obj_create_odp(struct vroce_dev *dev,
+			    const struct vroce_mr_user_attr *attr,
+			    struct vroce_mr_obj **mr);
+
+/**
+ * vroce_mr_obj_odp_fault() - the pages to map for an HCA page fault
+ * @mr: an on-demand paging MR object
+ * @iova: the address the HCA faulted at
+ * @len: bytes from @iova the access needs, at least 1
+ * @range: where the pages are written: those holding the access, widened
+ *	to the VROCE_MR_ODP_FAULT_PAGES-aligned window around them (a fault
+ *	maps ahead), within the MR
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for an MR that is not on-demand paging, a zero
+ * @len, an access not inside the MR, or a NULL @range.
+ */
+int vroce_mr_obj_odp_fault(const struct vroce_mr_obj *mr, u64 iova, u64 len,
+			   struct vroce_mr_odp_range *range);
+
+/**
+ * vroce_mr_obj_odp_map() - map pages of an on-demand paging MR
+ * @dev: the device
+ * @mr: an on-demand paging MR object
+ * @range: the pages, as vroce_mr_obj_odp_fault() gave them (or part)
+ * @pages: their DMA addresses, @range->count of them
+ *
+ * Context: process context, may sleep; the caller serialises it with
+ * vroce_mr_obj_odp_invalidate() on the MR (the umem's mutex).
+ * Return: 0, or -EINVAL for an MR that is not on-demand paging, a NULL
+ * argument or an empty range; an error of vroce_mtr_map_range().
+ */
+int vroce_mr_obj_odp_map(struct vroce_dev *dev, struct vroce_mr_obj *mr,
+			 const struct vroce_mr_odp_range *range,
+			 const dma_addr_t *pages);
+
+/**
+ * vroce_mr_obj_odp_invalidate() - unmap the MR's pages in a user range
+ * @dev: the device
+ * @mr: an on-demand paging MR object
+ * @start: first user address of the range (an MMU notifier's)
+ * @end: the address after the range
+ * @range: where the MR's pages that meet [@start, @end) are written
+ *	(count 0 when none do)
+ *
+ * Empties the entries of those pages; the caller then fences the HCA
+ * (no access through the old entries may be in flight) before it lets
+ * the pages go.
+ *
+ * Context: any context; does not sleep. Serialised with
+ * vroce_mr_obj_odp_map() by the caller.
+ * Return: the number of those pages that were mapped (0: no fence is
+ * needed), or -EINVAL for an MR that is not on-demand paging, @end not
+ * above @start, or a NULL @range.
+ */
+s64 vroce_mr_obj_odp_invalidate(struct vroce_dev *dev, struct vroce_mr_obj *mr,
+				u64 start, u64 end,
+				struct vroce_mr_odp_range *range);
 
 /**
  * vroce_mr_obj_create_frmr() - a fast-register MR object, tables empty

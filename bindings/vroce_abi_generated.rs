@@ -12,6 +12,7 @@ pub const VROCE_IB_ACCESS_REMOTE_WRITE: u32 = 2;
 pub const VROCE_IB_ACCESS_REMOTE_READ: u32 = 4;
 pub const VROCE_IB_ACCESS_REMOTE_ATOMIC: u32 = 8;
 pub const VROCE_IB_ACCESS_MW_BIND: u32 = 16;
+pub const VROCE_IB_ACCESS_ON_DEMAND: u32 = 64;
 pub const VROCE_IB_ACCESS_OPTIONAL: u32 = 1072693248;
 pub const VROCE_MR_RIGHT_LOCAL_WRITE: u32 = 1;
 pub const VROCE_MR_RIGHT_REMOTE_WRITE: u32 = 2;
@@ -21,6 +22,8 @@ pub const VROCE_MR_RIGHT_MW_BIND: u32 = 16;
 pub const VROCE_MR_TYPE_DMA: u32 = 0;
 pub const VROCE_MR_TYPE_USER: u32 = 1;
 pub const VROCE_MR_TYPE_FRMR: u32 = 2;
+pub const VROCE_MR_TYPE_ODP: u32 = 3;
+pub const VROCE_MR_ODP_FAULT_PAGES: u32 = 16;
 pub const VROCE_MR_FRMR_PAGE_SHIFT: u32 = 12;
 pub const VROCE_MR_STATE_NEW: u32 = 0;
 pub const VROCE_MR_STATE_LIVE: u32 = 1;
@@ -30,8 +33,10 @@ pub const VROCE_MR_STATE_GONE: u32 = 4;
 pub const VROCE_MW_OBJ_TYPE_1: u32 = 1;
 pub const VROCE_MW_OBJ_TYPE_2: u32 = 2;
 pub type __u32 = ffi::c_uint;
+pub type __s64 = ffi::c_longlong;
 pub type __u64 = ffi::c_ulonglong;
 pub type u32_ = __u32;
+pub type s64 = __s64;
 pub type u64_ = __u64;
 pub type bool_ = bool;
 pub type dma_addr_t = u64_;
@@ -76,6 +81,7 @@ pub struct vroce_buf_attr {
     pub mtt_only: bool_,
     pub adaptive: bool_,
     pub iova: u64_,
+    pub sparse: bool_,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -114,6 +120,23 @@ extern "C" {
         max: u32_,
         base_addr: *mut u64_,
     ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mtr_map_range(
+        dev: *mut vroce_dev,
+        mtr: *mut vroce_mtr,
+        first: u64_,
+        pages: *const dma_addr_t,
+        count: u64_,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mtr_unmap_range(
+        dev: *mut vroce_dev,
+        mtr: *mut vroce_mtr,
+        first: u64_,
+        count: u64_,
+    ) -> s64;
 }
 extern "C" {
     pub fn vroce_mtr_root_ba(mtr: *const vroce_mtr) -> u64_;
@@ -176,6 +199,14 @@ pub struct vroce_mr_info {
     pub npages: u32_,
     pub max_pages: u32_,
 }
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct vroce_mr_odp_range {
+    pub first: u64_,
+    pub count: u64_,
+    pub user_addr: u64_,
+    pub user_len: u64_,
+}
 extern "C" {
     pub fn vroce_mr_rights(access: ffi::c_int, rights: *mut u32_) -> ffi::c_int;
 }
@@ -194,6 +225,38 @@ extern "C" {
         udata: *mut ib_udata,
         mr: *mut *mut vroce_mr_obj,
     ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_create_odp(
+        dev: *mut vroce_dev,
+        attr: *const vroce_mr_user_attr,
+        mr: *mut *mut vroce_mr_obj,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_odp_fault(
+        mr: *const vroce_mr_obj,
+        iova: u64_,
+        len: u64_,
+        range: *mut vroce_mr_odp_range,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_odp_map(
+        dev: *mut vroce_dev,
+        mr: *mut vroce_mr_obj,
+        range: *const vroce_mr_odp_range,
+        pages: *const dma_addr_t,
+    ) -> ffi::c_int;
+}
+extern "C" {
+    pub fn vroce_mr_obj_odp_invalidate(
+        dev: *mut vroce_dev,
+        mr: *mut vroce_mr_obj,
+        start: u64_,
+        end: u64_,
+        range: *mut vroce_mr_odp_range,
+    ) -> s64;
 }
 extern "C" {
     pub fn vroce_mr_obj_create_frmr(
@@ -352,6 +415,9 @@ extern "C" {
 }
 extern "C" {
     pub fn vroce_core_resched();
+}
+extern "C" {
+    pub fn vroce_core_dma_wmb();
 }
 extern "C" {
     pub fn vroce_core_warn_mr_leak(state: u32_);

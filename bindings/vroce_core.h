@@ -140,6 +140,15 @@ u64 vroce_core_umem_dma_blocks(struct ib_umem *umem, unsigned long pgsz,
 void vroce_core_resched(void);
 
 /**
+ * vroce_core_dma_wmb() - order writes to DMA-coherent memory for the device
+ *
+ * dma_wmb(): a table built before the entry that links it is written.
+ *
+ * Context: any context.
+ */
+void vroce_core_dma_wmb(void);
+
+/**
  * vroce_core_warn_mr_leak() - report an MR or window object kept from
  *	being freed
  * @state: its VROCE_MR_STATE_*

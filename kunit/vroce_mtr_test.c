@@ -1111,6 +1111,201 @@ static void vroce_mtr_walker_malformed(struct kunit *test)
 	vroce_mtr_destroy(vdev, mtr);
 }
 
+/* Page @i of @mtr as the HCA finds it: its address, or the walker's error. */
+static s64 vroce_test_sparse_walk(struct kunit *test, struct vroce_dev *vdev,
+				  struct vroce_mtr *mtr, u64 i)
+{
+	struct vroce_hca_mtt mtt;
+	u64 addr, table;
+	int err;
+
+	vroce_test_mtt(test, mtr, &mtt);
+	err = vroce_hca_mtt_translate(vroce_test_dma_dev(vdev), &mtt, i, &addr,
+				      &table);
+	return err ?: (s64)addr;
+}
+
+struct vroce_mtr_sparse_case {
+	u64 pages;
+	u32 hopnum;	/* 0: adaptive */
+	u32 want_hop;
+	u64 first;	/* a range across a table's end */
+	const char *name;
+};
+
+static const struct vroce_mtr_sparse_case vroce_mtr_sparse_cases[] = {
+	{ 1, 0, 1, 0, "one page, adaptive: hop 1, never direct" },
+	{ 300, 0, 1, 100, "300 pages, adaptive: hop 1" },
+	{ UNIT * 4, 2, 2, UNIT - 3, "hop 2" },
+	{ UNIT2 + UNIT, 0, 3, UNIT2 - 3, "adaptive beyond hop 2: hop 3" },
+	{ UNIT * 3, 3, 3, UNIT * 2 - 3, "hop 3 asked for" },
+};
+
+static void vroce_mtr_sparse_desc(const struct vroce_mtr_sparse_case *c,
+				  char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vroce_mtr_sparse, vroce_mtr_sparse_cases,
+		  vroce_mtr_sparse_desc);
+
+/*
+ * A sparse MTR (on-demand paging): no page mapped at first, and the HCA's
+ * walker finds none (-ENOENT, never a table that leads nowhere); a range
+ * mapped anywhere, across a table's end, is found by find and the walker
+ * alike and only it; unmapping counts what was mapped; a bad map writes
+ * nothing; all memory goes with the MTR, the tables built on the way too.
+ */
+static void vroce_mtr_sparse(struct kunit *test)
+{
+	const struct vroce_mtr_sparse_case *c = test->param_value;
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	u64 n = min_t(u64, 7, c->pages - c->first), i, addr[8];
+	dma_addr_t *pages = vroce_test_fake_pages(test, 8, 12);
+	struct vroce_buf_attr attr = {
+		.region = { { c->pages << 12, c->hopnum } }, .region_count = 1,
+		.page_shift = 12, .mtt_only = true, .adaptive = !c->hopnum,
+		.sparse = true,
+	};
+	struct vroce_mtr_region r;
+	struct vroce_mtr *mtr;
+	s64 allocs;
+
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_region(mtr, 0, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.hopnum, c->want_hop);
+	KUNIT_EXPECT_FALSE(test, vroce_mtr_is_direct(mtr));
+	KUNIT_EXPECT_NE(test, vroce_mtr_root_ba(mtr), 0);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_page_count(mtr), c->pages);
+	/* The root table, the object and at most two arrays of table slots. */
+	KUNIT_EXPECT_LE(test, vroce_test_allocs(test, vdev), 4);
+
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map(vdev, mtr, pages, 1), -EINVAL);
+	for (i = 0; i < c->pages; i += max_t(u64, 1, c->pages / 5)) {
+		KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, i << 12, addr,
+						     1, NULL), -ENOENT);
+		KUNIT_EXPECT_EQ_MSG(test, vroce_test_sparse_walk(test, vdev,
+								 mtr, i),
+				    -ENOENT, "page %llu", i);
+	}
+
+	/* Bad maps write nothing. */
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, NULL, 0, pages, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, 0, NULL, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, 0, pages, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, c->pages, pages,
+						  1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, c->pages - 1,
+						  pages, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, 1, pages,
+						  U64_MAX), -EINVAL);
+	pages[n - 1] += 8;
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, c->first, pages,
+						  n), -EINVAL);
+	pages[n - 1] -= 8;
+	KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, c->first << 12, addr,
+					     1, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, NULL, 0, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, c->pages, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, 1, U64_MAX),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, 0, c->pages), 0);
+
+	/* A range anywhere: found by both, and nothing around it. */
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map_range(vdev, mtr, c->first, pages,
+						  n), 0);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_find(vdev, mtr, c->first << 12, addr,
+					     8, NULL), n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, addr[i], pages[i]);
+		KUNIT_EXPECT_EQ(test, vroce_test_sparse_walk(test, vdev, mtr,
+							     c->first + i),
+				(s64)pages[i]);
+	}
+	if (c->first) {
+		KUNIT_EXPECT_EQ(test, vroce_test_sparse_walk(test, vdev, mtr,
+							     c->first - 1),
+				-ENOENT);
+		KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr,
+						     (c->first - 1) << 12,
+						     addr, 1, NULL), -ENOENT);
+	}
+	if (c->first + n < c->pages)
+		KUNIT_EXPECT_EQ(test, vroce_test_sparse_walk(test, vdev, mtr,
+							     c->first + n),
+				-ENOENT);
+	/* Mapped again elsewhere in the same place: overwritten. */
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map_range(vdev, mtr, c->first,
+						  pages + 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, vroce_test_sparse_walk(test, vdev, mtr, c->first),
+			(s64)pages[1]);
+
+	/* Unmapped: counted once, then gone for the walker; tables stay. */
+	allocs = vroce_test_allocs(test, vdev);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, 0, c->pages), n);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, 0, c->pages), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, vroce_test_sparse_walk(test, vdev, mtr,
+							     c->first + i),
+				-ENOENT);
+	KUNIT_ASSERT_EQ(test, vroce_mtr_map_range(vdev, mtr, c->first, pages,
+						  n), 0);
+	KUNIT_EXPECT_EQ(test, vroce_test_allocs(test, vdev), allocs);
+	/* A hole: a find of several pages stops before it. */
+	if (n > 1) {
+		KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr,
+							    c->first + 1, 1),
+				1);
+		KUNIT_EXPECT_EQ(test, vroce_mtr_find(vdev, mtr, c->first << 12,
+						     addr, 8, NULL), 1);
+	}
+	vroce_mtr_destroy(vdev, mtr);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
+/* What a sparse MTR may not be. */
+static void vroce_mtr_sparse_attrs(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_buf_attr attr = {
+		.region = { { SZ_64K, 1 }, { SZ_64K, 1 } }, .region_count = 1,
+		.page_shift = 12, .mtt_only = true, .sparse = true,
+	};
+	struct vroce_mtr *mtr = MTR_POISON;
+	dma_addr_t page = FAKE_DMA_BASE;
+
+	attr.mtt_only = false;
+	KUNIT_EXPECT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			-EINVAL);
+	attr.mtt_only = true;
+	attr.region_count = 2;
+	KUNIT_EXPECT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			-EINVAL);
+	attr.region_count = 1;
+	attr.region[0].hopnum = 0;
+	KUNIT_EXPECT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, mtr, MTR_POISON);
+
+	/* A plain MTR is not mapped by ranges. */
+	attr.sparse = false;
+	attr.region[0].hopnum = 1;
+	KUNIT_ASSERT_EQ(test, vroce_mtr_create(vdev, &mtr, &attr, 12, NULL, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_map_range(vdev, mtr, 0, &page, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mtr_unmap_range(vdev, mtr, 0, 1), -EINVAL);
+	vroce_mtr_destroy(vdev, mtr);
+	vroce_test_expect_no_memory_held(test, vdev);
+}
+
 static struct kunit_case vroce_mtr_cases[] = {
 	KUNIT_CASE_PARAM(vroce_mtr_layouts_walk, vroce_mtr_layout_gen_params),
 	KUNIT_CASE(vroce_mtr_table_counts),
@@ -1123,6 +1318,8 @@ static struct kunit_case vroce_mtr_cases[] = {
 	KUNIT_CASE(vroce_mtr_user_buffer),
 	KUNIT_CASE(vroce_mtr_user_errors),
 	KUNIT_CASE(vroce_mtr_walker_malformed),
+	KUNIT_CASE_PARAM(vroce_mtr_sparse, vroce_mtr_sparse_gen_params),
+	KUNIT_CASE(vroce_mtr_sparse_attrs),
 	KUNIT_CASE_PARAM(vroce_mtr_alloc_faults, vroce_mtr_fault_gen_params),
 	KUNIT_CASE_SLOW(vroce_mtr_64g_table_only),
 	{}

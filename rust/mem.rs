@@ -46,6 +46,13 @@ pub(crate) fn maybe_resched(i: u64) {
     }
 }
 
+/// `dma_wmb()`: writes to DMA-coherent memory before it reach the device
+/// before those after it.
+pub(crate) fn dma_wmb() {
+    // SAFETY: (U-132) `vroce_core_dma_wmb()` has no preconditions.
+    unsafe { bindings::vroce_core_dma_wmb() };
+}
+
 /// The vroce device an MTR belongs to.
 ///
 /// # Invariants

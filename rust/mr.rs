@@ -24,6 +24,7 @@ const IB_REMOTE_WRITE: i32 = bindings::VROCE_IB_ACCESS_REMOTE_WRITE as i32;
 const IB_REMOTE_READ: i32 = bindings::VROCE_IB_ACCESS_REMOTE_READ as i32;
 const IB_REMOTE_ATOMIC: i32 = bindings::VROCE_IB_ACCESS_REMOTE_ATOMIC as i32;
 const IB_MW_BIND: i32 = bindings::VROCE_IB_ACCESS_MW_BIND as i32;
+const IB_ON_DEMAND: i32 = bindings::VROCE_IB_ACCESS_ON_DEMAND as i32;
 const IB_OPTIONAL: i32 = bindings::VROCE_IB_ACCESS_OPTIONAL as i32;
 const IB_REMOTE: i32 = IB_REMOTE_READ | IB_REMOTE_WRITE | IB_REMOTE_ATOMIC;
 const IB_KNOWN: i32 = IB_LOCAL_WRITE | IB_REMOTE | IB_MW_BIND | IB_OPTIONAL;
@@ -41,6 +42,8 @@ pub(crate) enum MrType {
     User,
     /// A table filled by REG_MR work requests from the page list.
     Frmr,
+    /// On-demand paging: a sparse table, pages mapped as the HCA faults.
+    Odp,
 }
 
 impl MrType {
@@ -50,6 +53,7 @@ impl MrType {
             MrType::Dma => bindings::VROCE_MR_TYPE_DMA,
             MrType::User => bindings::VROCE_MR_TYPE_USER,
             MrType::Frmr => bindings::VROCE_MR_TYPE_FRMR,
+            MrType::Odp => bindings::VROCE_MR_TYPE_ODP,
         }
     }
 }
@@ -185,6 +189,19 @@ pub(crate) struct UserMem {
     pub(crate) max_length: u64,
 }
 
+/// Pages of an on-demand paging MR (`struct vroce_mr_odp_range`).
+#[derive(Default)]
+pub(crate) struct OdpRange {
+    /// Index of the first page among the MR's pages.
+    pub(crate) first: u64,
+    /// Pages (0: none).
+    pub(crate) count: u64,
+    /// User address of page `first`.
+    pub(crate) user_addr: u64,
+    /// Bytes the pages span.
+    pub(crate) user_len: u64,
+}
+
 /// The fast-register page list: what `map_mr_sg` collects.
 ///
 /// # Invariants
@@ -207,6 +224,8 @@ pub(crate) struct MrObj {
     // drop order, as in C.
     mtr: Option<CoreBox<Mtr>>,
     pbl: Option<PageList>,
+    /// User address of the first page (on-demand paging).
+    ustart: u64,
 }
 
 /// What the driver may read of an MR object (`struct vroce_mr_info`), and
@@ -233,6 +252,7 @@ impl MrObj {
             length,
             mtr: None,
             pbl: None,
+            ustart: 0,
         }
     }
 
@@ -294,6 +314,111 @@ impl MrObj {
         attr.region[0].hopnum = if max_pages <= 4096 / BA_BYTES { 1 } else { 2 };
         obj.mtr = Some(Mtr::create(dev, &attr, FRMR_PAGE_SHIFT, None)?);
         Ok(obj)
+    }
+
+    /// An on-demand paging MR: a sparse table of CPU pages over the pages
+    /// the memory spans, none mapped.
+    pub(crate) fn odp(dev: Dev, mem: &UserMem) -> Result<CoreBox<MrObj>> {
+        let page_size = kernel::page::PAGE_SIZE as u64;
+        if mem.length == 0 || mem.length > mem.max_length {
+            return Err(EINVAL);
+        }
+        mem.iova.checked_add(mem.length - 1).ok_or(EINVAL)?;
+        let end = mem.start.checked_add(mem.length - 1).ok_or(EINVAL)?;
+        if end > u64::MAX - page_size
+            || (mem.start ^ mem.iova) & (page_size - 1) != 0
+            || mem.access & IB_ON_DEMAND == 0
+        {
+            return Err(EINVAL);
+        }
+        let r = rights(mem.access & !IB_ON_DEMAND)?;
+        let mut obj = CoreBox::new(dev, MrObj::new(MrType::Odp, r, mem.iova, mem.length))?;
+        obj.ustart = mem.start & !(page_size - 1);
+        let uend = (end + 1).next_multiple_of(page_size);
+        let shift = kernel::page::PAGE_SHIFT as u32;
+        let mut attr = buf_attr(uend - obj.ustart, shift);
+        attr.mtt_only = true;
+        attr.adaptive = true;
+        attr.sparse = true;
+        obj.mtr = Some(Mtr::create(dev, &attr, shift, None)?);
+        Ok(obj)
+    }
+
+    /// Pages `first..end` as a range.
+    fn odp_span(&self, first: u64, end: u64) -> OdpRange {
+        let shift = kernel::page::PAGE_SHIFT as u32;
+        OdpRange {
+            first,
+            count: end - first,
+            user_addr: self.ustart + (first << shift),
+            user_len: (end - first) << shift,
+        }
+    }
+
+    /// The pages to map for a fault at `iova` of `len` bytes
+    /// (`vroce_mr_obj_odp_fault()`).
+    pub(crate) fn odp_fault(&self, iova: u64, len: u64) -> Result<OdpRange> {
+        let shift = kernel::page::PAGE_SHIFT as u32;
+        let page_size = 1u64 << shift;
+        let win = u64::from(bindings::VROCE_MR_ODP_FAULT_PAGES);
+        if self.ty != MrType::Odp
+            || len == 0
+            || iova < self.iova
+            || iova - self.iova >= self.length
+            || len > self.length - (iova - self.iova)
+        {
+            return Err(EINVAL);
+        }
+        let mtr = self.mtr.as_ref().ok_or(EINVAL)?;
+        // Byte offset from the start of the MR's first page.
+        let off = (self.iova & (page_size - 1)) + (iova - self.iova);
+        let first = (off >> shift) / win * win;
+        let end = (((off + len - 1) >> shift) + 1).next_multiple_of(win);
+        Ok(self.odp_span(first, end.min(mtr.page_count())))
+    }
+
+    /// Whether `range` is a non-empty range of this on-demand paging MR's
+    /// pages.
+    pub(crate) fn odp_check(&self, range: &OdpRange) -> Result {
+        let pages = self.mtr.as_ref().ok_or(EINVAL)?.page_count();
+        if self.ty != MrType::Odp
+            || range.count == 0
+            || range.first >= pages
+            || range.count > pages - range.first
+        {
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+
+    /// Maps the pages of `range` (`vroce_mr_obj_odp_map()`).
+    pub(crate) fn odp_map(&mut self, range: &OdpRange, pages: &[u64]) -> Result {
+        if self.ty != MrType::Odp || range.count == 0 {
+            return Err(EINVAL);
+        }
+        let mtr = self.mtr.as_mut().ok_or(EINVAL)?;
+        mtr.map_range(range.first, pages)
+    }
+
+    /// Unmaps the pages that meet user addresses `start..end`; returns
+    /// them and how many were mapped (`vroce_mr_obj_odp_invalidate()`).
+    pub(crate) fn odp_invalidate(&mut self, start: u64, end: u64) -> Result<(OdpRange, u64)> {
+        let shift = kernel::page::PAGE_SHIFT as u32;
+        if self.ty != MrType::Odp || end <= start {
+            return Err(EINVAL);
+        }
+        let ustart = self.ustart;
+        let pages = self.mtr.as_ref().ok_or(EINVAL)?.page_count();
+        let uend = ustart + (pages << shift);
+        if end <= ustart || start >= uend {
+            return Ok((OdpRange::default(), 0));
+        }
+        let first = (start.max(ustart) - ustart) >> shift;
+        let last = (end.min(uend) - 1 - ustart) >> shift;
+        let range = self.odp_span(first, last + 1);
+        let mtr = self.mtr.as_mut().ok_or(EINVAL)?;
+        let was = mtr.unmap_range(range.first, range.count)?;
+        Ok((range, was))
     }
 
     /// What CREATE_MR is to be told; only before it.

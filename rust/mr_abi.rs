@@ -9,7 +9,7 @@
 
 use crate::bindings;
 use crate::mem::{CoreBox, Dev};
-use crate::mr::{self, Info, MrObj, State, UserMem};
+use crate::mr::{self, Info, MrObj, OdpRange, State, UserMem};
 use core::ptr::NonNull;
 use kernel::error::code::EINVAL;
 use kernel::ffi::c_int;
@@ -20,6 +20,13 @@ const _: () = {
     let _ = [bindings::vroce_mr_obj_create_dma, vroce_mr_obj_create_dma];
     let _ = [bindings::vroce_mr_obj_create_user, vroce_mr_obj_create_user];
     let _ = [bindings::vroce_mr_obj_create_frmr, vroce_mr_obj_create_frmr];
+    let _ = [bindings::vroce_mr_obj_create_odp, vroce_mr_obj_create_odp];
+    let _ = [bindings::vroce_mr_obj_odp_fault, vroce_mr_obj_odp_fault];
+    let _ = [bindings::vroce_mr_obj_odp_map, vroce_mr_obj_odp_map];
+    let _ = [
+        bindings::vroce_mr_obj_odp_invalidate,
+        vroce_mr_obj_odp_invalidate,
+    ];
     let _ = [bindings::vroce_mr_obj_describe, vroce_mr_obj_describe];
     let _ = [bindings::vroce_mr_obj_registered, vroce_mr_obj_registered];
     let _ = [
@@ -185,6 +192,141 @@ pub unsafe extern "C" fn vroce_mr_obj_create_frmr(
 ) -> c_int {
     // SAFETY: (U-43) as `create()` requires, per the contract.
     unsafe { create(dev, mr, |dev| MrObj::frmr(dev, max_pages, limit)) }
+}
+
+/// The ABI's range from the object's.
+fn odp_range(r: &OdpRange) -> bindings::vroce_mr_odp_range {
+    bindings::vroce_mr_odp_range {
+        first: r.first,
+        count: r.count,
+        user_addr: r.user_addr,
+        user_len: r.user_len,
+    }
+}
+
+/// See `vroce_mr_obj_create_odp()`.
+///
+/// # Safety
+///
+/// (U-138) `dev` is NULL or a live device that outlives the object; `attr`
+/// is NULL or valid for reading; `mr` is NULL or valid for writing a
+/// pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_create_odp(
+    dev: *mut bindings::vroce_dev,
+    attr: *const bindings::vroce_mr_user_attr,
+    mr: *mut *mut bindings::vroce_mr_obj,
+) -> c_int {
+    // SAFETY: (U-139) NULL or valid for reading, per the contract.
+    let Some(attr) = (unsafe { attr.as_ref() }) else {
+        return EINVAL.to_errno();
+    };
+    let mem = UserMem {
+        start: attr.start,
+        length: attr.length,
+        iova: attr.iova,
+        access: attr.access,
+        max_length: attr.max_length,
+    };
+    // SAFETY: (U-140) as `create()` requires, per the contract.
+    unsafe { create(dev, mr, |dev| MrObj::odp(dev, &mem)) }
+}
+
+/// See `vroce_mr_obj_odp_fault()`.
+///
+/// # Safety
+///
+/// (U-141) `mr` is a live handle; `range` is NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_odp_fault(
+    mr: *const bindings::vroce_mr_obj,
+    iova: u64,
+    len: u64,
+    range: *mut bindings::vroce_mr_odp_range,
+) -> c_int {
+    // SAFETY: (U-142) NULL or valid for writing, per the contract.
+    let Some(out) = (unsafe { range.as_mut() }) else {
+        return EINVAL.to_errno();
+    };
+    // SAFETY: (U-143) a live handle, per the contract.
+    match unsafe { obj_ref(mr) }.odp_fault(iova, len) {
+        Ok(r) => {
+            *out = odp_range(&r);
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// See `vroce_mr_obj_odp_map()`.
+///
+/// # Safety
+///
+/// (U-144) `mr` is a live handle nobody else uses during the call; `range`
+/// is NULL or valid for reading; `pages` is NULL or valid for reading
+/// `range->count` addresses.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_odp_map(
+    _dev: *mut bindings::vroce_dev,
+    mr: *mut bindings::vroce_mr_obj,
+    range: *const bindings::vroce_mr_odp_range,
+    pages: *const bindings::dma_addr_t,
+) -> c_int {
+    // SAFETY: (U-145) NULL or valid for reading, per the contract.
+    let Some(r) = (unsafe { range.as_ref() }) else {
+        return EINVAL.to_errno();
+    };
+    // SAFETY: (U-146) a live handle used by nobody else, per the contract.
+    let obj = unsafe { obj_mut(mr) };
+    let Ok(count) = usize::try_from(r.count) else {
+        return EINVAL.to_errno();
+    };
+    if pages.is_null() || count == 0 {
+        return EINVAL.to_errno();
+    }
+    let range = OdpRange {
+        first: r.first,
+        count: r.count,
+        user_addr: r.user_addr,
+        user_len: r.user_len,
+    };
+    // The object checks the range against its pages before it reads
+    // `pages`: a count past them fails first.
+    if obj.odp_check(&range).is_err() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: (U-147) `pages` is valid for `range->count` addresses, per
+    // the contract, and that count is within the MR's pages (checked).
+    let pages = unsafe { core::slice::from_raw_parts(pages, count) };
+    errno(obj.odp_map(&range, pages))
+}
+
+/// See `vroce_mr_obj_odp_invalidate()`.
+///
+/// # Safety
+///
+/// (U-148) `mr` is a live handle nobody else uses during the call; `range`
+/// is NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mr_obj_odp_invalidate(
+    _dev: *mut bindings::vroce_dev,
+    mr: *mut bindings::vroce_mr_obj,
+    start: u64,
+    end: u64,
+    range: *mut bindings::vroce_mr_odp_range,
+) -> i64 {
+    // SAFETY: (U-149) NULL or valid for writing, per the contract.
+    let Some(out) = (unsafe { range.as_mut() }) else {
+        return EINVAL.to_errno().into();
+    };
+    // SAFETY: (U-150) a live handle used by nobody else, per the contract.
+    match unsafe { obj_mut(mr) }.odp_invalidate(start, end) {
+        Ok((r, was)) => {
+            *out = odp_range(&r);
+            was as i64
+        }
+        Err(e) => e.to_errno().into(),
+    }
 }
 
 /// See `vroce_mr_obj_describe()`.

@@ -13,7 +13,7 @@
 //! - entries are 64-bit little-endian DMA addresses; unused ones are 0.
 
 use crate::bindings;
-use crate::mem::{fill_entries, maybe_resched, CoreBox, CoreVec, Dev, DmaBuf, Umem};
+use crate::mem::{dma_wmb, fill_entries, maybe_resched, CoreBox, CoreVec, Dev, DmaBuf, Umem};
 use kernel::error::{code::*, Error, Result};
 
 /// Regions per MTR.
@@ -76,6 +76,13 @@ fn link(dst: &mut [u64], bts: &[DmaBuf]) {
     }
 }
 
+/// Links `bt`, just built (zeroed), at entry `i` of `table`: its contents
+/// reach the device before the entry that leads there.
+fn publish(table: &mut DmaBuf, i: usize, bt: &DmaBuf) -> Result {
+    dma_wmb();
+    table.write_entry(i, bt.dma().to_le())
+}
+
 /// `nr` BT pages of `size` bytes.
 fn alloc_bt_array(dev: Dev, nr: u64, size: usize) -> Result<CoreVec<DmaBuf>> {
     let mut bts = CoreVec::with_capacity(dev, usize::try_from(nr).map_err(|_| ENOMEM)?)?;
@@ -101,6 +108,10 @@ struct Region {
     root_index: u64,
     mid: Option<CoreVec<DmaBuf>>,
     btm: Option<CoreVec<DmaBuf>>,
+    /// A sparse MTR's middle and bottom BT pages, each built when a page
+    /// under it is first mapped (`None` until then).
+    sparse_mid: Option<CoreVec<Option<DmaBuf>>>,
+    sparse_btm: Option<CoreVec<Option<DmaBuf>>>,
 }
 
 /// A memory translate region.
@@ -122,6 +133,9 @@ pub(crate) struct Mtr {
     mapped: u64,
     is_direct: bool,
     mtt_only: bool,
+    /// One region whose tables below the root are built as pages are
+    /// mapped ([`Mtr::map_range`]); no [`Mtr::find_leaf`] tables.
+    sparse: bool,
     root_ba: u64,
     /// For [`Mtr::find_leaf`], the tables holding the first region's page
     /// entries: the root (hop 1) or its bottom tables (hop 2 or 3), where
@@ -162,6 +176,8 @@ pub(crate) struct BufAttr {
     pub(crate) adaptive: bool,
     /// The HCA's address of the start of a user buffer.
     pub(crate) iova: u64,
+    /// Table-only, one region with tables, built as pages are mapped.
+    pub(crate) sparse: bool,
 }
 
 /// The layout of one region, as built (`struct vroce_mtr_region`).
@@ -183,6 +199,10 @@ fn check_attr(attr: &BufAttr, ba_page_shift: u32, user: bool) -> Result {
         || !(MIN_PAGE_SHIFT..=MAX_BA_PAGE_SHIFT).contains(&ba_page_shift)
         || (attr.mtt_only && user)
     {
+        return Err(EINVAL);
+    }
+    // Sparse: one table-only region with tables (hop 1 or more).
+    if attr.sparse && (!attr.mtt_only || n != 1 || (!attr.adaptive && attr.region[0].hopnum == 0)) {
         return Err(EINVAL);
     }
     let mut pages = 0u64;
@@ -223,6 +243,7 @@ impl Mtr {
             mapped: 0,
             is_direct: true,
             mtt_only: attr.mtt_only,
+            sparse: attr.sparse,
             root_ba: 0,
             leaf_root: false,
             leaf_shift: 0,
@@ -312,7 +333,7 @@ impl Mtr {
         {
             let mut hop = r.hopnum;
             if attr.adaptive {
-                hop = 0;
+                hop = u32::from(attr.sparse);
                 while hop < MAX_HOP && rgn.count > 1u64 << (ushift * hop) {
                     hop += 1;
                 }
@@ -355,6 +376,9 @@ impl Mtr {
 
         let root = self.root.insert(DmaBuf::alloc(dev, bt_size)?);
         self.root_ba = root.dma();
+        if self.sparse {
+            return self.alloc_sparse();
+        }
         let first = &self.regions[0];
         if first.hopnum >= 1 {
             // Hop 1: the first region's entries from root index 0.
@@ -391,6 +415,169 @@ impl Mtr {
             link(tail(root.entries_mut(), rgn.root_index), mid);
         }
         Ok(())
+    }
+
+    /// A sparse MTR's one region: for hop 2 and 3 room to note the bottom
+    /// and middle tables, which [`Mtr::map_range`] builds.
+    fn alloc_sparse(&mut self) -> Result {
+        let dev = self.dev;
+        let ushift = unit_shift(self.ba_pg_shift);
+        let [rgn, ..] = &mut self.regions;
+        let none = |nr: u64| -> Result<CoreVec<Option<DmaBuf>>> {
+            let mut v = CoreVec::with_capacity(dev, usize::try_from(nr).map_err(|_| ENOMEM)?)?;
+            for _ in 0..nr {
+                v.push(None)?;
+            }
+            Ok(v)
+        };
+        if rgn.hopnum >= 2 {
+            rgn.sparse_btm = Some(none(div_round_up_shift(rgn.count, ushift))?);
+        }
+        if rgn.hopnum == 3 {
+            rgn.sparse_mid = Some(none(div_round_up_shift(rgn.count, 2 * ushift))?);
+        }
+        Ok(())
+    }
+
+    /// The table holding page `idx`'s entry in a sparse MTR, and the
+    /// entry's index there; for hop 2 and 3 the tables missing above it
+    /// are built when `build` (zeroed, then linked), else `None` when one
+    /// is missing.
+    fn sparse_table(&mut self, idx: u64, build: bool) -> Result<Option<(&mut DmaBuf, usize)>> {
+        let dev = self.dev;
+        let size = 1usize << self.ba_pg_shift;
+        let ushift = unit_shift(self.ba_pg_shift);
+        let mask = (1u64 << ushift) - 1;
+        let Some(root) = self.root.as_mut() else {
+            return Err(EINVAL);
+        };
+        let [rgn, ..] = &mut self.regions;
+        let at = |i: u64| usize::try_from(i).map_err(|_| EINVAL);
+        if rgn.hopnum == 1 {
+            return Ok(Some((root, at(rgn.root_index + idx)?)));
+        }
+        let b = idx >> ushift;
+        let (up, up_index) = if rgn.hopnum == 3 {
+            let m = b >> ushift;
+            let slot = rgn
+                .sparse_mid
+                .as_mut()
+                .and_then(|v| v.get_mut(m as usize))
+                .ok_or(EINVAL)?;
+            if slot.is_none() {
+                if !build {
+                    return Ok(None);
+                }
+                let bt = DmaBuf::alloc(dev, size)?;
+                publish(root, at(rgn.root_index + m)?, &bt)?;
+                *slot = Some(bt);
+            }
+            (slot.as_mut().ok_or(EINVAL)?, at(b & mask)?)
+        } else {
+            (root, at(rgn.root_index + b)?)
+        };
+        let slot = rgn
+            .sparse_btm
+            .as_mut()
+            .and_then(|v| v.get_mut(b as usize))
+            .ok_or(EINVAL)?;
+        if slot.is_none() {
+            if !build {
+                return Ok(None);
+            }
+            let bt = DmaBuf::alloc(dev, size)?;
+            publish(up, up_index, &bt)?;
+            *slot = Some(bt);
+        }
+        Ok(slot.as_mut().map(|bt| (bt, (idx & mask) as usize)))
+    }
+
+    /// Whether `first..first + count` is a non-empty range of the pages.
+    fn range_ok(&self, first: u64, count: u64) -> bool {
+        count != 0 && first < self.page_count && count <= self.page_count - first
+    }
+
+    /// Maps pages `first..` of a sparse MTR (`vroce_mtr_map_range()`).
+    pub(crate) fn map_range(&mut self, first: u64, pages: &[u64]) -> Result {
+        let count = pages.len() as u64;
+        if !self.sparse || !self.range_ok(first, count) {
+            return Err(EINVAL);
+        }
+        let pgmask = (1u64 << self.buf_pg_shift) - 1;
+        if pages.iter().fold(0, |acc, &p| acc | p) & pgmask != 0 {
+            return Err(EINVAL);
+        }
+        for (idx, &p) in (first..).zip(pages) {
+            if let Some((bt, i)) = self.sparse_table(idx, true)? {
+                bt.write_entry(i, p.to_le())?;
+            }
+            maybe_resched(idx - first);
+        }
+        Ok(())
+    }
+
+    /// Unmaps pages `first..first + count` of a sparse MTR; returns how
+    /// many were mapped (`vroce_mtr_unmap_range()`).
+    pub(crate) fn unmap_range(&mut self, first: u64, count: u64) -> Result<u64> {
+        if !self.sparse || !self.range_ok(first, count) {
+            return Err(EINVAL);
+        }
+        let mask = (1u64 << unit_shift(self.ba_pg_shift)) - 1;
+        let end = first + count;
+        let mut idx = first;
+        let mut was = 0;
+        while idx < end {
+            match self.sparse_table(idx, false)? {
+                // No table: none of its pages is mapped.
+                None => idx = (idx | mask) + 1,
+                Some((bt, i)) => {
+                    if bt.read_entry(i).unwrap_or(0) != 0 {
+                        bt.write_entry(i, 0)?;
+                        was += 1;
+                    }
+                    idx += 1;
+                }
+            }
+        }
+        Ok(was)
+    }
+
+    /// Page `idx`'s entry in a sparse MTR and its table's address; `None`
+    /// when not mapped.
+    fn sparse_entry(&self, idx: u64) -> Option<(u64, u64)> {
+        let ushift = unit_shift(self.ba_pg_shift);
+        let mask = (1u64 << ushift) - 1;
+        let root = self.root.as_ref()?;
+        let [rgn, ..] = &self.regions;
+        let (bt, i) = if rgn.hopnum == 1 {
+            (root, rgn.root_index.checked_add(idx)?)
+        } else {
+            let b = idx >> ushift;
+            let bt = rgn.sparse_btm.as_ref()?.get(b as usize)?.as_ref()?;
+            (bt, idx & mask)
+        };
+        let e = u64::from_le(bt.read_entry(usize::try_from(i).ok()?)?);
+        (e != 0).then_some((e, bt.dma()))
+    }
+
+    /// [`Mtr::find`] on a sparse MTR: the mapped pages from `idx` on.
+    fn find_sparse(&self, idx: u64, addrs: &mut [u64]) -> Result<(usize, u64)> {
+        let mut table = 0;
+        let mut n = 0;
+        for (a, i) in addrs.iter_mut().zip(idx..self.page_count) {
+            let Some((e, t)) = self.sparse_entry(i) else {
+                break;
+            };
+            if n == 0 {
+                table = t;
+            }
+            *a = e;
+            n += 1;
+        }
+        if n == 0 {
+            return Err(ENOENT);
+        }
+        Ok((n, table))
     }
 
     /// A kernel buffer: one contiguous chunk when the MTR is direct, one
@@ -531,7 +718,7 @@ impl Mtr {
     /// Writes the first `pages.len()` page addresses (`vroce_mtr_map()`).
     pub(crate) fn map(&mut self, pages: &[u64]) -> Result {
         let count = pages.len() as u64;
-        if count == 0 || count > self.page_count {
+        if count == 0 || count > self.page_count || self.sparse {
             return Err(EINVAL);
         }
         // From here on, a failed map leaves no page mapped.
@@ -716,6 +903,9 @@ impl Mtr {
             return Err(EINVAL);
         }
         let idx = offset >> self.buf_pg_shift;
+        if self.sparse {
+            return self.find_sparse(idx, addrs);
+        }
         if idx >= self.mapped {
             return Err(ENOENT);
         }

@@ -40,6 +40,8 @@ const _: () = {
     let _ = [bindings::vroce_mtr_create, vroce_mtr_create];
     let _ = [bindings::vroce_mtr_destroy, vroce_mtr_destroy];
     let _ = [bindings::vroce_mtr_map, vroce_mtr_map];
+    let _ = [bindings::vroce_mtr_map_range, vroce_mtr_map_range];
+    let _ = [bindings::vroce_mtr_unmap_range, vroce_mtr_unmap_range];
     let _ = [bindings::vroce_mtr_find, vroce_mtr_find];
     let _ = [bindings::vroce_mtr_root_ba, vroce_mtr_root_ba];
     let _ = [bindings::vroce_mtr_is_direct, vroce_mtr_is_direct];
@@ -80,6 +82,7 @@ fn buf_attr(attr: &bindings::vroce_buf_attr) -> BufAttr {
         mtt_only: attr.mtt_only,
         adaptive: attr.adaptive,
         iova: attr.iova,
+        sparse: attr.sparse,
     }
 }
 
@@ -165,6 +168,63 @@ pub unsafe extern "C" fn vroce_mtr_map(
     match mtr.map(pages) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
+    }
+}
+
+/// Maps pages of a sparse MTR; see `vroce_mtr_map_range()`.
+///
+/// # Safety
+///
+/// (U-133) `mtr` is NULL or a live handle that nothing else uses during the
+/// call; `pages` is NULL or valid for reading `count` addresses.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_map_range(
+    _dev: *mut bindings::vroce_dev,
+    mtr: *mut bindings::vroce_mtr,
+    first: u64,
+    pages: *const bindings::dma_addr_t,
+    count: u64,
+) -> c_int {
+    if mtr.is_null() || pages.is_null() || count == 0 {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: (U-134) a live handle used by nobody else during the call, per
+    // the contract.
+    let mtr = unsafe { &mut *mtr.cast::<Mtr>() };
+    if count > mtr.page_count() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: (U-135) `pages` is valid for `count` addresses, per the
+    // contract; `count` is at most the page count, which fits in memory.
+    let pages = unsafe { core::slice::from_raw_parts(pages, count as usize) };
+    match mtr.map_range(first, pages) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// Unmaps pages of a sparse MTR; see `vroce_mtr_unmap_range()`.
+///
+/// # Safety
+///
+/// (U-136) `mtr` is NULL or a live handle that nothing else uses during the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn vroce_mtr_unmap_range(
+    _dev: *mut bindings::vroce_dev,
+    mtr: *mut bindings::vroce_mtr,
+    first: u64,
+    count: u64,
+) -> i64 {
+    if mtr.is_null() {
+        return EINVAL.to_errno().into();
+    }
+    // SAFETY: (U-137) a live handle used by nobody else during the call, per
+    // the contract.
+    let mtr = unsafe { &mut *mtr.cast::<Mtr>() };
+    match mtr.unmap_range(first, count) {
+        Ok(n) => n as i64,
+        Err(e) => e.to_errno().into(),
     }
 }
 

@@ -12,6 +12,8 @@
 #include <kunit/visibility.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -36,11 +38,13 @@
  * @rights: VROCE_MR_RIGHT_*
  * @iova: first address
  * @length: bytes
- * @mtr: the pages (USER) or the empty table (FRMR); NULL for DMA
+ * @mtr: the pages (USER), the empty table (FRMR) or the sparse one (ODP);
+ *	NULL for DMA
  * @pbl: the fast-register page list (DMA-coherent, little-endian), FRMR
  * @pbl_dma: its DMA address
  * @npages: entries in @pbl
  * @max_pages: room in @pbl
+ * @ustart: user address of the first page (ODP)
  *
  * The caller serialises calls on one object (bindings/vroce_abi.h,
  * "Concurrency").
@@ -56,6 +60,7 @@ struct vroce_mr_obj {
 	dma_addr_t pbl_dma;
 	u32 npages;
 	u32 max_pages;
+	u64 ustart;
 };
 
 static_assert(VROCE_IB_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE);
@@ -64,6 +69,7 @@ static_assert(VROCE_IB_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ);
 static_assert(VROCE_IB_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
 static_assert(VROCE_IB_ACCESS_MW_BIND == IB_ACCESS_MW_BIND);
 static_assert(VROCE_IB_ACCESS_OPTIONAL == IB_ACCESS_OPTIONAL);
+static_assert(VROCE_IB_ACCESS_ON_DEMAND == IB_ACCESS_ON_DEMAND);
 
 int vroce_mr_rights(int access, u32 *rights)
 {
@@ -187,6 +193,115 @@ int vroce_mr_obj_create_user(struct vroce_dev *dev,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_user);
+
+int vroce_mr_obj_create_odp(struct vroce_dev *dev,
+			    const struct vroce_mr_user_attr *attr,
+			    struct vroce_mr_obj **mr)
+{
+	struct vroce_buf_attr battr = {
+		.region_count = 1,
+		.page_shift = PAGE_SHIFT,
+		.mtt_only = true,
+		.adaptive = true,
+		.sparse = true,
+	};
+	struct vroce_mr_obj *obj;
+	u64 end, uend;
+	u32 rights;
+	int err;
+
+	if (!dev || !attr || !mr)
+		return -EINVAL;
+	if (!attr->length || attr->length > attr->max_length ||
+	    check_add_overflow(attr->iova, attr->length - 1, &end) ||
+	    check_add_overflow(attr->start, attr->length - 1, &end) ||
+	    end > U64_MAX - PAGE_SIZE ||
+	    offset_in_page(attr->start ^ attr->iova) ||
+	    !(attr->access & VROCE_IB_ACCESS_ON_DEMAND))
+		return -EINVAL;
+	err = vroce_mr_rights(attr->access & ~VROCE_IB_ACCESS_ON_DEMAND,
+			      &rights);
+	if (err)
+		return err;
+
+	obj = vroce_mr_obj_alloc(dev, VROCE_MR_TYPE_ODP);
+	if (!obj)
+		return -ENOMEM;
+	obj->ustart = round_down(attr->start, PAGE_SIZE);
+	uend = round_up(end + 1, PAGE_SIZE);
+	battr.region[0].size = uend - obj->ustart;
+	err = vroce_mtr_create(dev, &obj->mtr, &battr, PAGE_SHIFT, NULL, 0);
+	if (err) {
+		vroce_mr_obj_free(dev, obj);
+		return err;
+	}
+	obj->rights = rights;
+	obj->iova = attr->iova;
+	obj->length = attr->length;
+	*mr = obj;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_odp);
+
+/* Pages [@first, @end) of @mr as a range. */
+static void vroce_mr_odp_span(const struct vroce_mr_obj *mr, u64 first,
+			      u64 end, struct vroce_mr_odp_range *range)
+{
+	range->first = first;
+	range->count = end - first;
+	range->user_addr = mr->ustart + (first << PAGE_SHIFT);
+	range->user_len = range->count << PAGE_SHIFT;
+}
+
+int vroce_mr_obj_odp_fault(const struct vroce_mr_obj *mr, u64 iova, u64 len,
+			   struct vroce_mr_odp_range *range)
+{
+	u64 win = VROCE_MR_ODP_FAULT_PAGES, off, first, end;
+
+	if (mr->type != VROCE_MR_TYPE_ODP || !len || !range ||
+	    iova < mr->iova || iova - mr->iova >= mr->length ||
+	    len > mr->length - (iova - mr->iova))
+		return -EINVAL;
+	/* Byte offset from the start of the MR's first page. */
+	off = offset_in_page(mr->iova) + (iova - mr->iova);
+	first = round_down(off >> PAGE_SHIFT, win);
+	end = round_up(((off + len - 1) >> PAGE_SHIFT) + 1, win);
+	vroce_mr_odp_span(mr, first,
+			  min(end, vroce_mtr_page_count(mr->mtr)), range);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_odp_fault);
+
+int vroce_mr_obj_odp_map(struct vroce_dev *dev, struct vroce_mr_obj *mr,
+			 const struct vroce_mr_odp_range *range,
+			 const dma_addr_t *pages)
+{
+	if (mr->type != VROCE_MR_TYPE_ODP || !range || !pages || !range->count)
+		return -EINVAL;
+	return vroce_mtr_map_range(dev, mr->mtr, range->first, pages,
+				   range->count);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_odp_map);
+
+s64 vroce_mr_obj_odp_invalidate(struct vroce_dev *dev, struct vroce_mr_obj *mr,
+				u64 start, u64 end,
+				struct vroce_mr_odp_range *range)
+{
+	u64 pages, uend, first, last;
+
+	if (mr->type != VROCE_MR_TYPE_ODP || end <= start || !range)
+		return -EINVAL;
+	pages = vroce_mtr_page_count(mr->mtr);
+	uend = mr->ustart + (pages << PAGE_SHIFT);
+	*range = (struct vroce_mr_odp_range) {};
+	if (end <= mr->ustart || start >= uend)
+		return 0;
+	first = (max(start, mr->ustart) - mr->ustart) >> PAGE_SHIFT;
+	last = (min(end, uend) - 1 - mr->ustart) >> PAGE_SHIFT;
+	vroce_mr_odp_span(mr, first, last + 1, range);
+	return vroce_mtr_unmap_range(dev, mr->mtr, first, range->count);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_odp_invalidate);
 
 int vroce_mr_obj_create_frmr(struct vroce_dev *dev, u32 max_pages, u32 limit,
 			     struct vroce_mr_obj **mr)

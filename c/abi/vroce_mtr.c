@@ -76,6 +76,7 @@ struct vroce_mtr {
 	u64 mapped;
 	bool is_direct;
 	bool mtt_only;
+	bool sparse;
 	dma_addr_t root_ba;
 	struct vroce_bt root;
 	u32 region_count;
@@ -147,6 +148,11 @@ static int vroce_mtr_check_attr(const struct vroce_buf_attr *attr,
 	    ba_page_shift > VROCE_MTR_MAX_BA_PAGE_SHIFT)
 		return -EINVAL;
 	if (attr->mtt_only && user)
+		return -EINVAL;
+	/* Sparse: one table-only region with tables (hop 1 or more). */
+	if (attr->sparse &&
+	    (!attr->mtt_only || attr->region_count != 1 ||
+	     (!attr->adaptive && !attr->region[0].hopnum)))
 		return -EINVAL;
 
 	for (i = 0; i < attr->region_count; i++) {
@@ -246,7 +252,7 @@ static int vroce_mtr_set_hops(struct vroce_mtr *mtr,
 		u32 hop = attr->region[i].hopnum;
 
 		if (attr->adaptive)
-			for (hop = 0; hop < VROCE_MTR_MAX_HOP &&
+			for (hop = attr->sparse; hop < VROCE_MTR_MAX_HOP &&
 			     rgn->count > BIT_ULL(ushift * hop); hop++)
 				;
 		rgn->hopnum = hop;
@@ -289,7 +295,10 @@ static void vroce_mtr_free_bt_array(struct vroce_mtr *mtr,
 	if (!bt)
 		return;
 	for (i = 0; i < nr; i++) {
-		vroce_core_dma_free(mtr->dev, size, bt[i].va, bt[i].dma);
+		/* A sparse MTR's tables: only those built. */
+		if (bt[i].va)
+			vroce_core_dma_free(mtr->dev, size, bt[i].va,
+					    bt[i].dma);
 		vroce_mtr_maybe_resched(i);
 	}
 	vroce_core_free(mtr->dev, bt);
@@ -347,6 +356,37 @@ static void vroce_bt_link(__le64 *table, u64 first, const struct vroce_bt *bt,
 		table[first + i] = cpu_to_le64(bt[i].dma);
 }
 
+/*
+ * A sparse MTR's one region: the root now, and for hop 2 and 3 room to
+ * note the bottom and middle tables, which vroce_mtr_map_range() builds.
+ * No one-page path for find (leaf stays NULL).
+ */
+static int vroce_mtr_alloc_sparse(struct vroce_mtr *mtr)
+{
+	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
+	struct vroce_mtr_rgn *rgn = &mtr->region[0];
+
+	if (rgn->hopnum < 2)
+		return 0;
+	rgn->nr_btm = vroce_div_round_up_shift(rgn->count, ushift);
+	rgn->btm = vroce_core_zalloc(mtr->dev,
+				     array_size(rgn->nr_btm, sizeof(*rgn->btm)));
+	if (!rgn->btm)
+		goto err_free_tables;
+	if (rgn->hopnum == 2)
+		return 0;
+	rgn->nr_mid = vroce_div_round_up_shift(rgn->count, 2 * ushift);
+	rgn->mid = vroce_core_zalloc(mtr->dev,
+				     array_size(rgn->nr_mid, sizeof(*rgn->mid)));
+	if (!rgn->mid)
+		goto err_free_tables;
+	return 0;
+
+err_free_tables:
+	vroce_mtr_free_tables(mtr);
+	return -ENOMEM;
+}
+
 static int vroce_mtr_alloc_tables(struct vroce_mtr *mtr)
 {
 	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
@@ -358,6 +398,8 @@ static int vroce_mtr_alloc_tables(struct vroce_mtr *mtr)
 	if (!mtr->root.va)
 		return -ENOMEM;
 	mtr->root_ba = mtr->root.dma;
+	if (mtr->sparse)
+		return vroce_mtr_alloc_sparse(mtr);
 
 	for (i = 0; i < mtr->region_count; i++) {
 		struct vroce_mtr_rgn *rgn = &mtr->region[i];
@@ -607,6 +649,7 @@ int vroce_mtr_create(struct vroce_dev *dev, struct vroce_mtr **mtrp,
 		return -ENOMEM;
 	mtr->dev = dev;
 	mtr->mtt_only = attr->mtt_only;
+	mtr->sparse = attr->sparse;
 	mtr->region_count = attr->region_count;
 
 	if (udata) {
@@ -678,7 +721,8 @@ int vroce_mtr_map(struct vroce_dev *dev, struct vroce_mtr *mtr,
 {
 	int err;
 
-	if (!mtr || !pages || !count || count > mtr->page_count)
+	if (!mtr || !pages || !count || count > mtr->page_count ||
+	    mtr->sparse)
 		return -EINVAL;
 	/* From here on, a failed map leaves no page mapped. */
 	vroce_mtr_set_mapped(mtr, 0);
@@ -800,6 +844,148 @@ static noinline int vroce_mtr_find_runs(const struct vroce_mtr *mtr, u64 idx,
 	return n;
 }
 
+/* ---- sparse MTRs (on-demand paging) ---- */
+
+/*
+ * Link a table just built (zeroed by its allocation) into the entry above
+ * it: its contents are visible to the HCA before the entry that leads
+ * there.
+ */
+static void vroce_bt_publish(__le64 *entry, const struct vroce_bt *bt)
+{
+	vroce_core_dma_wmb();
+	WRITE_ONCE(*entry, cpu_to_le64(bt->dma));
+}
+
+/* Build table @bt and link it at @up; 0 or -ENOMEM. */
+static int vroce_bt_build(struct vroce_mtr *mtr, struct vroce_bt *bt,
+			  __le64 *up)
+{
+	bt->va = vroce_core_dma_alloc(mtr->dev, BIT(mtr->ba_pg_shift),
+				      &bt->dma);
+	if (!bt->va)
+		return -ENOMEM;
+	vroce_bt_publish(up, bt);
+	return 0;
+}
+
+/*
+ * The table holding page @idx's entry in a sparse MTR, and its index
+ * there: for hop 2 and 3 building what is missing above it when @build,
+ * else NULL when a table is missing; ERR_PTR(-ENOMEM).
+ */
+static struct vroce_bt *vroce_mtr_sparse_bt(struct vroce_mtr *mtr, u64 idx,
+					    bool build, u64 *index)
+{
+	u32 ushift = vroce_unit_shift(mtr->ba_pg_shift);
+	struct vroce_mtr_rgn *rgn = &mtr->region[0];
+	u64 mask = BIT_ULL(ushift) - 1, b = idx >> ushift;
+	struct vroce_bt *bt, *mid;
+	__le64 *up;
+
+	if (rgn->hopnum == 1) {
+		*index = rgn->root_index + idx;
+		return &mtr->root;
+	}
+	up = &mtr->root.va[rgn->root_index + b];
+	if (rgn->hopnum == 3) {
+		mid = &rgn->mid[b >> ushift];
+		if (!mid->va && (!build ||
+				 vroce_bt_build(mtr, mid,
+						&mtr->root.va[rgn->root_index +
+							      (b >> ushift)])))
+			return build ? ERR_PTR(-ENOMEM) : NULL;
+		up = &mid->va[b & mask];
+	}
+	bt = &rgn->btm[b];
+	if (!bt->va && (!build || vroce_bt_build(mtr, bt, up)))
+		return build ? ERR_PTR(-ENOMEM) : NULL;
+	*index = idx & mask;
+	return bt;
+}
+
+/* [@first, @first + @count) is a non-empty range of @mtr's pages. */
+static bool vroce_mtr_range_ok(const struct vroce_mtr *mtr, u64 first,
+			       u64 count)
+{
+	return count && first < mtr->page_count &&
+	       count <= mtr->page_count - first;
+}
+
+int vroce_mtr_map_range(struct vroce_dev *dev, struct vroce_mtr *mtr,
+			u64 first, const dma_addr_t *pages, u64 count)
+{
+	struct vroce_bt *bt;
+	u64 i, acc = 0, index;
+
+	if (!mtr || !pages || !mtr->sparse ||
+	    !vroce_mtr_range_ok(mtr, first, count))
+		return -EINVAL;
+	for (i = 0; i < count; i++)
+		acc |= pages[i];
+	if (acc & (BIT_ULL(mtr->buf_pg_shift) - 1))
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		bt = vroce_mtr_sparse_bt(mtr, first + i, true, &index);
+		if (IS_ERR(bt))
+			return PTR_ERR(bt);
+		WRITE_ONCE(bt->va[index], cpu_to_le64(pages[i]));
+		vroce_mtr_maybe_resched(i);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_map_range);
+
+s64 vroce_mtr_unmap_range(struct vroce_dev *dev, struct vroce_mtr *mtr,
+			  u64 first, u64 count)
+{
+	u64 mask = BIT_ULL(vroce_unit_shift(mtr ? mtr->ba_pg_shift :
+					    VROCE_MTR_MIN_PAGE_SHIFT)) - 1;
+	u64 idx = first, end, index;
+	struct vroce_bt *bt;
+	s64 was = 0;
+
+	if (!mtr || !mtr->sparse || !vroce_mtr_range_ok(mtr, first, count))
+		return -EINVAL;
+	end = first + count;
+	while (idx < end) {
+		bt = vroce_mtr_sparse_bt(mtr, idx, false, &index);
+		if (!bt) {
+			/* No table: none of its pages is mapped. */
+			idx = (idx | mask) + 1;
+			continue;
+		}
+		if (READ_ONCE(bt->va[index])) {
+			WRITE_ONCE(bt->va[index], 0);
+			was++;
+		}
+		idx++;
+	}
+	return was;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_mtr_unmap_range);
+
+/* find() on a sparse MTR: the mapped pages from @idx, up to @max. */
+static int vroce_mtr_find_sparse(const struct vroce_mtr *mtr, u64 idx,
+				 u64 *addrs, u32 max, u64 *base_addr)
+{
+	struct vroce_mtr *m = (struct vroce_mtr *)mtr;	/* nothing is built */
+	struct vroce_bt *bt;
+	u64 index, e;
+	u32 n;
+
+	for (n = 0; n < max && idx + n < mtr->page_count; n++) {
+		bt = vroce_mtr_sparse_bt(m, idx + n, false, &index);
+		e = bt ? le64_to_cpu(READ_ONCE(bt->va[index])) : 0;
+		if (!e)
+			break;
+		if (!n && base_addr)
+			*base_addr = bt->dma;
+		addrs[n] = e;
+	}
+	return n ? n : -ENOENT;
+}
+
 int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
 		   u64 offset, u64 *addrs, u32 max, u64 *base_addr)
 {
@@ -820,6 +1006,8 @@ int vroce_mtr_find(struct vroce_dev *dev, const struct vroce_mtr *mtr,
 	}
 	if (max < 1)
 		return -EINVAL;
+	if (mtr->sparse)
+		return vroce_mtr_find_sparse(mtr, idx, addrs, max, base_addr);
 	if (idx >= mtr->mapped)
 		return -ENOENT;
 	return vroce_mtr_find_runs(mtr, idx, addrs, max, base_addr);

@@ -151,6 +151,11 @@ void vroce_core_resched(void)
 	cond_resched();
 }
 
+void vroce_core_dma_wmb(void)
+{
+	dma_wmb();
+}
+
 void vroce_core_warn_mr_leak(u32 state)
 {
 	/* The window-object suite counts the reports instead of splatting. */

@@ -137,8 +137,9 @@ static int vroce_hca_mtt_leaf(struct device *dma_dev,
 		err = vroce_hca_read_ba(dma_dev, tbl, e, mtt->ba_pg_shift, &tbl);
 		if (err)
 			return err;
+		/* An empty interior entry: no page under it is mapped. */
 		if (!tbl)
-			return -EFAULT;
+			return -ENOENT;
 		e = (l >> (ushift * (hop - 2))) & (BIT_ULL(ushift) - 1);
 	}
 	*table = tbl;
@@ -158,8 +159,9 @@ static int vroce_hca_mtt_leaf(struct device *dma_dev,
  *
  * Context: any context; does not sleep.
  * Return: 0, or -EINVAL for a malformed translation, -ERANGE for a page
- * outside it, -EFAULT when a table address or interior entry leads nowhere,
- * -ENOENT when the page's own entry is empty (not mapped).
+ * outside it, -EFAULT when a table address leads nowhere, -ENOENT when the
+ * page's own entry, or an interior entry above it, is empty (not mapped:
+ * a sparse table's page not yet mapped).
  */
 int vroce_hca_mtt_translate(struct device *dma_dev,
 			    const struct vroce_hca_mtt *mtt, u64 page,
@@ -225,7 +227,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_hca_mtt_translate);
  * Return: the entries written (1 to @n), or -EINVAL for a malformed
  * translation, a page in a direct or hop-0 region, or an address not
  * aligned to the buffer page size; -ERANGE for a page outside the
- * translation; -EFAULT when a table leads nowhere.
+ * translation; -EFAULT when a table leads nowhere, -ENOENT when an
+ * interior entry is empty.
  */
 int vroce_hca_mtt_store_run(struct device *dma_dev,
 			    const struct vroce_hca_mtt *mtt, u64 page,
