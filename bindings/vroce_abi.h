@@ -565,16 +565,19 @@ int vroce_mr_obj_create_odp(struct vroce_dev *dev,
  * @mr: an on-demand paging MR object
  * @iova: the address the HCA faulted at
  * @len: bytes from @iova the access needs, at least 1
- * @range: where the pages are written: those holding the access, widened
- *	to the VROCE_MR_ODP_FAULT_PAGES-aligned window around them (a fault
- *	maps ahead), within the MR
+ * @ahead: widen the pages to the VROCE_MR_ODP_FAULT_PAGES-aligned window
+ *	around them, within the MR (a fault maps ahead); the caller asks
+ *	again without when the window cannot be mapped whole (a part of it
+ *	not in the address space)
+ * @range: where the pages are written: those holding the access, or the
+ *	window
  *
  * Context: any context.
  * Return: 0, or -EINVAL for an MR that is not on-demand paging, a zero
  * @len, an access not inside the MR, or a NULL @range.
  */
 int vroce_mr_obj_odp_fault(const struct vroce_mr_obj *mr, u64 iova, u64 len,
-			   struct vroce_mr_odp_range *range);
+			   bool ahead, struct vroce_mr_odp_range *range);
 
 /**
  * vroce_mr_obj_odp_map() - map pages of an on-demand paging MR

@@ -259,13 +259,20 @@ static void vroce_mr_user_mr_errors(struct kunit *test)
 					       U64_MAX - SZ_4K + 1, acc)),
 			-EINVAL);
 	/*
-	 * On-demand paging is not supported (ib_core refuses it for a device
-	 * without IBK_ON_DEMAND_PAGING); atomic needs local write.
+	 * Issue 33: on-demand paging is offered (IBK_ON_DEMAND_PAGING) and
+	 * pins nothing; with the odp parameter off it is refused
+	 * (-EOPNOTSUPP, as ib_core does for a device without it). Atomic
+	 * needs local write.
 	 */
-	KUNIT_EXPECT_EQ(test,
-			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
-					       acc | IB_ACCESS_ON_DEMAND)),
-			-EINVAL);
+	mr = ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr, acc | IB_ACCESS_ON_DEMAND);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_TRUE(test, vdev->ibdev.attrs.kernel_cap_flags &
+			  IBK_ON_DEMAND_PAGING);
+	vroce_odp = false;
+	mr = ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr, acc | IB_ACCESS_ON_DEMAND);
+	vroce_odp = true;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test,
 			PTR_ERR(ib_reg_user_mr(pd, uaddr, SZ_4K, uaddr,
 					       IB_ACCESS_REMOTE_ATOMIC)), -EINVAL);

@@ -151,7 +151,7 @@ static void vroce_odp_obj_ranges(struct kunit *test)
 
 	/* An access in page WIN: the window WIN..2 WIN - 1. */
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_odp_fault(obj, iova + WIN * PAGE_SIZE,
-						     8, &r), 0);
+						     8, true, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.first, WIN);
 	KUNIT_EXPECT_EQ(test, r.count, WIN);
 	KUNIT_EXPECT_EQ(test, r.user_addr, round_down(start, PAGE_SIZE) +
@@ -159,26 +159,36 @@ static void vroce_odp_obj_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.user_len, WIN * PAGE_SIZE);
 	/* Across a window's end: both windows. */
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_odp_fault(obj, iova + WIN * PAGE_SIZE -
-						     108, 16, &r), 0);
+						     108, 16, true, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.first, 0);
 	KUNIT_EXPECT_EQ(test, r.count, 2 * WIN);
+	/* Not ahead: the two pages the access touches, nothing more. */
+	KUNIT_ASSERT_EQ(test, vroce_mr_obj_odp_fault(obj, iova + WIN * PAGE_SIZE -
+						     108, 16, false, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.first, WIN - 1);
+	KUNIT_EXPECT_EQ(test, r.count, 2);
+	KUNIT_EXPECT_EQ(test, r.user_addr, round_down(start, PAGE_SIZE) +
+			(WIN - 1) * PAGE_SIZE);
 	/* The last bytes: clipped to the MR's pages. */
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_odp_fault(obj, iova + len - 1, 1,
-						     &r), 0);
+						     true, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.first, 3 * WIN);
 	KUNIT_EXPECT_EQ(test, r.count, 5);
 	/* Outside the MR, or nothing asked: refused. */
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova - 1, 1, &r),
+	KUNIT_EXPECT_EQ(test,
+			vroce_mr_obj_odp_fault(obj, iova - 1, 1, true, &r),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova + len, 1, &r),
+	KUNIT_EXPECT_EQ(test,
+			vroce_mr_obj_odp_fault(obj, iova + len, 1, true, &r),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova + len - 4, 8,
-						     &r), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova, U64_MAX, &r),
+						     true, &r), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			vroce_mr_obj_odp_fault(obj, iova, U64_MAX, true, &r),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova, 0, &r),
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova, 0, true, &r),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova, 1, NULL),
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, iova, 1, true, NULL),
 			-EINVAL);
 
 	/* Map pages WIN..3 WIN - 1: the walker finds exactly those. */
@@ -246,14 +256,16 @@ static void vroce_odp_obj_other_kinds(struct kunit *test)
 	struct vroce_mr_obj *obj;
 
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_create_frmr(vdev, 4, 4, &obj), 0);
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, 0, 1, &r), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, 0, 1, true, &r),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_map(vdev, obj, &r, &page),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_invalidate(vdev, obj, 0, 1, &r),
 			-EINVAL);
 	vroce_mr_obj_destroy(vdev, obj);
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_create_dma(vdev, 0, false, &obj), 0);
-	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, 0, 1, &r), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_fault(obj, 0, 1, true, &r),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vroce_mr_obj_odp_invalidate(vdev, obj, 0, 1, &r),
 			-EINVAL);
 	vroce_mr_obj_destroy(vdev, obj);
@@ -280,7 +292,7 @@ static void vroce_odp_obj_big(struct kunit *test)
 		pages[i] = FAKE_DMA + (i << PAGE_SHIFT);
 	before = vroce_test_allocs(test, vdev);
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_odp_fault(obj, SZ_1G + SZ_512M, 1,
-						     &r), 0);
+						     true, &r), 0);
 	KUNIT_ASSERT_EQ(test, r.count, WIN);
 	KUNIT_ASSERT_EQ(test, vroce_mr_obj_odp_map(vdev, obj, &r, pages), 0);
 	/* One bottom table (and a middle one, for hop 3). */

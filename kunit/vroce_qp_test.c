@@ -12,8 +12,11 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
+#include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
@@ -2169,6 +2172,237 @@ static void vroce_dead_flush_after_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 }
 
+/* ---- issue 33: on-demand paging MRs under traffic ---- */
+
+#define ODP_ACCESS	(QP_ACCESS | IB_ACCESS_ON_DEMAND | \
+			 IB_ACCESS_REMOTE_ATOMIC)
+
+/* The page faults @vdev's HCA raised so far. */
+static u64 odp_faults(struct kunit *test, struct vroce_dev *vdev)
+{
+	u64 v[VROCE_CNT_NUM];
+
+	KUNIT_ASSERT_EQ(test, vroce_cmd_query_counters(vdev, v), 0);
+	return v[VROCE_CNT_PAGE_FAULTS];
+}
+
+/* An ODP MR over user memory, deregistered when the test ends. */
+static struct ib_mr *odp_mr(struct kunit *test, struct qp_pair *p, u64 start,
+			    u64 len, u64 iova)
+{
+	struct ib_mr *mr = ib_reg_user_mr(p->pd, start, len, iova, ODP_ACCESS);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_dereg_mr, mr),
+			0);
+	return mr;
+}
+
+/* Post one signaled work request and return its completion's status. */
+static enum ib_wc_status odp_one(struct kunit *test, struct qp_pair *p,
+				 enum ib_wr_opcode op, struct ib_sge *sge,
+				 u64 raddr, u32 rkey)
+{
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], op, op, sge, 1, raddr, rkey,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, op);
+	return wc.status;
+}
+
+/*
+ * An ODP MR pins nothing and moves bytes every way: the HCA faults on
+ * the first touch at the responder (WRITE, READ, an atomic) and at the
+ * requester (SEND from its lkey), the driver maps the pages and the work
+ * request runs again; pages once present fault no more.
+ */
+static void vroce_odp_qp_moves_bytes(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	unsigned long uaddr = vroce_test_user_mem(test, 40 * SZ_4K, 9);
+	u64 start = uaddr + 123, iova = 0x6600000000ULL + 123, before, sum;
+	u32 len = 3 * SZ_4K;
+	struct ib_sge src = qp_sge(p, 0, 0, len);
+	struct ib_sge dst = qp_sge(p, 1, 0, len);
+	struct ib_sge res = qp_sge(p, 0, 0, 8);
+	u8 *got = kunit_kzalloc(test, len, GFP_KERNEL);
+	struct ib_sge usge;
+	struct ib_wc wc[2];
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	before = odp_faults(test, p->vdev);
+	mr = odp_mr(test, p, start, 39 * SZ_4K, iova);
+	KUNIT_EXPECT_EQ(test, odp_faults(test, p->vdev), before);
+
+	/* WRITE into pages never touched by the HCA: a fault, then bytes. */
+	qp_fill(p, 0, 21);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, iova,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_EXPECT_GT(test, odp_faults(test, p->vdev), before);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)start, len),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, len);
+
+	/* Present now: READ them back, no fault more. */
+	before = odp_faults(test, p->vdev);
+	memset(p->buf[0]->va, 0, len);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_READ, &src, iova,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, p->buf[0]->va, got, len);
+	KUNIT_EXPECT_EQ(test, odp_faults(test, p->vdev), before);
+
+	/* SEND from pages far in the MR (its lkey): the requester faults. */
+	usge = (struct ib_sge){ .addr = iova + 30 * SZ_4K, .length = len,
+				.lkey = mr->lkey };
+	KUNIT_ASSERT_EQ(test, copy_from_user(got,
+					     (void __user *)start + 30 * SZ_4K,
+					     len), 0);
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 3, &dst, 1), 0);
+	KUNIT_ASSERT_EQ(test, qp_post(p->qp[0], IB_WR_SEND, 4, &usge, 1, 0, 0,
+				      IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, p->buf[1]->va, got, len);
+	KUNIT_EXPECT_GT(test, odp_faults(test, p->vdev), before);
+
+	/* An atomic at a page not present: it runs once, after the fault. */
+	if (!(p->vdev->attr.caps & VROCE_CAP_ATOMIC))
+		return;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &(struct ib_qp_attr) {
+		.qp_access_flags = QP_ACCESS | IB_ACCESS_REMOTE_ATOMIC },
+		IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&sum,
+					     (void __user *)uaddr + 20 * SZ_4K,
+					     8), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &(struct ib_atomic_wr) {
+		.wr = { .wr_id = 5, .opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
+			.sg_list = &res, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = iova - 123 + 20 * SZ_4K,
+		.compare_add = 5, .rkey = mr->rkey }.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, *(u64 *)p->buf[0]->va, sum);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got,
+					     (void __user *)uaddr + 20 * SZ_4K,
+					     8), 0);
+	KUNIT_EXPECT_EQ(test, *(u64 *)got, sum + 5);
+}
+
+/*
+ * munmap under a live ODP MR and a new mapping at the same address: the
+ * HCA writes the new page, never the old one (kept here by a pin of the
+ * test's own); with nothing mapped, the access fails as a remote access
+ * error, and a SEND from there as a local protection error.
+ */
+static void vroce_odp_qp_remap(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	unsigned long uaddr = vroce_test_user_mem(test, 4 * SZ_4K, 9), page;
+	struct ib_sge src = qp_sge(p, 0, 0, SZ_4K);
+	u8 *got = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	struct page *old;
+	struct ib_mr *mr;
+	u8 *va;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	mr = odp_mr(test, p, uaddr, 4 * SZ_4K, uaddr);
+	page = uaddr + SZ_4K;
+	qp_fill(p, 0, 31);
+	KUNIT_ASSERT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, page,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, pin_user_pages_fast(page, 1, FOLL_WRITE, &old),
+			1);
+	va = kmap_local_page(old);
+	KUNIT_EXPECT_MEMEQ(test, va, p->buf[0]->va, SZ_4K);
+
+	/* Gone and mapped anew (zeroes): the WRITE lands in the new page. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(page, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, kunit_vm_mmap(test, NULL, page, SZ_4K,
+					    PROT_READ | PROT_WRITE,
+					    MAP_ANONYMOUS | MAP_PRIVATE |
+					    MAP_FIXED, 0), page);
+	qp_fill(p, 0, 32);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, page,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)page, SZ_4K),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, SZ_4K);
+	/* The old page kept what the first WRITE put there. */
+	vroce_test_fill(got, SZ_4K, 31);
+	KUNIT_EXPECT_MEMEQ(test, va, got, SZ_4K);
+	kunmap_local(va);
+	unpin_user_page(old);
+
+	/* Nothing mapped there: the responder's access fails. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(page, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, page,
+				      mr->rkey), IB_WC_REM_ACCESS_ERR);
+}
+
+/* A SEND from an ODP lkey over memory not mapped: LOC_PROT_ERR. */
+static void vroce_odp_qp_local_unmapped(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	unsigned long uaddr = vroce_test_user_mem(test, 2 * SZ_4K, 9);
+	struct ib_sge dst = qp_sge(p, 1, 0, SZ_4K);
+	struct ib_sge usge;
+	struct ib_mr *mr;
+
+	mr = odp_mr(test, p, uaddr, 2 * SZ_4K, uaddr);
+	KUNIT_ASSERT_EQ(test, vm_munmap(uaddr + SZ_4K, SZ_4K), 0);
+	usge = (struct ib_sge){ .addr = uaddr + SZ_4K, .length = 64,
+				.lkey = mr->lkey };
+	KUNIT_ASSERT_EQ(test, qp_post_recv(p->qp[1], 3, &dst, 1), 0);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_SEND, &usge, 0, 0),
+			IB_WC_LOC_PROT_ERR);
+}
+
+/*
+ * Registration pins nothing: 1 GiB of address space that is not even
+ * accessible registers at once (a pinned MR fails there), and an access
+ * to it fails as the memory does.
+ */
+static void vroce_odp_qp_no_pinning(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	struct ib_sge src = qp_sge(p, 0, 0, 64);
+	unsigned long base;
+	struct ib_mr *mr;
+
+	base = kunit_vm_mmap(test, NULL, 0, SZ_1G, PROT_NONE,
+			     MAP_ANONYMOUS | MAP_PRIVATE | MAP_NORESERVE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(base));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(ib_reg_user_mr(p->pd, base, SZ_1G, base,
+						      QP_ACCESS)));
+	mr = odp_mr(test, p, base, SZ_1G, base);
+	KUNIT_EXPECT_EQ(test, mr->length, SZ_1G);
+	/* Not changed in place: deregister and register again. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr->device->ops.rereg_user_mr(mr,
+			IB_MR_REREG_ACCESS, 0, 0, 0, QP_ACCESS, NULL, NULL)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src,
+				      base + SZ_512M, mr->rkey),
+			IB_WC_REM_ACCESS_ERR);
+}
+
+static struct kunit_case vroce_odp_qp_cases[] = {
+	KUNIT_CASE(vroce_odp_qp_moves_bytes),
+	KUNIT_CASE(vroce_odp_qp_remap),
+	KUNIT_CASE(vroce_odp_qp_local_unmapped),
+	KUNIT_CASE(vroce_odp_qp_no_pinning),
+	{}
+};
+
+static struct kunit_suite vroce_odp_qp_suite = {
+	.name = "vroce_odp_qp",
+	.test_cases = vroce_odp_qp_cases,
+};
+
 static struct kunit_case vroce_dead_cases[] = {
 	KUNIT_CASE(vroce_dead_hang_mid_traffic),
 	KUNIT_CASE(vroce_dead_destroys_finish),
@@ -2220,4 +2454,4 @@ static struct kunit_suite vroce_qp_suite = {
 	.test_cases = vroce_qp_cases,
 };
 
-kunit_test_suites(&vroce_qp_suite, &vroce_dead_suite);
+kunit_test_suites(&vroce_qp_suite, &vroce_dead_suite, &vroce_odp_qp_suite);

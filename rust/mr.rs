@@ -355,12 +355,16 @@ impl MrObj {
         }
     }
 
-    /// The pages to map for a fault at `iova` of `len` bytes
-    /// (`vroce_mr_obj_odp_fault()`).
-    pub(crate) fn odp_fault(&self, iova: u64, len: u64) -> Result<OdpRange> {
+    /// The pages to map for a fault at `iova` of `len` bytes, widened to
+    /// the fault window when `ahead` (`vroce_mr_obj_odp_fault()`).
+    pub(crate) fn odp_fault(&self, iova: u64, len: u64, ahead: bool) -> Result<OdpRange> {
         let shift = kernel::page::PAGE_SHIFT as u32;
         let page_size = 1u64 << shift;
-        let win = u64::from(bindings::VROCE_MR_ODP_FAULT_PAGES);
+        let win = if ahead {
+            u64::from(bindings::VROCE_MR_ODP_FAULT_PAGES)
+        } else {
+            1
+        };
         if self.ty != MrType::Odp
             || len == 0
             || iova < self.iova

@@ -242,6 +242,7 @@ pub unsafe extern "C" fn vroce_mr_obj_odp_fault(
     mr: *const bindings::vroce_mr_obj,
     iova: u64,
     len: u64,
+    ahead: bool,
     range: *mut bindings::vroce_mr_odp_range,
 ) -> c_int {
     // SAFETY: (U-142) NULL or valid for writing, per the contract.
@@ -249,7 +250,7 @@ pub unsafe extern "C" fn vroce_mr_obj_odp_fault(
         return EINVAL.to_errno();
     };
     // SAFETY: (U-143) a live handle, per the contract.
-    match unsafe { obj_ref(mr) }.odp_fault(iova, len) {
+    match unsafe { obj_ref(mr) }.odp_fault(iova, len, ahead) {
         Ok(r) => {
             *out = odp_range(&r);
             0

@@ -254,9 +254,9 @@ static void vroce_mr_odp_span(const struct vroce_mr_obj *mr, u64 first,
 }
 
 int vroce_mr_obj_odp_fault(const struct vroce_mr_obj *mr, u64 iova, u64 len,
-			   struct vroce_mr_odp_range *range)
+			   bool ahead, struct vroce_mr_odp_range *range)
 {
-	u64 win = VROCE_MR_ODP_FAULT_PAGES, off, first, end;
+	u64 win = ahead ? VROCE_MR_ODP_FAULT_PAGES : 1, off, first, end;
 
 	if (mr->type != VROCE_MR_TYPE_ODP || !len || !range ||
 	    iova < mr->iova || iova - mr->iova >= mr->length ||

@@ -257,6 +257,18 @@ struct vroce_mr_cache {
 };
 
 /**
+ * struct vroce_odp_work - the work that handles one fault slot's events
+ * @work: on system_unbound_wq
+ * @vdev: the device
+ * @slot: the HCA's fault slot
+ */
+struct vroce_odp_work {
+	struct work_struct work;
+	struct vroce_dev *vdev;
+	u32 slot;
+};
+
+/**
  * struct vroce_dev - one vroce HCA as the RDMA core sees it
  * @ibdev: the RDMA core's device; allocated by ib_alloc_device(), so it
  *	must stay the first member
@@ -303,7 +315,13 @@ struct vroce_mr_cache {
  *	failed (vroce_del_gid()) and is done again before the next change of
  *	the table; atomic bitops (the core serialises add_gid and del_gid
  *	under its table's lock)
+ * @odp_lock: (issue 33) protects @odp_mrs; held through a page fault's
+ *	resolution, so that deregistration waits for it
+ * @odp_mrs: ODP MRs by their HCA handle, for the page faults
+ * @odp_work: one work item per HCA fault slot
+ * @odp_stopping: the device stops: page faults are left alone
  */
+
 struct vroce_dev {
 	struct ib_device ibdev;
 	struct device *dma_dev;
@@ -333,6 +351,11 @@ struct vroce_dev {
 	bool kunit_unpriv;
 	/* review of issue 31 */
 	unsigned long gid_stale;
+	/* issue 33, on-demand paging (c/driver/vroce_odp.c) */
+	struct mutex odp_lock;
+	struct xarray odp_mrs;
+	struct vroce_odp_work odp_work[VROCE_PAGE_FAULT_SLOTS];
+	bool odp_stopping;
 };
 
 /**
@@ -640,6 +663,8 @@ struct vroce_pd {
  * @user_access: a user MR's IB_ACCESS_* flags (rereg_mr)
  * @res_mtt: @mtr's table as the HCA was told it, for restrack dumps,
  *	which must not reach @mtr: rereg_mr frees the MTR it replaces
+ * @odp: (issue 33) an ODP MR's umem, whose notifier follows the memory;
+ *	@umem is then its ib_umem
  *
  * The copies never change after registration (but for @mtr, @res_mtt,
  * @ibmr's iova and length when rereg_mr changes the translation in place:
@@ -663,6 +688,7 @@ struct vroce_mr {
 	u64 user_start;
 	int user_access;
 	struct vroce_hw_mtt res_mtt;
+	struct ib_umem_odp *odp;
 };
 
 static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
@@ -732,6 +758,7 @@ static inline int vroce_udata_out(struct ib_udata *udata, void *resp,
 }
 
 bool vroce_inject(struct vroce_dev *vdev);
+void vroce_mem_account(struct vroce_dev *dev, bool alloc);
 struct vroce_dev *vroce_dev_create(struct device *dma_dev);
 void vroce_dev_destroy(struct vroce_dev *vdev);
 int vroce_dev_start(struct vroce_dev *vdev);
@@ -763,9 +790,22 @@ struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
 				   struct ib_udata *udata);
 struct vroce_mr *vroce_mr_new_frmr(struct vroce_dev *vdev, u32 max_pages,
 				   u32 limit);
+struct vroce_mr *vroce_mr_new_odp(struct vroce_dev *vdev,
+				  const struct vroce_mr_user_attr *attr);
 int vroce_mr_create_hw(struct vroce_dev *vdev, struct vroce_mr *mr, u32 pdn,
 		       bool keep_if_full);
 bool vroce_mr_destroy_hw(struct vroce_dev *vdev, struct vroce_mr *mr);
+
+/* c/driver/vroce_odp.c (issue 33) */
+bool vroce_odp_supported(const struct vroce_dev *vdev);
+void vroce_odp_caps(const struct vroce_dev *vdev, struct ib_device_attr *props);
+void vroce_odp_event(struct vroce_dev *vdev, u32 slot);
+struct ib_mr *vroce_odp_reg_user_mr(struct ib_pd *ibpd,
+				    const struct vroce_mr_user_attr *attr);
+void vroce_odp_forget(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_odp_release(struct vroce_dev *vdev, struct vroce_mr *mr);
+void vroce_odp_init(struct vroce_dev *vdev);
+void vroce_odp_stop(struct vroce_dev *vdev);
 
 /* c/driver/vroce_zombie.c */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);
@@ -941,6 +981,7 @@ void vroce_debugfs_exit(struct vroce_dev *vdev);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 extern bool vroce_allow_remote_dma_mr;
+extern bool vroce_odp;
 extern int vroce_probe_fail_nth;
 /* issue 30, cq/counters: the two halves of a resize around RESIZE_CQ. */
 u32 vroce_cq_resize_begin(struct vroce_cq *cq);

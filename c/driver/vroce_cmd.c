@@ -40,6 +40,11 @@ static const u8 vroce_cmd_flags[] = {
 	 * (vroce_cmd_set_gid()).
 	 */
 	[VROCE_CMD_SET_GID] = 0,
+	/*
+	 * Issue 33: a fence waits for a slot as long as the HCA lives, and a
+	 * dead HCA, reset, reaches no memory: it succeeds in software.
+	 */
+	[VROCE_CMD_FENCE] = VROCE_CMD_TEARDOWN,
 };
 
 /*
@@ -78,6 +83,9 @@ VROCE_CMD_FITS(struct vroce_cmd_query_counters,
 VROCE_CMD_FITS(struct vroce_cmd_qp_dbrec, struct vroce_resp_hdr);
 /* Review of issue 31 */
 VROCE_CMD_FITS(struct vroce_cmd_set_gid, struct vroce_resp_hdr);
+/* Issue 33 */
+VROCE_CMD_FITS(struct vroce_cmd_page_fault, struct vroce_resp_page_fault);
+VROCE_CMD_FITS(struct vroce_cmd_resume_page_fault, struct vroce_resp_hdr);
 /* The interface's Ethernet addresses are the driver's. */
 static_assert(sizeof_field(struct vroce_resp_query_device, mac) == ETH_ALEN);
 static_assert(sizeof_field(struct vroce_cmd_modify_qp, dmac) == ETH_ALEN);
@@ -911,3 +919,86 @@ int vroce_cmd_set_gid(struct vroce_dev *vdev, u32 index, const u8 *gid)
 			      gid ? 0 : VROCE_CMD_TEARDOWN);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_set_gid);
+
+/**
+ * vroce_cmd_query_page_fault() - QUERY_PAGE_FAULT: what a fault slot holds
+ * @vdev: the device
+ * @slot: the slot a VROCE_EQE_PAGE_FAULT event named
+ * @fault: where the fault goes
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENOENT when the slot holds no pending fault (ended, or its
+ * MR destroyed); -EINVAL for a slot out of range; another errno from
+ * vroce_cmd_errno(); -EAGAIN or -ETIMEDOUT as every command.
+ */
+int vroce_cmd_query_page_fault(struct vroce_dev *vdev, u32 slot,
+			       struct vroce_page_fault *fault)
+{
+	struct vroce_cmd_page_fault req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_QUERY_PAGE_FAULT),
+		.slot = cpu_to_le32(slot),
+	};
+	struct vroce_resp_page_fault resp;
+	int err;
+
+	err = vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+	if (err)
+		return err;
+	fault->handle = le32_to_cpu(resp.handle);
+	fault->write = le32_to_cpu(resp.flags) & VROCE_PAGE_FAULT_F_WRITE;
+	fault->iova = le64_to_cpu(resp.iova);
+	fault->len = le64_to_cpu(resp.len);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_query_page_fault);
+
+/**
+ * vroce_cmd_resume_page_fault() - RESUME_PAGE_FAULT: end a page fault
+ * @vdev: the device
+ * @slot: the fault slot
+ * @handle: the MR QUERY_PAGE_FAULT named
+ * @status: VROCE_PAGE_FAULT_RESOLVED (the entries are written) or
+ *	VROCE_PAGE_FAULT_FAILED (the access that faulted fails)
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENOENT when the slot holds no pending fault of @handle;
+ * another errno from vroce_cmd_errno(); -EAGAIN or -ETIMEDOUT.
+ */
+int vroce_cmd_resume_page_fault(struct vroce_dev *vdev, u32 slot, u32 handle,
+				u32 status)
+{
+	struct vroce_cmd_resume_page_fault req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_RESUME_PAGE_FAULT),
+		.slot = cpu_to_le32(slot),
+		.handle = cpu_to_le32(handle),
+		.status = cpu_to_le32(status),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_resume_page_fault);
+
+/**
+ * vroce_cmd_fence() - FENCE: no access through table entries read before
+ *	it is in flight once it returns
+ * @vdev: the device
+ *
+ * What an invalidation waits for after it emptied an ODP MR's entries.
+ * It waits for a slot as long as the HCA lives, and succeeds in software
+ * once it is dead (a reset HCA reaches no memory).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -ETIMEDOUT (the HCA did not answer in time: it may still
+ * be inside an access) or another errno from vroce_cmd_errno().
+ */
+int vroce_cmd_fence(struct vroce_dev *vdev)
+{
+	struct vroce_cmd_hdr req = {
+		.opcode = cpu_to_le16(VROCE_CMD_FENCE),
+	};
+	struct vroce_resp_hdr resp;
+
+	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_cmd_fence);

@@ -174,6 +174,26 @@ int vroce_cmd_create_srq(struct vroce_dev *vdev, u32 pdn,
 int vroce_cmd_qp_dbrec(struct vroce_dev *vdev, u32 qpn, u64 dbrec);
 /* review of issue 31 */
 int vroce_cmd_set_gid(struct vroce_dev *vdev, u32 index, const u8 *gid);
+
+/**
+ * struct vroce_page_fault - what QUERY_PAGE_FAULT says of a fault (issue 33)
+ * @handle: the MR's handle
+ * @write: the access stores
+ * @iova: the first address without an entry
+ * @len: bytes from @iova the access needs
+ */
+struct vroce_page_fault {
+	u32 handle;
+	bool write;
+	u64 iova;
+	u64 len;
+};
+
+int vroce_cmd_query_page_fault(struct vroce_dev *vdev, u32 slot,
+			       struct vroce_page_fault *fault);
+int vroce_cmd_resume_page_fault(struct vroce_dev *vdev, u32 slot, u32 handle,
+				u32 status);
+int vroce_cmd_fence(struct vroce_dev *vdev);
 int vroce_cmd_modify_srq(struct vroce_dev *vdev, u32 srqn, u32 limit);
 int vroce_cmd_destroy_srq(struct vroce_dev *vdev, u32 srqn);
 int vroce_cmd_destroy_srq_fenced(struct vroce_dev *vdev, u32 srqn, bool fence);

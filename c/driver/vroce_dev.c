@@ -135,6 +135,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	INIT_WORK(&vdev->fatal_work, vroce_dev_fatal_work);
 	INIT_WORK(&vdev->flush_work, vroce_eq_flush_work);
 	INIT_DELAYED_WORK(&vdev->health_work, vroce_dev_health_work);
+	vroce_odp_init(vdev);
 
 	ibdev = &vdev->ibdev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -182,6 +183,7 @@ void vroce_dev_destroy(struct vroce_dev *vdev)
 	     live, dma);
 	/* Numbers of QPs whose CREATE or DESTROY was lost: the HCA is reset. */
 	xa_destroy(&vdev->qps);
+	xa_destroy(&vdev->odp_mrs);
 	ib_dealloc_device(&vdev->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_dev_destroy);
@@ -278,7 +280,9 @@ err_netdev_exit:
 	vroce_netdev_exit(vdev);
 err_quiesce:
 	/* The HCA must be quiet before the event queue goes. */
+	vroce_odp_stop(vdev);
 	vroce_dev_quiesce(vdev, true);
+	vroce_odp_stop(vdev);
 	vroce_eq_exit(vdev);
 	vroce_cmdq_exit(vdev);
 	/* What RDMA clients made and could not destroy, before it failed. */
@@ -315,7 +319,10 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 	/* Every MR is deregistered: the idle entries go, then the PD. */
 	vroce_mr_cache_drain(vdev);
 	vroce_netdev_exit(vdev);
+	/* No fault handled from here: no MR is left to fault on. */
+	vroce_odp_stop(vdev);
 	vroce_dev_quiesce(vdev, true);
+	vroce_odp_stop(vdev);
 	vroce_eq_exit(vdev);
 	vroce_cmdq_exit(vdev);
 	vroce_ring_reap(vdev);

@@ -75,6 +75,10 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 		}
 		break;
+	case VROCE_EQE_PAGE_FAULT:
+		/* Issue 33: fault slot @num; its work resolves it. */
+		vroce_odp_event(vdev, num);
+		break;
 	}
 }
 

@@ -42,7 +42,7 @@ bool vroce_inject(struct vroce_dev *dev)
 	return old == 1;
 }
 
-static void vroce_mem_account(struct vroce_dev *dev, bool alloc)
+void vroce_mem_account(struct vroce_dev *dev, bool alloc)
 {
 	atomic64_inc(alloc ? &dev->mem.allocs : &dev->mem.frees);
 }

@@ -52,6 +52,7 @@ static_assert(VROCE_MW_OBJ_TYPE_2 == VROCE_MW_TYPE_2 && VROCE_MW_TYPE_2 == IB_MW
 static_assert(VROCE_MR_TYPE_DMA == VROCE_MR_KIND_DMA);
 static_assert(VROCE_MR_TYPE_USER == VROCE_MR_KIND_MTT);
 static_assert(VROCE_MR_TYPE_FRMR == VROCE_MR_KIND_FRMR);
+static_assert(VROCE_MR_TYPE_ODP == VROCE_MR_KIND_ODP);
 static_assert(VROCE_MR_FRMR_PAGE_SHIFT == VROCE_FRMR_PAGE_SHIFT);
 
 /**
@@ -129,6 +130,15 @@ struct ib_mr *vroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
+
+	/* Issue 33: pinned nothing; faults bring the pages in. */
+	if (access & IB_ACCESS_ON_DEMAND) {
+		struct ib_mr *ibmr = vroce_odp_reg_user_mr(ibpd, &attr);
+
+		if (!IS_ERR(ibmr))
+			vroce_mr_user_remember(to_vroce_mr(ibmr), &attr);
+		return ibmr;
+	}
 
 	if (vroce_mr_cache_fits(vdev, &attr, &rights, &order)) {
 		struct ib_mr *ibmr = vroce_mr_cache_take(vdev, ibpd, &attr,
@@ -301,6 +311,9 @@ struct ib_mr *vroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EINVAL);
+	/* Issue 33: an ODP MR is not changed; deregister it and register. */
+	if (mr->odp)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (mr->type != VROCE_MR_TYPE_USER || !pd ||
 	    pd->device != ibmr->device)
 		return ERR_PTR(-EINVAL);
@@ -378,6 +391,9 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
 	bool answered;
 
+	/* Issue 33: no fault finds it from now on. */
+	if (mr->odp)
+		vroce_odp_forget(vdev, mr);
 	if (mr->cached)
 		answered = vroce_mr_cache_put(vdev, mr);
 	else

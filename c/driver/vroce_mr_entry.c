@@ -81,6 +81,29 @@ struct vroce_mr *vroce_mr_new_user(struct vroce_dev *vdev,
 }
 
 /**
+ * vroce_mr_new_odp() - an MR with a NEW on-demand paging object
+ * @vdev: the device
+ * @attr: the memory
+ *
+ * Nothing is pinned: c/driver/vroce_odp.c gives the MR its umem.
+ *
+ * Context: process context, may sleep.
+ * Return: the MR; ERR_PTR() of -ENOMEM or of an error of
+ * vroce_mr_obj_create_odp().
+ */
+struct vroce_mr *vroce_mr_new_odp(struct vroce_dev *vdev,
+				  const struct vroce_mr_user_attr *attr)
+{
+	struct vroce_mr *mr = vroce_mr_alloc(vdev);
+	int err;
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vroce_mr_obj_create_odp(vdev, attr, &mr->obj);
+	return vroce_mr_made(vdev, mr, err);
+}
+
+/**
  * vroce_mr_new_frmr() - an MR with a NEW fast-register object
  * @vdev: the device
  * @max_pages: most pages its page list takes

@@ -45,6 +45,7 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	[VROCE_CNT_LEND_DEFERRED].name = "lend_deferred",
 	/* review of issue 31: the port's GID table */
 	[VROCE_CNT_SGID_REFUSED].name = "sgid_refused",
+	[VROCE_CNT_PAGE_FAULTS].name = "page_faults",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

@@ -57,6 +57,8 @@ static int vroce_query_device(struct ib_device *ibdev,
 		props->device_cap_flags |= VROCE_IB_DEVICE_ATOMIC_WRITE;
 	}
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	/* Issue 33: explicit on-demand paging MRs (c/driver/vroce_odp.c). */
+	vroce_odp_caps(vdev, props);
 	/*
 	 * Memory windows (issue 30): type 1, and type 2B (bound to a QP and
 	 * checked against its PD too). They share the MPT with MRs.

@@ -34,6 +34,9 @@
  */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
+	/* ODP: the notifier, which uses the object, goes first. */
+	if (mr->odp)
+		vroce_odp_release(vdev, mr);
 	vroce_mr_obj_destroy(vdev, mr->obj);
 	vroce_core_umem_release(vdev, mr->umem);
 	vroce_core_free(vdev, mr);

@@ -51,6 +51,8 @@ struct vroce_hca_mtt {
 #define VROCE_HCA_EPD		EPERM	/* the MR belongs to another PD */
 #define VROCE_HCA_EBOUNDS	ERANGE	/* outside the MR */
 #define VROCE_HCA_EACCESS	EACCES	/* the MR does not grant the access */
+/* Issue 33: a page of an on-demand paging MR has no entry: wait for it */
+#define VROCE_HCA_EPAGE		EAGAIN
 
 /* Any protection domain (device-internal readers such as debugfs). */
 #define VROCE_HCA_ANY_PD	U32_MAX

@@ -111,6 +111,8 @@ static_assert(sizeof(struct vroce_resp_query_counters) <=
 
 /* Review of issue 31 */
 static_assert(sizeof(struct vroce_cmd_set_gid) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_cmd_resume_page_fault) <= VROCE_CMD_REQ_SIZE);
+static_assert(sizeof(struct vroce_resp_page_fault) <= VROCE_CMD_RESP_SIZE);
 
 /*
  * SET_GID (review of issue 31): write or empty entry @index of the port's
@@ -254,6 +256,19 @@ static u16 vroce_hca_execute(struct vroce_hca *hca, const void *req,
 		if (!(hca->caps & VROCE_CAP_GID_TABLE))
 			return VROCE_CMD_BAD_OPCODE;
 		return vroce_hca_set_gid(hca, req);
+	case VROCE_CMD_QUERY_PAGE_FAULT:
+		if (!(hca->caps & VROCE_CAP_ODP))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_query_page_fault(hca, req, resp);
+	case VROCE_CMD_RESUME_PAGE_FAULT:
+		if (!(hca->caps & VROCE_CAP_ODP))
+			return VROCE_CMD_BAD_OPCODE;
+		return vroce_hca_resume_page_fault(hca, req);
+	case VROCE_CMD_FENCE:
+		/* Carried out with no engine inside: none is any more. */
+		if (!(hca->caps & VROCE_CAP_ODP))
+			return VROCE_CMD_BAD_OPCODE;
+		return VROCE_CMD_OK;
 	default:
 		return VROCE_CMD_BAD_OPCODE;
 	}

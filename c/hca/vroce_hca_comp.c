@@ -701,6 +701,40 @@ void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			  usecs_to_jiffies(vroce_hca_rnr_usecs[code]));
 }
 
+/* Issue 33: a QP waiting for a page fault's end; never a QP slot. */
+#define VROCE_HCA_ODP_PEER	(U32_MAX - 1)
+
+/*
+ * A page fault (an ODP MR's page has no entry): the head send WQE waits
+ * until a fault is resumed (vroce_hca_odp_wake()), or at most
+ * VROCE_PAGE_FAULT_RETRY_MS, and runs again.
+ */
+void vroce_hca_odp_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	vroce_hca_sq_wait(hca, qp, VROCE_HCA_ODP_PEER,
+			  msecs_to_jiffies(VROCE_PAGE_FAULT_RETRY_MS));
+}
+
+/* Every QP of @hca waiting for a page fault runs again now. */
+void vroce_hca_odp_wake(struct vroce_hca *hca)
+{
+	struct vroce_hca_qp *qp;
+	u32 i;
+
+	if (!READ_ONCE(hca->timed))
+		return;
+	spin_lock(&hca->timer_lock);
+	for (i = 0; i < VROCE_MAX_QP; i++) {
+		qp = &hca->qps[i];
+		if (qp->valid && qp->rnr_wait &&
+		    qp->rnr_peer == VROCE_HCA_ODP_PEER) {
+			WRITE_ONCE(qp->rnr_wait, false);
+			vroce_hca_qp_kick(hca, qp);
+		}
+	}
+	spin_unlock(&hca->timer_lock);
+}
+
 /*
  * No answer: wait the local ack timeout, 4.096 us * 2^timeout (0 is
  * infinite in the IB spec; the longest code stands for it), then retry.

@@ -103,6 +103,7 @@ void vroce_hca_mpt_reset(struct vroce_hca *hca)
 		hca->mpt[i].kgen = hca->mpt[i].gen;
 	}
 	bitmap_zero(hca->pd_map, VROCE_HCA_MAX_PD);
+	vroce_hca_odp_mr_gone(hca, U32_MAX);
 }
 
 /* ---- protection domains ---- */
@@ -219,6 +220,20 @@ static int vroce_hca_copy(struct vroce_hca *hca, u64 dma, void *buf, u64 len,
 	return 0;
 }
 
+/*
+ * A translation of @mr failed with @err at @iova, @len bytes to go: for an
+ * empty entry of an ODP MR, a page fault (issue 33); else the tables lead
+ * nowhere.
+ */
+static int vroce_hca_mr_miss(struct vroce_hca *hca,
+			     const struct vroce_hca_mpt *mr, int err, u64 iova,
+			     u64 len, bool write)
+{
+	if (err == -ENOENT && mr->kind == VROCE_MR_KIND_ODP)
+		return vroce_hca_odp_fault(hca, mr, iova, len, write);
+	return -EFAULT;
+}
+
 static int vroce_hca_mr_copy(struct vroce_hca *hca,
 			     const struct vroce_hca_mpt *mr, u64 iova,
 			     void *buf, u64 len, bool write)
@@ -239,13 +254,15 @@ static int vroce_hca_mr_copy(struct vroce_hca *hca,
 					      off >> mtt->buf_pg_shift, &addr,
 					      NULL);
 		if (err)
-			return -EFAULT;
+			return vroce_hca_mr_miss(hca, mr, err, iova, len,
+						 write);
 		err = vroce_hca_copy(hca, addr + (off & pgmask), buf, chunk,
 				     write);
 		if (err)
 			return err;
 		buf += chunk;
 		off += chunk;
+		iova += chunk;
 		len -= chunk;
 	}
 	return 0;
@@ -500,15 +517,17 @@ static int vroce_hca_mr_dma(struct vroce_hca *hca,
 	const struct vroce_hca_mtt *mtt = &mr->mtt;
 	u64 pgmask = BIT_ULL(mtt->buf_pg_shift) - 1;
 	u64 off, addr;
+	int err;
 
 	if (mr->kind == VROCE_MR_KIND_DMA) {
 		*dma = iova;
 		return 0;
 	}
 	off = (mr->iova & pgmask) + (iova - mr->iova);
-	if (vroce_hca_mtt_translate(vroce_hca_dev(hca), mtt,
-				    off >> mtt->buf_pg_shift, &addr, NULL))
-		return -EFAULT;
+	err = vroce_hca_mtt_translate(vroce_hca_dev(hca), mtt,
+				      off >> mtt->buf_pg_shift, &addr, NULL);
+	if (err)	/* an atomic's 8 bytes: stored */
+		return vroce_hca_mr_miss(hca, mr, err, iova, 8, true);
 	*dma = addr + (off & pgmask);
 	return 0;
 }
@@ -573,13 +592,15 @@ int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 	if (!mr)
 		return err;
 	/* Aligned, the 8 bytes never cross a page of any size. */
+	/* A page fault (issue 33) keeps its error. */
 	err = vroce_hca_mr_dma(hca, mr, iova, &dma);
-	p = err ? NULL : vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma,
-						sizeof(u64));
-	if (!p || !IS_ALIGNED((unsigned long)p, sizeof(u64)))
-		err = -EFAULT;
-	else
-		*orig = vroce_hca_atomic_op(p, opcode, cmp_add, swap);
+	if (!err) {
+		p = vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma, sizeof(u64));
+		if (p && IS_ALIGNED((unsigned long)p, sizeof(u64)))
+			*orig = vroce_hca_atomic_op(p, opcode, cmp_add, swap);
+		else
+			err = -EFAULT;
+	}
 	vroce_hca_unhold(&h);
 	return err;
 }
@@ -1061,9 +1082,15 @@ u16 vroce_hca_create_mr(struct vroce_hca *hca,
 			return VROCE_CMD_BAD_PARAM;
 		break;
 	case VROCE_MR_KIND_MTT:
+	case VROCE_MR_KIND_ODP:
 		if (!length || length > VROCE_HCA_MAX_MR_SIZE ||
 		    check_add_overflow(iova, length - 1, &end) ||
 		    !vroce_hca_mr_mtt(cmd, &entry.mtt, length, iova))
+			return VROCE_CMD_BAD_PARAM;
+		/* ODP: tables whose empty entries fault, never direct. */
+		if (kind == VROCE_MR_KIND_ODP &&
+		    (!(hca->caps & VROCE_CAP_ODP) ||
+		     !entry.mtt.region[0].hopnum))
 			return VROCE_CMD_BAD_PARAM;
 		break;
 	case VROCE_MR_KIND_FRMR:
@@ -1121,6 +1148,8 @@ u16 vroce_hca_destroy_mr(struct vroce_hca *hca,
 	mr = vroce_hca_mpt_of_handle(hca, handle);
 	if (!mr || mr->kind == VROCE_HCA_KIND_MW)
 		return VROCE_CMD_BAD_HANDLE;
+	if (mr->kind == VROCE_MR_KIND_ODP)
+		vroce_hca_odp_mr_gone(hca, handle);
 	vroce_hca_mpt_clear(mr);
 	return VROCE_CMD_OK;
 }

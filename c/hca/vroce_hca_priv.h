@@ -479,11 +479,49 @@ struct vroce_hca_op {
 	u8 status;			/* the requester's completion */
 	bool rnr;			/* no receive: retry later */
 	bool lost;			/* no answer: retry after the ack timeout */
+	bool paged;			/* issue 33: a page fault: run it again */
 	/* issue 30, big messages: the chunk in the bounce buffer */
 	u32 off;			/* its first byte in the message */
 	u32 clen;			/* its bytes */
 	bool more;			/* the message goes on at the next visit */
 };
+
+/* States of a fault slot (c/hca/vroce_hca_odp.c). */
+enum vroce_hca_pf_state {
+	VROCE_HCA_PF_FREE = 0,
+	VROCE_HCA_PF_PENDING,	/* raised, not ended by the driver */
+	VROCE_HCA_PF_FAILED,	/* ended unresolved: fails the next access */
+};
+
+/**
+ * struct vroce_hca_pf - a fault slot: a page fault of an ODP MR (issue 33)
+ * @state: enum vroce_hca_pf_state
+ * @write: the access stores
+ * @handle: the MR's handle
+ * @iova: the first address without an entry
+ * @len: bytes from @iova the access needs
+ * @since: jiffies when raised or ended
+ */
+struct vroce_hca_pf {
+	u8 state;
+	bool write;
+	u32 handle;
+	u64 iova;
+	u64 len;
+	unsigned long since;
+};
+
+/*
+ * Issue 33: @err, from the translation engine, is a page fault: the op
+ * stops, nothing failed, and its WQE runs again (vroce_hca_odp_wait()).
+ */
+static inline bool vroce_hca_op_paged(struct vroce_hca_op *op, int err)
+{
+	if (err != -VROCE_HCA_EPAGE)
+		return false;
+	op->paged = true;
+	return true;
+}
 
 struct vroce_hca {
 	struct platform_device *pdev;
@@ -542,6 +580,9 @@ struct vroce_hca {
 	u32 eq_lost;			/* events the EQ could not take */
 	u32 hold_qpn;			/* knob: this QP's engine waits */
 	wait_queue_head_t hold_wq;	/* ... here, until it changes */
+	/* Issue 33: page faults of ODP MRs (c/hca/vroce_hca_odp.c). */
+	spinlock_t pf_lock;		/* protects pf[] */
+	struct vroce_hca_pf pf[VROCE_PAGE_FAULT_SLOTS];
 	u32 ud_dropped;			/* UD messages no QP took */
 	u32 uc_dropped;			/* UC messages the responder dropped */
 	/* Multicast groups (ATTACH_MCAST), under wire_lock like the QPs. */
@@ -768,10 +809,22 @@ void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			struct vroce_hca *phca,
 			const struct vroce_hca_qp *peer);
 void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_odp_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_odp_wake(struct vroce_hca *hca);
 void vroce_hca_timer_arm(struct vroce_hca *hca);
 bool vroce_hca_gid_mcast(const u8 *gid);
 void vroce_hca_cq_arm_checks(struct vroce_hca *hca);
 struct vroce_hca_mcg *vroce_hca_mcg_find(struct vroce_hca *hca, const u8 *gid);
+
+/* c/hca/vroce_hca_odp.c */
+int vroce_hca_odp_fault(struct vroce_hca *hca, const struct vroce_hca_mpt *mr,
+			u64 iova, u64 len, bool write);
+void vroce_hca_odp_mr_gone(struct vroce_hca *hca, u32 handle);
+u16 vroce_hca_query_page_fault(struct vroce_hca *hca,
+			       const struct vroce_cmd_page_fault *cmd,
+			       struct vroce_resp_page_fault *resp);
+u16 vroce_hca_resume_page_fault(struct vroce_hca *hca,
+				const struct vroce_cmd_resume_page_fault *cmd);
 
 /* c/hca/vroce_hca_mpt.c */
 int vroce_hca_mpt_alloc(struct vroce_hca *hca);

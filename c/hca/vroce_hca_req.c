@@ -86,7 +86,8 @@ static bool vroce_hca_chunk_next(struct vroce_hca_op *op, u32 *chunks)
 /*
  * Move the chunk between the bounce buffer and the WQE's own buffers:
  * gather (a local read needs no right) or, for READ, scatter (LOCAL_WRITE).
- * Each chunk checks the keys it uses again.
+ * Each chunk checks the keys it uses again. A page fault (issue 33) stops
+ * it with VROCE_CQE_OK and @op->paged set.
  */
 static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 			     bool write)
@@ -95,6 +96,7 @@ static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 	u32 i, len, n, skip = op->off, left = op->clen;
 	u8 *buf = op->buf;
 	u64 addr;
+	int err;
 
 	if (wqe->flags & VROCE_WQE_F_INLINE) {
 		memcpy(buf, wqe->inline_data, op->len);
@@ -109,14 +111,18 @@ static u8 vroce_hca_op_local(struct vroce_hca *hca, struct vroce_hca_op *op,
 		}
 		n = min(len - skip, left);
 		if (check_add_overflow(le64_to_cpu(wqe->sge[i].addr), (u64)skip,
-				       &addr) ||
-		    vroce_hca_mr_access_locked(hca,
-					       le32_to_cpu(wqe->sge[i].lkey),
-					       op->qp->pdn, op->qp->qpn, addr,
-					       buf, n,
-					       vroce_hca_qp_acc(op->qp, write ?
-						       VROCE_ACC_LOCAL_WRITE : 0),
-					       write))
+				       &addr))
+			return VROCE_CQE_LOC_PROT_ERR;
+		err = vroce_hca_mr_access_locked(hca,
+						 le32_to_cpu(wqe->sge[i].lkey),
+						 op->qp->pdn, op->qp->qpn, addr,
+						 buf, n,
+						 vroce_hca_qp_acc(op->qp, write ?
+							VROCE_ACC_LOCAL_WRITE : 0),
+						 write);
+		if (vroce_hca_op_paged(op, err))
+			return VROCE_CQE_OK;
+		if (err)
 			return VROCE_CQE_LOC_PROT_ERR;
 		skip = 0;
 		buf += n;
@@ -132,7 +138,7 @@ static bool vroce_hca_gather(struct vroce_hca *hca, struct vroce_hca_op *op)
 	if (!op->status)
 		op->status = vroce_hca_op_local(hca, op, false);
 	op->rlen = op->len;
-	return !op->status;
+	return !op->status && !op->paged;
 }
 
 /* No answer to a request: retry it, or give up when out of retries. */
@@ -242,6 +248,14 @@ static void vroce_hca_do_mcast(struct vroce_hca *hca, struct vroce_hca_op *op,
 			vroce_hca_rq_enter(phca, dst);
 			vroce_hca_ud_deliver(hca, op, dst, qkey);
 			vroce_hca_rq_leave(phca, dst);
+			/*
+			 * A member's page fault: that member loses this one
+			 * (the others have theirs; no copy twice).
+			 */
+			if (op->paged) {
+				op->paged = false;
+				vroce_hca_ud_drop(phca);
+			}
 			/* The GRH went ahead of the message: take it off again. */
 			if (op->rlen)
 				memmove(op->buf, op->buf + VROCE_GRH_SIZE, op->len);
@@ -286,7 +300,7 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 	/* Whole: one chunk (op->off is 0: a UD send never goes on). */
 	if (!op->status)
 		op->status = vroce_hca_op_local(hca, op, false);
-	if (op->status)
+	if (op->status || op->paged)
 		return;
 	/* Bit 31 set: the sending QP's own Q_Key (IB spec 10.2.5). */
 	if (qkey & BIT(31))
@@ -368,10 +382,11 @@ static void vroce_hca_do_send(struct vroce_hca *hca, struct vroce_hca_op *op)
 	do {
 		/* The receive completes with the last chunk. */
 		vroce_hca_send_deliver(hca, op);
-		if (op->status || op->rnr || !vroce_hca_chunk_next(op, &chunks))
+		if (op->status || op->rnr || op->paged ||
+		    !vroce_hca_chunk_next(op, &chunks))
 			break;
 		op->status = vroce_hca_op_local(hca, op, false);
-	} while (!op->status);
+	} while (!op->status && !op->paged);
 	vroce_hca_rq_leave(op->phca, op->peer);
 }
 
@@ -393,10 +408,11 @@ static void vroce_hca_do_write(struct vroce_hca *hca, struct vroce_hca_op *op)
 			vroce_hca_write_imm_deliver(hca, op);
 		else
 			vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_WRITE, true);
-		if (op->status || op->rnr || !vroce_hca_chunk_next(op, &chunks))
+		if (op->status || op->rnr || op->paged ||
+		    !vroce_hca_chunk_next(op, &chunks))
 			break;
 		op->status = vroce_hca_op_local(hca, op, false);
-	} while (!op->status);
+	} while (!op->status && !op->paged);
 	if (imm)
 		vroce_hca_rq_leave(op->phca, op->peer);
 }
@@ -418,7 +434,8 @@ static void vroce_hca_do_read(struct vroce_hca *hca, struct vroce_hca_op *op)
 		if (!vroce_hca_remote(hca, op, VROCE_ACC_REMOTE_READ, false))
 			break;
 		op->status = vroce_hca_op_local(hca, op, true);
-	} while (!op->status && vroce_hca_chunk_next(op, &chunks));
+	} while (!op->status && !op->paged &&
+		 vroce_hca_chunk_next(op, &chunks));
 }
 
 /*
@@ -437,6 +454,7 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 	u64 addr = le64_to_cpu(wqe->remote_addr);
 	u64 swap = le64_to_cpu(wqe->atomic_swap);
 	u64 orig;
+	int err;
 
 	/* A result cannot land in inline data. */
 	if (!awrite && (wqe->flags & VROCE_WQE_F_INLINE)) {
@@ -451,7 +469,16 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 		/* The message's bytes, stored as they are. */
 		memcpy(&swap, op->buf, sizeof(swap));
 	}
-	if (op->status || !vroce_hca_find_peer(hca, op) ||
+	/*
+	 * Issue 33: the result's page is made present before the atomic
+	 * happens (an atomic runs once): zeroes stored there, never another
+	 * message's bytes from the bounce buffer.
+	 */
+	if (!op->status && !awrite) {
+		memset(op->buf, 0, sizeof(u64));
+		op->status = vroce_hca_op_local(hca, op, true);
+	}
+	if (op->status || op->paged || !vroce_hca_find_peer(hca, op) ||
 	    !vroce_hca_peer_allows(hca, op, right))
 		return;
 	if (!IS_ALIGNED(addr, sizeof(u64))) {
@@ -459,12 +486,19 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 		vroce_hca_qp_error(op->phca, op->peer);
 		return;
 	}
-	if (vroce_hca_mr_atomic_locked(op->phca, le32_to_cpu(wqe->rkey),
-				       op->peer->pdn, op->peer->qpn, addr,
-				       vroce_hca_qp_acc(op->peer, right),
-				       wqe->opcode,
-				       le64_to_cpu(wqe->atomic_cmp_add), swap,
-				       &orig)) {
+	/*
+	 * A page fault at the target (issue 33) comes before the operation:
+	 * nothing happened there, the WQE runs again.
+	 */
+	err = vroce_hca_mr_atomic_locked(op->phca, le32_to_cpu(wqe->rkey),
+					 op->peer->pdn, op->peer->qpn, addr,
+					 vroce_hca_qp_acc(op->peer, right),
+					 wqe->opcode,
+					 le64_to_cpu(wqe->atomic_cmp_add), swap,
+					 &orig);
+	if (vroce_hca_op_paged(op, err))
+		return;
+	if (err) {
 		op->status = VROCE_CQE_REM_ACCESS_ERR;
 		vroce_hca_qp_fatal(op->phca, op->peer);
 		return;
@@ -474,6 +508,14 @@ static void vroce_hca_do_atomic(struct vroce_hca *hca, struct vroce_hca_op *op)
 		return;
 	memcpy(op->buf, &orig, sizeof(orig));
 	op->status = vroce_hca_op_local(hca, op, true);
+	/*
+	 * The result's page went since the probe (unmapped under the WQE):
+	 * the atomic happened and cannot run again.
+	 */
+	if (op->paged) {
+		op->paged = false;
+		op->status = VROCE_CQE_LOC_PROT_ERR;
+	}
 }
 
 /* ---- what a send WQE may ask (issue 31: a process writes them) ---- */
@@ -723,6 +765,24 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	/* The wait began where the peer's receive queue was found empty. */
 	if (op.rnr)
 		return false;
+	/*
+	 * Issue 33, a page fault: the WQE waits and runs again from the
+	 * chunk that met it (what earlier chunks moved stays: the same
+	 * bytes to the same place, the same receive still at the head).
+	 */
+	if (op.paged && !op.status) {
+		if (op.off > qp->msg_off) {
+			if (!qp->msg_off) {
+				qp->msg_opcode = op.wqe.opcode;
+				qp->msg_phca = op.phca;
+				qp->msg_gen = op.phca->qpx[vroce_hca_qp_slot(op.phca,
+									   op.peer)].gen;
+			}
+			qp->msg_off = op.off;
+		}
+		vroce_hca_odp_wait(hca, qp);
+		return false;
+	}
 	if (op.lost) {
 		vroce_hca_retry_wait(hca, qp);
 		return false;

@@ -36,18 +36,25 @@ bool vroce_hca_peer_allows(struct vroce_hca *hca,
 bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 		      u32 right, bool write)
 {
+	int err = -VROCE_HCA_EBOUNDS;
 	u64 iova;
 
-	if (!op->clen ||
-	    (!check_add_overflow(le64_to_cpu(op->wqe.remote_addr),
-				 (u64)op->off, &iova) &&
-	     !vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
-					 op->peer->pdn, op->peer->qpn, iova,
-					 op->buf,
-					 op->clen,
-					 vroce_hca_qp_acc(op->peer, right),
-					 write)))
+	if (!op->clen)
 		return true;
+	if (!check_add_overflow(le64_to_cpu(op->wqe.remote_addr),
+				(u64)op->off, &iova))
+		err = vroce_hca_mr_access_locked(op->phca,
+						 le32_to_cpu(op->wqe.rkey),
+						 op->peer->pdn, op->peer->qpn,
+						 iova, op->buf, op->clen,
+						 vroce_hca_qp_acc(op->peer,
+								  right),
+						 write);
+	if (!err)
+		return true;
+	/* The responder's page fault: as an RNR NAK, the requester waits. */
+	if (vroce_hca_op_paged(op, err))
+		return false;
 	op->status = VROCE_CQE_REM_ACCESS_ERR;
 	vroce_hca_qp_fatal(op->phca, op->peer);
 	return false;
@@ -155,6 +162,7 @@ static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 	const struct vroce_wqe_sge *sge;
 	u8 *buf = op->buf;
 	u64 addr;
+	int err;
 
 	if (op->rlen > vroce_hca_recv_room(rwqe)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
@@ -168,15 +176,22 @@ static u8 vroce_hca_recv_scatter(struct vroce_hca *hca, struct vroce_hca_op *op,
 			continue;
 		}
 		len = min(left, len - skip);
-		if (check_add_overflow(le64_to_cpu(sge->addr), (u64)skip,
-				       &addr) ||
-		    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(sge->lkey),
-					       vroce_hca_recv_pdn(op->phca,
-								  op->peer),
-					       op->peer->qpn, addr, buf, len,
-					       vroce_hca_qp_acc(op->peer,
-								VROCE_ACC_LOCAL_WRITE),
-					       true)) {
+		err = -VROCE_HCA_EBOUNDS;
+		if (!check_add_overflow(le64_to_cpu(sge->addr), (u64)skip,
+					&addr))
+			err = vroce_hca_mr_access_locked(op->phca,
+							 le32_to_cpu(sge->lkey),
+							 vroce_hca_recv_pdn(op->phca,
+									    op->peer),
+							 op->peer->qpn, addr,
+							 buf, len,
+							 vroce_hca_qp_acc(op->peer,
+									  VROCE_ACC_LOCAL_WRITE),
+							 true);
+		/* A page fault: the receive stays posted, the sender waits. */
+		if (vroce_hca_op_paged(op, err))
+			return VROCE_CQE_OK;
+		if (err) {
 			op->status = VROCE_CQE_REM_OP_ERR;
 			return VROCE_CQE_LOC_PROT_ERR;
 		}
@@ -344,6 +359,9 @@ void vroce_hca_ud_deliver(struct vroce_hca *hca,
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
 	/* No ack: what the receiver met stays there. */
 	op->status = VROCE_CQE_OK;
+	/* A page fault: the receive stays posted for the datagram again. */
+	if (op->paged)
+		return;
 	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }
 
@@ -386,7 +404,7 @@ void vroce_hca_send_deliver(struct vroce_hca *hca,
 	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
-	if (!rstatus && !vroce_hca_last_chunk(op))
+	if (!rstatus && (op->paged || !vroce_hca_last_chunk(op)))
 		return;
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
 	    vroce_hca_key_invalidate_locked(op->phca,
@@ -503,8 +521,10 @@ void vroce_hca_uc_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op)
 	}
 	if (!rstatus)
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
-	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 	op->status = VROCE_CQE_OK;
+	if (op->paged)
+		return;
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }
 
 /**
@@ -522,6 +542,7 @@ void vroce_hca_uc_write_deliver(struct vroce_hca *hca,
 	bool imm = op->wqe.opcode == VROCE_WQE_WRITE_IMM;
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus = VROCE_CQE_OK;
+	int err;
 
 	if (!(op->peer->access & VROCE_ACC_REMOTE_WRITE)) {
 		vroce_hca_uc_drop(op->phca, op);
@@ -533,16 +554,22 @@ void vroce_hca_uc_write_deliver(struct vroce_hca *hca,
 			return;
 		rstatus = vroce_hca_recv_check(op, &rwqe);
 	}
-	if (!rstatus && op->len &&
-	    vroce_hca_mr_access_locked(op->phca, le32_to_cpu(op->wqe.rkey),
-				       op->peer->pdn, op->peer->qpn,
-				       le64_to_cpu(op->wqe.remote_addr),
-				       op->buf, op->len,
-				       vroce_hca_qp_acc(op->peer,
-							VROCE_ACC_REMOTE_WRITE),
-				       true)) {
-		vroce_hca_uc_drop(op->phca, op);
-		return;
+	if (!rstatus && op->len) {
+		err = vroce_hca_mr_access_locked(op->phca,
+						 le32_to_cpu(op->wqe.rkey),
+						 op->peer->pdn, op->peer->qpn,
+						 le64_to_cpu(op->wqe.remote_addr),
+						 op->buf, op->len,
+						 vroce_hca_qp_acc(op->peer,
+								  VROCE_ACC_REMOTE_WRITE),
+						 true);
+		/* A page fault: the message waits (as on RC), no drop. */
+		if (vroce_hca_op_paged(op, err))
+			return;
+		if (err) {
+			vroce_hca_uc_drop(op->phca, op);
+			return;
+		}
 	}
 	if (imm)
 		vroce_hca_recv_complete(hca, op, &rwqe, rstatus);

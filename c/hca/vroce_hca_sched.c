@@ -487,6 +487,7 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 
 	INIT_DELAYED_WORK(&hca->timer_work, vroce_hca_timer_work);
 	spin_lock_init(&hca->timer_lock);
+	spin_lock_init(&hca->pf_lock);
 	init_waitqueue_head(&hca->hold_wq);
 	sema_init(&hca->bounce_sem, VROCE_HCA_BOUNCES);
 	hca->qps = vroce_hca_inject() ? NULL :

@@ -70,6 +70,10 @@ enum vroce_cmd_opcode {
 	VROCE_CMD_DEALLOC_MW	= 24,
 	/* Review of issue 31: the port's GID table (VROCE_CAP_GID_TABLE). */
 	VROCE_CMD_SET_GID	= 25,
+	/* Issue 33, on-demand paging (VROCE_CAP_ODP). */
+	VROCE_CMD_QUERY_PAGE_FAULT = 26,
+	VROCE_CMD_RESUME_PAGE_FAULT = 27,
+	VROCE_CMD_FENCE		= 28,
 };
 
 /* Status the HCA returns in a response. */
@@ -109,6 +113,7 @@ enum vroce_cmd_status {
 #define VROCE_MR_KIND_DMA	0	/* iova is a bus address, no table */
 #define VROCE_MR_KIND_MTT	1	/* pages behind an MTR */
 #define VROCE_MR_KIND_FRMR	2	/* MTR filled later; invalid until then */
+#define VROCE_MR_KIND_ODP	3	/* MTT whose empty entries fault (issue 33) */
 
 /* MR access rights, as the HCA checks them (same bits as IB_ACCESS_*). */
 #define VROCE_ACC_LOCAL_WRITE	BIT(0)
@@ -484,6 +489,70 @@ struct vroce_cmd_qp_dbrec {
  */
 #define VROCE_CAP_CMD_LEND	BIT(10)
 
+/*
+ * Issue 33, on-demand paging: CREATE_MR of kind VROCE_MR_KIND_ODP. Where
+ * such an MR's tables have no entry for a page an access needs, the HCA
+ * holds the work request that needs it (the requester's, whichever end
+ * the MR is at) and writes a VROCE_EQE_PAGE_FAULT event naming a fault
+ * slot: QUERY_PAGE_FAULT says what faulted, RESUME_PAGE_FAULT ends it
+ * (the entries written, or not resolvable: the access then fails as a
+ * protection error once). A held request runs again when a fault is
+ * resumed, or after VROCE_PAGE_FAULT_RETRY_MS at the latest. FENCE
+ * returns once no access through entries read before it is in flight.
+ */
+#define VROCE_CAP_ODP		BIT(11)
+
+/* Fault slots of an HCA: faults pending at once. */
+#define VROCE_PAGE_FAULT_SLOTS	16
+#define VROCE_PAGE_FAULT_RETRY_MS	10
+
+/**
+ * struct vroce_cmd_page_fault - QUERY_PAGE_FAULT: what fault slot @slot holds
+ * @hdr: the command header
+ * @slot: from the VROCE_EQE_PAGE_FAULT event
+ */
+struct vroce_cmd_page_fault {
+	struct vroce_cmd_hdr hdr;
+	__le32 slot;
+};
+
+/* struct vroce_resp_page_fault flags */
+#define VROCE_PAGE_FAULT_F_WRITE	BIT(0)	/* the access stores */
+
+/**
+ * struct vroce_resp_page_fault - QUERY_PAGE_FAULT's response
+ * @hdr: the response header; BAD_HANDLE when the slot holds no fault
+ * @handle: the MR's handle (VROCE_MR_HANDLE_*), never its key
+ * @flags: VROCE_PAGE_FAULT_F_*
+ * @iova: the first address the access needs that has no entry
+ * @len: bytes from @iova the access needs, at least 1
+ */
+struct vroce_resp_page_fault {
+	struct vroce_resp_hdr hdr;
+	__le32 handle;
+	__le32 flags;
+	__le64 iova;
+	__le64 len;
+};
+
+/* RESUME_PAGE_FAULT's status. */
+#define VROCE_PAGE_FAULT_RESOLVED	0	/* the entries are written */
+#define VROCE_PAGE_FAULT_FAILED		1	/* the access fails, once */
+
+/**
+ * struct vroce_cmd_resume_page_fault - RESUME_PAGE_FAULT: end a fault
+ * @hdr: the command header
+ * @slot: the fault slot
+ * @handle: the MR QUERY_PAGE_FAULT named (a slot reused since: BAD_HANDLE)
+ * @status: VROCE_PAGE_FAULT_RESOLVED or _FAILED
+ */
+struct vroce_cmd_resume_page_fault {
+	struct vroce_cmd_hdr hdr;
+	__le32 slot;
+	__le32 handle;
+	__le32 status;
+};
+
 /* Entries of the port's GID table (the RDMA core's gid_tbl_len). */
 #define VROCE_MAX_GID		16
 
@@ -688,7 +757,9 @@ enum vroce_counter {
 	 * the port's GID table (VROCE_CAP_GID_TABLE), refused or dropped
 	 */
 	VROCE_CNT_SGID_REFUSED		= 22,
-	VROCE_CNT_NUM			= 23,
+	/* Issue 33: page faults raised (VROCE_EQE_PAGE_FAULT events) */
+	VROCE_CNT_PAGE_FAULTS		= 23,
+	VROCE_CNT_NUM			= 24,
 };
 
 /* Counters in one QUERY_COUNTERS response. */

@@ -326,6 +326,8 @@ enum vroce_eqe_type {
 	VROCE_EQE_SRQ_LIMIT	= 3,
 	/* QP @num, attached to an SRQ, is in ERR and takes no more from it */
 	VROCE_EQE_QP_LAST_WQE	= 4,
+	/* Issue 33: fault slot @num holds a page fault (VROCE_CAP_ODP) */
+	VROCE_EQE_PAGE_FAULT	= 5,
 };
 
 #define VROCE_EQE_OWNER		BIT(0)	/* in @owner, as in struct vroce_cqe */
