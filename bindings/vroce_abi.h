@@ -586,8 +586,10 @@ int vroce_mr_obj_odp_fault(const struct vroce_mr_obj *mr, u64 iova, u64 len,
  * @range: the pages, as vroce_mr_obj_odp_fault() gave them (or part)
  * @pages: their DMA addresses, @range->count of them
  *
- * Context: process context, may sleep; the caller serialises it with
- * vroce_mr_obj_odp_invalidate() on the MR (the umem's mutex).
+ * Context: process context, may sleep; allocates the tables the pages
+ * need (a caller that an MMU notifier may wait for allocates without
+ * reclaim: memalloc_noreclaim_save()). The caller serialises every call
+ * on the object, vroce_mr_obj_odp_invalidate() included.
  * Return: 0, or -EINVAL for an MR that is not on-demand paging, a NULL
  * argument or an empty range; an error of vroce_mtr_map_range().
  */

@@ -238,6 +238,7 @@ extern "C" {
         mr: *const vroce_mr_obj,
         iova: u64_,
         len: u64_,
+        ahead: bool_,
         range: *mut vroce_mr_odp_range,
     ) -> ffi::c_int;
 }

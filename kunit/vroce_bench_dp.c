@@ -17,11 +17,14 @@
 #include <linux/in.h>
 #include <linux/inetdevice.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -540,9 +543,203 @@ static void vroce_bench_dp_qps(struct kunit *test)
 	}
 }
 
+/* ---- issue 33: on-demand paging MRs ---- */
+
+#define DP_ODP_ACC	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+#define DP_ODP_FRESH	(16 * SZ_1M)	/* memory no one touched yet */
+#define DP_ODP_INVAL	256		/* munmaps timed */
+
+KUNIT_DEFINE_ACTION_WRAPPER(dp_dereg, ib_dereg_mr, struct ib_mr *);
+KUNIT_DEFINE_ACTION_WRAPPER(dp_lb_teardown, vroce_lb_teardown,
+			    struct vroce_lb *);
+
+/* An MR over user memory, deregistered when the test ends. */
+static struct ib_mr *dp_user_mr(struct kunit *test, struct ib_pd *pd, u64 va,
+				u64 len, int access)
+{
+	struct ib_mr *mr = ib_reg_user_mr(pd, va, len, va, access);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_dereg, mr), 0);
+	return mr;
+}
+
+/*
+ * @n WRITEs of @len bytes from @d's buffer into @mr, one at a time, the
+ * i-th at @va + i * @stride: their time in @ns.
+ */
+static int dp_odp_writes(struct vroce_lb *d, struct ib_mr *mr, u64 va,
+			 u32 len, u64 stride, int n, u64 *ns)
+{
+	struct ib_sge sge = { .addr = d->dma[0], .length = len,
+			      .lkey = d->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = &sge,
+			.num_sge = 1, .send_flags = IB_SEND_SIGNALED },
+		.rkey = mr->rkey,
+	};
+	u64 t0 = ktime_get_ns();
+	struct ib_wc wc;
+	int i, got;
+
+	for (i = 0; i < n; i++) {
+		wr.remote_addr = va + i * stride;
+		if (ib_post_send(d->qp[0], &wr.wr, NULL))
+			return -EIO;
+		while (!(got = ib_poll_cq(d->cq, 1, &wc))) {
+			if (ktime_get_ns() - t0 > DP_TIMEOUT_NS)
+				return -ETIMEDOUT;
+			cond_resched();
+		}
+		if (got < 0 || wc.status != IB_WC_SUCCESS)
+			return -EIO;
+	}
+	*ns = ktime_get_ns() - t0;
+	return 0;
+}
+
+/* The page faults @ibdev's HCA raised so far. */
+static u64 dp_faults(struct kunit *test, struct vroce_dev *vdev)
+{
+	u64 v[VROCE_CNT_NUM];
+
+	KUNIT_ASSERT_EQ(test, vroce_cmd_query_counters(vdev, v), 0);
+	return v[VROCE_CNT_PAGE_FAULTS];
+}
+
+/*
+ * First touches of @fresh bytes of memory nobody touched, through an ODP
+ * MR: WRITEs of @len every @stride bytes, then the same again with the
+ * pages present. Prints the difference per @what and per fault.
+ */
+static void dp_odp_touch(struct kunit *test, struct vroce_lb *d,
+			 const char *what, u32 len, u64 stride)
+{
+	struct vroce_dev *vdev = to_vroce_dev(d->ibdev);
+	unsigned long va = kunit_vm_mmap(test, NULL, 0, DP_ODP_FRESH,
+					 PROT_READ | PROT_WRITE,
+					 MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	int n = DP_ODP_FRESH / stride, per = stride / len;
+	u64 cold, warm, faults;
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(va));
+	mr = dp_user_mr(test, d->pd, va, DP_ODP_FRESH,
+			DP_ODP_ACC | IB_ACCESS_ON_DEMAND);
+	faults = dp_faults(test, vdev);
+	KUNIT_ASSERT_EQ(test, dp_odp_writes(d, mr, va, len, len, n * per,
+					    &cold), 0);
+	faults = dp_faults(test, vdev) - faults;
+	KUNIT_ASSERT_EQ(test, dp_odp_writes(d, mr, va, len, len, n * per,
+					    &warm), 0);
+	pr_info("vroce-bench: odp first touch per %s: %llu ns (%llu ns cold, %llu ns present, %d x %u B WRITEs over %d MiB); %llu faults, %llu ns each\n",
+		what, div_u64(cold > warm ? cold - warm : 0, n),
+		div_u64(cold, n), div_u64(warm, n), n * per, len,
+		DP_ODP_FRESH / SZ_1M, faults,
+		div64_u64(cold > warm ? cold - warm : 0, faults ?: 1));
+}
+
+/*
+ * Average time of DP_ODP_INVAL munmaps of a 4 KiB page at @va, mapped
+ * again after each: with @mr, the HCA has the page mapped first (a WRITE
+ * into it), and the munmap waits for the invalidation and its fence.
+ */
+static u64 dp_odp_munmap(struct kunit *test, struct vroce_lb *d,
+			 struct ib_mr *mr, unsigned long va, u64 *cmds)
+{
+	struct vroce_dev *vdev = to_vroce_dev(d->ibdev);
+	u64 sum = 0, t, ns;
+	u32 one = 1, pi;
+	int i;
+
+	*cmds = 0;
+
+	for (i = 0; i < DP_ODP_INVAL; i++) {
+		if (mr)
+			KUNIT_ASSERT_EQ(test, dp_odp_writes(d, mr, va, 64, 0, 1,
+							    &ns), 0);
+		else
+			KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)va,
+							   &one, sizeof(one)),
+					0);
+		pi = READ_ONCE(vdev->cmdq.pi);
+		t = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, vm_munmap(va, SZ_4K), 0);
+		sum += ktime_get_ns() - t;
+		*cmds += (u32)(READ_ONCE(vdev->cmdq.pi) - pi);
+		KUNIT_ASSERT_EQ(test, vm_mmap(NULL, va, SZ_4K,
+					      PROT_READ | PROT_WRITE,
+					      MAP_ANONYMOUS | MAP_PRIVATE |
+					      MAP_FIXED, 0), va);
+	}
+	return div_u64(sum, DP_ODP_INVAL);
+}
+
+/*
+ * Issue 33's ODP table: 64 KiB WRITE bandwidth into an ODP MR with its
+ * pages present against a pinned MR over the same memory (goal: at least
+ * 90%), first touches per 4 KiB page and per 2 MiB, and the latency an
+ * invalidation adds to a munmap. vroce only: 6.12's rxe has no ODP.
+ */
+static void vroce_bench_dp_odp(struct kunit *test)
+{
+	struct vroce_lb *vd = kunit_kzalloc(test, sizeof(*vd), GFP_KERNEL);
+	struct ib_mr *pinned, *odp, *keep;
+	u64 ns[2], mbs[2], inval[2], cmds[2];
+	unsigned long user, page;
+	struct vroce_dev *vdev;
+	char ratio[16];
+	int i;
+
+	if (!vroce_bench_enabled)
+		kunit_skip(test, "run by 'make bench' (vroce_kunit.bench=1)");
+	KUNIT_ASSERT_NOT_NULL(test, vd);
+	vdev = vroce_test_dev(test);
+	vd->len = SZ_64K;
+	vd->ibdev = &vdev->ibdev;
+	vd->dmac = vdev->netdev->dev_addr;
+	/* Torn down at the end, after the MRs made below: LIFO. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_lb_teardown,
+							vd), 0);
+	KUNIT_ASSERT_EQ(test, vroce_lb_setup(vd), 0);
+	keep = vd->mr;
+
+	user = vroce_test_user_mem(test, SZ_64K, 3);
+	pinned = dp_user_mr(test, vd->pd, user, SZ_64K, DP_ODP_ACC);
+	odp = dp_user_mr(test, vd->pd, user, SZ_64K,
+			 DP_ODP_ACC | IB_ACCESS_ON_DEMAND);
+	for (i = 0; i < 2 && test->status == KUNIT_SUCCESS; i++) {
+		vd->mr = i ? odp : pinned;
+		/* One WRITE first: an ODP MR's pages become present. */
+		KUNIT_EXPECT_EQ(test, dp_odp_writes(vd, vd->mr, user, SZ_64K,
+						    0, 1, &ns[i]), 0);
+		KUNIT_EXPECT_EQ(test, dp_best(vd, 1, IB_WR_RDMA_WRITE, SZ_64K,
+					      DP_MSGS / 4, DP_WINDOW, &ns[i]),
+				0);
+		mbs[i] = div64_u64((u64)DP_MSGS / 4 * SZ_64K * 1000, ns[i] ?: 1);
+	}
+	vd->mr = keep;
+	dp_odp_touch(test, vd, "4 KiB page", SZ_4K, SZ_4K);
+	dp_odp_touch(test, vd, "2 MiB", SZ_64K, SZ_2M);
+
+	page = vroce_test_user_mem(test, 2 * SZ_4K, 5);
+	inval[0] = dp_odp_munmap(test, vd, NULL, page, &cmds[0]);
+	odp = dp_user_mr(test, vd->pd, page, 2 * SZ_4K,
+			 DP_ODP_ACC | IB_ACCESS_ON_DEMAND);
+	inval[1] = dp_odp_munmap(test, vd, odp, page, &cmds[1]);
+
+	vroce_bench_ratio(ratio, sizeof(ratio), mbs[1], mbs[0]);
+	pr_info("vroce-bench: odp WRITE 64 KiB, %d with %d in flight, best of %d: pinned %llu MB/s, on demand (pages present) %llu MB/s: %s (goal: at least 0.90x)\n",
+		DP_MSGS / 4, DP_WINDOW, DP_ROUNDS, mbs[0], mbs[1], ratio);
+	pr_info("vroce-bench: odp invalidation: munmap of a 4 KiB page %llu ns with the HCA's entry and fence (%llu commands in %d munmaps), %llu ns with no MR (%llu commands)\n",
+		inval[1], cmds[1], DP_ODP_INVAL, inval[0], cmds[0]);
+}
+
 static struct kunit_case vroce_bench_dp_cases[] = {
 	KUNIT_CASE_SLOW(vroce_bench_dp_loopback),
 	KUNIT_CASE_SLOW(vroce_bench_dp_qps),
+	KUNIT_CASE_SLOW(vroce_bench_dp_odp),
 	{}
 };
 

@@ -437,6 +437,9 @@ static void vroce_bench_reg_rates(struct kunit *test)
 		{ "reg_user_mr+dereg 1 GiB", SZ_1G, 16,
 		  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ },
 	};
+	/* Issue 33: the same on demand (vroce only: 6.12's rxe has no ODP). */
+	u64 odp[ARRAY_SIZE(user)][2] = {};
+	char ratio[16];
 	u64 v[ARRAY_SIZE(user) + 1][2] = {}, r[ARRAY_SIZE(user) + 1][2] = {};
 	u64 q[2] = {}, rung[2], none[2] = {};
 	struct vroce_lb vlb = {}, *rlb;
@@ -486,6 +489,16 @@ static void vroce_bench_reg_rates(struct kunit *test)
 		reg_pair(test, reg_jobs(test, &job), user[i].per, r[i]);
 		kunit_release_action(test, reg_dealloc_pd, rpd);
 	}
+	for (i = 0; i < ARRAY_SIZE(user); i++) {
+		job = (struct reg_job){ .op = REG_USER, .len = user[i].len,
+			.uaddr = user[i].len == SZ_1G ? big : small,
+			.access = user[i].access | IB_ACCESS_ON_DEMAND };
+		job.pd = vroce_test_pd(test, vdev, 0);
+		/* No per-page work: the 1 GiB row repeats as often as 4 KiB. */
+		reg_pair(test, reg_jobs(test, &job), min(user[i].per * 64, 4000),
+			 odp[i]);
+	}
+	i = ARRAY_SIZE(user);
 	reg_fast_pair(test, &vlb, 4000, v[i]);
 	if (rxe)
 		reg_fast_pair(test, rlb, 4000, r[i]);
@@ -515,6 +528,18 @@ static void vroce_bench_reg_rates(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(user); i++)
 		reg_row(user[i].what, v[i], r[i]);
 	reg_row("alloc_mr+map_mr_sg+REG_MR 32p", v[i], r[i]);
+	for (i = 0; i < ARRAY_SIZE(user); i++) {
+		char what[40];
+
+		snprintf(what, sizeof(what), "ODP %s", user[i].what + 18);
+		reg_row(what, odp[i], none);
+	}
+	for (i = 0; i < ARRAY_SIZE(user); i++) {
+		vroce_bench_ratio(ratio, sizeof(ratio), odp[i][0], v[i][0]);
+		pr_info("vroce-bench: odp reg %s: %llu/s on demand, %llu/s pinned, 1 thread: %s%s\n",
+			user[i].what + 18, odp[i][0], v[i][0], ratio,
+			user[i].len == SZ_1G ? " (goal: at least 100x)" : "");
+	}
 	reg_row("QUERY_DEVICE commands", q, none);
 	pr_info("vroce-bench: ring doorbells per 100 commands: %llu with 1 thread, %llu with %d\n",
 		div64_u64(rung[0] * 100, pi[0] ?: 1),

@@ -2228,6 +2228,10 @@ static void vroce_odp_qp_moves_bytes(struct kunit *test)
 	struct ib_sge dst = qp_sge(p, 1, 0, len);
 	struct ib_sge res = qp_sge(p, 0, 0, 8);
 	u8 *got = kunit_kzalloc(test, len, GFP_KERNEL);
+	struct ib_qp_attr qattr = {
+		.qp_access_flags = QP_ACCESS | IB_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ib_atomic_wr awr;
 	struct ib_sge usge;
 	struct ib_wc wc[2];
 	struct ib_mr *mr;
@@ -2272,18 +2276,19 @@ static void vroce_odp_qp_moves_bytes(struct kunit *test)
 	/* An atomic at a page not present: it runs once, after the fault. */
 	if (!(p->vdev->attr.caps & VROCE_CAP_ATOMIC))
 		return;
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &(struct ib_qp_attr) {
-		.qp_access_flags = QP_ACCESS | IB_ACCESS_REMOTE_ATOMIC },
-		IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &qattr,
+					   IB_QP_ACCESS_FLAGS), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(&sum,
 					     (void __user *)uaddr + 20 * SZ_4K,
 					     8), 0);
-	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &(struct ib_atomic_wr) {
+	awr = (struct ib_atomic_wr) {
 		.wr = { .wr_id = 5, .opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
 			.sg_list = &res, .num_sge = 1,
 			.send_flags = IB_SEND_SIGNALED },
 		.remote_addr = iova - 123 + 20 * SZ_4K,
-		.compare_add = 5, .rkey = mr->rkey }.wr, NULL), 0);
+		.compare_add = 5, .rkey = mr->rkey,
+	};
+	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &awr.wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, qp_poll(p->cq, wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, *(u64 *)p->buf[0]->va, sum);
@@ -2371,8 +2376,8 @@ static void vroce_odp_qp_no_pinning(struct kunit *test)
 {
 	struct qp_pair *p = qp_pair(test, 16, 64, 7);
 	struct ib_sge src = qp_sge(p, 0, 0, 64);
+	struct ib_mr *mr, *again;
 	unsigned long base;
-	struct ib_mr *mr;
 
 	base = kunit_vm_mmap(test, NULL, 0, SZ_1G, PROT_NONE,
 			     MAP_ANONYMOUS | MAP_PRIVATE | MAP_NORESERVE, 0);
@@ -2382,12 +2387,52 @@ static void vroce_odp_qp_no_pinning(struct kunit *test)
 	mr = odp_mr(test, p, base, SZ_1G, base);
 	KUNIT_EXPECT_EQ(test, mr->length, SZ_1G);
 	/* Not changed in place: deregister and register again. */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(mr->device->ops.rereg_user_mr(mr,
-			IB_MR_REREG_ACCESS, 0, 0, 0, QP_ACCESS, NULL, NULL)),
-			-EOPNOTSUPP);
+	again = mr->device->ops.rereg_user_mr(mr, IB_MR_REREG_ACCESS, 0, 0, 0,
+					      QP_ACCESS, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(again), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src,
 				      base + SZ_512M, mr->rkey),
 			IB_WC_REM_ACCESS_ERR);
+}
+
+/*
+ * A message across the end of a 2 MiB chunk of the MR's pages (each chunk
+ * has its own umem and notifier): both chunks fault in and take the
+ * bytes; a munmap and a new mapping in the second leaves the first alone.
+ */
+static void vroce_odp_qp_chunks(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	unsigned long uaddr = kunit_vm_mmap(test, NULL, 0, SZ_4M + SZ_4K,
+					    PROT_READ | PROT_WRITE,
+					    MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	u64 start = uaddr + 123, at = start + SZ_2M - 2 * SZ_4K;
+	struct ib_sge src = qp_sge(p, 0, 0, BUF_LEN);
+	u8 *got = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	mr = odp_mr(test, p, start, SZ_4M, start);
+	qp_fill(p, 0, 41);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, at,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)at, BUF_LEN),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, BUF_LEN);
+
+	/* The second chunk's page changes; the first chunk's stay present. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(uaddr + SZ_2M + SZ_4K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, kunit_vm_mmap(test, NULL, uaddr + SZ_2M + SZ_4K,
+					    SZ_4K, PROT_READ | PROT_WRITE,
+					    MAP_ANONYMOUS | MAP_PRIVATE |
+					    MAP_FIXED, 0), uaddr + SZ_2M + SZ_4K);
+	qp_fill(p, 0, 42);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, at,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)at, BUF_LEN),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, BUF_LEN);
 }
 
 static struct kunit_case vroce_odp_qp_cases[] = {
@@ -2395,6 +2440,7 @@ static struct kunit_case vroce_odp_qp_cases[] = {
 	KUNIT_CASE(vroce_odp_qp_remap),
 	KUNIT_CASE(vroce_odp_qp_local_unmapped),
 	KUNIT_CASE(vroce_odp_qp_no_pinning),
+	KUNIT_CASE(vroce_odp_qp_chunks),
 	{}
 };
 

@@ -105,7 +105,7 @@ awk '
 # objects do not change these much; the Rust kernel's are above).
 echo "== vroce beside rxe, C bench kernel, each boot (per second; ratios 16/1 and vroce/rxe)"
 for f in "$out"/c.*; do
-	grep -E '^(registrations|reg |ring |data path|dp |qps |floor |stages? )' "$f"
+	grep -E '^(registrations|reg |ring |data path|dp |qps |floor |stages? |odp )' "$f"
 done
 
 # The per-QP engines on more than one CPU: UML has one, so the 16-pair

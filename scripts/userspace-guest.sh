@@ -30,6 +30,9 @@ programs="$programs ucpingpong mckey"
 programs="$programs counters"
 # Shared receive queues: ibv_srq_pingpong.
 programs="$programs srqpingpong"
+# Issue 33: ODP MRs (our program; perftest's --odp), skipped where the
+# device offers no ODP (6.12's rxe).
+programs="$programs odp_mm ib_write_bw_odp"
 # issue 30, big messages: 2 MiB RDMA WRITEs, above the old 1 MiB limit.
 [ "$mode" = check ] && programs="$programs ib_write_bw_2m"
 # RC atomics (issue 30): perftest's and qperf's.
@@ -224,6 +227,17 @@ for dev in $progdevs; do
 		# four RC QPs taking receives from one SRQ.
 		r=$(pair $dev srqpingpong ibv_srq_pingpong -d $dev -g 0 -n 100 -q 4)
 		eval "r_${dev}_srqpingpong=\$r"
+		# Issue 33: ODP MRs under munmap's kin, fork, MADV_PAGEOUT,
+		# a kill; exit 3 when the device offers no ODP.
+		timeout 120 "$(dirname "$RDMAV_DRIVERS")/vroce_odp_test" $dev \
+			>"$log/$dev.odp_mm" 2>&1
+		rc=$?
+		case $rc in
+		0) r=pass ;;
+		3) r="skip (no ODP)" ;;
+		*) r="FAIL (exit $rc)" ;;
+		esac
+		eval "r_${dev}_odp_mm=\$r"
 		# The extended verbs; vroce's refusals on vroce only.
 		set -- "$(dirname "$RDMAV_DRIVERS")/vroce_verbs_test" $dev
 		[ $dev = vroce0 ] || set -- "$@" traffic
@@ -252,6 +266,17 @@ for dev in $progdevs; do
 		grep -q "$pat" "$log/$dev.counters" || r="FAIL (no traffic counted)"
 		eval "r_${dev}_counters=\$r"
 		sed "s/^/# $dev counters: /" "$log/$dev.counters"
+	fi
+	# Issue 33: perftest's own ODP MRs (--odp), where the device has ODP.
+	if [ "$mode" = check ]; then
+		eval "o=\${r_${dev}_odp_mm:-}"
+		if [ "$o" = "skip (no ODP)" ]; then
+			r="skip (no ODP)"
+		else
+			r=$(pair $dev ib_write_bw_odp ib_write_bw -d $dev -x 0 \
+				--odp -n $iters -F)
+		fi
+		eval "r_${dev}_ib_write_bw_odp=\$r"
 	fi
 	# issue 30, big messages: 2 MiB per message, a few iterations.
 	if [ "$mode" = check ]; then

@@ -24,6 +24,9 @@ make -s -C "$repo" provider PROVIDER_OUT="$work" >&2
 # Our own client of the provider's extended verbs (ibv_wr_*, cq_ex).
 gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_verbs_test" \
 	"$repo/kunit/userspace/vroce_verbs_test.c" -libverbs
+# Issue 33: ODP MRs under the address space's changes.
+gcc -O2 -Wall -Wextra -Werror -o "$work/vroce_odp_test" \
+	"$repo/kunit/userspace/vroce_odp_test.c" -libverbs
 # Review of issue 31: the provider under the HCA's faults.
 gcc -O2 -Wall -Wextra -Werror -rdynamic -o "$work/vroce_prov_test" \
 	"$repo/kunit/userspace/vroce_prov_test.c" -libverbs -ldl -lpthread

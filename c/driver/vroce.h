@@ -320,6 +320,9 @@ struct vroce_odp_work {
  * @odp_mrs: ODP MRs by their HCA handle, for the page faults
  * @odp_work: one work item per HCA fault slot
  * @odp_stopping: the device stops: page faults are left alone
+ * @odp_fence_lock: held for reading by an invalidation's FENCE, for
+ *	writing to set @odp_quiet
+ * @odp_quiet: the HCA is reset: invalidations issue no FENCE
  */
 
 struct vroce_dev {
@@ -356,6 +359,8 @@ struct vroce_dev {
 	struct xarray odp_mrs;
 	struct vroce_odp_work odp_work[VROCE_PAGE_FAULT_SLOTS];
 	bool odp_stopping;
+	struct rw_semaphore odp_fence_lock;
+	bool odp_quiet;
 };
 
 /**
@@ -663,8 +668,15 @@ struct vroce_pd {
  * @user_access: a user MR's IB_ACCESS_* flags (rereg_mr)
  * @res_mtt: @mtr's table as the HCA was told it, for restrack dumps,
  *	which must not reach @mtr: rereg_mr frees the MTR it replaces
- * @odp: (issue 33) an ODP MR's umem, whose notifier follows the memory;
- *	@umem is then its ib_umem
+ * @odp: (issue 33) an ODP MR's implicit root umem (no pages, no notifier)
+ * @odp_chunks: an ODP MR's child umems by 2 MiB chunk of its pages, made
+ *	when a page of the chunk first faults; each has a notifier
+ * @odp_mutex: an ODP MR's: serialises the calls on its object, which the
+ *	chunks make under their own umem mutexes (taken inside those)
+ * @odp_chunk_lock: an ODP MR's: held while a chunk's umem is made
+ * @odp_users: an ODP MR's faults being resolved; deregistration waits
+ *	for none
+ * @odp_handle: an ODP MR's HCA handle, which faults name
  *
  * The copies never change after registration (but for @mtr, @res_mtt,
  * @ibmr's iova and length when rereg_mr changes the translation in place:
@@ -689,6 +701,11 @@ struct vroce_mr {
 	int user_access;
 	struct vroce_hw_mtt res_mtt;
 	struct ib_umem_odp *odp;
+	struct xarray odp_chunks;
+	struct mutex odp_mutex;		/* see @odp_mutex above */
+	struct mutex odp_chunk_lock;	/* see @odp_chunk_lock above */
+	atomic_t odp_users;
+	u32 odp_handle;
 };
 
 static inline struct vroce_pd *to_vroce_pd(struct ib_pd *ibpd)
@@ -802,10 +819,10 @@ void vroce_odp_caps(const struct vroce_dev *vdev, struct ib_device_attr *props);
 void vroce_odp_event(struct vroce_dev *vdev, u32 slot);
 struct ib_mr *vroce_odp_reg_user_mr(struct ib_pd *ibpd,
 				    const struct vroce_mr_user_attr *attr);
-void vroce_odp_forget(struct vroce_dev *vdev, struct vroce_mr *mr);
+bool vroce_odp_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_odp_release(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_odp_init(struct vroce_dev *vdev);
-void vroce_odp_stop(struct vroce_dev *vdev);
+void vroce_odp_stop(struct vroce_dev *vdev, bool quiet);
 
 /* c/driver/vroce_zombie.c */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr);

@@ -280,9 +280,9 @@ err_netdev_exit:
 	vroce_netdev_exit(vdev);
 err_quiesce:
 	/* The HCA must be quiet before the event queue goes. */
-	vroce_odp_stop(vdev);
+	vroce_odp_stop(vdev, false);
 	vroce_dev_quiesce(vdev, true);
-	vroce_odp_stop(vdev);
+	vroce_odp_stop(vdev, true);
 	vroce_eq_exit(vdev);
 	vroce_cmdq_exit(vdev);
 	/* What RDMA clients made and could not destroy, before it failed. */
@@ -320,9 +320,9 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 	vroce_mr_cache_drain(vdev);
 	vroce_netdev_exit(vdev);
 	/* No fault handled from here: no MR is left to fault on. */
-	vroce_odp_stop(vdev);
+	vroce_odp_stop(vdev, false);
 	vroce_dev_quiesce(vdev, true);
-	vroce_odp_stop(vdev);
+	vroce_odp_stop(vdev, true);
 	vroce_eq_exit(vdev);
 	vroce_cmdq_exit(vdev);
 	vroce_ring_reap(vdev);

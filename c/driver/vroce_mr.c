@@ -365,8 +365,12 @@ int vroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 {
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
 
-	/* A user MR made from a cache entry has a fast-register object. */
-	if (mr->cached || ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT) ||
+	/*
+	 * A user MR made from a cache entry has a fast-register object; an
+	 * ODP MR's object is its notifiers' too (not to be touched here).
+	 */
+	if (mr->cached || mr->odp ||
+	    ibmr->page_size != BIT(VROCE_FRMR_PAGE_SHIFT) ||
 	    vroce_mr_obj_pages_reset(mr->obj))
 		return -EINVAL;
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vroce_set_page);
@@ -391,10 +395,10 @@ int vroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vroce_mr *mr = to_vroce_mr(ibmr);
 	bool answered;
 
-	/* Issue 33: no fault finds it from now on. */
+	/* Issue 33: its chunks' notifiers call its object meanwhile. */
 	if (mr->odp)
-		vroce_odp_forget(vdev, mr);
-	if (mr->cached)
+		answered = vroce_odp_dereg(vdev, mr);
+	else if (mr->cached)
 		answered = vroce_mr_cache_put(vdev, mr);
 	else
 		answered = vroce_mr_destroy_hw(vdev, mr);

@@ -20,6 +20,7 @@ static struct vroce_mr *vroce_mr_alloc(struct vroce_dev *vdev)
 	if (mr) {
 		INIT_LIST_HEAD(&mr->zombie);
 		INIT_LIST_HEAD(&mr->cache);
+		xa_init(&mr->odp_chunks);
 	}
 	return mr;
 }

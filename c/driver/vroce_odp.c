@@ -4,6 +4,10 @@
  * pins nothing. The MR's object (bindings/vroce_abi.h, an ODP MR object)
  * has a sparse table with no page mapped, and the RDMA core's ib_umem_odp
  * follows the memory: an MMU interval notifier and hmm_range_fault().
+ * Registration does no per-page work: the MR's umem is an implicit root
+ * (no page lists, no notifier), and each 2 MiB chunk of the MR's pages
+ * gets a child umem, with its page lists and notifier, when a page of it
+ * first faults (as mlx5's implicit MRs do per 1 GiB).
  *
  * - A page fault: the HCA met an empty entry, held the work request and
  *   wrote a VROCE_EQE_PAGE_FAULT event naming a fault slot. Its work here
@@ -29,6 +33,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_umem_odp.h>
 
@@ -43,6 +48,8 @@ MODULE_PARM_DESC(odp, "offer on-demand paging MRs (IB_ACCESS_ON_DEMAND) when the
 
 /* Page addresses written per call while the umem's mutex is held. */
 #define VROCE_ODP_BATCH		64
+/* A chunk of an MR's pages (from its page 0) with a child umem of its own. */
+#define VROCE_ODP_CHUNK_SHIFT	(21 - PAGE_SHIFT)
 
 /**
  * vroce_odp_supported() - whether the device offers on-demand paging
@@ -82,23 +89,26 @@ void vroce_odp_caps(const struct vroce_dev *vdev, struct ib_device_attr *props)
 }
 
 /*
- * Write the entries of @r from the umem's DMA list, in batches; the
- * umem's mutex is held (the list is stable, no invalidation runs).
+ * Write the entries of @r, pages of @odp (a chunk's umem) from its page
+ * @index on, from the umem's DMA list, in batches; the umem's mutex is
+ * held (the list is stable, no invalidation of the chunk runs), and the
+ * MR's odp_mutex (no other call on its object runs).
  */
 static int vroce_odp_map_locked(struct vroce_dev *vdev, struct vroce_mr *mr,
-				const struct vroce_mr_odp_range *r)
+				struct ib_umem_odp *odp,
+				const struct vroce_mr_odp_range *r, u64 index)
 {
-	struct ib_umem_odp *odp = mr->odp;
 	dma_addr_t pages[VROCE_ODP_BATCH];
 	struct vroce_mr_odp_range part;
 	u64 done, i, n;
 	int err;
 
 	lockdep_assert_held(&odp->umem_mutex);
+	lockdep_assert_held(&mr->odp_mutex);
 	for (done = 0; done < r->count; done += n) {
 		n = min_t(u64, r->count - done, VROCE_ODP_BATCH);
 		for (i = 0; i < n; i++)
-			pages[i] = odp->dma_list[r->first + done + i] &
+			pages[i] = odp->dma_list[index + done + i] &
 				   ODP_DMA_ADDR_MASK;
 		part = *r;
 		part.first = r->first + done;
@@ -110,6 +120,115 @@ static int vroce_odp_map_locked(struct vroce_dev *vdev, struct vroce_mr *mr,
 	return 0;
 }
 
+static const struct mmu_interval_notifier_ops vroce_odp_ops;
+
+/*
+ * The umem of chunk @c of @mr, made (with its notifier) when first
+ * needed. @base is the user address of the MR's page 0, @pages its page
+ * count. Under the MR's odp_chunk_lock (two faults of one chunk make one
+ * umem); a fault's reference keeps the MR and its root.
+ */
+static struct ib_umem_odp *vroce_odp_chunk(struct vroce_dev *vdev,
+					   struct vroce_mr *mr, u64 c,
+					   u64 base, u64 pages)
+{
+	u64 first = c << VROCE_ODP_CHUNK_SHIFT;
+	u64 n = min_t(u64, pages - first, BIT_ULL(VROCE_ODP_CHUNK_SHIFT));
+	struct ib_umem_odp *child;
+	int err;
+
+	lockdep_assert_held(&mr->odp_chunk_lock);
+	child = xa_load(&mr->odp_chunks, c);
+	if (child)
+		return child;
+	child = vroce_inject(vdev) ? ERR_PTR(-ENOMEM) :
+		ib_umem_odp_alloc_child(mr->odp, base + (first << PAGE_SHIFT),
+					n << PAGE_SHIFT, &vroce_odp_ops);
+	if (IS_ERR(child))
+		return child;
+	vroce_mem_account(vdev, true);
+	/* Under its mutex: an invalidation running now sees all or none. */
+	mutex_lock(&child->umem_mutex);
+	child->private = mr;
+	mutex_unlock(&child->umem_mutex);
+	err = xa_err(xa_store(&mr->odp_chunks, c, child, GFP_KERNEL));
+	if (err) {
+		ib_umem_odp_release(child);
+		vroce_mem_account(vdev, false);
+		return ERR_PTR(err);
+	}
+	return child;
+}
+
+/*
+ * Map the pages of @r in @mr (@pages pages), chunk by chunk: fault them
+ * in and DMA-map them through the chunk's umem, and write their entries
+ * with its mutex held.
+ */
+static int vroce_odp_map_range(struct vroce_dev *vdev, struct vroce_mr *mr,
+			       const struct vroce_mr_odp_range *r, u64 pages)
+{
+	u64 base = r->user_addr - (r->first << PAGE_SHIFT), end, next, c;
+	u64 mask = ODP_READ_ALLOWED_BIT;
+	struct vroce_mr_odp_range piece;
+	struct ib_umem_odp *child;
+	unsigned int noreclaim;
+	int n, err;
+
+	/* A writable MR's pages are faulted writable: one fault, not two. */
+	if (mr->odp->umem.writable)
+		mask |= ODP_WRITE_ALLOWED_BIT;
+	end = r->first + r->count;
+	for (piece.first = r->first; piece.first < end; piece.first = next) {
+		c = piece.first >> VROCE_ODP_CHUNK_SHIFT;
+		next = min((c + 1) << VROCE_ODP_CHUNK_SHIFT, end);
+		mutex_lock(&mr->odp_chunk_lock);
+		child = vroce_odp_chunk(vdev, mr, c, base, pages);
+		mutex_unlock(&mr->odp_chunk_lock);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		piece.count = next - piece.first;
+		piece.user_addr = base + (piece.first << PAGE_SHIFT);
+		piece.user_len = piece.count << PAGE_SHIFT;
+		n = ib_umem_odp_map_dma_and_lock(child, piece.user_addr,
+						 piece.user_len, mask, true);
+		if (n < 0)
+			return n;
+		/*
+		 * The object's calls one at a time (chunks fault and
+		 * invalidate under mutexes of their own); its tables are
+		 * allocated without reclaim, which could wait for an
+		 * invalidation that waits for this mutex.
+		 */
+		mutex_lock(&mr->odp_mutex);
+		noreclaim = memalloc_noreclaim_save();
+		err = vroce_odp_map_locked(vdev, mr, child, &piece,
+					   (piece.user_addr -
+					    ib_umem_start(child)) >> PAGE_SHIFT);
+		memalloc_noreclaim_restore(noreclaim);
+		mutex_unlock(&mr->odp_mutex);
+		mutex_unlock(&child->umem_mutex);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The pages to map for @f (@ahead: the window), and the MR's page count. */
+static int vroce_odp_range(struct vroce_mr *mr, const struct vroce_page_fault *f,
+			   bool ahead, struct vroce_mr_odp_range *r, u64 *pages)
+{
+	struct vroce_mr_info info;
+	int err;
+
+	mutex_lock(&mr->odp_mutex);
+	err = vroce_mr_obj_odp_fault(mr->obj, f->iova, f->len, ahead, r);
+	vroce_mr_obj_info(mr->obj, &info);
+	*pages = vroce_mtr_page_count(info.mtr);
+	mutex_unlock(&mr->odp_mutex);
+	return err;
+}
+
 /*
  * Make the pages of @f present in @mr: the window ahead of the access,
  * or, when part of it cannot be mapped (not in the address space), the
@@ -118,31 +237,17 @@ static int vroce_odp_map_locked(struct vroce_dev *vdev, struct vroce_mr *mr,
 static int vroce_odp_resolve(struct vroce_dev *vdev, struct vroce_mr *mr,
 			     const struct vroce_page_fault *f)
 {
-	struct ib_umem_odp *odp = mr->odp;
 	struct vroce_mr_odp_range r;
-	u64 mask = ODP_READ_ALLOWED_BIT;
-	bool ahead = true;
-	int n, err;
+	u64 pages;
+	int err;
 
-	/* A writable MR's pages are faulted writable: one fault, not two. */
-	if (odp->umem.writable)
-		mask |= ODP_WRITE_ALLOWED_BIT;
-	for (;;) {
-		err = vroce_mr_obj_odp_fault(mr->obj, f->iova, f->len, ahead,
-					     &r);
-		if (err)
-			return err;
-		n = ib_umem_odp_map_dma_and_lock(odp, r.user_addr, r.user_len,
-						 mask, true);
-		if (n >= 0)
-			break;
-		if (!ahead)
-			return n;
-		ahead = false;
-	}
-	err = vroce_odp_map_locked(vdev, mr, &r);
-	mutex_unlock(&odp->umem_mutex);
-	return err;
+	err = vroce_odp_range(mr, f, true, &r, &pages);
+	if (!err)
+		err = vroce_odp_map_range(vdev, mr, &r, pages);
+	if (!err || err == -ENOMEM)
+		return err;
+	err = vroce_odp_range(mr, f, false, &r, &pages);
+	return err ?: vroce_odp_map_range(vdev, mr, &r, pages);
 }
 
 static void vroce_odp_fault_work(struct work_struct *work)
@@ -160,18 +265,28 @@ static void vroce_odp_fault_work(struct work_struct *work)
 	/* Ended meanwhile (a stale event raised again), or its MR gone. */
 	if (vroce_cmd_query_page_fault(vdev, w->slot, &f))
 		return;
+	/*
+	 * A reference, not the table's lock, for the resolution: one MR's
+	 * fault that blocks (a file that never answers) holds up that MR's
+	 * deregistration, not every other MR's faults.
+	 */
 	mutex_lock(&vdev->odp_lock);
 	mr = xa_load(&vdev->odp_mrs, f.handle);
+	if (mr)
+		atomic_inc(&mr->odp_users);
+	mutex_unlock(&vdev->odp_lock);
 	if (mr) {
 		err = vroce_odp_resolve(vdev, mr, &f);
-		if (!err)
+		/* No memory for a table now: the access faults again. */
+		if (!err || err == -ENOMEM)
 			status = VROCE_PAGE_FAULT_RESOLVED;
 		else
 			ibdev_dbg(&vdev->ibdev,
 				  "page fault of MR %#x at %#llx+%llu: %d\n",
 				  f.handle, f.iova, f.len, err);
+		if (atomic_dec_and_test(&mr->odp_users))
+			wake_up_var(&mr->odp_users);
 	}
-	mutex_unlock(&vdev->odp_lock);
 	err = vroce_cmd_resume_page_fault(vdev, w->slot, f.handle, status);
 	if (err && err != -ENOENT)
 		ibdev_warn_ratelimited(&vdev->ibdev,
@@ -194,8 +309,28 @@ void vroce_odp_event(struct vroce_dev *vdev, u32 slot)
 }
 
 /*
- * The notifier: the range [@range->start, @range->end) of the address
- * space changes. Entries first, a fence, then the pages.
+ * FENCE, or nothing once the device stopped its HCA (a reset HCA reaches
+ * no memory, and the command queue may be gone): true when no access
+ * through entries emptied before is in flight, false when the HCA did
+ * not answer in time. Any answer is one: the HCA runs commands with no
+ * access inside; a dead HCA's fence succeeds in software.
+ */
+static bool vroce_odp_fenced(struct vroce_dev *vdev)
+{
+	int err = 0;
+
+	down_read(&vdev->odp_fence_lock);
+	if (!vdev->odp_quiet)
+		err = vroce_cmd_fence(vdev);
+	up_read(&vdev->odp_fence_lock);
+	return err != -ETIMEDOUT && err != -EAGAIN;
+}
+
+/*
+ * The notifier of a chunk's umem: the range [@range->start, @range->end)
+ * of the address space changes. Entries first (of this chunk's pages: the
+ * others have notifiers and mutexes of their own), a fence, then the
+ * pages.
  */
 static bool vroce_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
@@ -203,33 +338,28 @@ static bool vroce_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
+	u64 start = max_t(u64, range->start, ib_umem_start(odp));
+	u64 end = min_t(u64, range->end, ib_umem_end(odp));
 	struct vroce_mr *mr = odp->private;
 	struct vroce_mr_odp_range r = {};
 	struct vroce_dev *vdev;
 	s64 was = 0;
-	int err;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&odp->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
-	/* Set once the MR is made; nothing is mapped before. */
-	if (mr) {
+	/* Set once the chunk is made; nothing is mapped before. */
+	if (mr && start < end) {
 		vdev = to_vroce_dev(mr->ibmr.device);
-		was = vroce_mr_obj_odp_invalidate(vdev, mr->obj, range->start,
-						  range->end, &r);
-		/*
-		 * Until the HCA answers, an access may use the old entries:
-		 * any answer is one (it runs commands with no access inside);
-		 * a dead HCA's fence succeeds in software.
-		 */
-		while (was > 0) {
-			err = vroce_cmd_fence(vdev);
-			if (err != -ETIMEDOUT && err != -EAGAIN)
-				break;
+		mutex_lock(&mr->odp_mutex);
+		was = vroce_mr_obj_odp_invalidate(vdev, mr->obj, start, end,
+						  &r);
+		mutex_unlock(&mr->odp_mutex);
+		/* Until the HCA answers, an access may use the old entries. */
+		while (was > 0 && !vroce_odp_fenced(vdev))
 			ibdev_warn_ratelimited(&vdev->ibdev,
 					       "FENCE timed out: pages kept until the HCA answers\n");
-		}
 	}
 	if (r.count)
 		ib_umem_odp_unmap_dma_pages(odp, r.user_addr,
@@ -247,48 +377,54 @@ static const struct mmu_interval_notifier_ops vroce_odp_ops = {
  * @ibpd: the protection domain
  * @attr: the memory, IB_ACCESS_ON_DEMAND in its access flags
  *
- * The object first (its sparse table), then the umem and its notifier,
- * then the HCA's entry; the MR is found by its handle by the faults
- * from then on. Nothing is pinned or mapped.
+ * The object first (its sparse table), then the implicit root umem (no
+ * page lists, no notifier: the chunks get theirs when they fault), then
+ * the HCA's entry; the MR is found by its handle by the faults from then
+ * on. Nothing is pinned or mapped, and nothing is done per page.
  *
  * Context: process context of the memory's owner, may sleep.
- * Return: the MR; ERR_PTR(-EOPNOTSUPP) when the device offers no ODP; an
- * error of vroce_mr_obj_create_odp() or ib_umem_odp_get(); -ENOMEM; an
- * HCA error.
+ * Return: the MR; ERR_PTR(-EOPNOTSUPP) when the device offers no ODP;
+ * -EINVAL for a caller with no address space (a kernel thread); an error
+ * of vroce_mr_obj_create_odp() or ib_umem_odp_alloc_implicit(); -ENOMEM;
+ * an HCA error.
  */
 struct ib_mr *vroce_odp_reg_user_mr(struct ib_pd *ibpd,
 				    const struct vroce_mr_user_attr *attr)
 {
 	struct vroce_dev *vdev = to_vroce_dev(ibpd->device);
-	struct ib_umem_odp *odp;
+	struct ib_umem_odp *root;
 	struct vroce_mr_info info;
 	struct vroce_mr *mr;
 	int err;
 
 	if (!vroce_odp_supported(vdev))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (!current->mm)
+		return ERR_PTR(-EINVAL);
 	mr = vroce_mr_new_odp(vdev, attr);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	odp = vroce_inject(vdev) ? ERR_PTR(-ENOMEM) :
-	      ib_umem_odp_get(&vdev->ibdev, attr->start, attr->length,
-			      attr->access, &vroce_odp_ops);
-	if (IS_ERR(odp)) {
+	mutex_init(&mr->odp_mutex);
+	mutex_init(&mr->odp_chunk_lock);
+	atomic_set(&mr->odp_users, 0);
+	root = vroce_inject(vdev) ? ERR_PTR(-ENOMEM) :
+	       ib_umem_odp_alloc_implicit(&vdev->ibdev, attr->access);
+	if (IS_ERR(root)) {
 		vroce_mr_free(vdev, mr);
-		return ERR_CAST(odp);
+		return ERR_CAST(root);
 	}
+	/* The root has no notifier to hold the mm: the chunks need it. */
+	mmgrab(root->umem.owning_mm);
 	vroce_mem_account(vdev, true);
-	mr->odp = odp;
-	/* Under the mutex: an invalidation running now sees all or none. */
-	mutex_lock(&odp->umem_mutex);
-	odp->private = mr;
-	mutex_unlock(&odp->umem_mutex);
-	mr->umem = &odp->umem;
+	root->private = mr;
+	mr->odp = root;
 
 	err = vroce_mr_create_hw_reclaim(vdev, mr, to_vroce_pd(ibpd)->pdn);
 	if (err)
 		return ERR_PTR(err);
+	/* No chunk yet, no notifier: the object is the caller's alone. */
 	vroce_mr_obj_info(mr->obj, &info);
+	mr->odp_handle = info.handle;
 	mutex_lock(&vdev->odp_lock);
 	err = xa_err(xa_store(&vdev->odp_mrs, info.handle, mr, GFP_KERNEL));
 	mutex_unlock(&vdev->odp_lock);
@@ -300,22 +436,44 @@ struct ib_mr *vroce_odp_reg_user_mr(struct ib_pd *ibpd,
 }
 
 /**
- * vroce_odp_forget() - faults no longer find @mr
+ * vroce_odp_dereg() - deregister an ODP MR
  * @vdev: the device
- * @mr: an ODP MR, before its DESTROY_MR
+ * @mr: the MR, entered in the HCA
  *
- * Waits for a fault's resolution that uses it.
+ * Faults no longer find it, and those resolving it end; DESTROY_MR and
+ * the object's state change run under its odp_mutex (its chunks'
+ * notifiers call the object too, until the umems go); then, when the HCA
+ * let go, the umems and the object go (vroce_mr_free()); else the MR is
+ * parked, as any.
  *
  * Context: process context, may sleep.
+ * Return: whether the HCA answered (the MR is freed).
  */
-void vroce_odp_forget(struct vroce_dev *vdev, struct vroce_mr *mr)
+bool vroce_odp_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
-	struct vroce_mr_info info;
+	int err;
 
-	vroce_mr_obj_info(mr->obj, &info);
 	mutex_lock(&vdev->odp_lock);
-	xa_erase(&vdev->odp_mrs, info.handle);
+	xa_erase(&vdev->odp_mrs, mr->odp_handle);
 	mutex_unlock(&vdev->odp_lock);
+	wait_var_event(&mr->odp_users, !atomic_read(&mr->odp_users));
+
+	mutex_lock(&mr->odp_mutex);
+	err = vroce_cmd_destroy_mr(vdev, mr->odp_handle);
+	if (vroce_cmd_let_go(err))
+		vroce_mr_obj_released(mr->obj, false);
+	else
+		vroce_mr_obj_parked(mr->obj);
+	mutex_unlock(&mr->odp_mutex);
+	if (!vroce_cmd_let_go(err)) {
+		ibdev_warn_ratelimited(&vdev->ibdev,
+				       "DESTROY_MR %#x failed (%d): keeping its tables and pages until the HCA lets go\n",
+				       mr->odp_handle, err);
+		vroce_mr_park(vdev, mr);
+		return false;
+	}
+	vroce_mr_free(vdev, mr);
+	return true;
 }
 
 /**
@@ -323,17 +481,26 @@ void vroce_odp_forget(struct vroce_dev *vdev, struct vroce_mr *mr)
  * @vdev: the device
  * @mr: an MR the HCA no longer holds, its object not yet freed
  *
- * The notifier goes (no invalidation runs after) and the pages mapped
- * are unmapped; the object, which the notifier used, goes after.
+ * The chunks' notifiers go (no invalidation runs after) and the pages
+ * they mapped are unmapped, then the root; the object, which the
+ * notifiers used, goes after.
  *
  * Context: process context, may sleep.
  */
 void vroce_odp_release(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
+	struct ib_umem_odp *child;
+	unsigned long c;
+
+	xa_for_each(&mr->odp_chunks, c, child) {
+		ib_umem_odp_release(child);
+		vroce_mem_account(vdev, false);
+	}
+	xa_destroy(&mr->odp_chunks);
+	mmdrop(mr->odp->umem.owning_mm);
 	ib_umem_odp_release(mr->odp);
 	vroce_mem_account(vdev, false);
 	mr->odp = NULL;
-	mr->umem = NULL;
 }
 
 /**
@@ -345,6 +512,7 @@ void vroce_odp_init(struct vroce_dev *vdev)
 	u32 i;
 
 	mutex_init(&vdev->odp_lock);
+	init_rwsem(&vdev->odp_fence_lock);
 	xa_init(&vdev->odp_mrs);
 	for (i = 0; i < VROCE_PAGE_FAULT_SLOTS; i++) {
 		vdev->odp_work[i].vdev = vdev;
@@ -356,18 +524,26 @@ void vroce_odp_init(struct vroce_dev *vdev)
 /**
  * vroce_odp_stop() - no fault is handled from now on
  * @vdev: the device
+ * @quiet: the HCA is reset: invalidations fence no more (it reaches no
+ *	memory, and the command queue goes next)
  *
  * Called before the HCA stops (no command may follow the work) and again
- * once its event vector is gone (an event delivered meanwhile queued work
- * that returns at once).
+ * once it is reset and its event vector gone (an event delivered
+ * meanwhile queued work that returns at once); the second call waits for
+ * fences in flight.
  *
  * Context: process context, may sleep.
  */
-void vroce_odp_stop(struct vroce_dev *vdev)
+void vroce_odp_stop(struct vroce_dev *vdev, bool quiet)
 {
 	u32 i;
 
 	WRITE_ONCE(vdev->odp_stopping, true);
 	for (i = 0; i < VROCE_PAGE_FAULT_SLOTS; i++)
 		cancel_work_sync(&vdev->odp_work[i].work);
+	if (!quiet)
+		return;
+	down_write(&vdev->odp_fence_lock);
+	vdev->odp_quiet = true;
+	up_write(&vdev->odp_fence_lock);
 }

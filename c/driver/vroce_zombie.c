@@ -108,16 +108,23 @@ void vroce_mr_reap(struct vroce_dev *vdev, bool hca_reset)
 	mutex_lock(&vdev->zombie_lock);
 	list_for_each_entry_safe(mr, tmp, &vdev->zombies, zombie) {
 		struct vroce_mr_info info;
+		bool kept;
 
+		/* Issue 33: an ODP MR's notifiers call its object too. */
+		if (mr->odp)
+			mutex_lock(&mr->odp_mutex);
 		vroce_mr_obj_info(mr->obj, &info);
 		if (hca_reset)
 			err = 0;
 		else if (info.state == VROCE_MR_STATE_LOST)
-			continue;
+			err = -EBUSY;
 		else
 			err = vroce_cmd_destroy_mr(vdev, info.handle);
-		if (!vroce_cmd_let_go(err) ||
-		    vroce_mr_obj_released(mr->obj, hca_reset))
+		kept = !vroce_cmd_let_go(err) ||
+		       vroce_mr_obj_released(mr->obj, hca_reset);
+		if (mr->odp)
+			mutex_unlock(&mr->odp_mutex);
+		if (kept)
 			continue;
 		list_del(&mr->zombie);
 		vroce_mr_free(vdev, mr);

@@ -221,21 +221,21 @@ static int vroce_hca_copy(struct vroce_hca *hca, u64 dma, void *buf, u64 len,
 }
 
 /*
- * A translation of @mr failed with @err at @iova, @len bytes to go: for an
- * empty entry of an ODP MR, a page fault (issue 33); else the tables lead
- * nowhere.
+ * A translation of @mr for QP @qpn failed with @err at @iova, @len bytes
+ * to go: for an empty entry of an ODP MR, a page fault (issue 33); else
+ * the tables lead nowhere.
  */
 static int vroce_hca_mr_miss(struct vroce_hca *hca,
-			     const struct vroce_hca_mpt *mr, int err, u64 iova,
-			     u64 len, bool write)
+			     const struct vroce_hca_mpt *mr, u32 qpn, int err,
+			     u64 iova, u64 len, bool write)
 {
 	if (err == -ENOENT && mr->kind == VROCE_MR_KIND_ODP)
-		return vroce_hca_odp_fault(hca, mr, iova, len, write);
+		return vroce_hca_odp_fault(hca, mr, qpn, iova, len, write);
 	return -EFAULT;
 }
 
 static int vroce_hca_mr_copy(struct vroce_hca *hca,
-			     const struct vroce_hca_mpt *mr, u64 iova,
+			     const struct vroce_hca_mpt *mr, u32 qpn, u64 iova,
 			     void *buf, u64 len, bool write)
 {
 	const struct vroce_hca_mtt *mtt = &mr->mtt;
@@ -254,8 +254,8 @@ static int vroce_hca_mr_copy(struct vroce_hca *hca,
 					      off >> mtt->buf_pg_shift, &addr,
 					      NULL);
 		if (err)
-			return vroce_hca_mr_miss(hca, mr, err, iova, len,
-						 write);
+			return vroce_hca_mr_miss(hca, mr, qpn, err, iova,
+						 len, write);
 		err = vroce_hca_copy(hca, addr + (off & pgmask), buf, chunk,
 				     write);
 		if (err)
@@ -477,7 +477,7 @@ int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 	mr = vroce_hca_hold_mr(hca, key, pdn, qpn, iova, len, access, &h, &err);
 	if (!mr)
 		return err;
-	err = vroce_hca_mr_copy(hca, mr, iova, buf, len, write);
+	err = vroce_hca_mr_copy(hca, mr, qpn, iova, buf, len, write);
 	vroce_hca_unhold(&h);
 	return err;
 }
@@ -512,7 +512,8 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_hca_mr_access);
 
 /* The bus address of byte @iova of @mr, which is inside it. */
 static int vroce_hca_mr_dma(struct vroce_hca *hca,
-			    const struct vroce_hca_mpt *mr, u64 iova, u64 *dma)
+			    const struct vroce_hca_mpt *mr, u32 qpn, u64 iova,
+			    u64 *dma)
 {
 	const struct vroce_hca_mtt *mtt = &mr->mtt;
 	u64 pgmask = BIT_ULL(mtt->buf_pg_shift) - 1;
@@ -527,7 +528,7 @@ static int vroce_hca_mr_dma(struct vroce_hca *hca,
 	err = vroce_hca_mtt_translate(vroce_hca_dev(hca), mtt,
 				      off >> mtt->buf_pg_shift, &addr, NULL);
 	if (err)	/* an atomic's 8 bytes: stored */
-		return vroce_hca_mr_miss(hca, mr, err, iova, 8, true);
+		return vroce_hca_mr_miss(hca, mr, qpn, err, iova, 8, true);
 	*dma = addr + (off & pgmask);
 	return 0;
 }
@@ -593,7 +594,7 @@ int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 		return err;
 	/* Aligned, the 8 bytes never cross a page of any size. */
 	/* A page fault (issue 33) keeps its error. */
-	err = vroce_hca_mr_dma(hca, mr, iova, &dma);
+	err = vroce_hca_mr_dma(hca, mr, qpn, iova, &dma);
 	if (!err) {
 		p = vroce_hca_dma_to_virt(vroce_hca_dev(hca), dma, sizeof(u64));
 		if (p && IS_ALIGNED((unsigned long)p, sizeof(u64)))

@@ -29,71 +29,90 @@
 
 /* A fault the driver has not ended within this long is raised again. */
 #define VROCE_HCA_PF_STALE	HZ
+/* Faults one MR may have pending at once. */
+#define VROCE_HCA_PF_PER_MR	4
 
-/* @s covers byte @iova of the MR @handle names. */
-static bool vroce_hca_pf_covers(const struct vroce_hca_pf *s, u32 handle,
-				u64 iova)
+/* A slot ended and left alone this long is free again. */
+static bool vroce_hca_pf_stale(const struct vroce_hca_pf *s)
 {
-	return s->state != VROCE_HCA_PF_FREE && s->handle == handle &&
-	       iova >= s->iova && iova - s->iova < s->len;
+	return time_after(jiffies, s->since + VROCE_HCA_PF_STALE);
+}
+
+/*
+ * @s covers byte @iova of the MR @handle names; a failed one only for the
+ * QP whose access raised it, and only for a while.
+ */
+static bool vroce_hca_pf_covers(const struct vroce_hca_pf *s, u32 handle,
+				u32 qpn, u64 iova)
+{
+	if (s->state == VROCE_HCA_PF_FREE || s->handle != handle ||
+	    iova < s->iova || iova - s->iova >= s->len)
+		return false;
+	return s->state != VROCE_HCA_PF_FAILED ||
+	       (s->qpn == qpn && !vroce_hca_pf_stale(s));
 }
 
 /* A slot that may be taken: free, or failed long ago (nobody came). */
 static bool vroce_hca_pf_free(const struct vroce_hca_pf *s)
 {
 	return s->state == VROCE_HCA_PF_FREE ||
-	       (s->state == VROCE_HCA_PF_FAILED &&
-		time_after(jiffies, s->since + VROCE_HCA_PF_STALE));
+	       (s->state == VROCE_HCA_PF_FAILED && vroce_hca_pf_stale(s));
 }
 
 /**
  * vroce_hca_odp_fault() - an access met a page an ODP MR has no entry for
  * @hca: the MR's HCA
  * @mr: the MR, of kind VROCE_MR_KIND_ODP, its entry's lock held
+ * @qpn: the QP of @hca whose access it is (the requester's for its own
+ *	SGEs, the responder's for a remote access)
  * @iova: the first address the access needs that has no entry
  * @len: bytes from @iova it needs, at least 1
  * @write: the access stores
  *
- * A fault slot covering @iova that the driver failed ends here: the
- * access fails, and the slot is free again. One still pending is raised
- * again when stale (its event may have been lost). Otherwise a free slot
- * takes the fault and an event names it; with none free the access just
- * waits (a slot frees as the driver ends faults).
+ * A fault slot covering @iova that the driver failed for this QP's
+ * access ends here: the access fails, and the slot is free again. One
+ * still pending is raised again when stale (its event may have been
+ * lost). Otherwise a free slot takes the fault and an event names it;
+ * with none free, or VROCE_HCA_PF_PER_MR slots pending for the MR
+ * already (an MR whose faults never end holds few), the access just
+ * waits.
  *
  * Context: an engine, @hca->wire_lock held for reading; takes pf_lock.
  * Return: -VROCE_HCA_EPAGE (the access must wait and run again), or
  * -VROCE_HCA_EACCESS (the driver could not make the page present).
  */
 int vroce_hca_odp_fault(struct vroce_hca *hca, const struct vroce_hca_mpt *mr,
-			u64 iova, u64 len, bool write)
+			u32 qpn, u64 iova, u64 len, bool write)
 {
 	u32 handle = FIELD_PREP(VROCE_MR_HANDLE_GEN, mr->gen) |
 		     FIELD_PREP(VROCE_MR_HANDLE_INDEX, mr - hca->mpt);
 	struct vroce_hca_pf *s, *take = NULL;
+	u32 i, raise = U32_MAX, mine = 0;
 	int err = -VROCE_HCA_EPAGE;
-	u32 i, raise = U32_MAX;
 
 	spin_lock(&hca->pf_lock);
 	for (i = 0; i < VROCE_PAGE_FAULT_SLOTS; i++) {
 		s = &hca->pf[i];
-		if (vroce_hca_pf_covers(s, handle, iova)) {
+		if (vroce_hca_pf_covers(s, handle, qpn, iova)) {
 			if (s->state == VROCE_HCA_PF_FAILED) {
 				s->state = VROCE_HCA_PF_FREE;
 				err = -VROCE_HCA_EACCESS;
-			} else if (time_after(jiffies,
-					      s->since + VROCE_HCA_PF_STALE)) {
+			} else if (vroce_hca_pf_stale(s)) {
 				s->since = jiffies;
 				raise = i;
 			}
 			goto out;
 		}
+		if (s->state == VROCE_HCA_PF_PENDING && s->handle == handle)
+			mine++;
 		if (!take && vroce_hca_pf_free(s))
 			take = s;
 	}
-	if (take) {
+	if (take && mine < VROCE_HCA_PF_PER_MR) {
 		*take = (struct vroce_hca_pf) {
 			.state = VROCE_HCA_PF_PENDING,
 			.write = write,
+			.qpn = qpn,
 			.handle = handle,
 			.iova = iova,
 			.len = len,

@@ -497,6 +497,8 @@ enum vroce_hca_pf_state {
  * struct vroce_hca_pf - a fault slot: a page fault of an ODP MR (issue 33)
  * @state: enum vroce_hca_pf_state
  * @write: the access stores
+ * @qpn: the QP of this HCA whose access raised it (VROCE_HCA_ANY_QP: a
+ *	reader of the HCA's own); a failure fails that QP's access only
  * @handle: the MR's handle
  * @iova: the first address without an entry
  * @len: bytes from @iova the access needs
@@ -505,6 +507,7 @@ enum vroce_hca_pf_state {
 struct vroce_hca_pf {
 	u8 state;
 	bool write;
+	u32 qpn;
 	u32 handle;
 	u64 iova;
 	u64 len;
@@ -818,7 +821,7 @@ struct vroce_hca_mcg *vroce_hca_mcg_find(struct vroce_hca *hca, const u8 *gid);
 
 /* c/hca/vroce_hca_odp.c */
 int vroce_hca_odp_fault(struct vroce_hca *hca, const struct vroce_hca_mpt *mr,
-			u64 iova, u64 len, bool write);
+			u32 qpn, u64 iova, u64 len, bool write);
 void vroce_hca_odp_mr_gone(struct vroce_hca *hca, u32 handle);
 u16 vroce_hca_query_page_fault(struct vroce_hca *hca,
 			       const struct vroce_cmd_page_fault *cmd,

@@ -771,7 +771,12 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	 * bytes to the same place, the same receive still at the head).
 	 */
 	if (op.paged && !op.status) {
-		if (op.off > qp->msg_off) {
+		/*
+		 * Not into an SRQ's receive: between visits another QP may
+		 * take it, and the message would go on in the next one. Such
+		 * a message (one visit's chunks at most) starts over.
+		 */
+		if (op.off > qp->msg_off && !op.peer->srqn) {
 			if (!qp->msg_off) {
 				qp->msg_opcode = op.wqe.opcode;
 				qp->msg_phca = op.phca;
