@@ -1236,7 +1236,7 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 			break;
 		case 10:	/* access flags no QP has */
 			mask |= IB_QP_ACCESS_FLAGS;
-			attr.qp_access_flags = IB_ACCESS_ON_DEMAND;
+			attr.qp_access_flags = IB_ZERO_BASED;
 			break;
 		}
 		KUNIT_EXPECT_EQ_MSG(test, ib_modify_qp(qp, &attr, mask), want,
@@ -2228,8 +2228,10 @@ static void vroce_odp_qp_moves_bytes(struct kunit *test)
 	struct ib_sge dst = qp_sge(p, 1, 0, len);
 	struct ib_sge res = qp_sge(p, 0, 0, 8);
 	u8 *got = kunit_kzalloc(test, len, GFP_KERNEL);
+	/* ON_DEMAND among a QP's flags is taken (pyverbs sets it). */
 	struct ib_qp_attr qattr = {
-		.qp_access_flags = QP_ACCESS | IB_ACCESS_REMOTE_ATOMIC,
+		.qp_access_flags = QP_ACCESS | IB_ACCESS_REMOTE_ATOMIC |
+				   IB_ACCESS_ON_DEMAND,
 	};
 	struct ib_atomic_wr awr;
 	struct ib_sge usge;

@@ -68,12 +68,14 @@ bool vroce_odp_supported(const struct vroce_dev *vdev)
  * @props: the attributes being filled in
  *
  * Explicit ODP MRs for every operation the HCA executes: it faults on
- * either end of RC and UC, and at both ends of UD. No implicit ODP.
+ * either end of RC (an SRQ's receives too: such a message starts over)
+ * and UC, and at both ends of UD. No implicit ODP.
  */
 void vroce_odp_caps(const struct vroce_dev *vdev, struct ib_device_attr *props)
 {
 	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
-		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ;
+		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		 IB_ODP_SUPPORT_SRQ_RECV;
 
 	if (!vroce_odp_supported(vdev))
 		return;

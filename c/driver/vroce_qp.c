@@ -450,7 +450,8 @@ static int vroce_qp_check_av(const struct rdma_ah_attr *ah)
 	return 0;
 }
 
-static int vroce_qp_check_attr(const struct ib_qp_attr *attr, int mask)
+static int vroce_qp_check_attr(const struct ib_qp_attr *attr, int mask,
+			       bool odp)
 {
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
@@ -472,11 +473,17 @@ static int vroce_qp_check_attr(const struct ib_qp_attr *attr, int mask)
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > VROCE_MAX_RD_ATOMIC)
 		return -EINVAL;
+	/*
+	 * Issue 33: IB_ACCESS_ON_DEMAND is an MR's flag, which consumers
+	 * (pyverbs' test_odp) pass to their QPs too: taken and ignored
+	 * where the device offers ODP, as mlx5 and rxe take it.
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC)))
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       (odp ? IB_ACCESS_ON_DEMAND : 0))))
 		return -EINVAL;
 	if (mask & IB_QP_AV)
 		return vroce_qp_check_av(&attr->ah_attr);
@@ -568,7 +575,8 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = -EOPNOTSUPP;
 	if (next == IB_QPS_SQD || next == IB_QPS_SQE)
 		goto out;
-	err = vroce_qp_check_attr(attr, mask);
+	err = vroce_qp_check_attr(attr, mask,
+				  vroce_odp_supported(to_vroce_dev(ibqp->device)));
 	if (err)
 		goto out;
 
