@@ -776,6 +776,8 @@ static inline int vroce_udata_out(struct ib_udata *udata, void *resp,
 
 bool vroce_inject(struct vroce_dev *vdev);
 void vroce_mem_account(struct vroce_dev *dev, bool alloc);
+void vroce_mem_odp_release(struct vroce_dev *vdev, struct ib_umem_odp *root,
+			   struct xarray *chunks);
 struct vroce_dev *vroce_dev_create(struct device *dma_dev);
 void vroce_dev_destroy(struct vroce_dev *vdev);
 int vroce_dev_start(struct vroce_dev *vdev);
@@ -820,7 +822,6 @@ void vroce_odp_event(struct vroce_dev *vdev, u32 slot);
 struct ib_mr *vroce_odp_reg_user_mr(struct ib_pd *ibpd,
 				    const struct vroce_mr_user_attr *attr);
 bool vroce_odp_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
-void vroce_odp_release(struct vroce_dev *vdev, struct vroce_mr *mr);
 void vroce_odp_init(struct vroce_dev *vdev);
 void vroce_odp_stop(struct vroce_dev *vdev, bool quiet);
 

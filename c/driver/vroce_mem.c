@@ -9,7 +9,10 @@
 #include <linux/err.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/xarray.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iter.h>
 
@@ -117,6 +120,36 @@ void vroce_core_umem_release(struct vroce_dev *dev, struct ib_umem *umem)
 		return;
 	ib_umem_release(umem);
 	vroce_mem_account(dev, false);
+}
+
+/**
+ * vroce_mem_odp_release() - let an ODP MR's memory go (issue 33)
+ * @vdev: the device
+ * @root: the MR's implicit root umem
+ * @chunks: its chunks' child umems (c/driver/vroce_odp.c), emptied
+ *
+ * The chunks' notifiers go (no invalidation runs after) and the pages
+ * they mapped are unmapped, then the root and the mm it held. The HCA no
+ * longer holds the MR; its object, which the notifiers used, goes after.
+ * Here with the other umem services, below the MR's freeing
+ * (c/driver/vroce_zombie.c).
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_mem_odp_release(struct vroce_dev *vdev, struct ib_umem_odp *root,
+			   struct xarray *chunks)
+{
+	struct ib_umem_odp *child;
+	unsigned long c;
+
+	xa_for_each(chunks, c, child) {
+		ib_umem_odp_release(child);
+		vroce_mem_account(vdev, false);
+	}
+	xa_destroy(chunks);
+	mmdrop(root->umem.owning_mm);
+	ib_umem_odp_release(root);
+	vroce_mem_account(vdev, false);
 }
 
 unsigned long vroce_core_umem_page_size(struct ib_umem *umem, u32 min_shift,

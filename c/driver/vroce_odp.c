@@ -479,33 +479,6 @@ bool vroce_odp_dereg(struct vroce_dev *vdev, struct vroce_mr *mr)
 }
 
 /**
- * vroce_odp_release() - let an ODP MR's memory go
- * @vdev: the device
- * @mr: an MR the HCA no longer holds, its object not yet freed
- *
- * The chunks' notifiers go (no invalidation runs after) and the pages
- * they mapped are unmapped, then the root; the object, which the
- * notifiers used, goes after.
- *
- * Context: process context, may sleep.
- */
-void vroce_odp_release(struct vroce_dev *vdev, struct vroce_mr *mr)
-{
-	struct ib_umem_odp *child;
-	unsigned long c;
-
-	xa_for_each(&mr->odp_chunks, c, child) {
-		ib_umem_odp_release(child);
-		vroce_mem_account(vdev, false);
-	}
-	xa_destroy(&mr->odp_chunks);
-	mmdrop(mr->odp->umem.owning_mm);
-	ib_umem_odp_release(mr->odp);
-	vroce_mem_account(vdev, false);
-	mr->odp = NULL;
-}
-
-/**
  * vroce_odp_init() - set up a new device's fault handling
  * @vdev: the device
  */

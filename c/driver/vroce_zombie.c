@@ -34,9 +34,11 @@
  */
 void vroce_mr_free(struct vroce_dev *vdev, struct vroce_mr *mr)
 {
-	/* ODP: the notifier, which uses the object, goes first. */
-	if (mr->odp)
-		vroce_odp_release(vdev, mr);
+	/* ODP: the notifiers, which use the object, go first. */
+	if (mr->odp) {
+		vroce_mem_odp_release(vdev, mr->odp, &mr->odp_chunks);
+		mr->odp = NULL;
+	}
 	vroce_mr_obj_destroy(vdev, mr->obj);
 	vroce_core_umem_release(vdev, mr->umem);
 	vroce_core_free(vdev, mr);

@@ -158,7 +158,7 @@ static void first_touch_dontneed(void)
 		return;
 	}
 	odp = ibv_reg_mr(pd, m, LEN, ACC | IBV_ACCESS_ON_DEMAND);
-	check(odp != NULL, "first touch: ibv_reg_mr(IBV_ACCESS_ON_DEMAND)");
+	check(!!odp, "first touch: ibv_reg_mr(IBV_ACCESS_ON_DEMAND)");
 	if (!odp)
 		goto out;
 	fill(p.buf, LEN, 1);
@@ -240,7 +240,7 @@ out:
 }
 
 /* mremap: the MR stays at the old addresses, which are gone. */
-static void moved(void)
+static void remapped(void)
 {
 	char *m = anon(LEN), *dst = anon(LEN), *n;
 	struct ibv_mr *odp = NULL;
@@ -254,7 +254,7 @@ static void moved(void)
 	fill(p.buf, LEN, 7);
 	check(odp && xfer(&p, IBV_WR_RDMA_WRITE, 0, (uintptr_t)m, odp->rkey,
 			  LEN) == IBV_WC_SUCCESS,
-	      "mremap: ODP pages written");
+	      "mremap (the move): ODP pages written");
 	if (!odp)
 		goto out;
 	n = mremap(m, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
@@ -262,7 +262,7 @@ static void moved(void)
 	      "mremap: the bytes moved with the mapping");
 	check(xfer(&p, IBV_WR_RDMA_WRITE, 0, (uintptr_t)m, odp->rkey, 64) ==
 	      IBV_WC_REM_ACCESS_ERR,
-	      "mremap: a WRITE to the old addresses is IBV_WC_REM_ACCESS_ERR");
+	      "mremap (the move): a WRITE to the old addresses is IBV_WC_REM_ACCESS_ERR");
 	check(!memcmp(dst, p.buf, LEN), "mremap: the moved bytes untouched");
 	ibv_dereg_mr(odp);
 	m = dst;
@@ -310,7 +310,7 @@ out:
 }
 
 /* A process killed mid-transfer; the device serves the next one. */
-static void killed(const char *name)
+static void sigkill_case(const char *name)
 {
 	int status = 0, ok;
 	pid_t pid = fork();
@@ -341,7 +341,7 @@ static void killed(const char *name)
 		waitpid(pid, &status, 0);
 	}
 	check(ok && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	      "kill: a process writing into its ODP MR is killed");
+	      "kill (SIGKILL): a process writing into its ODP MR is killed");
 }
 
 static void after_kill(void)
@@ -390,9 +390,9 @@ int main(int argc, char **argv)
 		return 1;
 	first_touch_dontneed();
 	forked();
-	moved();
+	remapped();
 	paged_out();
-	killed(name);
+	sigkill_case(name);
 	after_kill();
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
