@@ -145,6 +145,7 @@ void vroce_mem_odp_release(struct vroce_dev *vdev, struct ib_umem_odp *root,
 	xa_for_each(chunks, c, child) {
 		ib_umem_odp_release(child);
 		vroce_mem_account(vdev, false);
+		cond_resched();	/* 512 chunks a GiB */
 	}
 	xa_destroy(chunks);
 	mmdrop(root->umem.owning_mm);

@@ -34,6 +34,7 @@
 #include <kunit/visibility.h>
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
+#include <linux/delay.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_umem_odp.h>
 
@@ -246,7 +247,7 @@ static int vroce_odp_resolve(struct vroce_dev *vdev, struct vroce_mr *mr,
 	err = vroce_odp_range(mr, f, true, &r, &pages);
 	if (!err)
 		err = vroce_odp_map_range(vdev, mr, &r, pages);
-	if (!err || err == -ENOMEM)
+	if (!err || err == -ENOMEM || err == -EBUSY)
 		return err;
 	err = vroce_odp_range(mr, f, false, &r, &pages);
 	return err ?: vroce_odp_map_range(vdev, mr, &r, pages);
@@ -279,8 +280,14 @@ static void vroce_odp_fault_work(struct work_struct *work)
 	mutex_unlock(&vdev->odp_lock);
 	if (mr) {
 		err = vroce_odp_resolve(vdev, mr, &f);
-		/* No memory for a table now: the access faults again. */
-		if (!err || err == -ENOMEM)
+		/*
+		 * No memory for a table now, or the range kept changing
+		 * under hmm_range_fault() (-EBUSY): the access faults again,
+		 * a moment later.
+		 */
+		if (err == -ENOMEM || err == -EBUSY)
+			usleep_range(1000, 2000);
+		if (!err || err == -ENOMEM || err == -EBUSY)
 			status = VROCE_PAGE_FAULT_RESOLVED;
 		else
 			ibdev_dbg(&vdev->ibdev,
@@ -342,8 +349,8 @@ static bool vroce_odp_invalidate(struct mmu_interval_notifier *mni,
 					       notifier);
 	u64 start = max_t(u64, range->start, ib_umem_start(odp));
 	u64 end = min_t(u64, range->end, ib_umem_end(odp));
-	struct vroce_mr *mr = odp->private;
 	struct vroce_mr_odp_range r = {};
+	struct vroce_mr *mr;
 	struct vroce_dev *vdev;
 	s64 was = 0;
 
@@ -352,6 +359,7 @@ static bool vroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	mutex_lock(&odp->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
 	/* Set once the chunk is made; nothing is mapped before. */
+	mr = odp->private;
 	if (mr && start < end) {
 		vdev = to_vroce_dev(mr->ibmr.device);
 		mutex_lock(&mr->odp_mutex);

@@ -368,12 +368,17 @@ struct vroce_hca *vroce_hca_add(int id)
 	if (err)
 		goto err_free_mpt;
 	err = -ENOMEM;
+	/*
+	 * Issue 33: an ODP MR's invalidation, which reclaim may run, waits
+	 * for a FENCE command and its interrupt: both queues have a rescuer,
+	 * not a worker made from the memory being reclaimed.
+	 */
 	hca->wq = vroce_hca_inject() ? NULL :
-		  alloc_ordered_workqueue("vroce_hca", 0);
+		  alloc_ordered_workqueue("vroce_hca", WQ_MEM_RECLAIM);
 	if (!hca->wq)
 		goto err_free_engine;
 	hca->irq_wq = vroce_hca_inject() ? NULL :
-		      alloc_workqueue("vroce_irq", 0, 0);
+		      alloc_workqueue("vroce_irq", WQ_MEM_RECLAIM, 0);
 	if (!hca->irq_wq)
 		goto err_destroy_wq;
 	vroce_hca_reset(hca);

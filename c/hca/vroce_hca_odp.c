@@ -75,7 +75,7 @@ static bool vroce_hca_pf_free(const struct vroce_hca_pf *s)
  * lost). Otherwise a free slot takes the fault and an event names it;
  * with none free, or VROCE_HCA_PF_PER_MR slots pending for the MR
  * already (an MR whose faults never end holds few), the access just
- * waits.
+ * waits. A failed slot not yet met counts as pending for its MR.
  *
  * Context: an engine, @hca->wire_lock held for reading; takes pf_lock.
  * Return: -VROCE_HCA_EPAGE (the access must wait and run again), or
@@ -103,7 +103,9 @@ int vroce_hca_odp_fault(struct vroce_hca *hca, const struct vroce_hca_mpt *mr,
 			}
 			goto out;
 		}
-		if (s->state == VROCE_HCA_PF_PENDING && s->handle == handle)
+		/* Failed ones too, until they expire or are met. */
+		if (s->state != VROCE_HCA_PF_FREE && s->handle == handle &&
+		    !vroce_hca_pf_free(s))
 			mine++;
 		if (!take && vroce_hca_pf_free(s))
 			take = s;
