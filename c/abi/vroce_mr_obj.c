@@ -149,6 +149,26 @@ int vroce_mr_obj_create_dma(struct vroce_dev *dev, int access,
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_dma);
 
+/*
+ * A user or ODP object whose MTR create returned @err: handed out with
+ * its rights and range, or freed.
+ */
+static int vroce_mr_obj_user_made(struct vroce_dev *dev,
+				  struct vroce_mr_obj *obj,
+				  const struct vroce_mr_user_attr *attr,
+				  u32 rights, struct vroce_mr_obj **mr, int err)
+{
+	if (err) {
+		vroce_mr_obj_free(dev, obj);
+		return err;
+	}
+	obj->rights = rights;
+	obj->iova = attr->iova;
+	obj->length = attr->length;
+	*mr = obj;
+	return 0;
+}
+
 int vroce_mr_obj_create_user(struct vroce_dev *dev,
 			     const struct vroce_mr_user_attr *attr,
 			     struct ib_udata *udata, struct vroce_mr_obj **mr)
@@ -182,15 +202,7 @@ int vroce_mr_obj_create_user(struct vroce_dev *dev,
 	battr.iova = attr->iova;
 	err = vroce_mtr_create(dev, &obj->mtr, &battr, PAGE_SHIFT,
 			       udata ?: &kudata, attr->start);
-	if (err) {
-		vroce_mr_obj_free(dev, obj);
-		return err;
-	}
-	obj->rights = rights;
-	obj->iova = attr->iova;
-	obj->length = attr->length;
-	*mr = obj;
-	return 0;
+	return vroce_mr_obj_user_made(dev, obj, attr, rights, mr, err);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_user);
 
@@ -231,15 +243,7 @@ int vroce_mr_obj_create_odp(struct vroce_dev *dev,
 	uend = round_up(end + 1, PAGE_SIZE);
 	battr.region[0].size = uend - obj->ustart;
 	err = vroce_mtr_create(dev, &obj->mtr, &battr, PAGE_SHIFT, NULL, 0);
-	if (err) {
-		vroce_mr_obj_free(dev, obj);
-		return err;
-	}
-	obj->rights = rights;
-	obj->iova = attr->iova;
-	obj->length = attr->length;
-	*mr = obj;
-	return 0;
+	return vroce_mr_obj_user_made(dev, obj, attr, rights, mr, err);
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_mr_obj_create_odp);
 

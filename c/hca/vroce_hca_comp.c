@@ -354,7 +354,13 @@ void vroce_hca_qp_fatal(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 		vroce_hca_eq_post(hca, VROCE_EQE_QP_FATAL, qp->qpn);
 }
 
-/* Requesters waiting for a receive at QP slot @slot try again now. */
+/* Issue 33: a QP waiting for a page fault's end; never a QP slot. */
+#define VROCE_HCA_ODP_PEER	(U32_MAX - 1)
+
+/*
+ * Requesters waiting for a receive at QP slot @slot (or, @slot
+ * VROCE_HCA_ODP_PEER, for a page fault) try again now.
+ */
 void vroce_hca_rnr_wake(struct vroce_hca *hca, u32 slot)
 {
 	struct vroce_hca_qp *qp;
@@ -701,9 +707,6 @@ void vroce_hca_rnr_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			  usecs_to_jiffies(vroce_hca_rnr_usecs[code]));
 }
 
-/* Issue 33: a QP waiting for a page fault's end; never a QP slot. */
-#define VROCE_HCA_ODP_PEER	(U32_MAX - 1)
-
 /*
  * A page fault (an ODP MR's page has no entry): the head send WQE waits
  * until a fault is resumed (vroce_hca_odp_wake()), or at most
@@ -718,21 +721,7 @@ void vroce_hca_odp_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 /* Every QP of @hca waiting for a page fault runs again now. */
 void vroce_hca_odp_wake(struct vroce_hca *hca)
 {
-	struct vroce_hca_qp *qp;
-	u32 i;
-
-	if (!READ_ONCE(hca->timed))
-		return;
-	spin_lock(&hca->timer_lock);
-	for (i = 0; i < VROCE_MAX_QP; i++) {
-		qp = &hca->qps[i];
-		if (qp->valid && qp->rnr_wait &&
-		    qp->rnr_peer == VROCE_HCA_ODP_PEER) {
-			WRITE_ONCE(qp->rnr_wait, false);
-			vroce_hca_qp_kick(hca, qp);
-		}
-	}
-	spin_unlock(&hca->timer_lock);
+	vroce_hca_rnr_wake(hca, VROCE_HCA_ODP_PEER);
 }
 
 /*

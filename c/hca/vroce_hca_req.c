@@ -737,6 +737,22 @@ static void vroce_hca_bounce_put(struct vroce_hca *hca, u32 i)
 
 /* ---- a QP's visit: the send queue, flushing ---- */
 
+/*
+ * The message in progress goes on at @op->off at a later visit, to the
+ * peer it began at (its HCA and the generation of its QP slot).
+ */
+static void vroce_hca_msg_save(struct vroce_hca_qp *qp,
+			       const struct vroce_hca_op *op)
+{
+	if (!qp->msg_off) {
+		qp->msg_opcode = op->wqe.opcode;
+		qp->msg_phca = op->phca;
+		qp->msg_gen = op->phca->qpx[vroce_hca_qp_slot(op->phca,
+							     op->peer)].gen;
+	}
+	qp->msg_off = op->off;
+}
+
 /* Execute the WQE at the head of the SQ; false when it must wait. */
 static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 				  struct vroce_hca_qp *qp)
@@ -776,15 +792,8 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 		 * take it, and the message would go on in the next one. Such
 		 * a message (one visit's chunks at most) starts over.
 		 */
-		if (op.off > qp->msg_off && !op.peer->srqn) {
-			if (!qp->msg_off) {
-				qp->msg_opcode = op.wqe.opcode;
-				qp->msg_phca = op.phca;
-				qp->msg_gen = op.phca->qpx[vroce_hca_qp_slot(op.phca,
-									   op.peer)].gen;
-			}
-			qp->msg_off = op.off;
-		}
+		if (op.off > qp->msg_off && !op.peer->srqn)
+			vroce_hca_msg_save(qp, &op);
 		vroce_hca_odp_wait(hca, qp);
 		return false;
 	}
@@ -796,13 +805,7 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	qp->retry_active = false;
 	/* A big message goes on at the next visit, behind the other QPs. */
 	if (op.more && !op.status) {
-		if (!qp->msg_off) {
-			qp->msg_opcode = op.wqe.opcode;
-			qp->msg_phca = op.phca;
-			qp->msg_gen = op.phca->qpx[vroce_hca_qp_slot(op.phca,
-								   op.peer)].gen;
-		}
-		qp->msg_off = op.off;
+		vroce_hca_msg_save(qp, &op);
 		vroce_hca_qp_kick(hca, qp);
 		return false;
 	}
