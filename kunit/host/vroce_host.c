@@ -142,6 +142,12 @@ struct device *vroce_core_dma_device(struct vroce_dev *dev)
 	return NULL;
 }
 
+/* The host's stores are seen in order by the walker (one thread). */
+void vroce_core_dma_wmb(void)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
 void vroce_core_resched(void)
 {
 }
