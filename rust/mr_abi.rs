@@ -148,6 +148,18 @@ pub unsafe extern "C" fn vroce_mr_obj_create_dma(
     unsafe { create(dev, mr, |dev| MrObj::dma(dev, access, allow_remote)) }
 }
 
+/// The user memory C describes, as the object takes it (create_user and
+/// create_odp).
+fn user_mem(attr: &bindings::vroce_mr_user_attr) -> UserMem {
+    UserMem {
+        start: attr.start,
+        length: attr.length,
+        iova: attr.iova,
+        access: attr.access,
+        max_length: attr.max_length,
+    }
+}
+
 /// See `vroce_mr_obj_create_user()`.
 ///
 /// # Safety
@@ -166,13 +178,7 @@ pub unsafe extern "C" fn vroce_mr_obj_create_user(
     let Some(attr) = (unsafe { attr.as_ref() }) else {
         return EINVAL.to_errno();
     };
-    let mem = UserMem {
-        start: attr.start,
-        length: attr.length,
-        iova: attr.iova,
-        access: attr.access,
-        max_length: attr.max_length,
-    };
+    let mem = user_mem(attr);
     // SAFETY: (U-41) as `create()` requires, per the contract.
     unsafe { create(dev, mr, |dev| MrObj::user(dev, &mem)) }
 }
@@ -221,13 +227,7 @@ pub unsafe extern "C" fn vroce_mr_obj_create_odp(
     let Some(attr) = (unsafe { attr.as_ref() }) else {
         return EINVAL.to_errno();
     };
-    let mem = UserMem {
-        start: attr.start,
-        length: attr.length,
-        iova: attr.iova,
-        access: attr.access,
-        max_length: attr.max_length,
-    };
+    let mem = user_mem(attr);
     // SAFETY: (U-140) as `create()` requires, per the contract.
     unsafe { create(dev, mr, |dev| MrObj::odp(dev, &mem)) }
 }
