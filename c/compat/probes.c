@@ -70,6 +70,15 @@ static int __used vroce_probe(int x)
 }
 #endif
 
+#ifdef VROCE_PROBE_UNALIGNED_H
+/* v6.12: asm/unaligned.h became linux/unaligned.h. */
+#include <linux/unaligned.h>
+static u32 __used vroce_probe(const void *p)
+{
+	return get_unaligned_le32(p);
+}
+#endif
+
 #ifdef VROCE_PROBE_WORDPART_H
 /* v6.10: upper_32_bits() and friends moved to linux/wordpart.h. */
 #include <linux/wordpart.h>

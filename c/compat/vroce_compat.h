@@ -21,6 +21,12 @@
 /* Not "": in an O= build a stale one beside this file must not win. */
 #include <vroce_compat_gen.h>
 
+#ifdef VROCE_HAVE_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #ifdef VROCE_HAVE_WORDPART_H
 #include <linux/wordpart.h>
 #endif

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite vroce_frame (issue 34): the HCA's RoCE v2 packets
+ * (c/hca/vroce_hca_frame.c), judged by the kernel's other implementation
+ * of the specification, rxe, both ways:
+ *
+ *   roundtrip       every opcode implemented, IPv4 and IPv6, payloads of
+ *                   0 to 64 bytes: built, parsed, every field back
+ *   variant_fields  the fields routers change (TOS/traffic class, TTL/hop
+ *                   limit, flow label, UDP checksum, FECN/BECN) leave the
+ *                   ICRC right; a bit flipped in any other byte fails
+ *   truncated       every shorter packet fails, read in a buffer of its
+ *                   own size (KASAN); Ethernet padding after it is ignored
+ *   malformed       lengths, fragments, TVer, pad count, opcodes not
+ *                   implemented; build's own errors
+ *   rxe_sends       rxe's RC SEND and RDMA WRITE with immediate, captured
+ *                   on dummy0 as they leave: they parse, fields and ICRC
+ *   rxe_takes_ours  a UD SEND with immediate built here and received on
+ *                   dummy0: rxe completes it with the bytes and fields;
+ *                   one byte changed under the same ICRC: rxe drops it
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <net/checksum.h>
+#include <rdma/ib_verbs.h>
+
+#include "../c/compat/vroce_compat.h"
+#include "../c/hca/vroce_hca_frame.h"
+#include "demo/vroce_lb.h"
+#include "vroce_test.h"
+
+#define FT_IPV4(a, b, c, d) \
+	{ [10] = 0xff, [11] = 0xff, [12] = a, [13] = b, [14] = c, [15] = d }
+
+static const u8 ft_lens[] = { 0, 1, 3, 4, 13, 64 };
+
+/* A packet with every field set to something of its own. */
+static void ft_frame(struct vroce_frame *f, u8 opcode, bool ipv6,
+		     const u8 *payload, u32 len)
+{
+	static const u8 sip[16] = FT_IPV4(10, 91, 0, 2);
+	static const u8 dip[16] = FT_IPV4(10, 91, 0, 1);
+	static const u8 sip6[16] = { 0xfd, 0, [15] = 2 };
+	static const u8 dip6[16] = { 0xfd, 0, [15] = 1 };
+
+	*f = (struct vroce_frame){
+		.ipv6 = ipv6, .tclass = 0x68, .hop_limit = 64,
+		.flow_label = ipv6 ? 0x12345 : 0, .sport = 0xc0de,
+		.opcode = opcode, .se = true, .mig = true, .pkey = 0xffff,
+		.dqpn = 0xabcdef, .ackreq = true, .psn = 0x00fedc,
+		.qkey = 0x11223344, .sqpn = 0x000123,
+		.va = 0x0102030405060708ULL, .rkey = 0x99aabbcc,
+		.dma_len = len, .swap_add = 0x1111222233334444ULL,
+		.compare = 0x5555666677778888ULL, .syndrome = 0x1f,
+		.msn = 0x00beef, .orig = 0xa5a5a5a55a5a5a5aULL,
+		.imm = cpu_to_be32(0xdeadbeef), .inv_rkey = 0x0badf00d,
+		.payload = payload, .payload_len = len,
+	};
+	memcpy(f->sip, ipv6 ? sip6 : sip, 16);
+	memcpy(f->dip, ipv6 ? dip6 : dip, 16);
+}
+
+/* Build @f into a buffer of exactly its size. */
+static u8 *ft_build(struct kunit *test, const struct vroce_frame *f,
+		    size_t *len)
+{
+	u8 *buf;
+
+	*len = vroce_frame_len(f);
+	KUNIT_ASSERT_NE(test, *len, 0);
+	buf = kunit_kzalloc(test, *len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, vroce_frame_build(f, buf, *len), (ssize_t)*len);
+	return buf;
+}
+
+static void ft_expect_same(struct kunit *test, const struct vroce_frame *a,
+			   const struct vroce_frame *b, u32 x)
+{
+	KUNIT_EXPECT_EQ(test, a->ipv6, b->ipv6);
+	KUNIT_EXPECT_MEMEQ(test, a->sip, b->sip, 16);
+	KUNIT_EXPECT_MEMEQ(test, a->dip, b->dip, 16);
+	KUNIT_EXPECT_EQ(test, a->tclass, b->tclass);
+	KUNIT_EXPECT_EQ(test, a->hop_limit, b->hop_limit);
+	KUNIT_EXPECT_EQ(test, a->flow_label, b->flow_label);
+	KUNIT_EXPECT_EQ(test, a->sport, b->sport);
+	KUNIT_EXPECT_EQ(test, a->opcode, b->opcode);
+	KUNIT_EXPECT_EQ(test, a->se, b->se);
+	KUNIT_EXPECT_EQ(test, a->mig, b->mig);
+	KUNIT_EXPECT_EQ(test, a->pkey, b->pkey);
+	KUNIT_EXPECT_EQ(test, a->fecn, b->fecn);
+	KUNIT_EXPECT_EQ(test, a->becn, b->becn);
+	KUNIT_EXPECT_EQ(test, a->dqpn, b->dqpn);
+	KUNIT_EXPECT_EQ(test, a->ackreq, b->ackreq);
+	KUNIT_EXPECT_EQ(test, a->psn, b->psn);
+	if (x & VROCE_FX_DETH) {
+		KUNIT_EXPECT_EQ(test, a->qkey, b->qkey);
+		KUNIT_EXPECT_EQ(test, a->sqpn, b->sqpn);
+	}
+	if (x & (VROCE_FX_RETH | VROCE_FX_ATOMIC)) {
+		KUNIT_EXPECT_EQ(test, a->va, b->va);
+		KUNIT_EXPECT_EQ(test, a->rkey, b->rkey);
+	}
+	if (x & VROCE_FX_RETH)
+		KUNIT_EXPECT_EQ(test, a->dma_len, b->dma_len);
+	if (x & VROCE_FX_ATOMIC) {
+		KUNIT_EXPECT_EQ(test, a->swap_add, b->swap_add);
+		KUNIT_EXPECT_EQ(test, a->compare, b->compare);
+	}
+	if (x & VROCE_FX_AETH) {
+		KUNIT_EXPECT_EQ(test, a->syndrome, b->syndrome);
+		KUNIT_EXPECT_EQ(test, a->msn, b->msn);
+	}
+	if (x & VROCE_FX_ATOMIC_ACK)
+		KUNIT_EXPECT_EQ(test, a->orig, b->orig);
+	if (x & VROCE_FX_IMM)
+		KUNIT_EXPECT_EQ(test, a->imm, b->imm);
+	if (x & VROCE_FX_IETH)
+		KUNIT_EXPECT_EQ(test, a->inv_rkey, b->inv_rkey);
+}
+
+static void vroce_frame_roundtrip(struct kunit *test)
+{
+	struct vroce_frame f, g;
+	int op, known = 0, v6, i;
+	u8 payload[64];
+	size_t len;
+	u8 *buf;
+	u32 x;
+
+	vroce_test_fill(payload, sizeof(payload), 7);
+	for (op = 0; op < 256; op++) {
+		x = vroce_frame_exts(op);
+		if (!x)
+			continue;
+		known++;
+		for (v6 = 0; v6 < 2; v6++) {
+			for (i = 0; i < ARRAY_SIZE(ft_lens); i++) {
+				u32 plen = x & VROCE_FX_PAYLOAD ? ft_lens[i] : 0;
+
+				if (i && !(x & VROCE_FX_PAYLOAD))
+					break;
+				ft_frame(&f, op, v6, payload, plen);
+				buf = ft_build(test, &f, &len);
+				KUNIT_ASSERT_EQ_MSG(test, vroce_frame_parse(buf, len, &g),
+						    0, "opcode %#x ipv6 %d len %u",
+						    op, v6, plen);
+				ft_expect_same(test, &f, &g, x);
+				KUNIT_EXPECT_EQ(test, g.payload_len, plen);
+				KUNIT_EXPECT_EQ(test, g.pad, -plen & 3);
+				KUNIT_EXPECT_PTR_EQ(test, g.payload,
+						    (const u8 *)buf + len - 4 -
+						    g.pad - plen);
+				KUNIT_EXPECT_MEMEQ(test, g.payload, payload, plen);
+				kunit_kfree(test, buf);
+			}
+		}
+	}
+	/* RC 23, UC 12, UD 2 (IBTA table 38, less RD, CNP, FLUSH, ATOMIC WRITE) */
+	KUNIT_EXPECT_EQ(test, known, 37);
+}
+
+/* Recompute an IPv4 header's checksum after a field changed. */
+static void ft_ip_csum(u8 *buf)
+{
+	struct iphdr *ip = (struct iphdr *)buf;
+
+	ip->check = 0;
+	ip->check = ip_fast_csum(buf, ip->ihl);
+}
+
+static bool ft_variant(bool ipv6, size_t off, u8 bit)
+{
+	size_t l3 = ipv6 ? 40 : 20;
+
+	if (off == l3 + 6 || off == l3 + 7 || off == l3 + 8 + 4)
+		return true;	/* UDP checksum; FECN, BECN, resv6 */
+	/* IPv6: traffic class and flow label (not the version), hop limit */
+	return ipv6 && ((off == 0 && bit < 0x10) || (off >= 1 && off <= 3) ||
+			off == 7);
+}
+
+static void vroce_frame_variant_fields(struct kunit *test)
+{
+	static const u8 bits[] = { 0x01, 0x10, 0x80 };
+	struct vroce_frame f, g;
+	u8 payload[13];
+	int v6, i, err;
+	size_t len, off;
+	u8 *buf;
+
+	vroce_test_fill(payload, sizeof(payload), 3);
+	for (v6 = 0; v6 < 2; v6++) {
+		ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_ONLY, v6, payload,
+			 sizeof(payload));
+		buf = ft_build(test, &f, &len);
+		/* What routers change: the ICRC does not cover it. */
+		if (!v6) {
+			buf[1] ^= 0xff;			/* TOS */
+			buf[8] -= 3;			/* TTL */
+			ft_ip_csum(buf);
+		} else {
+			buf[0] ^= 0x0f;			/* traffic class, */
+			buf[3] ^= 0x5a;			/* flow label */
+			buf[7] -= 3;			/* hop limit */
+		}
+		buf[(v6 ? 40 : 20) + 6] = 0x12;		/* UDP checksum */
+		buf[(v6 ? 40 : 20) + 8 + 4] |= 0xc0;	/* FECN, BECN */
+		KUNIT_ASSERT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+		KUNIT_EXPECT_TRUE(test, g.fecn && g.becn);
+		KUNIT_EXPECT_EQ(test, g.hop_limit, 61);
+		KUNIT_EXPECT_MEMEQ(test, g.payload, payload, sizeof(payload));
+		kunit_kfree(test, buf);
+
+		/* Any other bit, anywhere: refused, never taken. */
+		buf = ft_build(test, &f, &len);
+		for (off = 0; off < len; off++) {
+			for (i = 0; i < ARRAY_SIZE(bits); i++) {
+				buf[off] ^= bits[i];
+				err = vroce_frame_parse(buf, len, &g);
+				if (ft_variant(v6, off, bits[i]))
+					KUNIT_EXPECT_EQ_MSG(test, err, 0,
+							    "ipv6 %d byte %zu bit %#x",
+							    v6, off, bits[i]);
+				else
+					KUNIT_EXPECT_NE_MSG(test, err, 0,
+							    "ipv6 %d byte %zu bit %#x",
+							    v6, off, bits[i]);
+				/* Past the headers, only the ICRC catches it. */
+				if (off >= (v6 ? 40 : 20) + 8 + 12)
+					KUNIT_EXPECT_EQ(test, err, -EBADMSG);
+				buf[off] ^= bits[i];
+			}
+		}
+		kunit_kfree(test, buf);
+	}
+}
+
+static void vroce_frame_truncated(struct kunit *test)
+{
+	struct vroce_frame f, g;
+	u8 payload[29], *buf, *cut, *padded;
+	size_t len, n;
+	int v6;
+
+	vroce_test_fill(payload, sizeof(payload), 9);
+	for (v6 = 0; v6 < 2; v6++) {
+		ft_frame(&f, VROCE_OP_RC | VROCE_OP_WRITE_ONLY_IMM, v6,
+			 payload, sizeof(payload));
+		buf = ft_build(test, &f, &len);
+		for (n = 0; n < len; n++) {
+			cut = kmemdup(buf, n, GFP_KERNEL);
+			KUNIT_ASSERT_TRUE(test, !n || cut);
+			KUNIT_EXPECT_NE_MSG(test, vroce_frame_parse(cut, n, &g),
+					    0, "ipv6 %d, %zu of %zu bytes",
+					    v6, n, len);
+			kfree(cut);
+		}
+		/* Ethernet pads short frames: bytes after the packet. */
+		padded = kunit_kzalloc(test, len + 18, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, padded);
+		memcpy(padded, buf, len);
+		memset(padded + len, 0x5a, 18);
+		KUNIT_EXPECT_EQ(test, vroce_frame_parse(padded, len + 18, &g), 0);
+		KUNIT_EXPECT_EQ(test, g.payload_len, sizeof(payload));
+	}
+}
+
+/* Set @buf's BTH byte @i to @v and make its ICRC right again. */
+static void ft_bth_set(u8 *buf, size_t len, size_t l3, int i, u8 v)
+{
+	buf[l3 + 8 + i] = v;
+	put_unaligned_le32(vroce_frame_icrc(buf, len - 4), buf + len - 4);
+}
+
+static void vroce_frame_malformed(struct kunit *test)
+{
+	static const u8 unknown[] = { 0x15, 0x18, 0x19, 0x1f, 0x2c, 0x30,
+				      0x40, 0x60, 0x66, 0x81, 0xe0 };
+	struct vroce_frame f, g;
+	u8 payload[8] = {}, small[40];
+	size_t len;
+	u8 *buf;
+	int i;
+
+	ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_ONLY, false, payload, 5);
+	buf = ft_build(test, &f, &len);
+	KUNIT_ASSERT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+
+	/* TVer 1, the ICRC made right; TVer 0 again. */
+	ft_bth_set(buf, len, 20, 1, buf[28 + 1] | 1);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	ft_bth_set(buf, len, 20, 1, 0x30);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.payload_len, 5);
+	KUNIT_EXPECT_FALSE(test, g.se);
+	/* An opcode without a payload, with one: its length disagrees. */
+	ft_bth_set(buf, len, 20, 0, VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(unknown); i++) {
+		ft_bth_set(buf, len, 20, 0, unknown[i]);
+		KUNIT_EXPECT_EQ_MSG(test, vroce_frame_parse(buf, len, &g),
+				    -EOPNOTSUPP, "opcode %#x", unknown[i]);
+	}
+	ft_bth_set(buf, len, 20, 0, VROCE_OP_RC | VROCE_OP_SEND_ONLY);
+	ft_bth_set(buf, len, 20, 1, 0x30);
+	KUNIT_ASSERT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+
+	/* Another UDP port; a fragment; UDP's length one off. */
+	put_unaligned_be16(4790, buf + 22);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	put_unaligned_be16(VROCE_ROCE_V2_PORT, buf + 22);
+	buf[6] |= 0x20;					/* MF */
+	ft_ip_csum(buf);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	buf[6] &= ~0x20;
+	ft_ip_csum(buf);
+	put_unaligned_be16(len - 20 - 1, buf + 24);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	put_unaligned_be16(len - 20, buf + 24);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+	/* IPv4 options; IP's length past the bytes there are. */
+	buf[0] = 0x46;
+	ft_ip_csum(buf);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	buf[0] = 0x45;
+	put_unaligned_be16(len + 4, buf + 2);
+	ft_ip_csum(buf);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+
+	/* A pad count with no payload to pad. */
+	ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_ONLY, false, payload, 0);
+	buf = ft_build(test, &f, &len);
+	ft_bth_set(buf, len, 20, 1, 0x10);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
+	ft_bth_set(buf, len, 20, 1, 0x00);
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.payload_len, 0);
+	f.payload_len = 5;
+
+	/* Building: an opcode not implemented, a buffer too small. */
+	f.opcode = 0x81;
+	KUNIT_EXPECT_EQ(test, vroce_frame_build(&f, small, sizeof(small)),
+			(ssize_t)-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vroce_frame_len(&f), 0);
+	f.opcode = VROCE_OP_RC | VROCE_OP_SEND_ONLY;
+	KUNIT_EXPECT_EQ(test, vroce_frame_build(&f, small, sizeof(small)),
+			(ssize_t)-ENOSPC);
+	f.payload_len = U16_MAX;
+	KUNIT_EXPECT_EQ(test, vroce_frame_build(&f, small, sizeof(small)),
+			(ssize_t)-EINVAL);
+}
+
+/* ---- rxe, the judge ---- */
+
+#define FT_FRAMES	4
+#define FT_FRAME_MAX	512
+
+struct ft_tap {
+	struct packet_type pt;
+	spinlock_t lock;		/* the frames */
+	int n;
+	size_t len[FT_FRAMES];
+	u8 frame[FT_FRAMES][FT_FRAME_MAX];
+};
+
+/* Keep copies of the RoCE v2 packets dummy0 sends, from their IP header. */
+static int ft_tap_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig)
+{
+	struct ft_tap *tap = container_of(pt, struct ft_tap, pt);
+	int off = skb_network_offset(skb);
+	size_t len = skb->len - off;
+
+	if (skb->pkt_type == PACKET_OUTGOING && len <= FT_FRAME_MAX &&
+	    (skb->protocol == htons(ETH_P_IP) ||
+	     skb->protocol == htons(ETH_P_IPV6))) {
+		spin_lock_bh(&tap->lock);
+		if (tap->n < FT_FRAMES &&
+		    !skb_copy_bits(skb, off, tap->frame[tap->n], len))
+			tap->len[tap->n++] = len;
+		spin_unlock_bh(&tap->lock);
+	}
+	kfree_skb(skb);
+	return 0;
+}
+
+static void ft_tap_remove(void *data)
+{
+	struct ft_tap *tap = data;
+
+	dev_remove_pack(&tap->pt);	/* waits for taps running */
+}
+
+static struct net_device *ft_rxe(struct kunit *test, struct vroce_lb *lb)
+{
+	struct net_device *ndev;
+
+	if (!vroce_bench_rxe(test, lb))
+		kunit_skip(test, "rxe on dummy0 not available");
+	ndev = dev_get_by_name(&init_net, "dummy0");
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	dev_put(ndev);		/* dummy0 stays as long as the kernel runs */
+	return ndev;
+}
+
+struct ft_qp {
+	struct vroce_lb lb;
+	struct net_device *ndev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	void *buf;
+	u64 dma;
+};
+
+static void ft_qp_free(void *data)
+{
+	struct ft_qp *q = data;
+
+	if (q->qp)
+		ib_destroy_qp(q->qp);
+	if (q->cq)
+		ib_free_cq(q->cq);
+	if (q->dma)
+		ib_dma_unmap_single(q->lb.ibdev, q->dma, PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	if (q->pd)
+		ib_dealloc_pd(q->pd);
+	kfree(q->buf);
+	vroce_bench_rxe_put(&q->lb);
+}
+
+/* An rxe QP of @type in INIT, with a page of buffer mapped for it. */
+static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
+			   u32 qkey)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = type, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .pkey_index = 0,
+		.qkey = qkey,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ft_qp *q;
+
+	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	q->ndev = ft_rxe(test, &q->lb);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_qp_free, q),
+			0);
+	q->buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q->buf);
+	q->dma = ib_dma_map_single(q->lb.ibdev, q->buf, PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(q->lb.ibdev, q->dma));
+	q->pd = ib_alloc_pd(q->lb.ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q->pd));
+	q->cq = ib_alloc_cq(q->lb.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q->cq));
+	init.send_cq = q->cq;
+	init.recv_cq = q->cq;
+	q->qp = ib_create_qp(q->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q->qp));
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
+					   IB_QP_STATE | IB_QP_PORT |
+					   IB_QP_PKEY_INDEX |
+					   (type == IB_QPT_UD ? IB_QP_QKEY :
+					    IB_QP_ACCESS_FLAGS)), 0);
+	return q;
+}
+
+static int ft_wait_frames(struct ft_tap *tap, int n)
+{
+	int i, have = 0;
+
+	for (i = 0; i < 200 && have < n; i++) {
+		spin_lock_bh(&tap->lock);
+		have = tap->n;
+		spin_unlock_bh(&tap->lock);
+		if (have < n)
+			usleep_range(5000, 10000);
+	}
+	return have;
+}
+
+static void vroce_frame_rxe_sends(struct kunit *test)
+{
+	static const u8 peer[16] = FT_IPV4(10, 91, 0, 2);
+	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 2 };
+	const struct ib_send_wr *bad;
+	struct ib_qp_attr attr = {};
+	struct ib_rdma_wr wr[2] = {};
+	union ib_gid dgid;
+	struct ib_sge sge[2];
+	struct vroce_frame g;
+	struct ft_tap *tap;
+	struct ft_qp *q;
+	u8 *msg;
+	int i;
+
+	q = ft_qp(test, IB_QPT_RC, 0);
+	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tap);
+	spin_lock_init(&tap->lock);
+	tap->pt.type = htons(ETH_P_ALL);
+	tap->pt.dev = q->ndev;
+	tap->pt.func = ft_tap_rcv;
+	dev_add_pack(&tap->pt);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_tap_remove,
+							tap), 0);
+
+	/* Connected to a peer on dummy0 that is not there. */
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = 0x123456;
+	attr.rq_psn = 1;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	memcpy(dgid.raw, peer, sizeof(dgid.raw));
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, q->lb.sgid_index, 64, 0);
+	memcpy(attr.ah_attr.roce.dmac, peer_mac, ETH_ALEN);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
+					   IB_QP_STATE | IB_QP_AV |
+					   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+					   IB_QP_RQ_PSN |
+					   IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER), 0);
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0x00abcd;
+	attr.timeout = 20;		/* no retransmission meanwhile */
+	attr.retry_cnt = 0;
+	attr.rnr_retry = 0;
+	attr.max_rd_atomic = 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
+					   IB_QP_STATE | IB_QP_SQ_PSN |
+					   IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+					   IB_QP_RNR_RETRY |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+
+	msg = q->buf;
+	vroce_test_fill(msg, 128, 5);
+	for (i = 0; i < 2; i++) {
+		sge[i] = (struct ib_sge){ .addr = q->dma + i * 13,
+			.length = i ? 100 : 13, .lkey = q->pd->local_dma_lkey };
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.send_flags = IB_SEND_SIGNALED;
+		wr[i].wr.next = i ? NULL : &wr[1].wr;
+	}
+	wr[0].wr.opcode = IB_WR_SEND;
+	wr[1].wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr[1].wr.ex.imm_data = cpu_to_be32(0xfeedf00d);
+	wr[1].remote_addr = 0x7000000000001000ULL;
+	wr[1].rkey = 0x4242;
+	KUNIT_ASSERT_EQ(test, ib_post_send(q->qp, &wr[0].wr, &bad), 0);
+	KUNIT_ASSERT_GE(test, ft_wait_frames(tap, 2), 2);
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, vroce_frame_parse(tap->frame[i],
+							    tap->len[i], &g),
+				    0, "rxe frame %d, %zu bytes", i,
+				    tap->len[i]);
+		KUNIT_EXPECT_FALSE(test, g.ipv6);
+		KUNIT_EXPECT_MEMEQ(test, g.dip, peer, 16);
+		KUNIT_EXPECT_EQ(test, g.dqpn, 0x123456);
+		KUNIT_EXPECT_EQ(test, g.psn, 0x00abcd + i);
+		KUNIT_EXPECT_EQ(test, g.pkey, 0xffff);
+		KUNIT_EXPECT_MEMEQ(test, g.payload, msg + i * 13,
+				   i ? 100 : 13);
+	}
+	vroce_frame_parse(tap->frame[0], tap->len[0], &g);
+	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_SEND_ONLY);
+	KUNIT_EXPECT_EQ(test, g.payload_len, 13);
+	KUNIT_EXPECT_EQ(test, g.pad, 3);
+	vroce_frame_parse(tap->frame[1], tap->len[1], &g);
+	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_WRITE_ONLY_IMM);
+	KUNIT_EXPECT_EQ(test, g.va, 0x7000000000001000ULL);
+	KUNIT_EXPECT_EQ(test, g.rkey, 0x4242);
+	KUNIT_EXPECT_EQ(test, g.dma_len, 100);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(g.imm), 0xfeedf00d);
+	KUNIT_EXPECT_TRUE(test, g.ackreq);
+
+	/* One payload byte of rxe's frame changed: the ICRC says so. */
+	tap->frame[0][tap->len[0] - 8] ^= 0x40;
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(tap->frame[0], tap->len[0], &g),
+			-EBADMSG);
+}
+
+/* Hand dummy0 a frame from the wire: Ethernet header, then @pkt. */
+static void ft_inject(struct kunit *test, struct net_device *ndev,
+		      const u8 *pkt, size_t len)
+{
+	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 2 };
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+
+	skb = netdev_alloc_skb(ndev, ETH_HLEN + len);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, ndev->dev_addr);
+	ether_addr_copy(eth->h_source, peer_mac);
+	eth->h_proto = htons(ETH_P_IP);
+	skb_put_data(skb, pkt, len);
+	skb->protocol = eth_type_trans(skb, ndev);
+	KUNIT_ASSERT_EQ(test, netif_rx(skb), NET_RX_SUCCESS);
+}
+
+static int ft_post_recv(struct ft_qp *q)
+{
+	struct ib_sge sge = { .addr = q->dma + 1024, .length = 512,
+			      .lkey = q->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+
+	memset(q->buf + 1024, 0, 512);
+	return ib_post_recv(q->qp, &wr, NULL);
+}
+
+static void vroce_frame_rxe_takes_ours(struct kunit *test)
+{
+	static const u8 rxe_ip[16] = FT_IPV4(10, 91, 0, 1);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	struct net_device *ndev;
+	struct vroce_frame f;
+	u8 payload[29], *pkt;
+	struct ib_wc wc;
+	struct ft_qp *q;
+	size_t len;
+
+	q = ft_qp(test, IB_QPT_UD, 0x0e0e0e0e);
+	ndev = q->ndev;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr, IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
+					   IB_QP_STATE | IB_QP_SQ_PSN), 0);
+	KUNIT_ASSERT_EQ(test, ft_post_recv(q), 0);
+
+	vroce_test_fill(payload, sizeof(payload), 11);
+	ft_frame(&f, VROCE_OP_UD | VROCE_OP_SEND_ONLY_IMM, false, payload,
+		 sizeof(payload));
+	memcpy(f.dip, rxe_ip, 16);
+	f.dqpn = q->qp->qp_num;
+	f.qkey = 0x0e0e0e0e;
+	f.sqpn = 0x654321;
+	f.se = false;
+	f.mig = false;
+	pkt = ft_build(test, &f, &len);
+	ft_inject(test, ndev, pkt, len);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + sizeof(payload));
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xdeadbeef);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, 0x654321);
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)q->buf + 1024 + 40, payload,
+			   sizeof(payload));
+
+	/* One payload byte changed, the ICRC not: rxe drops it. */
+	KUNIT_ASSERT_EQ(test, ft_post_recv(q), 0);
+	pkt[len - 4 - 3 - 10] ^= 0x01;
+	ft_inject(test, ndev, pkt, len);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 200), 0);
+	/* And the right one again is taken: the receive was still there. */
+	pkt[len - 4 - 3 - 10] ^= 0x01;
+	ft_inject(test, ndev, pkt, len);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)q->buf + 1024 + 40, payload,
+			   sizeof(payload));
+}
+
+static struct kunit_case vroce_frame_cases[] = {
+	KUNIT_CASE(vroce_frame_roundtrip),
+	KUNIT_CASE(vroce_frame_variant_fields),
+	KUNIT_CASE(vroce_frame_truncated),
+	KUNIT_CASE(vroce_frame_malformed),
+	KUNIT_CASE(vroce_frame_rxe_sends),
+	KUNIT_CASE(vroce_frame_rxe_takes_ours),
+	{}
+};
+
+static struct kunit_suite vroce_frame_suite = {
+	.name = "vroce_frame",
+	.test_cases = vroce_frame_cases,
+};
+
+kunit_test_suite(vroce_frame_suite);
