@@ -13,11 +13,19 @@
  *                   own size (KASAN); Ethernet padding after it is ignored
  *   malformed       lengths, fragments, TVer, pad count, opcodes not
  *                   implemented; build's own errors
+ *   fuzz            hostile packets, seeded, for frame_fuzz_ms (5 s)
  *   rxe_sends       rxe's RC SEND and RDMA WRITE with immediate, captured
  *                   on dummy0 as they leave: they parse, fields and ICRC
+ *   rxe_responds    RC READ, FETCH_ADD, COMPARE_SWAP and WRITE requests
+ *                   built here, carried out by rxe: its READ RESPONSE,
+ *                   ATOMIC ACKNOWLEDGE, ACK and NAK read back
  *   rxe_takes_ours  a UD SEND with immediate built here and received on
  *                   dummy0: rxe completes it with the bytes and fields;
  *                   one byte changed under the same ICRC: rxe drops it
+ *
+ * roundtrip and rxe_sends print one packet of each opcode and rxe's
+ * packets ("vroce-frame: ..."): scripts/kunit.sh has tshark decode them
+ * (scripts/frames.py).
  */
 
 #include <kunit/test.h>
@@ -25,7 +33,10 @@
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/prandom.h>
+#include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -42,6 +53,13 @@
 
 static const u8 ft_lens[] = { 0, 1, 3, 4, 13, 64 };
 
+static ulong frame_fuzz_seed;
+module_param(frame_fuzz_seed, ulong, 0444);
+MODULE_PARM_DESC(frame_fuzz_seed, "vroce_frame.fuzz: the seed (0: random, printed)");
+static uint frame_fuzz_ms = 5000;
+module_param(frame_fuzz_ms, uint, 0444);
+MODULE_PARM_DESC(frame_fuzz_ms, "vroce_frame.fuzz: how long it parses mutated packets");
+
 /* A packet with every field set to something of its own. */
 static void ft_frame(struct vroce_frame *f, u8 opcode, bool ipv6,
 		     const u8 *payload, u32 len)
@@ -54,7 +72,8 @@ static void ft_frame(struct vroce_frame *f, u8 opcode, bool ipv6,
 	*f = (struct vroce_frame){
 		.ipv6 = ipv6, .tclass = 0x68, .hop_limit = 64,
 		.flow_label = ipv6 ? 0x12345 : 0, .sport = 0xc0de,
-		.opcode = opcode, .se = true, .mig = true, .pkey = 0xffff,
+		.opcode = opcode, .se = true, .mig = false, .pkey = 0xffff,
+		.fecn = true, .becn = false,
 		.dqpn = 0xabcdef, .ackreq = true, .psn = 0x00fedc,
 		.qkey = 0x11223344, .sqpn = 0x000123,
 		.va = 0x0102030405060708ULL, .rkey = 0x99aabbcc,
@@ -66,6 +85,22 @@ static void ft_frame(struct vroce_frame *f, u8 opcode, bool ipv6,
 	};
 	memcpy(f->sip, ipv6 ? sip6 : sip, 16);
 	memcpy(f->dip, ipv6 ? dip6 : dip, 16);
+}
+
+/*
+ * Print @pkt for scripts/frames.py, which has tshark decode every packet
+ * of the log ("vroce-frame: SOURCE OPCODE HEX").
+ */
+static void ft_print(struct kunit *test, const char *source, const u8 *pkt,
+		     size_t len)
+{
+	char *hex = kunit_kzalloc(test, 2 * len + 1, GFP_KERNEL);
+	u8 opcode = pkt[(pkt[0] >> 4 == 6 ? 40 : 20) + 8];
+
+	KUNIT_ASSERT_NOT_NULL(test, hex);
+	bin2hex(hex, pkt, len);
+	kunit_info(test, "vroce-frame: %s %#04x %s", source, opcode, hex);
+	kunit_kfree(test, hex);
 }
 
 /* Build @f into a buffer of exactly its size. */
@@ -160,12 +195,24 @@ static void vroce_frame_roundtrip(struct kunit *test)
 						    (const u8 *)buf + len - 4 -
 						    g.pad - plen);
 				KUNIT_EXPECT_MEMEQ(test, g.payload, payload, plen);
+				/* One of each for tshark (scripts/frames.py). */
+				if (plen == 13 || (!i && !(x & VROCE_FX_PAYLOAD)))
+					ft_print(test, "vroce", buf, len);
 				kunit_kfree(test, buf);
 			}
 		}
 	}
 	/* RC 23, UC 12, UD 2 (IBTA table 38, less RD, CNP, FLUSH, ATOMIC WRITE) */
 	KUNIT_EXPECT_EQ(test, known, 37);
+}
+
+/* Make @buf's ICRC right again after its bytes changed. */
+static void ft_set_icrc(u8 *buf, size_t len)
+{
+	u32 icrc;
+
+	if (!vroce_frame_icrc(buf, len - 4, &icrc))
+		put_unaligned_le32(icrc, buf + len - 4);
 }
 
 /* Recompute an IPv4 header's checksum after a field changed. */
@@ -213,9 +260,9 @@ static void vroce_frame_variant_fields(struct kunit *test)
 			buf[7] -= 3;			/* hop limit */
 		}
 		buf[(v6 ? 40 : 20) + 6] = 0x12;		/* UDP checksum */
-		buf[(v6 ? 40 : 20) + 8 + 4] |= 0xc0;	/* FECN, BECN */
+		buf[(v6 ? 40 : 20) + 8 + 4] ^= 0xc0;	/* FECN off, BECN on */
 		KUNIT_ASSERT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
-		KUNIT_EXPECT_TRUE(test, g.fecn && g.becn);
+		KUNIT_EXPECT_TRUE(test, !g.fecn && g.becn);
 		KUNIT_EXPECT_EQ(test, g.hop_limit, 61);
 		KUNIT_EXPECT_MEMEQ(test, g.payload, payload, sizeof(payload));
 		kunit_kfree(test, buf);
@@ -234,9 +281,18 @@ static void vroce_frame_variant_fields(struct kunit *test)
 					KUNIT_EXPECT_NE_MSG(test, err, 0,
 							    "ipv6 %d byte %zu bit %#x",
 							    v6, off, bits[i]);
-				/* Past the headers, only the ICRC catches it. */
-				if (off >= (v6 ? 40 : 20) + 8 + 12)
-					KUNIT_EXPECT_EQ(test, err, -EBADMSG);
+				/*
+				 * Past UDP's port and length, the ICRC catches
+				 * it first: line noise is dropped, never
+				 * answered.
+				 */
+				if (!ft_variant(v6, off, bits[i]) &&
+				    (off >= (v6 ? 40 : 20) + 8 ||
+				     off < (v6 ? 40 : 20) + 2) &&
+				    off >= (v6 ? 40 : 20))
+					KUNIT_EXPECT_EQ_MSG(test, err, -EBADMSG,
+							    "ipv6 %d byte %zu bit %#x",
+							    v6, off, bits[i]);
 				buf[off] ^= bits[i];
 			}
 		}
@@ -274,25 +330,177 @@ static void vroce_frame_truncated(struct kunit *test)
 	}
 }
 
+/* Make a mutated packet's IPv4 checksum and ICRC right, where they fit. */
+static void ft_fix(u8 *buf, size_t len)
+{
+	size_t l3 = buf[0] >> 4 == 6 ? 40 : 20;
+
+	if (l3 == 20 && len >= 20 && (buf[0] & 0x0f) == 5)
+		ft_ip_csum(buf);
+	if (len >= l3 + 8 + 12 + 4)
+		ft_set_icrc(buf, len);
+}
+
+/* IP and UDP lengths (both bytes) and the opcode, by IP version. */
+static const u8 ft_fields4[] = { 2, 3, 24, 25, 28 };
+static const u8 ft_fields6[] = { 4, 5, 44, 45, 48 };
+
+/*
+ * Hostile packets: good ones of every opcode mutated at random (bits
+ * flipped, bytes set, the length cut or grown, headers' lengths and
+ * opcode rewritten), and half of them given a right IPv4 checksum and
+ * ICRC so that the parser's later checks see them. Each is read from a
+ * buffer of exactly its size (KASAN). One taken must describe itself: its
+ * payload inside the packet, and built again from what was read, it reads
+ * back the same.
+ */
+static void vroce_frame_fuzz(struct kunit *test)
+{
+	u64 seed = frame_fuzz_seed ?: get_random_u64();
+	unsigned long end = jiffies + msecs_to_jiffies(frame_fuzz_ms);
+	u32 n = 0, taken = 0, base = 0, i, x;
+	u8 *good[74], payload[13], *pkt, *again;
+	size_t glen[74], len, alen;
+	struct vroce_frame f, g, h;
+	struct rnd_state rs;
+	int op, v6, err;
+
+	kunit_info(test, "seed 0x%llx (replay: vroce_kunit.frame_fuzz_seed=0x%llx)\n",
+		   seed, seed);
+	prandom_seed_state(&rs, seed);
+	vroce_test_fill(payload, sizeof(payload), 1);
+	for (op = 0; op < 256; op++) {
+		if (!vroce_frame_exts(op))
+			continue;
+		for (v6 = 0; v6 < 2; v6++) {
+			KUNIT_ASSERT_LT(test, base, ARRAY_SIZE(good));
+			ft_frame(&f, op, v6, payload, sizeof(payload));
+			good[base] = ft_build(test, &f, &glen[base]);
+			base++;
+		}
+	}
+
+	while (time_before(jiffies, end) || n < 1000) {
+		u32 r = prandom_u32_state(&rs), k = r % base;
+
+		len = glen[k];
+		if (r & BIT(8))
+			len = prandom_u32_state(&rs) % (len + 24);
+		pkt = kmalloc(len ?: 1, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pkt);
+		memset(pkt, 0, len);
+		memcpy(pkt, good[k], min(len, glen[k]));
+		for (i = 0; len && i < 1 + (r >> 9) % 4; i++) {
+			u32 m = prandom_u32_state(&rs), at = m % len;
+
+			switch ((m >> 24) % 4) {
+			case 0:
+				pkt[at] ^= BIT((m >> 16) % 8);
+				break;
+			case 1:
+				pkt[at] = m >> 16;
+				break;
+			case 2:		/* a length field or the opcode */
+				at = (pkt[0] >> 4 == 6 ? ft_fields6 :
+				      ft_fields4)[(m >> 16) % 5];
+				if (at < len)
+					pkt[at] = m >> 8;
+				break;
+			default:
+				break;
+			}
+		}
+		if (len && (r & BIT(12)))
+			ft_fix(pkt, len);
+		err = vroce_frame_parse(pkt, len, &g);
+		n++;
+		if (!err) {
+			taken++;
+			x = vroce_frame_exts(g.opcode);
+			KUNIT_ASSERT_NE(test, x, 0);
+			KUNIT_ASSERT_GE(test, g.payload - pkt, 0);
+			KUNIT_ASSERT_LE(test, g.payload - pkt + g.payload_len +
+					g.pad + VROCE_ICRC_BYTES, len);
+			alen = vroce_frame_len(&g);
+			KUNIT_ASSERT_LE(test, alen, len);
+			again = kmalloc(alen, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, again);
+			KUNIT_ASSERT_EQ(test, vroce_frame_build(&g, again, alen),
+					(ssize_t)alen);
+			KUNIT_ASSERT_EQ(test, vroce_frame_parse(again, alen, &h), 0);
+			KUNIT_ASSERT_EQ(test, memcmp(h.payload, g.payload,
+						     g.payload_len), 0);
+			/* Both zeroed by the parser, padding included. */
+			h.payload = g.payload;
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(&g, &h, sizeof(g)), 0,
+					    "opcode %#x read back otherwise",
+					    g.opcode);
+			kfree(again);
+		}
+		kfree(pkt);
+		cond_resched();
+	}
+	kunit_info(test, "%u hostile packets, %u taken (well formed after all)\n",
+		   n, taken);
+	/* The mutations reach past the parser's first checks. */
+	KUNIT_EXPECT_GT(test, taken, 0);
+	KUNIT_EXPECT_LT(test, taken, n);
+}
+
 /* Set @buf's BTH byte @i to @v and make its ICRC right again. */
 static void ft_bth_set(u8 *buf, size_t len, size_t l3, int i, u8 v)
 {
 	buf[l3 + 8 + i] = v;
-	put_unaligned_le32(vroce_frame_icrc(buf, len - 4), buf + len - 4);
+	ft_set_icrc(buf, len);
+}
+
+/*
+ * An IPv4 RC packet of @op with @plen bytes of payload, cut to @len bytes
+ * with its IP length, checksum, UDP length and ICRC made to agree, and
+ * BTH byte 1 set to @b1 (unless -1): what vroce_frame_parse() says of it.
+ */
+static int ft_cut(struct kunit *test, u8 op, u32 plen, size_t len, int b1)
+{
+	u8 payload[16] = {};
+	struct vroce_frame f, g;
+	size_t full;
+	u8 *buf;
+	int err;
+
+	ft_frame(&f, VROCE_OP_RC | op, false, payload, plen);
+	buf = ft_build(test, &f, &full);
+	KUNIT_ASSERT_LE(test, len, full);
+	put_unaligned_be16(len, buf + 2);
+	ft_ip_csum(buf);
+	put_unaligned_be16(len - 20, buf + 24);
+	if (b1 >= 0)
+		buf[29] = b1;
+	ft_set_icrc(buf, len);
+	err = vroce_frame_parse(buf, len, &g);
+	kunit_kfree(test, buf);
+	return err;
 }
 
 static void vroce_frame_malformed(struct kunit *test)
 {
-	static const u8 unknown[] = { 0x15, 0x18, 0x19, 0x1f, 0x2c, 0x30,
+	/* reserved, FLUSH, ATOMIC WRITE, UC and UD beyond theirs, RD, CNP */
+	static const u8 unknown[] = { 0x15, 0x18, 0x1c, 0x1d, 0x1f, 0x2c, 0x30,
 				      0x40, 0x60, 0x66, 0x81, 0xe0 };
 	struct vroce_frame f, g;
-	u8 payload[8] = {}, small[40];
+	u8 payload[8] = {}, small[40] = { 0x45 };
 	size_t len;
 	u8 *buf;
+	u32 x;
 	int i;
 
 	ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_ONLY, false, payload, 5);
 	buf = ft_build(test, &f, &len);
+	KUNIT_ASSERT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
+
+	/* An opcode changed on the way, the ICRC not: dropped as damaged. */
+	buf[28] = 0x84;
+	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EBADMSG);
+	buf[28] = VROCE_OP_RC | VROCE_OP_SEND_ONLY;
 	KUNIT_ASSERT_EQ(test, vroce_frame_parse(buf, len, &g), 0);
 
 	/* TVer 1, the ICRC made right; TVer 0 again. */
@@ -336,6 +544,20 @@ static void vroce_frame_malformed(struct kunit *test)
 	ft_ip_csum(buf);
 	KUNIT_EXPECT_EQ(test, vroce_frame_parse(buf, len, &g), -EINVAL);
 
+	/*
+	 * Shorter packets whose IP, UDP and ICRC agree (ft_cut()): no room
+	 * for the BTH; a RETH cut; payload and pad not a multiple of four;
+	 * a pad count beyond the payload, or with none to pad.
+	 */
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_SEND_ONLY, 13, 40, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_READ_REQUEST, 0, 52, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_SEND_ONLY, 13, 49, 0x00), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_SEND_ONLY, 13, 44, 0x10), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_SEND_ONLY, 13, 48, 0x30), 0);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_SEND_ONLY, 13, 48, 0x00), 0);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_ACKNOWLEDGE, 0, 48, 0x10), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ft_cut(test, VROCE_OP_ACKNOWLEDGE, 0, 48, 0x00), 0);
+
 	/* A pad count with no payload to pad. */
 	ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_ONLY, false, payload, 0);
 	buf = ft_build(test, &f, &len);
@@ -357,11 +579,24 @@ static void vroce_frame_malformed(struct kunit *test)
 	f.payload_len = U16_MAX;
 	KUNIT_EXPECT_EQ(test, vroce_frame_build(&f, small, sizeof(small)),
 			(ssize_t)-EINVAL);
+	/* The longest payloads one IP packet holds: 16-bit IP lengths. */
+	f.payload_len = 65488;
+	KUNIT_EXPECT_EQ(test, vroce_frame_len(&f), 65535);
+	f.payload_len = 65489;
+	KUNIT_EXPECT_EQ(test, vroce_frame_len(&f), 0);
+	f.ipv6 = true;
+	f.payload_len = 65508;
+	KUNIT_EXPECT_EQ(test, vroce_frame_len(&f), 40 + 65535);
+	f.payload_len = 65509;
+	KUNIT_EXPECT_EQ(test, vroce_frame_len(&f), 0);
+	f.payload_len = U32_MAX;
+	KUNIT_EXPECT_EQ(test, vroce_frame_len(&f), 0);
+	KUNIT_EXPECT_EQ(test, vroce_frame_icrc(small, 20 + 8 + 11, &x), -EINVAL);
 }
 
 /* ---- rxe, the judge ---- */
 
-#define FT_FRAMES	4
+#define FT_FRAMES	8
 #define FT_FRAME_MAX	512
 
 struct ft_tap {
@@ -451,7 +686,8 @@ static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_INIT, .port_num = 1, .pkey_index = 0,
 		.qkey = qkey,
-		.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
 	};
 	struct ft_qp *q;
 
@@ -495,23 +731,11 @@ static int ft_wait_frames(struct ft_tap *tap, int n)
 	return have;
 }
 
-static void vroce_frame_rxe_sends(struct kunit *test)
+/* A packet tap on @q's netdev, removed when the test ends. */
+static struct ft_tap *ft_tap_on(struct kunit *test, struct ft_qp *q)
 {
-	static const u8 peer[16] = FT_IPV4(10, 91, 0, 2);
-	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 2 };
-	const struct ib_send_wr *bad;
-	struct ib_qp_attr attr = {};
-	struct ib_rdma_wr wr[2] = {};
-	union ib_gid dgid;
-	struct ib_sge sge[2];
-	struct vroce_frame g;
-	struct ft_tap *tap;
-	struct ft_qp *q;
-	u8 *msg;
-	int i;
+	struct ft_tap *tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
 
-	q = ft_qp(test, IB_QPT_RC, 0);
-	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tap);
 	spin_lock_init(&tap->lock);
 	tap->pt.type = htons(ETH_P_ALL);
@@ -520,13 +744,25 @@ static void vroce_frame_rxe_sends(struct kunit *test)
 	dev_add_pack(&tap->pt);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_tap_remove,
 							tap), 0);
+	return tap;
+}
 
-	/* Connected to a peer on dummy0 that is not there. */
+/*
+ * Connect rxe's RC QP @q to QP 0x123456 of a peer on dummy0 that is not
+ * there (10.91.0.2): it expects PSN @rq_psn first, and sends from 0xabcd.
+ */
+static void ft_connect(struct kunit *test, struct ft_qp *q, u32 rq_psn)
+{
+	static const u8 peer[16] = FT_IPV4(10, 91, 0, 2);
+	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 2 };
+	struct ib_qp_attr attr = {};
+	union ib_gid dgid;
+
 	attr.qp_state = IB_QPS_RTR;
 	attr.path_mtu = IB_MTU_1024;
 	attr.dest_qp_num = 0x123456;
-	attr.rq_psn = 1;
-	attr.max_dest_rd_atomic = 1;
+	attr.rq_psn = rq_psn;
+	attr.max_dest_rd_atomic = 4;
 	attr.min_rnr_timer = 1;
 	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr.ah_attr, 1);
@@ -550,6 +786,23 @@ static void vroce_frame_rxe_sends(struct kunit *test)
 					   IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
 					   IB_QP_RNR_RETRY |
 					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+static void vroce_frame_rxe_sends(struct kunit *test)
+{
+	static const u8 peer[16] = FT_IPV4(10, 91, 0, 2);
+	const struct ib_send_wr *bad;
+	struct ib_rdma_wr wr[2] = {};
+	struct ib_sge sge[2];
+	struct vroce_frame g;
+	struct ft_tap *tap;
+	struct ft_qp *q;
+	u8 *msg;
+	int i;
+
+	q = ft_qp(test, IB_QPT_RC, 0);
+	tap = ft_tap_on(test, q);
+	ft_connect(test, q, 1);
 
 	msg = q->buf;
 	vroce_test_fill(msg, 128, 5);
@@ -570,6 +823,7 @@ static void vroce_frame_rxe_sends(struct kunit *test)
 	KUNIT_ASSERT_GE(test, ft_wait_frames(tap, 2), 2);
 
 	for (i = 0; i < 2; i++) {
+		ft_print(test, "rxe", tap->frame[i], tap->len[i]);
 		KUNIT_ASSERT_EQ_MSG(test, vroce_frame_parse(tap->frame[i],
 							    tap->len[i], &g),
 				    0, "rxe frame %d, %zu bytes", i,
@@ -684,12 +938,152 @@ static void vroce_frame_rxe_takes_ours(struct kunit *test)
 			   sizeof(payload));
 }
 
+/* A request of the peer's QP 0x123456 to rxe's @q, PSN @psn. */
+static void ft_req(struct vroce_frame *f, u8 op, const u8 *payload, u32 len,
+		   const struct ft_qp *q, u32 psn)
+{
+	ft_frame(f, VROCE_OP_RC | op, false, payload, len);
+	f->dqpn = q->qp->qp_num;
+	f->sqpn = 0;
+	f->se = false;
+	f->fecn = false;
+	f->psn = psn;
+}
+
+static void ft_dereg_mr(void *mr)
+{
+	ib_dereg_mr(mr);
+}
+
+/*
+ * Inject @f, built, as from the peer, and read rxe's answer: the @n-th
+ * packet the tap catches, parsed into @g.
+ */
+static void ft_ask(struct kunit *test, struct ft_qp *q, struct ft_tap *tap,
+		   const struct vroce_frame *f, int n, struct vroce_frame *g)
+{
+	size_t len;
+	u8 *pkt = ft_build(test, f, &len);
+
+	ft_inject(test, q->ndev, pkt, len);
+	KUNIT_ASSERT_GE_MSG(test, ft_wait_frames(tap, n), n,
+			    "rxe did not answer opcode %#x", f->opcode);
+	ft_print(test, "rxe", tap->frame[n - 1], tap->len[n - 1]);
+	KUNIT_ASSERT_EQ(test, vroce_frame_parse(tap->frame[n - 1],
+						tap->len[n - 1], g), 0);
+	KUNIT_EXPECT_EQ(test, g->dqpn, 0x123456);
+	KUNIT_EXPECT_EQ(test, g->psn, f->psn);
+	kunit_kfree(test, pkt);
+}
+
+/*
+ * vroce as the requester, rxe as the responder, packet by packet: RDMA
+ * READ, FETCH_ADD, COMPARE_SWAP and RDMA WRITE requests built here reach
+ * rxe's RC QP through dummy0; rxe carries them out on its memory and
+ * answers with READ RESPONSE, ATOMIC ACKNOWLEDGE and ACKNOWLEDGE packets,
+ * read back here: their AETH, AtomicAckETH and payload against what rxe's
+ * memory held. A READ with another R_Key gets rxe's NAK (remote access
+ * error).
+ */
+static void vroce_frame_rxe_responds(struct kunit *test)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .opcode = IB_WR_REG_MR, .send_flags = IB_SEND_SIGNALED },
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			  IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC,
+	};
+	struct vroce_frame f, g;
+	struct scatterlist sg;
+	u8 payload[29], *mem;
+	struct ft_tap *tap;
+	struct ib_wc wc;
+	struct ft_qp *q;
+	struct ib_mr *mr;
+	u64 *word;
+
+	q = ft_qp(test, IB_QPT_RC, 0);
+	tap = ft_tap_on(test, q);
+	ft_connect(test, q, 0x100);
+
+	/* rxe's page, registered by a REG_MR work request. */
+	mr = ib_alloc_mr(q->pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_dereg_mr, mr),
+			0);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = q->dma;
+	sg_dma_len(&sg) = PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(q->qp, &reg.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	mem = q->buf;
+	vroce_test_fill(mem + 2048, 100, 13);
+	word = (u64 *)(mem + 3072);
+	*word = 0x1000;
+
+	/* RDMA READ of 100 bytes: one READ RESPONSE ONLY. */
+	ft_req(&f, VROCE_OP_READ_REQUEST, NULL, 0, q, 0x100);
+	f.va = mr->iova + 2048;
+	f.rkey = mr->rkey;
+	f.dma_len = 100;
+	ft_ask(test, q, tap, &f, 1, &g);
+	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_READ_RESPONSE_ONLY);
+	KUNIT_EXPECT_EQ(test, g.syndrome >> 5, 0);	/* ACK */
+	KUNIT_EXPECT_EQ(test, g.msn, 1);
+	KUNIT_EXPECT_EQ(test, g.payload_len, 100);
+	KUNIT_EXPECT_MEMEQ(test, g.payload, mem + 2048, 100);
+
+	/* FETCH_ADD, then COMPARE_SWAP: the original value comes back. */
+	f.opcode = VROCE_OP_RC | VROCE_OP_FETCH_ADD;
+	f.psn = 0x101;
+	f.va = mr->iova + 3072;
+	f.swap_add = 5;
+	ft_ask(test, q, tap, &f, 2, &g);
+	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_ATOMIC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, g.syndrome >> 5, 0);
+	KUNIT_EXPECT_EQ(test, g.msn, 2);
+	KUNIT_EXPECT_EQ(test, g.orig, 0x1000);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 0x1005);
+	f.opcode = VROCE_OP_RC | VROCE_OP_COMPARE_SWAP;
+	f.psn = 0x102;
+	f.compare = 0x1005;
+	f.swap_add = 0x77;
+	ft_ask(test, q, tap, &f, 3, &g);
+	KUNIT_EXPECT_EQ(test, g.orig, 0x1005);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 0x77);
+
+	/* RDMA WRITE ONLY with AckReq: the bytes land, an ACK comes. */
+	vroce_test_fill(payload, sizeof(payload), 17);
+	ft_req(&f, VROCE_OP_WRITE_ONLY, payload, sizeof(payload), q, 0x103);
+	f.va = mr->iova + 1024;
+	f.rkey = mr->rkey;
+	ft_ask(test, q, tap, &f, 4, &g);
+	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, g.syndrome >> 5, 0);
+	KUNIT_EXPECT_EQ(test, g.msn, 4);
+	KUNIT_EXPECT_MEMEQ(test, mem + 1024, payload, sizeof(payload));
+
+	/* A READ under another R_Key: NAK, remote access error. */
+	ft_req(&f, VROCE_OP_READ_REQUEST, NULL, 0, q, 0x104);
+	f.va = mr->iova;
+	f.rkey = mr->rkey ^ 0x100;
+	f.dma_len = 8;
+	ft_ask(test, q, tap, &f, 5, &g);
+	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, g.syndrome, 0x62);	/* NAK: remote access */
+}
+
 static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_roundtrip),
 	KUNIT_CASE(vroce_frame_variant_fields),
 	KUNIT_CASE(vroce_frame_truncated),
 	KUNIT_CASE(vroce_frame_malformed),
+	KUNIT_CASE_SLOW(vroce_frame_fuzz),
 	KUNIT_CASE(vroce_frame_rxe_sends),
+	KUNIT_CASE(vroce_frame_rxe_responds),
 	KUNIT_CASE(vroce_frame_rxe_takes_ours),
 	{}
 };

@@ -60,7 +60,10 @@ check_pkgs=("${demo_pkgs[@]}" clang lld llvm sparse rsync python3-docutils
 	    # qperf's RC atomics beside rxe (scripts/userspace-guest.sh).
 	    qperf
 	    # issue 31: the system calls of mapped rings (userspace-guest.sh).
-	    strace)
+	    strace
+	    # issue 34: Wireshark's dissectors judge the RoCE v2 packets
+	    # (scripts/frames.py, from scripts/kunit.sh).
+	    tshark)
 case "$profile" in
 demo) pkgs=("${demo_pkgs[@]}") ;;
 check) pkgs=("${check_pkgs[@]}") ;;

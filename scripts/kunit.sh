@@ -56,7 +56,7 @@ if [ "$n" -lt ${#suites[@]} ]; then
 fi
 
 ktap_print_header
-ktap_set_plan $((n + 1))
+ktap_set_plan $((n + 2))
 ktap_print_msg "kunit: kunit.py finished in $took s (exit $rc)"
 # The debug options asked for must have survived olddefconfig; kunit.py
 # already refuses a config that lost any, this says which are on.
@@ -78,4 +78,25 @@ elif splats "$build/test.log"; then
 else
 	ktap_test_pass "no kernel splat in the test log"
 fi
-[ $rc -eq 0 ] && [ $splat_rc -eq 0 ] && [ $sum_rc -eq 0 ]
+
+# Issue 34: an outside parser judges the RoCE v2 packets suite vroce_frame
+# printed, vroce's and rxe's: tshark decodes each (scripts/frames.py).
+KTAP_TESTNO=$((n + 2))
+frames_rc=0
+what="tshark decodes the RoCE v2 packets of the log (scripts/frames.py)"
+if ! grep -q 'vroce-frame:' "$build/test.log" 2>/dev/null; then
+	ktap_test_skip "$what" "none printed (suite vroce_frame not run)"
+elif out=$(python3 "$repo/scripts/frames.py" "$build/test.log"); then
+	while read -r l; do ktap_print_msg "$l"; done <<<"$out"
+	ktap_test_pass "$what"
+else
+	frames_rc=$?
+	while read -r l; do ktap_print_msg "$l"; done <<<"$out"
+	if [ $frames_rc -eq 2 ]; then
+		ktap_test_skip "$what" "nothing to judge with"
+		frames_rc=0
+	else
+		ktap_test_fail "$what"
+	fi
+fi
+[ $rc -eq 0 ] && [ $splat_rc -eq 0 ] && [ $sum_rc -eq 0 ] && [ $frames_rc -eq 0 ]

@@ -78,7 +78,7 @@ static const u8 vroce_ext_bytes[] = { 8, 16, 28, 4, 8, 4, 4 };
  *
  * RC has every operation; UC sends and RDMA WRITEs; UD SEND only, with
  * and without immediate data. RD, CNP and the operations IBTA added later
- * (FLUSH, ATOMIC WRITE) are not implemented.
+ * (FLUSH 0x1c, ATOMIC WRITE 0x1d) are not implemented.
  *
  * Context: any context.
  * Return: VROCE_FX_* bits with VROCE_FX_KNOWN, or 0 for an opcode not
@@ -122,10 +122,13 @@ static size_t vroce_l3_len(bool ipv6)
 	return ipv6 ? VROCE_IPV6_BYTES : VROCE_IPV4_BYTES;
 }
 
-/* IP, UDP and BTH with the ICRC's variant fields set to ones. */
-static size_t vroce_frame_masked(const u8 *pkt, u8 *m)
+/*
+ * IP (@l3 bytes of it), UDP and BTH with the ICRC's variant fields set to
+ * ones. @l3 is decided once by the caller: the packet is read again here,
+ * and may be in memory another party writes.
+ */
+static size_t vroce_frame_masked(const u8 *pkt, size_t l3, u8 *m)
 {
-	size_t l3 = vroce_l3_len((pkt[0] >> 4) == 6);
 	u8 *udp = m + l3, *bth = udp + VROCE_UDP_BYTES;
 
 	memcpy(m, pkt, l3 + VROCE_UDP_BYTES + VROCE_BTH_BYTES);
@@ -145,33 +148,43 @@ static size_t vroce_frame_masked(const u8 *pkt, u8 *m)
 	return l3 + VROCE_UDP_BYTES + VROCE_BTH_BYTES;
 }
 
-/**
- * vroce_frame_icrc() - the ICRC of a RoCE v2 packet
- * @pkt: the packet from its IP header (version 4 or 6)
- * @len: its bytes up to the ICRC (the ICRC itself not counted)
- *
- * Context: any context.
- * Return: the ICRC, as a number: its least significant byte goes first on
- * the wire; 0 when @len does not hold IP, UDP and BTH.
- */
-u32 vroce_frame_icrc(const u8 *pkt, size_t len)
+/* The ICRC over @len bytes of a packet whose IP header is @l3 bytes. */
+static u32 vroce_icrc(const u8 *pkt, size_t len, size_t l3)
 {
 	static const u8 lrh[8] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	};
 	u8 masked[VROCE_MAX_MASKED];
-	size_t n;
+	size_t n = vroce_frame_masked(pkt, l3, masked);
 	u32 crc;
 
-	if (len < VROCE_IPV4_BYTES + VROCE_UDP_BYTES + VROCE_BTH_BYTES ||
-	    ((pkt[0] >> 4) == 6 &&
-	     len < VROCE_IPV6_BYTES + VROCE_UDP_BYTES + VROCE_BTH_BYTES))
-		return 0;
-	n = vroce_frame_masked(pkt, masked);
 	crc = crc32_le(~0U, lrh, sizeof(lrh));
 	crc = crc32_le(crc, masked, n);
 	crc = crc32_le(crc, pkt + n, len - n);
 	return ~crc;
+}
+
+/**
+ * vroce_frame_icrc() - the ICRC of a RoCE v2 packet
+ * @pkt: the packet from its IP header (version 4 or 6)
+ * @len: its bytes up to the ICRC (the ICRC itself not counted)
+ * @icrc: where the ICRC goes, as a number: its least significant byte
+ *	goes first on the wire
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @len does not hold IP, UDP and BTH.
+ */
+int vroce_frame_icrc(const u8 *pkt, size_t len, u32 *icrc)
+{
+	size_t l3;
+
+	if (!len)
+		return -EINVAL;
+	l3 = vroce_l3_len(READ_ONCE(pkt[0]) >> 4 == 6);
+	if (len < l3 + VROCE_UDP_BYTES + VROCE_BTH_BYTES)
+		return -EINVAL;
+	*icrc = vroce_icrc(pkt, len, l3);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_frame_icrc);
 
@@ -181,17 +194,21 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_frame_icrc);
  *
  * Context: any context.
  * Return: its length from the IP header to the ICRC included, or 0 for an
- * opcode not implemented.
+ * opcode not implemented or a payload too long for one IP packet.
  */
 size_t vroce_frame_len(const struct vroce_frame *f)
 {
 	u32 x = vroce_frame_exts(f->opcode);
-	size_t payload = x & VROCE_FX_PAYLOAD ? ALIGN(f->payload_len, 4) : 0;
+	size_t payload = x & VROCE_FX_PAYLOAD ? f->payload_len : 0, len;
 
 	if (!x)
 		return 0;
-	return vroce_l3_len(f->ipv6) + VROCE_UDP_BYTES + VROCE_BTH_BYTES +
-	       vroce_ext_len(x) + payload + VROCE_ICRC_BYTES;
+	len = vroce_l3_len(f->ipv6) + VROCE_UDP_BYTES + VROCE_BTH_BYTES +
+	      vroce_ext_len(x) + ALIGN(payload, 4) + VROCE_ICRC_BYTES;
+	/* IPv4's total length, IPv6's payload length: 16 bits. */
+	if (len - (f->ipv6 ? VROCE_IPV6_BYTES : 0) > U16_MAX)
+		return 0;
+	return len;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_frame_len);
 
@@ -300,11 +317,11 @@ ssize_t vroce_frame_build(const struct vroce_frame *f, u8 *buf, size_t cap)
 	if (!x)
 		return -EOPNOTSUPP;
 	plen = x & VROCE_FX_PAYLOAD ? f->payload_len : 0;
-	if (plen > U16_MAX - VROCE_MAX_MASKED - 64)
-		return -EINVAL;
 	g.payload_len = plen;
 	g.pad = -plen & 3;
 	len = vroce_frame_len(&g);
+	if (!len)
+		return -EINVAL;
 	if (len > cap)
 		return -ENOSPC;
 
@@ -319,19 +336,24 @@ ssize_t vroce_frame_build(const struct vroce_frame *f, u8 *buf, size_t cap)
 		memcpy(b, g.payload, plen);
 	memset(b + plen, 0, g.pad);
 	b += plen + g.pad;
-	put_unaligned_le32(vroce_frame_icrc(buf, b - buf), b);
+	put_unaligned_le32(vroce_icrc(buf, b - buf, vroce_l3_len(g.ipv6)), b);
 	return len;
 }
 EXPORT_SYMBOL_IF_KUNIT(vroce_frame_build);
 
-/* The IP header: its length, or 0 when it is not one vroce takes. */
+/*
+ * The IP header: its length, or 0 when it is not one vroce takes. Its
+ * first byte is read once: which header it is decides every length after.
+ */
 static size_t vroce_get_ip(const u8 *pkt, size_t *len, struct vroce_frame *f)
 {
 	size_t tot;
+	u8 v;
 
 	if (*len < 1)
 		return 0;
-	if (pkt[0] >> 4 == 6) {
+	v = READ_ONCE(pkt[0]);
+	if (v >> 4 == 6) {
 		if (*len < VROCE_IPV6_BYTES || pkt[6] != IPPROTO_UDP)
 			return 0;
 		tot = VROCE_IPV6_BYTES + get_unaligned_be16(pkt + 4);
@@ -347,7 +369,7 @@ static size_t vroce_get_ip(const u8 *pkt, size_t *len, struct vroce_frame *f)
 		return VROCE_IPV6_BYTES;
 	}
 	/* IPv4 without options, not a fragment, its checksum right. */
-	if (*len < VROCE_IPV4_BYTES || pkt[0] != 0x45 ||
+	if (*len < VROCE_IPV4_BYTES || v != 0x45 ||
 	    pkt[9] != IPPROTO_UDP || ip_fast_csum(pkt, 5) ||
 	    (get_unaligned_be16(pkt + 6) & (IP_MF | IP_OFFSET)))
 		return 0;
@@ -410,17 +432,21 @@ static void vroce_get_exts(const u8 *b, u32 x, struct vroce_frame *f)
  *	length (Ethernet's padding of short frames) are not part of it
  * @f: where its fields go; @f->payload points into @pkt
  *
+ * The ICRC is checked as soon as the IP and UDP headers say where it is,
+ * before anything of the transport headers is believed.
+ *
  * Context: any context.
  * Return: 0; -EINVAL for a packet that is not well formed (not IPv4 or
  * IPv6 with UDP to port 4791, IP options or a fragment, a bad IPv4
  * checksum, lengths that disagree or do not fit, a transport header
  * version other than 0, a pad count that does not fit the payload);
- * -EOPNOTSUPP for an opcode not implemented; -EBADMSG for a wrong ICRC.
+ * -EBADMSG for a wrong ICRC; -EOPNOTSUPP for an opcode not implemented.
  */
 int vroce_frame_parse(const u8 *pkt, size_t len, struct vroce_frame *f)
 {
 	size_t l3, hdr, plen;
 	const u8 *udp, *bth;
+	u8 opcode, b1;
 	u32 x, v;
 
 	memset(f, 0, sizeof(*f));
@@ -431,26 +457,36 @@ int vroce_frame_parse(const u8 *pkt, size_t len, struct vroce_frame *f)
 	udp = pkt + l3;
 	bth = udp + VROCE_UDP_BYTES;
 	if (get_unaligned_be16(udp + 2) != VROCE_ROCE_V2_PORT ||
-	    get_unaligned_be16(udp + 4) != len - l3 || (bth[1] & 0x0f))
+	    get_unaligned_be16(udp + 4) != len - l3)
 		return -EINVAL;
-	x = vroce_frame_exts(bth[0]);
+	/*
+	 * Before anything the transport headers say: a packet damaged on
+	 * the way is dropped silently, never answered (a NAK for an opcode
+	 * that was line noise).
+	 */
+	if (get_unaligned_le32(pkt + len - VROCE_ICRC_BYTES) !=
+	    vroce_icrc(pkt, len - VROCE_ICRC_BYTES, l3))
+		return -EBADMSG;
+	/* Each read once: the lengths below follow from them. */
+	opcode = READ_ONCE(bth[0]);
+	b1 = READ_ONCE(bth[1]);
+	if (b1 & 0x0f)
+		return -EINVAL;
+	x = vroce_frame_exts(opcode);
 	if (!x)
 		return -EOPNOTSUPP;
 	hdr = l3 + VROCE_UDP_BYTES + VROCE_BTH_BYTES + vroce_ext_len(x);
 	if (hdr + VROCE_ICRC_BYTES > len)
 		return -EINVAL;
 	plen = len - hdr - VROCE_ICRC_BYTES;
-	f->pad = (bth[1] >> 4) & 3;
+	f->pad = (b1 >> 4) & 3;
 	if (x & VROCE_FX_PAYLOAD ? plen % 4 || f->pad > plen : plen || f->pad)
 		return -EINVAL;
-	if (get_unaligned_le32(pkt + len - VROCE_ICRC_BYTES) !=
-	    vroce_frame_icrc(pkt, len - VROCE_ICRC_BYTES))
-		return -EBADMSG;
 
 	f->sport = get_unaligned_be16(udp);
-	f->opcode = bth[0];
-	f->se = bth[1] & BIT(7);
-	f->mig = bth[1] & BIT(6);
+	f->opcode = opcode;
+	f->se = b1 & BIT(7);
+	f->mig = b1 & BIT(6);
 	f->pkey = get_unaligned_be16(bth + 2);
 	v = get_unaligned_be32(bth + 4);
 	f->fecn = v & BIT(31);

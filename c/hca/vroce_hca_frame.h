@@ -136,6 +136,6 @@ u32 vroce_frame_exts(u8 opcode);
 size_t vroce_frame_len(const struct vroce_frame *f);
 ssize_t vroce_frame_build(const struct vroce_frame *f, u8 *buf, size_t cap);
 int vroce_frame_parse(const u8 *pkt, size_t len, struct vroce_frame *f);
-u32 vroce_frame_icrc(const u8 *pkt, size_t len);
+int vroce_frame_icrc(const u8 *pkt, size_t len, u32 *icrc);
 
 #endif /* _VROCE_HCA_FRAME_H_ */

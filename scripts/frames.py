@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""An outside judge of vroce's RoCE v2 packets (issue 34).
+
+Suite vroce_frame prints every packet it builds, one per opcode over IPv4
+and IPv6, and the packets rxe sent that it caught on dummy0, as lines
+
+    vroce-frame: SOURCE OPCODE HEX
+
+(the packet from its IP header). This reads them from a KUnit log, writes
+them to a pcap file (link type raw IP) and has tshark, Wireshark's
+dissectors, decode it: each packet must be InfiniBand over UDP with the
+opcode the line names, and nothing malformed or flagged as an error or a
+warning. vroce's packets carry known values (ft_frame() of the suite):
+every field tshark reads must have its value, and exactly the extension
+headers IBTA gives the opcode must be there. Wireshark 4.0 shows the ICRC but does not check it, so the ICRC
+is computed here a third way (Python's zlib, IBTA Annex A17.3.3) and
+compared with the packet's.
+
+Usage: frames.py LOG [PCAP]
+Exit 0 when every packet passes, 1 when one fails, 2 when there is nothing
+to judge (no lines, or no tshark); diagnostics on stdout.
+"""
+
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+LINE = re.compile(r'vroce-frame: (\S+) 0x([0-9a-f]{2}) ([0-9a-f]+)\s*$')
+
+# The extension headers of each opcode (IBTA 9.2, table 38), as the judge
+# knows them: D DETH, R RETH, T AtomicETH, A AETH, K AtomicAckETH,
+# I ImmDt, V IETH.
+RC = {0x00: '', 0x01: '', 0x02: '', 0x03: 'I', 0x04: '', 0x05: 'I',
+      0x06: 'R', 0x07: '', 0x08: '', 0x09: 'I', 0x0a: 'R', 0x0b: 'RI',
+      0x0c: 'R', 0x0d: 'A', 0x0e: '', 0x0f: 'A', 0x10: 'A', 0x11: 'A',
+      0x12: 'AK', 0x13: 'T', 0x14: 'T', 0x16: 'V', 0x17: 'V'}
+EXTS = dict(RC)
+EXTS.update({0x20 + op: h for op, h in RC.items() if op <= 0x0b})
+EXTS.update({0x64: 'D', 0x65: 'DI'})
+NO_PAYLOAD = {0x0c, 0x11, 0x12, 0x13, 0x14}
+
+# The field tshark shows for each header, and the values the vroce_frame
+# suite gives every packet it prints (ft_frame() in
+# kunit/vroce_frame_test.c: a 13-byte payload where the opcode has one).
+PRESENT = {'D': 'infiniband.deth.q_key', 'R': 'infiniband.reth.r_key',
+           'T': 'infiniband.atomiceth.swapdt', 'A': 'infiniband.aeth.msn',
+           'K': 'infiniband.atomicacketh.origremdt',
+           'I': 'infiniband.immdt', 'V': 'infiniband.ieth'}
+VROCE = {
+    'infiniband.bth.se': 1, 'infiniband.bth.m': 0,
+    'infiniband.bth.tver': 0, 'infiniband.bth.p_key': 0xffff,
+    'infiniband.bth.destqp': 0xabcdef, 'infiniband.bth.a': 1,
+    'infiniband.bth.psn': 0x00fedc,
+    'infiniband.deth.q_key': 0x11223344, 'infiniband.deth.srcqp': 0x000123,
+    'infiniband.reth.va': 0x0102030405060708,
+    'infiniband.reth.r_key': 0x99aabbcc,
+    'infiniband.atomiceth.swapdt': 0x1111222233334444,
+    'infiniband.atomiceth.cmpdt': 0x5555666677778888,
+    'infiniband.aeth.syndrome': 0x1f, 'infiniband.aeth.msn': 0x00beef,
+    'infiniband.atomicacketh.origremdt': 0xa5a5a5a55a5a5a5a,
+    'infiniband.immdt': 0xdeadbeef, 'infiniband.ieth': 0x0badf00d,
+    'udp.srcport': 0xc0de, 'udp.dstport': 4791,
+    'ip.src': '10.91.0.2', 'ip.dst': '10.91.0.1', 'ip.dsfield': 0x68,
+    'ip.ttl': 64, 'ipv6.src': 'fd00::2', 'ipv6.dst': 'fd00::1',
+    'ipv6.tclass': 0x68, 'ipv6.flow': 0x12345, 'ipv6.hlim': 64,
+}
+# Each opcode's own: the pad count and RETH's DMA length (13 or none).
+PER_OPCODE = ['infiniband.bth.padcnt', 'infiniband.reth.dmalen']
+FIELDS = sorted(set(VROCE) | set(PRESENT.values()) | set(PER_OPCODE))
+LINKTYPE_RAW = 101
+EXPERT_WARN = 6291456          # Wireshark's PI_WARN; PI_ERROR is above
+
+
+def read_frames(path):
+    frames = []
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = LINE.search(line)
+            if m:
+                frames.append((m.group(1), int(m.group(2), 16),
+                               bytes.fromhex(m.group(3))))
+    return frames
+
+
+def write_pcap(path, frames):
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535,
+                            LINKTYPE_RAW))
+        for i, (_, _, pkt) in enumerate(frames):
+            f.write(struct.pack('<IIII', i, 0, len(pkt), len(pkt)))
+            f.write(pkt)
+
+
+def icrc(pkt):
+    """The ICRC of @pkt (its last four bytes not counted), or None."""
+    l3 = 40 if pkt[0] >> 4 == 6 else 20
+    n = l3 + 8 + 12
+    if len(pkt) < n + 4:
+        return None
+    m = bytearray(pkt[:n])
+    if l3 == 20:
+        m[1] = m[8] = m[10] = m[11] = 0xff      # TOS, TTL, checksum
+    else:
+        m[0] |= 0x0f                            # traffic class,
+        m[1:4] = b'\xff\xff\xff'                # flow label
+        m[7] = 0xff                             # hop limit
+    m[l3 + 6] = m[l3 + 7] = 0xff                # UDP checksum
+    m[l3 + 8 + 4] = 0xff                        # FECN, BECN, resv6
+    return zlib.crc32(b'\xff' * 8 + bytes(m) + pkt[n:-4])
+
+
+def tshark_fields(pcap):
+    head = ['frame.number', 'frame.protocols', 'infiniband.bth.opcode',
+            '_ws.malformed', '_ws.expert.severity']
+    cmd = ['tshark', '-n', '-r', pcap, '-T', 'fields', '-E', 'separator=|']
+    for f in head + FIELDS:
+        cmd += ['-e', f]
+    out = subprocess.run(cmd, check=True, capture_output=True,
+                         text=True).stdout
+    rows = {}
+    for line in out.splitlines():
+        v = (line.split('|') + [''] * len(head + FIELDS))[:len(head + FIELDS)]
+        rows[int(v[0])] = (v[1], v[2], v[3], v[4],
+                           dict(zip(FIELDS, v[len(head):])))
+    return rows
+
+
+def same(got, want):
+    if isinstance(want, str):
+        return got == want
+    try:
+        return int(got, 0) == want
+    except ValueError:
+        return False
+
+
+def vroce_fields(opcode, fields):
+    """What tshark read of a packet of ft_frame() that is not what it is."""
+    why = []
+    exts = EXTS.get(opcode)
+    if exts is None:
+        return ['opcode %#04x is not one vroce builds' % opcode]
+    want = dict(VROCE)
+    pay = opcode & 0x1f not in NO_PAYLOAD or opcode & 0xe0 != 0
+    want['infiniband.bth.padcnt'] = 3 if pay else 0
+    if 'R' in exts:
+        want['infiniband.reth.dmalen'] = 13 if pay else 0
+    for h, f in PRESENT.items():
+        if (h in exts) != (fields[f] != ''):
+            why.append('%s %s' % ('no' if h in exts else 'a stray', f))
+    for f, w in want.items():
+        if fields.get(f, '') != '' and not same(fields[f], w):
+            why.append('%s %s, expected %s'
+                       % (f, fields[f], w if isinstance(w, str) else hex(w)))
+    for f in ('infiniband.bth.padcnt', 'infiniband.bth.se',
+              'infiniband.bth.psn'):
+        if fields.get(f, '') == '':
+            why.append('no ' + f)
+    return why
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.strip().splitlines()[-4], file=sys.stderr)
+        return 2
+    frames = read_frames(sys.argv[1])
+    if not frames:
+        print('frames: no vroce-frame lines in', sys.argv[1])
+        return 2
+    if not shutil.which('tshark'):
+        print('frames: tshark is not installed')
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        pcap = sys.argv[2] if len(sys.argv) == 3 else tmp + '/frames.pcap'
+        write_pcap(pcap, frames)
+        rows = tshark_fields(pcap)
+
+    bad = 0
+    sources = {}
+    for i, (src, opcode, pkt) in enumerate(frames, 1):
+        sources[src] = sources.get(src, 0) + 1
+        protos, got, malformed, severity, fields = rows.get(
+            i, ('', '', '', '', dict.fromkeys(FIELDS, '')))
+        why = []
+        if 'udp:infiniband' not in protos:
+            why.append('not decoded as InfiniBand over UDP (%s)' % protos)
+        if got == '' or int(got, 0) != opcode:
+            why.append('opcode %s, expected %#04x' % (got or 'none', opcode))
+        if malformed:
+            why.append('malformed')
+        sev = [int(s, 0) for s in severity.split(',') if s]
+        if sev and max(sev) >= EXPERT_WARN:
+            why.append('expert info of severity %#x' % max(sev))
+        if src == 'vroce':
+            why += vroce_fields(opcode, fields)
+        want = icrc(pkt)
+        if want is None or struct.unpack('<I', pkt[-4:])[0] != want:
+            why.append('ICRC %s on the wire, %s computed'
+                       % (pkt[-4:].hex(),
+                          'none' if want is None else
+                          struct.pack('<I', want).hex()))
+        if why:
+            bad += 1
+            print('frames: packet %d (%s, opcode %#04x): %s'
+                  % (i, src, opcode, '; '.join(why)))
+    print('frames: %d packets (%s) decoded by %s, ICRC recomputed: %d bad'
+          % (len(frames), ', '.join('%s %d' % kv for kv in sorted(sources.items())),
+             subprocess.run(['tshark', '--version'], capture_output=True,
+                            text=True).stdout.splitlines()[0], bad))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
