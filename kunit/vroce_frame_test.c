@@ -41,6 +41,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/checksum.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "../c/compat/vroce_compat.h"
@@ -204,6 +205,7 @@ static void vroce_frame_roundtrip(struct kunit *test)
 	}
 	/* RC 23, UC 12, UD 2 (IBTA table 38, less RD, CNP, FLUSH, ATOMIC WRITE) */
 	KUNIT_EXPECT_EQ(test, known, 37);
+	kunit_info(test, "vroce-frame-count: vroce %d", 2 * known);
 }
 
 /* Make @buf's ICRC right again after its bytes changed. */
@@ -358,7 +360,8 @@ static void vroce_frame_fuzz(struct kunit *test)
 {
 	u64 seed = frame_fuzz_seed ?: get_random_u64();
 	unsigned long end = jiffies + msecs_to_jiffies(frame_fuzz_ms);
-	u32 n = 0, taken = 0, base = 0, i, x;
+	u32 n = 0, taken = 0, changed = 0, base = 0, i, x;
+	u32 einval = 0, ebadmsg = 0, eopnotsupp = 0;
 	u8 *good[74], payload[13], *pkt, *again;
 	size_t glen[74], len, alen;
 	struct vroce_frame f, g, h;
@@ -380,15 +383,16 @@ static void vroce_frame_fuzz(struct kunit *test)
 		}
 	}
 
+	/* The same seed makes the same packets, in the same order. */
 	while (time_before(jiffies, end) || n < 1000) {
 		u32 r = prandom_u32_state(&rs), k = r % base;
 
 		len = glen[k];
 		if (r & BIT(8))
 			len = prandom_u32_state(&rs) % (len + 24);
-		pkt = kmalloc(len ?: 1, GFP_KERNEL);
+		/* Test-managed: an assertion below frees it too. */
+		pkt = kunit_kzalloc(test, len ?: 1, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, pkt);
-		memset(pkt, 0, len);
 		memcpy(pkt, good[k], min(len, glen[k]));
 		for (i = 0; len && i < 1 + (r >> 9) % 4; i++) {
 			u32 m = prandom_u32_state(&rs), at = m % len;
@@ -414,37 +418,47 @@ static void vroce_frame_fuzz(struct kunit *test)
 			ft_fix(pkt, len);
 		err = vroce_frame_parse(pkt, len, &g);
 		n++;
+		einval += err == -EINVAL;
+		ebadmsg += err == -EBADMSG;
+		eopnotsupp += err == -EOPNOTSUPP;
 		if (!err) {
 			taken++;
+			changed += len != glen[k] || memcmp(pkt, good[k], len);
 			x = vroce_frame_exts(g.opcode);
-			KUNIT_ASSERT_NE(test, x, 0);
-			KUNIT_ASSERT_GE(test, g.payload - pkt, 0);
-			KUNIT_ASSERT_LE(test, g.payload - pkt + g.payload_len +
-					g.pad + VROCE_ICRC_BYTES, len);
+			KUNIT_ASSERT_NE_MSG(test, x, 0, "packet %u", n);
+			KUNIT_ASSERT_GE_MSG(test, g.payload - pkt, 0, "packet %u", n);
+			KUNIT_ASSERT_LE_MSG(test, g.payload - pkt + g.payload_len +
+					    g.pad + VROCE_ICRC_BYTES, len,
+					    "packet %u", n);
 			alen = vroce_frame_len(&g);
-			KUNIT_ASSERT_LE(test, alen, len);
-			again = kmalloc(alen, GFP_KERNEL);
+			KUNIT_ASSERT_LE_MSG(test, alen, len, "packet %u", n);
+			again = kunit_kmalloc(test, alen, GFP_KERNEL);
 			KUNIT_ASSERT_NOT_NULL(test, again);
-			KUNIT_ASSERT_EQ(test, vroce_frame_build(&g, again, alen),
-					(ssize_t)alen);
-			KUNIT_ASSERT_EQ(test, vroce_frame_parse(again, alen, &h), 0);
-			KUNIT_ASSERT_EQ(test, memcmp(h.payload, g.payload,
-						     g.payload_len), 0);
+			KUNIT_ASSERT_EQ_MSG(test, vroce_frame_build(&g, again, alen),
+					    (ssize_t)alen, "packet %u", n);
+			KUNIT_ASSERT_EQ_MSG(test, vroce_frame_parse(again, alen, &h),
+					    0, "packet %u", n);
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(h.payload, g.payload,
+							 g.payload_len), 0,
+					    "packet %u", n);
 			/* Both zeroed by the parser, padding included. */
 			h.payload = g.payload;
 			KUNIT_ASSERT_EQ_MSG(test, memcmp(&g, &h, sizeof(g)), 0,
-					    "opcode %#x read back otherwise",
-					    g.opcode);
-			kfree(again);
+					    "packet %u, opcode %#x read back otherwise",
+					    n, g.opcode);
+			kunit_kfree(test, again);
 		}
-		kfree(pkt);
+		kunit_kfree(test, pkt);
 		cond_resched();
 	}
-	kunit_info(test, "%u hostile packets, %u taken (well formed after all)\n",
-		   n, taken);
-	/* The mutations reach past the parser's first checks. */
-	KUNIT_EXPECT_GT(test, taken, 0);
-	KUNIT_EXPECT_LT(test, taken, n);
+	kunit_info(test, "%u hostile packets: %u taken (%u of them changed: fields nothing checks), refused %u -EINVAL, %u -EBADMSG, %u -EOPNOTSUPP\n",
+		   n, taken, changed, einval, ebadmsg, eopnotsupp);
+	/* The mutations reach every check, and past them. */
+	KUNIT_EXPECT_GT(test, einval, 0);
+	KUNIT_EXPECT_GT(test, ebadmsg, 0);
+	KUNIT_EXPECT_GT(test, eopnotsupp, 0);
+	KUNIT_EXPECT_GT(test, changed, 0);
+	KUNIT_EXPECT_EQ(test, taken + einval + ebadmsg + eopnotsupp, n);
 }
 
 /* Set @buf's BTH byte @i to @v and make its ICRC right again. */
@@ -600,7 +614,7 @@ static void vroce_frame_malformed(struct kunit *test)
 /* ---- rxe, the judge ---- */
 
 #define FT_FRAMES	8
-#define FT_FRAME_MAX	512
+#define FT_FRAME_MAX	448	/* printed whole in one 1 KiB log record */
 
 struct ft_tap {
 	struct packet_type pt;
@@ -610,7 +624,27 @@ struct ft_tap {
 	u8 frame[FT_FRAMES][FT_FRAME_MAX];
 };
 
-/* Keep copies of the RoCE v2 packets dummy0 sends, from their IP header. */
+/* Whether @skb, from its network header at @off, is UDP to port 4791. */
+static bool ft_is_roce(const struct sk_buff *skb, int off)
+{
+	u8 b[2];
+	const u8 *p = skb_header_pointer(skb, off, 1, b);
+	int l3;
+
+	if (!p)
+		return false;
+	l3 = *p >> 4 == 6 ? 40 : 20;
+	p = skb_header_pointer(skb, off + (l3 == 40 ? 6 : 9), 1, b);
+	if (!p || *p != IPPROTO_UDP)
+		return false;
+	p = skb_header_pointer(skb, off + l3 + 2, 2, b);
+	return p && get_unaligned_be16(p) == VROCE_ROCE_V2_PORT;
+}
+
+/*
+ * Keep copies of the RoCE v2 packets dummy0 sends, from their IP header;
+ * nothing else it sends (IPv6 router solicitations, for one).
+ */
 static int ft_tap_rcv(struct sk_buff *skb, struct net_device *dev,
 		      struct packet_type *pt, struct net_device *orig)
 {
@@ -620,14 +654,14 @@ static int ft_tap_rcv(struct sk_buff *skb, struct net_device *dev,
 
 	if (skb->pkt_type == PACKET_OUTGOING && len <= FT_FRAME_MAX &&
 	    (skb->protocol == htons(ETH_P_IP) ||
-	     skb->protocol == htons(ETH_P_IPV6))) {
+	     skb->protocol == htons(ETH_P_IPV6)) && ft_is_roce(skb, off)) {
 		spin_lock_bh(&tap->lock);
 		if (tap->n < FT_FRAMES &&
 		    !skb_copy_bits(skb, off, tap->frame[tap->n], len))
 			tap->len[tap->n++] = len;
 		spin_unlock_bh(&tap->lock);
 	}
-	kfree_skb(skb);
+	consume_skb(skb);
 	return 0;
 }
 
@@ -645,6 +679,8 @@ static struct net_device *ft_rxe(struct kunit *test, struct vroce_lb *lb)
 	if (!vroce_bench_rxe(test, lb))
 		kunit_skip(test, "rxe on dummy0 not available");
 	ndev = dev_get_by_name(&init_net, "dummy0");
+	if (!ndev)
+		vroce_bench_rxe_put(lb);
 	KUNIT_ASSERT_NOT_NULL(test, ndev);
 	dev_put(ndev);		/* dummy0 stays as long as the kernel runs */
 	return ndev;
@@ -692,6 +728,9 @@ static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
 		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				   IB_ACCESS_REMOTE_ATOMIC,
 	};
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
 	struct ft_qp *q;
 
 	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
@@ -704,14 +743,18 @@ static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
 	q->dma = ib_dma_map_single(q->lb.ibdev, q->buf, PAGE_SIZE,
 				   DMA_BIDIRECTIONAL);
 	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(q->lb.ibdev, q->dma));
-	q->pd = ib_alloc_pd(q->lb.ibdev, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(q->pd));
-	q->cq = ib_alloc_cq(q->lb.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(q->cq));
-	init.send_cq = q->cq;
-	init.recv_cq = q->cq;
-	q->qp = ib_create_qp(q->pd, &init);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(q->qp));
+	/* Kept only once made: ft_qp_free() frees what is there. */
+	pd = ib_alloc_pd(q->lb.ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	q->pd = pd;
+	cq = ib_alloc_cq(q->lb.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	q->cq = cq;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	q->qp = qp;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
 					   IB_QP_STATE | IB_QP_PORT |
 					   IB_QP_PKEY_INDEX |
@@ -851,6 +894,8 @@ static void vroce_frame_rxe_sends(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(g.imm), 0xfeedf00d);
 	KUNIT_EXPECT_TRUE(test, g.ackreq);
 
+	kunit_info(test, "vroce-frame-count: rxe 2");
+
 	/* One payload byte of rxe's frame changed: the ICRC says so. */
 	tap->frame[0][tap->len[0] - 8] ^= 0x40;
 	KUNIT_EXPECT_EQ(test, vroce_frame_parse(tap->frame[0], tap->len[0], &g),
@@ -870,7 +915,7 @@ static void ft_inject(struct kunit *test, struct net_device *ndev,
 	eth = skb_put(skb, ETH_HLEN);
 	ether_addr_copy(eth->h_dest, ndev->dev_addr);
 	ether_addr_copy(eth->h_source, peer_mac);
-	eth->h_proto = htons(ETH_P_IP);
+	eth->h_proto = htons(pkt[0] >> 4 == 6 ? ETH_P_IPV6 : ETH_P_IP);
 	skb_put_data(skb, pkt, len);
 	skb->protocol = eth_type_trans(skb, ndev);
 	KUNIT_ASSERT_EQ(test, netif_rx(skb), NET_RX_SUCCESS);
@@ -886,16 +931,43 @@ static int ft_post_recv(struct ft_qp *q)
 	return ib_post_recv(q->qp, &wr, NULL);
 }
 
+/*
+ * rxe's address on dummy0 for IP version @v6: 10.91.0.1, or the
+ * link-local address IPv6 gives it from its MAC (the port's default GID).
+ */
+static void ft_rxe_ip(const struct net_device *ndev, bool v6, u8 *ip)
+{
+	static const u8 v4[16] = FT_IPV4(10, 91, 0, 1);
+
+	memcpy(ip, v4, 16);
+	if (!v6)
+		return;
+	memset(ip, 0, 16);
+	ip[0] = 0xfe;
+	ip[1] = 0x80;
+	ip[8] = ndev->dev_addr[0] ^ 0x02;
+	ip[9] = ndev->dev_addr[1];
+	ip[10] = ndev->dev_addr[2];
+	ip[11] = 0xff;
+	ip[12] = 0xfe;
+	ip[13] = ndev->dev_addr[3];
+	ip[14] = ndev->dev_addr[4];
+	ip[15] = ndev->dev_addr[5];
+}
+
 static void vroce_frame_rxe_takes_ours(struct kunit *test)
 {
-	static const u8 rxe_ip[16] = FT_IPV4(10, 91, 0, 1);
+	static const u8 peer6[16] = { 0xfe, 0x80, [15] = 0x02 };
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	const struct ib_gid_attr *gattr;
 	struct net_device *ndev;
 	struct vroce_frame f;
 	u8 payload[29], *pkt;
+	union ib_gid gid;
 	struct ib_wc wc;
 	struct ft_qp *q;
 	size_t len;
+	int v6;
 
 	q = ft_qp(test, IB_QPT_UD, 0x0e0e0e0e);
 	ndev = q->ndev;
@@ -904,41 +976,54 @@ static void vroce_frame_rxe_takes_ours(struct kunit *test)
 	attr.sq_psn = 0;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
 					   IB_QP_STATE | IB_QP_SQ_PSN), 0);
-	KUNIT_ASSERT_EQ(test, ft_post_recv(q), 0);
-
 	vroce_test_fill(payload, sizeof(payload), 11);
-	ft_frame(&f, VROCE_OP_UD | VROCE_OP_SEND_ONLY_IMM, false, payload,
-		 sizeof(payload));
-	memcpy(f.dip, rxe_ip, 16);
-	f.dqpn = q->qp->qp_num;
-	f.qkey = 0x0e0e0e0e;
-	f.sqpn = 0x654321;
-	f.se = false;
-	f.mig = false;
-	pkt = ft_build(test, &f, &len);
-	ft_inject(test, ndev, pkt, len);
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + sizeof(payload));
-	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
-	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xdeadbeef);
-	KUNIT_EXPECT_EQ(test, wc.src_qp, 0x654321);
-	KUNIT_EXPECT_MEMEQ(test, (u8 *)q->buf + 1024 + 40, payload,
-			   sizeof(payload));
 
-	/* One payload byte changed, the ICRC not: rxe drops it. */
-	KUNIT_ASSERT_EQ(test, ft_post_recv(q), 0);
-	pkt[len - 4 - 3 - 10] ^= 0x01;
-	ft_inject(test, ndev, pkt, len);
-	KUNIT_EXPECT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 200), 0);
-	/* And the right one again is taken: the receive was still there. */
-	pkt[len - 4 - 3 - 10] ^= 0x01;
-	ft_inject(test, ndev, pkt, len);
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_MEMEQ(test, (u8 *)q->buf + 1024 + 40, payload,
-			   sizeof(payload));
+	for (v6 = 0; v6 < 1 + IS_ENABLED(CONFIG_IPV6); v6++) {
+		ft_frame(&f, VROCE_OP_UD | VROCE_OP_SEND_ONLY_IMM, v6, payload,
+			 sizeof(payload));
+		ft_rxe_ip(ndev, v6, f.dip);
+		if (v6)
+			memcpy(f.sip, peer6, 16);
+		/* The port has the address as a RoCE v2 GID. */
+		memcpy(gid.raw, f.dip, 16);
+		gattr = rdma_find_gid(q->lb.ibdev, &gid,
+				      IB_GID_TYPE_ROCE_UDP_ENCAP, NULL);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(gattr), "ipv6 %d: %pI6",
+				       v6, f.dip);
+		rdma_put_gid_attr(gattr);
+		f.dqpn = q->qp->qp_num;
+		f.qkey = 0x0e0e0e0e;
+		f.sqpn = 0x654321 + v6;
+		f.se = false;
+		pkt = ft_build(test, &f, &len);
+
+		KUNIT_ASSERT_EQ(test, ft_post_recv(q), 0);
+		ft_inject(test, ndev, pkt, len);
+		KUNIT_ASSERT_EQ_MSG(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1,
+				    "ipv6 %d", v6);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + sizeof(payload));
+		KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xdeadbeef);
+		KUNIT_EXPECT_EQ(test, wc.src_qp, 0x654321 + v6);
+		KUNIT_EXPECT_MEMEQ(test, (u8 *)q->buf + 1024 + 40, payload,
+				   sizeof(payload));
+
+		/* One payload byte changed, the ICRC not: rxe drops it. */
+		KUNIT_ASSERT_EQ(test, ft_post_recv(q), 0);
+		pkt[len - 4 - 3 - 10] ^= 0x01;
+		ft_inject(test, ndev, pkt, len);
+		KUNIT_EXPECT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 200), 0);
+		/* The right one again is taken: the receive was still there. */
+		pkt[len - 4 - 3 - 10] ^= 0x01;
+		ft_inject(test, ndev, pkt, len);
+		KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_MEMEQ(test, (u8 *)q->buf + 1024 + 40, payload,
+				   sizeof(payload));
+		kunit_kfree(test, pkt);
+	}
 }
 
 /* A request of the peer's QP 0x123456 to rxe's @q, PSN @psn. */
@@ -1077,6 +1162,7 @@ static void vroce_frame_rxe_responds(struct kunit *test)
 	ft_ask(test, q, tap, &f, 5, &g);
 	KUNIT_EXPECT_EQ(test, g.opcode, VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE);
 	KUNIT_EXPECT_EQ(test, g.syndrome, 0x62);	/* NAK: remote access */
+	kunit_info(test, "vroce-frame-count: rxe 5");
 }
 
 static struct kunit_case vroce_frame_cases[] = {

@@ -17,9 +17,14 @@ headers IBTA gives the opcode must be there. Wireshark 4.0 shows the ICRC but do
 is computed here a third way (Python's zlib, IBTA Annex A17.3.3) and
 compared with the packet's.
 
+The suite also prints "vroce-frame-count: SOURCE N" after each case that
+printed packets: every count must match the packets read, vroce's packets
+must be exactly one of each opcode it builds over IPv4 and IPv6, and a
+line that names a packet but does not parse is a finding.
+
 Usage: frames.py LOG [PCAP]
-Exit 0 when every packet passes, 1 when one fails, 2 when there is nothing
-to judge (no lines, or no tshark); diagnostics on stdout.
+Exit 0 when every packet passes, 1 when one fails or the log holds none,
+3 when tshark is missing; diagnostics on stdout.
 """
 
 import re
@@ -27,10 +32,12 @@ import shutil
 import struct
 import subprocess
 import sys
+import os
 import tempfile
 import zlib
 
-LINE = re.compile(r'vroce-frame: (\S+) 0x([0-9a-f]{2}) ([0-9a-f]+)\s*$')
+LINE = re.compile(r'vroce-frame: (vroce|rxe) 0x([0-9a-f]{2}) ((?:[0-9a-f]{2})+)\s*$')
+COUNT = re.compile(r'vroce-frame-count: (vroce|rxe) ([0-9]+)\s*$')
 
 # The extension headers of each opcode (IBTA 9.2, table 38), as the judge
 # knows them: D DETH, R RETH, T AtomicETH, A AETH, K AtomicAckETH,
@@ -43,6 +50,9 @@ EXTS = dict(RC)
 EXTS.update({0x20 + op: h for op, h in RC.items() if op <= 0x0b})
 EXTS.update({0x64: 'D', 0x65: 'DI'})
 NO_PAYLOAD = {0x0c, 0x11, 0x12, 0x13, 0x14}
+EXT_BYTES = {'D': 8, 'R': 16, 'T': 28, 'A': 4, 'K': 8, 'I': 4, 'V': 4}
+# ft_frame()'s payload where the opcode has one: vroce_test_fill(, , 7).
+PAYLOAD = bytes.fromhex('07993bdd7f10b254f68829cb6d')
 
 # The field tshark shows for each header, and the values the vroce_frame
 # suite gives every packet it prints (ft_frame() in
@@ -69,6 +79,8 @@ VROCE = {
     'ip.src': '10.91.0.2', 'ip.dst': '10.91.0.1', 'ip.dsfield': 0x68,
     'ip.ttl': 64, 'ipv6.src': 'fd00::2', 'ipv6.dst': 'fd00::1',
     'ipv6.tclass': 0x68, 'ipv6.flow': 0x12345, 'ipv6.hlim': 64,
+    'ip.flags.df': 1, 'ip.id': 0, 'udp.checksum': 0,
+    'infiniband.bth.reserved7': 0,
 }
 # Each opcode's own: the pad count and RETH's DMA length (13 or none).
 PER_OPCODE = ['infiniband.bth.padcnt', 'infiniband.reth.dmalen']
@@ -78,14 +90,24 @@ EXPERT_WARN = 6291456          # Wireshark's PI_WARN; PI_ERROR is above
 
 
 def read_frames(path):
-    frames = []
+    """The packets of the log, the counts the suite printed, bad lines."""
+    frames, counts, bad = [], {}, []
     with open(path, errors='replace') as f:
         for line in f:
-            m = LINE.search(line)
-            if m:
-                frames.append((m.group(1), int(m.group(2), 16),
-                               bytes.fromhex(m.group(3))))
-    return frames
+            if 'vroce-frame-count:' in line:
+                m = COUNT.search(line)
+                if m:
+                    counts[m.group(1)] = counts.get(m.group(1), 0) + int(m.group(2))
+                else:
+                    bad.append(line.strip())
+            elif 'vroce-frame:' in line:
+                m = LINE.search(line)
+                if m:
+                    frames.append((m.group(1), int(m.group(2), 16),
+                                   bytes.fromhex(m.group(3))))
+                else:
+                    bad.append(line.strip()[:120])
+    return frames, counts, bad
 
 
 def write_pcap(path, frames):
@@ -119,12 +141,16 @@ def tshark_fields(pcap):
     head = ['frame.number', 'frame.protocols', 'infiniband.bth.opcode',
             '_ws.malformed', '_ws.expert.severity', '_ws.expert.message']
     # Each field's first occurrence, but every expert item ('^' between).
-    cmd = ['tshark', '-n', '-r', pcap, '-T', 'fields', '-E', 'separator=|',
+    cmd = ['tshark', '-n', '-o', 'ip.check_checksum:TRUE', '-r', pcap,
+           '-T', 'fields', '-E', 'separator=|',
            '-E', 'occurrence=a', '-E', 'aggregator=^']
     for f in head + FIELDS:
         cmd += ['-e', f]
-    out = subprocess.run(cmd, check=True, capture_output=True,
-                         text=True).stdout
+    # Wireshark's defaults, not a profile of whoever runs this.
+    with tempfile.TemporaryDirectory() as conf:
+        env = dict(os.environ, WIRESHARK_CONFIG_DIR=conf)
+        out = subprocess.run(cmd, check=True, capture_output=True,
+                             text=True, env=env).stdout
     rows = {}
     for line in out.splitlines():
         v = (line.split('|') + [''] * len(head + FIELDS))[:len(head + FIELDS)]
@@ -183,9 +209,29 @@ def vroce_fields(opcode, fields):
             why.append('%s %s, expected %s'
                        % (f, fields[f], w if isinstance(w, str) else hex(w)))
     for f in ('infiniband.bth.padcnt', 'infiniband.bth.se',
-              'infiniband.bth.psn'):
+              'infiniband.bth.psn', 'udp.checksum'):
         if fields.get(f, '') == '':
             why.append('no ' + f)
+    return why
+
+
+def vroce_bytes(opcode, pkt):
+    """What the bytes of a packet of ft_frame() say that tshark does not."""
+    why = []
+    exts = EXTS[opcode]
+    pay = opcode & 0x1f not in NO_PAYLOAD or opcode & 0xe0 != 0
+    l3 = 40 if pkt[0] >> 4 == 6 else 20
+    bth = l3 + 8
+    hdr = bth + 12 + sum(EXT_BYTES[h] for h in exts)
+    want = hdr + (16 if pay else 0) + 4
+    if len(pkt) != want:
+        return ['%d bytes, IBTA gives opcode %#04x %d' % (len(pkt), opcode, want)]
+    if pkt[bth + 4] != 0x80:
+        why.append('BTH byte 4 %#04x, expected FECN alone (0x80)' % pkt[bth + 4])
+    if 'D' in exts and pkt[bth + 12 + 4] != 0:
+        why.append('DETH reserved byte %#04x' % pkt[bth + 12 + 4])
+    if pay and (pkt[hdr:hdr + 13] != PAYLOAD or pkt[hdr + 13:hdr + 16] != bytes(3)):
+        why.append('payload and pad %s' % pkt[hdr:hdr + 16].hex())
     return why
 
 
@@ -193,20 +239,32 @@ def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip().splitlines()[-4], file=sys.stderr)
         return 2
-    frames = read_frames(sys.argv[1])
+    frames, counts, lines = read_frames(sys.argv[1])
     if not frames:
         print('frames: no vroce-frame lines in', sys.argv[1])
-        return 2
+        return 1
     if not shutil.which('tshark'):
-        print('frames: tshark is not installed')
-        return 2
+        print('frames: tshark is not installed (scripts/install-deps.sh check)')
+        return 3
     with tempfile.TemporaryDirectory() as tmp:
         pcap = sys.argv[2] if len(sys.argv) == 3 else tmp + '/frames.pcap'
         write_pcap(pcap, frames)
         rows = tshark_fields(pcap)
 
-    bad = 0
+    bad = len(lines)
+    for line in lines:
+        print('frames: a line that does not parse:', line)
     sources = {}
+    for src in ('vroce', 'rxe'):
+        n = sum(1 for f in frames if f[0] == src)
+        if n != counts.get(src, 0):
+            bad += 1
+            print('frames: %d packets of %s, the suite counted %d'
+                  % (n, src, counts.get(src, 0)))
+    got = sorted((op, p[0] >> 4) for s, op, p in frames if s == 'vroce')
+    if got and got != sorted((op, v) for op in EXTS for v in (4, 6)):
+        bad += 1
+        print('frames: vroce printed not one packet of each opcode over IPv4 and IPv6')
     for i, (src, opcode, pkt) in enumerate(frames, 1):
         sources[src] = sources.get(src, 0) + 1
         protos, got, malformed, experts, fields = rows.get(
@@ -221,6 +279,8 @@ def main():
         why += ['expert: ' + e for e in expert_findings(pkt, experts)]
         if src == 'vroce':
             why += vroce_fields(opcode, fields)
+            if opcode in EXTS:
+                why += vroce_bytes(opcode, pkt)
         want = icrc(pkt)
         if want is None or struct.unpack('<I', pkt[-4:])[0] != want:
             why.append('ICRC %s on the wire, %s computed'

@@ -201,7 +201,8 @@ size_t vroce_frame_len(const struct vroce_frame *f)
 	u32 x = vroce_frame_exts(f->opcode);
 	size_t payload = x & VROCE_FX_PAYLOAD ? f->payload_len : 0, len;
 
-	if (!x)
+	/* (Before ALIGN(), which a 32-bit size_t could wrap.) */
+	if (!x || payload > U16_MAX)
 		return 0;
 	len = vroce_l3_len(f->ipv6) + VROCE_UDP_BYTES + VROCE_BTH_BYTES +
 	      vroce_ext_len(x) + ALIGN(payload, 4) + VROCE_ICRC_BYTES;
