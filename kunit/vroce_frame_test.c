@@ -22,6 +22,10 @@
  *   rxe_takes_ours  a UD SEND with immediate built here and received on
  *                   dummy0: rxe completes it with the bytes and fields;
  *                   one byte changed under the same ICRC: rxe drops it
+ *   link_ud_rxe     vroce's port on a netdev in a namespace of its own
+ *                   ('rdma link add'), rxe's on the other end of the
+ *                   cable: UD SENDs both ways as packets; a wrong ICRC and
+ *                   an unknown QP dropped and counted
  *
  * roundtrip and rxe_sends print one packet of each opcode and rxe's
  * packets ("vroce-frame: ..."): scripts/kunit.sh has tshark decode them
@@ -32,6 +36,7 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
@@ -39,13 +44,19 @@
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/rtnetlink.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/user_namespace.h>
 #include <net/checksum.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "../c/compat/vroce_compat.h"
+#include "../c/driver/vroce.h"
 #include "../c/hca/vroce_hca_frame.h"
+#include "../c/ifc/vroce_cmds.h"
 #include "demo/vroce_lb.h"
 #include "vroce_test.h"
 
@@ -713,9 +724,12 @@ static void ft_qp_free(void *data)
 	vroce_bench_rxe_put(&q->lb);
 }
 
-/* An rxe QP of @type in INIT, with a page of buffer mapped for it. */
-static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
-			   u32 qkey)
+/*
+ * A QP of @type in INIT on @ibdev (a reference the QP takes over, NULL:
+ * rxe on dummy0), with a page of buffer mapped for it.
+ */
+static struct ft_qp *ft_qp_on(struct kunit *test, struct ib_device *ibdev,
+			      enum ib_qp_type type, u32 qkey)
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = type, .sq_sig_type = IB_SIGNAL_ALL_WR,
@@ -734,8 +748,13 @@ static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
 	struct ft_qp *q;
 
 	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	if (!q && ibdev)
+		ib_device_put(ibdev);
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	q->ndev = ft_rxe(test, &q->lb);
+	if (ibdev)
+		q->lb.ibdev = ibdev;
+	else
+		q->ndev = ft_rxe(test, &q->lb);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_qp_free, q),
 			0);
 	q->buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
@@ -761,6 +780,13 @@ static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
 					   (type == IB_QPT_UD ? IB_QP_QKEY :
 					    IB_QP_ACCESS_FLAGS)), 0);
 	return q;
+}
+
+/* An rxe QP of @type in INIT, on dummy0. */
+static struct ft_qp *ft_qp(struct kunit *test, enum ib_qp_type type,
+			   u32 qkey)
+{
+	return ft_qp_on(test, NULL, type, qkey);
 }
 
 static int ft_wait_frames(struct ft_tap *tap, int n)
@@ -1165,6 +1191,345 @@ static void vroce_frame_rxe_responds(struct kunit *test)
 	kunit_info(test, "vroce-frame-count: rxe 5");
 }
 
+/* ---- the port on a netdev (issue 34): vroce and rxe on one link ---- */
+
+#if IS_BUILTIN(CONFIG_RDMA_RXE)
+int rxe_net_add(const char *ibdev_name, struct net_device *ndev);
+
+#define FT_QKEY		0x0d0d0d0d
+
+/*
+ * One end of a cable: what one end sends, the other receives, as a veth
+ * pair does (dev_forward_skb() crosses network namespaces the same way).
+ */
+struct ft_end {
+	struct net_device *peer;
+};
+
+static netdev_tx_t ft_end_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct ft_end *e = netdev_priv(dev);
+	struct net_device *peer = READ_ONCE(e->peer);
+
+	if (peer)
+		dev_forward_skb(peer, skb);	/* frees it on failure */
+	else
+		kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops ft_end_ops = {
+	.ndo_start_xmit = ft_end_xmit,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+/*
+ * A: rxe's end, 192.168.92.1 in the initial namespace (rxe's socket is
+ * there); B: vroce's end, 192.168.92.2 in a namespace of its own, so that
+ * neither address is local to the other's stack.
+ */
+struct ft_link {
+	struct net_device *end[2];
+	bool registered[2];
+	struct net *net;
+	struct ib_device *rxe;
+	struct ib_device *vroce;
+	int gid[2];
+};
+
+static void ft_link_free(void *data)
+{
+	struct ft_link *l = data;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (l->end[i])
+			WRITE_ONCE(((struct ft_end *)netdev_priv(l->end[i]))->peer,
+				   NULL);
+	/*
+	 * B first: its HCA is unplugged (vroce's notifier) and then rxe on
+	 * A (rxe's); each unregistration waits for the RDMA device to let go.
+	 */
+	for (i = 1; i >= 0; i--)
+		if (l->registered[i])
+			unregister_netdev(l->end[i]);
+	for (i = 0; i < 2; i++)
+		if (l->end[i])
+			free_netdev(l->end[i]);
+	if (l->net)
+		put_net(l->net);
+}
+
+static int ft_link_addr(struct net *net, struct net_device *ndev, u32 ip)
+{
+	struct ifreq ifr = {};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	int err;
+
+	rtnl_lock();
+	err = dev_open(ndev, NULL);
+	rtnl_unlock();
+	if (err)
+		return err;
+	strscpy(ifr.ifr_name, ndev->name, sizeof(ifr.ifr_name));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(ip);
+	return devinet_ioctl(net, SIOCSIFADDR, &ifr);
+}
+
+/* The index of @ibdev's RoCE v2 GID @ip, once the RDMA core has it. */
+static int ft_link_gid(struct ib_device *ibdev, const u8 *ip)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+	int i, index;
+
+	memcpy(gid.raw, ip, 16);
+	for (i = 0; i < 200; i++) {
+		attr = rdma_find_gid(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
+				     NULL);
+		if (!IS_ERR(attr)) {
+			index = attr->index;
+			rdma_put_gid_attr(attr);
+			return index;
+		}
+		usleep_range(5000, 10000);
+	}
+	return -ENOENT;
+}
+
+static const u8 ft_link_ip[2][16] = {
+	FT_IPV4(192, 168, 92, 1), FT_IPV4(192, 168, 92, 2),
+};
+
+static struct ft_link *ft_link_up(struct kunit *test)
+{
+	struct ft_link *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct ft_end *e;
+	int i, err;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_link_free, l),
+			0);
+	for (i = 0; i < 2; i++) {
+		l->end[i] = alloc_etherdev(sizeof(struct ft_end));
+		KUNIT_ASSERT_NOT_NULL(test, l->end[i]);
+		strscpy(l->end[i]->name, i ? "vrlinkb%d" : "vrlinka%d",
+			IFNAMSIZ);
+		l->end[i]->netdev_ops = &ft_end_ops;
+		eth_hw_addr_random(l->end[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		e = netdev_priv(l->end[i]);
+		e->peer = l->end[!i];
+	}
+	l->net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(l->net));
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, register_netdev(l->end[i]), 0);
+		l->registered[i] = true;
+	}
+	rtnl_lock();
+	err = dev_change_net_namespace(l->end[1], l->net, "vrlinkb%d");
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, ft_link_addr(&init_net, l->end[0], 0xc0a85c01),
+			0);
+	KUNIT_ASSERT_EQ(test, ft_link_addr(l->net, l->end[1], 0xc0a85c02), 0);
+
+	/* 'rdma link add rxe_link type rxe netdev A', and vroce's on B. */
+	KUNIT_ASSERT_EQ(test, rxe_net_add("rxe_link", l->end[0]), 0);
+	KUNIT_ASSERT_EQ(test, vroce_newlink("vroce_link", l->end[1]), 0);
+	/* B is taken: a second port on it is refused. */
+	KUNIT_EXPECT_EQ(test, vroce_newlink("vroce_link2", l->end[1]), -EBUSY);
+	KUNIT_EXPECT_NULL(test, ib_device_get_by_name("vroce_link2",
+						      RDMA_DRIVER_UNKNOWN));
+	l->rxe = ib_device_get_by_name("rxe_link", RDMA_DRIVER_RXE);
+	l->vroce = ib_device_get_by_name("vroce_link", RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL(test, l->rxe);
+	if (!l->vroce)
+		ib_device_put(l->rxe);
+	KUNIT_ASSERT_NOT_NULL(test, l->vroce);
+	l->gid[0] = ft_link_gid(l->rxe, ft_link_ip[0]);
+	l->gid[1] = ft_link_gid(l->vroce, ft_link_ip[1]);
+	if (l->gid[0] < 0 || l->gid[1] < 0) {
+		ib_device_put(l->rxe);
+		ib_device_put(l->vroce);
+	}
+	KUNIT_ASSERT_GE(test, l->gid[0], 0);
+	KUNIT_ASSERT_GE(test, l->gid[1], 0);
+	return l;
+}
+
+/* A UD QP on side @i of @l, in RTS; it holds the device reference. */
+static struct ft_qp *ft_link_qp(struct kunit *test, struct ft_link *l,
+				int i)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	struct ib_device *ibdev = i ? l->vroce : l->rxe;
+	struct ft_qp *q;
+
+	if (i)
+		l->vroce = NULL;
+	else
+		l->rxe = NULL;
+	q = ft_qp_on(test, ibdev, IB_QPT_UD, FT_QKEY);
+	q->ndev = l->end[i];
+	q->lb.sgid_index = l->gid[i];
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr, IB_QP_STATE), 0);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr,
+					   IB_QP_STATE | IB_QP_SQ_PSN), 0);
+	return q;
+}
+
+static void ft_destroy_ah(void *ah)
+{
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/*
+ * @from sends @len bytes of its buffer with immediate @imm to @to, whose
+ * port is on the other end: both complete, the bytes, the immediate, the
+ * source QP and the sender's address (in the GRH) arrive.
+ */
+static void ft_link_send(struct kunit *test, struct ft_link *l,
+			 struct ft_qp *from, struct ft_qp *to, int i, u32 len,
+			 u32 imm)
+{
+	struct rdma_ah_attr ah_attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
+	struct ib_sge sge = { .addr = from->dma, .length = len,
+			      .lkey = from->pd->local_dma_lkey };
+	struct ib_ud_wr wr = {
+		.wr = { .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(imm) },
+		.remote_qpn = to->qp->qp_num,
+		.remote_qkey = FT_QKEY,
+	};
+	const struct ib_send_wr *bad;
+	union ib_gid dgid;
+	struct ib_ah *ah;
+	struct ib_wc wc;
+	u8 *grh;
+
+	memcpy(dgid.raw, ft_link_ip[!i], 16);
+	rdma_ah_set_port_num(&ah_attr, 1);
+	rdma_ah_set_grh(&ah_attr, &dgid, 0, from->lb.sgid_index, 64, 0);
+	memcpy(ah_attr.roce.dmac, l->end[!i]->dev_addr, ETH_ALEN);
+	ah = rdma_create_ah(from->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ah), "%ld", PTR_ERR(ah));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_destroy_ah,
+							ah), 0);
+	wr.ah = ah;
+
+	vroce_test_fill(from->buf, len, 7 + i);
+	KUNIT_ASSERT_EQ(test, ft_post_recv(to), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(from->qp, &wr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(from->cq, &wc, 1, 1000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ_MSG(test, vroce_test_poll(to->cq, &wc, 1, 2000), 1,
+			    "%s to %s", i ? "vroce" : "rxe",
+			    i ? "rxe" : "vroce");
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + len);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), imm);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, from->qp->qp_num);
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)to->buf + 1024 + 40, from->buf, len);
+	/* IPv4: the header in the GRH's last 20 bytes, the source ours. */
+	grh = to->buf + 1024;
+	KUNIT_EXPECT_EQ(test, grh[20] >> 4, 4);
+	KUNIT_EXPECT_MEMEQ(test, grh + 20 + 12, &ft_link_ip[i][12], 4);
+}
+
+static u64 ft_counter(struct ib_device *ibdev, u32 c)
+{
+	struct rdma_hw_stats *stats = vroce_alloc_hw_port_stats(ibdev, 1);
+	u64 v = U64_MAX;
+
+	if (stats && vroce_get_hw_stats(ibdev, stats, 1, 0) > c)
+		v = stats->value[c];
+	if (stats)
+		rdma_free_hw_stats_struct(stats);
+	return v;
+}
+
+/*
+ * vroce's port on a netdev (B, in a namespace of its own) and rxe's on
+ * the other end of the cable (A): UD SENDs with immediate both ways, as
+ * RoCE v2 packets; the packet counters move; a packet with a wrong ICRC
+ * and one to a QP that is not there are dropped and counted.
+ */
+static void vroce_frame_link_ud_rxe(struct kunit *test)
+{
+	struct ft_link *l = ft_link_up(test);
+	struct ib_device *vdev = l->vroce;
+	u64 tx, rx, icrc, dropped;
+	struct ft_qp *q[2];
+	struct vroce_frame f;
+	struct ib_wc wc;
+	size_t len;
+	u8 *pkt;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		q[i] = ft_link_qp(test, l, i);
+	tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
+	rx = ft_counter(vdev, VROCE_CNT_RX_FRAMES);
+	icrc = ft_counter(vdev, VROCE_CNT_RX_ICRC_ERR);
+
+	ft_link_send(test, l, q[1], q[0], 1, 200, 0x1234abcd);
+	ft_link_send(test, l, q[0], q[1], 0, 333, 0x0badcafe);
+	ft_link_send(test, l, q[1], q[0], 1, 1, 0x5a5a5a5a);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES), tx + 2);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_FRAMES), rx + 1);
+
+	/* Hostile packets into B, from rxe's address. */
+	ft_frame(&f, VROCE_OP_UD | VROCE_OP_SEND_ONLY, false, q[0]->buf, 64);
+	memcpy(f.sip, ft_link_ip[0], 16);
+	memcpy(f.dip, ft_link_ip[1], 16);
+	f.dqpn = q[1]->qp->qp_num;
+	f.qkey = FT_QKEY;
+	pkt = ft_build(test, &f, &len);
+	KUNIT_ASSERT_EQ(test, ft_post_recv(q[1]), 0);
+	pkt[len - 4 - 10] ^= 0x20;	/* a payload byte, under the old ICRC */
+	ft_inject(test, l->end[1], pkt, len);
+	dropped = ft_counter(vdev, VROCE_CNT_UD_DROPPED);
+	pkt[len - 4 - 10] ^= 0x20;
+	f.dqpn = q[1]->qp->qp_num + 77;	/* no such QP */
+	kunit_kfree(test, pkt);
+	pkt = ft_build(test, &f, &len);
+	ft_inject(test, l->end[1], pkt, len);
+	for (i = 0; i < 200; i++) {
+		if (ft_counter(vdev, VROCE_CNT_RX_ICRC_ERR) == icrc + 1 &&
+		    ft_counter(vdev, VROCE_CNT_UD_DROPPED) == dropped + 1)
+			break;
+		usleep_range(5000, 10000);
+	}
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_ICRC_ERR),
+			icrc + 1);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_UD_DROPPED), dropped + 1);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(q[1]->cq, &wc, 1, 100), 0);
+	/* The receive is still there for the right one. */
+	f.dqpn = q[1]->qp->qp_num;
+	kunit_kfree(test, pkt);
+	pkt = ft_build(test, &f, &len);
+	ft_inject(test, l->end[1], pkt, len);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q[1]->cq, &wc, 1, 1000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, f.sqpn);
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)q[1]->buf + 1024 + 40, f.payload, 64);
+}
+#else
+static void vroce_frame_link_ud_rxe(struct kunit *test)
+{
+	kunit_skip(test, "rxe is not built in");
+}
+#endif
+
 static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_roundtrip),
 	KUNIT_CASE(vroce_frame_variant_fields),
@@ -1174,6 +1539,7 @@ static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_rxe_sends),
 	KUNIT_CASE(vroce_frame_rxe_responds),
 	KUNIT_CASE(vroce_frame_rxe_takes_ours),
+	KUNIT_CASE(vroce_frame_link_ud_rxe),
 	{}
 };
 

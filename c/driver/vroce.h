@@ -340,6 +340,13 @@ struct vroce_dev {
 	struct list_head mw_zombies;
 	struct dentry *debugfs;
 	struct net_device *netdev;
+	/*
+	 * Issue 34: the netdev the HCA's port is (vroce_hca_res.link), which
+	 * is then @netdev too; NULL: @netdev is the driver's own.
+	 */
+	struct net_device *link;
+	/* ib_register_device()'s name: "vroce%d", or 'rdma link add''s */
+	char name[IB_DEVICE_NAME_MAX];
 	struct vroce_eq eq;
 	struct xarray cqs;
 	struct xarray srqs;
@@ -989,6 +996,7 @@ int vroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
+int vroce_newlink(const char *ibdev_name, struct net_device *ndev);
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);
 

@@ -121,6 +121,7 @@ struct vroce_dev *vroce_dev_create(struct device *dma_dev)
 	/* Fault injection from the very first step of the probe. */
 	atomic_set(&vdev->mem.fail_nth, xchg(&vroce_probe_fail_nth, 0));
 	vdev->dma_dev = dma_dev;
+	strscpy(vdev->name, "vroce%d", sizeof(vdev->name));
 	mutex_init(&vdev->zombie_lock);
 	INIT_LIST_HEAD(&vdev->zombies);
 	INIT_LIST_HEAD(&vdev->ring_zombies);
@@ -265,7 +266,7 @@ int vroce_dev_start(struct vroce_dev *vdev)
 	if (err)
 		goto err_quiesce;
 	err = vroce_inject(vdev) ? -ENOMEM :
-	      ib_register_device(&vdev->ibdev, "vroce%d", vdev->dma_dev);
+	      ib_register_device(&vdev->ibdev, vdev->name, vdev->dma_dev);
 	if (err)
 		goto err_netdev_exit;
 

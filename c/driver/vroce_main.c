@@ -9,41 +9,96 @@
  * HCA sits on (c/ifc/vroce_bus.h).
  */
 
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <rdma/rdma_netlink.h>
 
 #include "vroce.h"
 #include "../ifc/vroce_bus.h"
+
+/*
+ * Issue 34: the 'rdma link add' in progress, under vroce_link_lock: the
+ * name it gives the device its HCA's probe registers, and the probe's
+ * result (the bus adds a device whose probe failed all the same).
+ */
+static DEFINE_MUTEX(vroce_link_lock);
+static struct {
+	const struct net_device *ndev;
+	const char *name;
+	int err;
+} vroce_link_pending;
 
 static int vroce_probe(struct platform_device *pdev)
 {
 	const struct vroce_hca_res *res = dev_get_platdata(&pdev->dev);
 	struct vroce_dev *vdev;
+	bool pending;
 	int err;
 
 	if (!res)
 		return -ENODEV;
+	/* Only 'rdma link add' sets it; a bind from sysfs sees NULL. */
+	pending = res->link && READ_ONCE(vroce_link_pending.ndev) == res->link;
 
 	/* The HCA masters 64-bit bus addresses, like a PCIe function. */
 	err = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
-		return err;
+		goto out;
 
 	vdev = vroce_dev_create(&pdev->dev);
-	if (IS_ERR(vdev))
-		return PTR_ERR(vdev);
+	if (IS_ERR(vdev)) {
+		err = PTR_ERR(vdev);
+		goto out;
+	}
 	vroce_hw_init(&vdev->hw, res);
+	vdev->link = res->link;
+	if (pending)
+		strscpy(vdev->name, vroce_link_pending.name, sizeof(vdev->name));
 
 	err = vroce_dev_start(vdev);
 	if (err) {
 		vroce_dev_destroy(vdev);
-		return err;
+		goto out;
 	}
 	platform_set_drvdata(pdev, vdev);
-	return 0;
+out:
+	if (pending)
+		vroce_link_pending.err = err;
+	return err;
 }
+
+/*
+ * 'rdma link add NAME type vroce netdev DEV': an emulated HCA whose port
+ * is cabled to DEV (Documentation/wire.rst), registered as NAME. It goes
+ * when DEV is unregistered or the module unloaded ('rdma link delete' is
+ * not offered: ib_core would free the device under its bound driver).
+ */
+VISIBLE_IF_KUNIT int vroce_newlink(const char *ibdev_name,
+				   struct net_device *ndev)
+{
+	int err;
+
+	mutex_lock(&vroce_link_lock);
+	vroce_link_pending.name = ibdev_name;
+	vroce_link_pending.err = -ENODEV;
+	WRITE_ONCE(vroce_link_pending.ndev, ndev);
+	err = vroce_hca_plug_link(ndev);
+	WRITE_ONCE(vroce_link_pending.ndev, NULL);
+	if (!err)
+		err = vroce_link_pending.err;
+	mutex_unlock(&vroce_link_lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_newlink);
+
+static struct rdma_link_ops vroce_link_ops = {
+	.type = "vroce",
+	.newlink = vroce_newlink,
+};
 
 static void vroce_remove(struct platform_device *pdev)
 {
@@ -74,6 +129,7 @@ static int __init vroce_init(void)
 	err = vroce_hca_plug();
 	if (err)
 		goto err_unregister;
+	rdma_link_register(&vroce_link_ops);
 	return 0;
 
 err_unregister:
@@ -85,6 +141,8 @@ err_debugfs:
 
 static void __exit vroce_exit(void)
 {
+	/* No 'rdma link add' runs once this returns. */
+	rdma_link_unregister(&vroce_link_ops);
 	vroce_hca_unplug();
 	platform_driver_unregister(&vroce_pdrv);
 	vroce_debugfs_unregister();
@@ -95,3 +153,4 @@ module_exit(vroce_exit);
 
 MODULE_DESCRIPTION("vroce RoCE-style HCA driver with an emulated device");
 MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("vroce");

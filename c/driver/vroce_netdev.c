@@ -5,10 +5,13 @@
  * A RoCE port takes its GID table from a netdev: its MAC gives the default
  * link-local GID and its IP addresses the others, and the RDMA core checks
  * every address vector against that table. A converged NIC has such a
- * netdev from its Ethernet driver; the emulated HCA has no Ethernet side,
- * so vroce registers a small one with the port's MAC (QUERY_DEVICE), whose
- * transmit drops frames: RDMA traffic never goes through it, the HCA
- * delivers by destination MAC (Documentation/datapath.rst).
+ * netdev from its Ethernet driver; so does an HCA whose port the bus
+ * names a netdev (issue 34: the emulated HCA cabled to one by 'rdma link
+ * add', Documentation/wire.rst): that one is used. An HCA on the
+ * in-kernel wire has no Ethernet side, so vroce registers a small netdev
+ * with the port's MAC (QUERY_DEVICE), whose transmit drops frames: RDMA
+ * traffic never goes through it, the HCA delivers by destination MAC
+ * (Documentation/datapath.rst).
  */
 
 #include <linux/etherdevice.h>
@@ -43,6 +46,14 @@ int vroce_netdev_init(struct vroce_dev *vdev)
 	struct net_device *ndev;
 	int err;
 
+	/* Issue 34: the port is a netdev already; its addresses are ours. */
+	if (vdev->link) {
+		err = vroce_inject(vdev) ? -ENOMEM :
+		      ib_device_set_netdev(&vdev->ibdev, vdev->link, 1);
+		if (!err)
+			vdev->netdev = vdev->link;
+		return err;
+	}
 	ndev = vroce_inject(vdev) ? NULL : alloc_etherdev(0);
 	if (!ndev)
 		return -ENOMEM;
@@ -84,6 +95,10 @@ err_free:
 void vroce_netdev_exit(struct vroce_dev *vdev)
 {
 	ib_device_set_netdev(&vdev->ibdev, NULL, 1);
+	if (vdev->link) {
+		vdev->netdev = NULL;
+		return;
+	}
 	unregister_netdev(vdev->netdev);
 	free_netdev(vdev->netdev);
 	vdev->netdev = NULL;

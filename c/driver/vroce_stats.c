@@ -46,6 +46,12 @@ static const struct rdma_stat_desc vroce_stat_descs[] = {
 	/* review of issue 31: the port's GID table */
 	[VROCE_CNT_SGID_REFUSED].name = "sgid_refused",
 	[VROCE_CNT_PAGE_FAULTS].name = "page_faults",
+	/* Issue 34: the port on a netdev. */
+	[VROCE_CNT_TX_FRAMES].name = "link_tx_frames",
+	[VROCE_CNT_RX_FRAMES].name = "link_rx_frames",
+	[VROCE_CNT_RX_ICRC_ERR].name = "link_rx_icrc_err",
+	[VROCE_CNT_RX_DISCARDS].name = "link_rx_discards",
+	[VROCE_CNT_TX_DISCARDS].name = "link_tx_discards",
 };
 
 static_assert(ARRAY_SIZE(vroce_stat_descs) == VROCE_CNT_NUM);

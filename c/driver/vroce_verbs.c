@@ -8,7 +8,9 @@
  * process_mad is needed on RoCE (rxe has none either).
  */
 
+#include <linux/netdevice.h>
 #include <linux/sizes.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
@@ -90,11 +92,28 @@ static int vroce_query_device(struct ib_device *ibdev,
 static int vroce_query_port(struct ib_device *ibdev, u32 port,
 			    struct ib_port_attr *props)
 {
+	struct vroce_dev *vdev = to_vroce_dev(ibdev);
+	struct net_device *link = vdev->link;
+
 	/* The core has zeroed @props. */
 	props->state = IB_PORT_ACTIVE;
 	props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	props->max_mtu = IB_MTU_4096;
 	props->active_mtu = IB_MTU_4096;
+	/*
+	 * Issue 34: a port on a netdev is as up as the netdev, and a packet
+	 * fits its MTU (the HCA drops a longer one).
+	 */
+	if (link) {
+		int mtu = iboe_get_mtu(READ_ONCE(link->mtu));
+
+		props->active_mtu = mtu ? min_t(int, mtu, IB_MTU_4096) :
+				    IB_MTU_256;
+		if (!netif_running(link) || !netif_carrier_ok(link)) {
+			props->state = IB_PORT_DOWN;
+			props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		}
+	}
 	props->gid_tbl_len = VROCE_GID_TBL_LEN;
 	props->pkey_tbl_len = 1;
 	props->max_msg_sz = VROCE_MAX_MSG_SIZE;

@@ -59,7 +59,10 @@ struct vroce_hca_mtt {
 /* Any QP: a type 2 memory window's QP is not checked (the same readers). */
 #define VROCE_HCA_ANY_QP	U32_MAX
 
+struct net_device;
+
 struct vroce_hca *vroce_hca_add(int id);
+struct vroce_hca *vroce_hca_add_link(int id, struct net_device *link);
 void vroce_hca_del(struct vroce_hca *hca);
 struct platform_device *vroce_hca_pdev(struct vroce_hca *hca);
 int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,

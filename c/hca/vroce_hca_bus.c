@@ -55,6 +55,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/platform_device.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -333,7 +334,24 @@ static void vroce_hca_debugfs_init(struct vroce_hca *hca)
  */
 struct vroce_hca *vroce_hca_add(int id)
 {
-	struct vroce_hca_res res = { .bus = &vroce_hca_bus_ops };
+	return vroce_hca_add_link(id, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_add);
+
+/**
+ * vroce_hca_add_link() - plug in an emulated HCA whose port is cabled to
+ *	a netdev
+ * @id: platform device id (PLATFORM_DEVID_AUTO for any)
+ * @link: the netdev the port sends and receives RoCE v2 packets on (its
+ *	MAC becomes the port's), or NULL for a port on the in-kernel wire
+ *
+ * Context: process context, may sleep; not with the RTNL held.
+ * Return: the HCA, or an ERR_PTR(): vroce_hca_link_attach()'s errors,
+ * -ENODEV for a netdev being unregistered, -ENOMEM.
+ */
+struct vroce_hca *vroce_hca_add_link(int id, struct net_device *link)
+{
+	struct vroce_hca_res res = { .bus = &vroce_hca_bus_ops, .link = link };
 	struct vroce_hca *hca;
 	int err = -ENOMEM;
 	unsigned int i;
@@ -344,6 +362,7 @@ struct vroce_hca *vroce_hca_add(int id)
 	spin_lock_init(&hca->reg_lock);
 	hca->wire_lock = vroce_hca_wire_lock();
 	INIT_LIST_HEAD(&hca->wire_node);
+	INIT_LIST_HEAD(&hca->link_node);
 	/* Locally administered, unicast, as netdevsim's and rxe's peers. */
 	eth_random_addr(hca->mac);
 	hca->caps = VROCE_CAP_MR_ENABLE | VROCE_CAP_SRQ | VROCE_CAP_ATOMIC |
@@ -382,11 +401,17 @@ struct vroce_hca *vroce_hca_add(int id)
 	if (!hca->irq_wq)
 		goto err_destroy_wq;
 	vroce_hca_reset(hca);
+	if (link) {
+		err = vroce_hca_link_attach(hca, link);
+		if (err)
+			goto err_destroy_irq_wq;
+	}
 
+	err = -ENOMEM;
 	hca->pdev = vroce_hca_inject() ? NULL :
 		    platform_device_alloc("vroce", id);
 	if (!hca->pdev)
-		goto err_destroy_irq_wq;
+		goto err_detach;
 	res.ctx = hca;
 	err = vroce_hca_inject() ? -ENOMEM :
 	      platform_device_add_data(hca->pdev, &res, sizeof(res));
@@ -397,11 +422,20 @@ struct vroce_hca *vroce_hca_add(int id)
 		goto err_put_pdev;
 
 	vroce_hca_debugfs_init(hca);
-	vroce_hca_wire_join(hca);
+	/* Issue 34: a port on a netdev reaches others through it only. */
+	if (!link)
+		vroce_hca_wire_join(hca);
 	return hca;
 
 err_put_pdev:
 	platform_device_put(hca->pdev);
+err_detach:
+	if (link) {
+		rtnl_lock();
+		vroce_hca_link_detach(hca);
+		rtnl_unlock();
+		vroce_hca_link_free(hca);
+	}
 err_destroy_irq_wq:
 	destroy_workqueue(hca->irq_wq);
 err_destroy_wq:
@@ -414,7 +448,7 @@ err_free_hca:
 	kfree(hca);
 	return ERR_PTR(err);
 }
-EXPORT_SYMBOL_IF_KUNIT(vroce_hca_add);
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_add_link);
 
 /**
  * vroce_hca_del() - unplug an emulated HCA
@@ -431,6 +465,11 @@ void vroce_hca_del(struct vroce_hca *hca)
 	platform_device_unregister(hca->pdev);
 	/* Off the wire: no other HCA's engine delivers here from now on. */
 	vroce_hca_wire_leave(hca);
+	/* Off its link (unless the netdev went first): no packet comes. */
+	rtnl_lock();
+	vroce_hca_link_detach(hca);
+	rtnl_unlock();
+	vroce_hca_link_free(hca);
 	/* A QP a test left held must not keep the engine from stopping. */
 	vroce_hca_hold_qp(hca, 0);
 	/* No RNR retry or delayed event may fire into a freed HCA. */
@@ -524,6 +563,131 @@ static int vroce_hca_unplug_one(unsigned int id)
 	return 0;
 }
 
+/*
+ * Issue 34: HCAs cabled to a netdev by vroce_hca_plug_link() ('rdma link
+ * add NAME type vroce netdev DEV'), on vroce_hca_links. The list has its
+ * own spinlock, which the netdev notifier takes under the RTNL; plugging
+ * in and out holds vroce_hca_plug_lock, which nests outside the RTNL.
+ */
+static DEFINE_SPINLOCK(vroce_hca_links_lock);
+static LIST_HEAD(vroce_hca_links);
+static struct workqueue_struct *vroce_hca_unplug_wq;
+
+/* The cable was pulled (vroce_hca_link_event()): unplug the HCA. */
+static void vroce_hca_unplug_work(struct work_struct *work)
+{
+	struct vroce_hca *hca = container_of(work, struct vroce_hca,
+					     unplug_work);
+
+	mutex_lock(&vroce_hca_plug_lock);
+	vroce_hca_del(hca);
+	mutex_unlock(&vroce_hca_plug_lock);
+}
+
+/**
+ * vroce_hca_plug_link() - plug in an HCA whose port is cabled to @ndev
+ * @ndev: an Ethernet netdev, held by the caller
+ *
+ * The HCA's platform device is added, and the driver bound to it, before
+ * this returns. It is unplugged when @ndev is unregistered, or at module
+ * unload.
+ *
+ * Context: process context, may sleep; not with the RTNL held.
+ * Return: 0 or the error of vroce_hca_add_link(); -ENODEV when the board
+ * is not set up (module load or unload).
+ */
+int vroce_hca_plug_link(struct net_device *ndev)
+{
+	struct vroce_hca *hca;
+	int err = 0;
+
+	mutex_lock(&vroce_hca_plug_lock);
+	if (!vroce_hca_unplug_wq) {
+		err = -ENODEV;
+		goto out;
+	}
+	hca = vroce_hca_add_link(PLATFORM_DEVID_AUTO, ndev);
+	if (IS_ERR(hca)) {
+		err = PTR_ERR(hca);
+		goto out;
+	}
+	INIT_WORK(&hca->unplug_work, vroce_hca_unplug_work);
+	/*
+	 * Under the RTNL: a notifier that ran since the cable was attached
+	 * found no HCA; one that runs from now on finds this one.
+	 */
+	rtnl_lock();
+	if (ndev->reg_state == NETREG_REGISTERED) {
+		spin_lock(&vroce_hca_links_lock);
+		list_add_tail(&hca->link_node, &vroce_hca_links);
+		spin_unlock(&vroce_hca_links_lock);
+	}
+	rtnl_unlock();
+	if (list_empty(&hca->link_node)) {
+		vroce_hca_del(hca);
+		err = -ENODEV;
+	}
+out:
+	mutex_unlock(&vroce_hca_plug_lock);
+	return err;
+}
+
+/*
+ * A netdev is going: pull the cable of the HCA on it now (under the RTNL,
+ * so that the netdev's last reference can go) and unplug the HCA in a work
+ * item (unbinding the driver may take the RTNL).
+ */
+static int vroce_hca_link_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct vroce_hca *hca, *found = NULL;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	spin_lock(&vroce_hca_links_lock);
+	list_for_each_entry(hca, &vroce_hca_links, link_node)
+		if (hca->link == ndev) {
+			found = hca;
+			list_del_init(&hca->link_node);
+			break;
+		}
+	spin_unlock(&vroce_hca_links_lock);
+	if (!found)
+		return NOTIFY_DONE;
+	vroce_hca_link_detach(found);
+	queue_work(vroce_hca_unplug_wq, &found->unplug_work);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block vroce_hca_link_nb = {
+	.notifier_call = vroce_hca_link_event,
+};
+
+/* Module unload: every HCA still cabled goes. */
+static void vroce_hca_unplug_links(void)
+{
+	struct vroce_hca *hca;
+
+	unregister_netdevice_notifier(&vroce_hca_link_nb);
+	mutex_lock(&vroce_hca_plug_lock);
+	for (;;) {
+		spin_lock(&vroce_hca_links_lock);
+		hca = list_first_entry_or_null(&vroce_hca_links,
+					       struct vroce_hca, link_node);
+		if (hca)
+			list_del_init(&hca->link_node);
+		spin_unlock(&vroce_hca_links_lock);
+		if (!hca)
+			break;
+		vroce_hca_del(hca);
+	}
+	mutex_unlock(&vroce_hca_plug_lock);
+	/* HCAs whose netdev went meanwhile: their works end here. */
+	destroy_workqueue(vroce_hca_unplug_wq);
+	vroce_hca_unplug_wq = NULL;
+}
+
 /* new_device and del_device: one id, in decimal, per write. */
 static ssize_t vroce_hca_plug_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *ppos)
@@ -563,6 +727,15 @@ int vroce_hca_plug(void)
 
 	if (num_hcas > VROCE_HCA_MAX_PLUGGED)
 		return -EINVAL;
+	vroce_hca_unplug_wq = alloc_ordered_workqueue("vroce_hca_unplug", 0);
+	if (!vroce_hca_unplug_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&vroce_hca_link_nb);
+	if (err) {
+		destroy_workqueue(vroce_hca_unplug_wq);
+		vroce_hca_unplug_wq = NULL;
+		return err;
+	}
 	vroce_hca_debugfs_root = debugfs_create_dir("vroce_hca", NULL);
 	for (i = 0; i < num_hcas; i++) {
 		err = vroce_hca_plug_one(i);
@@ -595,6 +768,7 @@ void vroce_hca_unplug(void)
 	debugfs_lookup_and_remove("del_device", vroce_hca_debugfs_root);
 	for (i = 0; i < VROCE_HCA_MAX_PLUGGED; i++)
 		vroce_hca_unplug_one(i);
+	vroce_hca_unplug_links();
 	debugfs_remove_recursive(vroce_hca_debugfs_root);
 	vroce_hca_debugfs_root = NULL;
 }

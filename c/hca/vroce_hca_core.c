@@ -82,7 +82,8 @@ void vroce_hca_wire_leave(struct vroce_hca *hca)
  * @mac: a destination MAC
  *
  * Context: the wire's lock held.
- * Return: the HCA, or NULL when no port on the wire has @mac.
+ * Return: the HCA, or NULL when no port on the wire has @mac (for a port
+ * cabled to a netdev, whose wire is that link: any MAC but its own).
  */
 struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac)
 {
@@ -91,6 +92,9 @@ struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac)
 	lockdep_assert_held(&vroce_wire_lock);
 	if (ether_addr_equal(mac, hca->mac))
 		return hca;
+	/* Issue 34: a port cabled to a netdev reaches others by packets. */
+	if (hca->link)
+		return NULL;
 	list_for_each_entry(e, &vroce_wire_hcas, wire_node)
 		if (ether_addr_equal(mac, e->mac))
 			return e;
@@ -103,7 +107,8 @@ struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac)
  * @prev: the HCA returned last, NULL to start
  *
  * Context: the wire's lock held.
- * Return: the next HCA, or NULL after the last.
+ * Return: the next HCA, or NULL after the last (@hca alone for a port
+ * cabled to a netdev).
  */
 struct vroce_hca *vroce_hca_wire_next(struct vroce_hca *hca,
 				      struct vroce_hca *prev)
@@ -114,6 +119,8 @@ struct vroce_hca *vroce_hca_wire_next(struct vroce_hca *hca,
 	lockdep_assert_held(&vroce_wire_lock);
 	if (!prev)
 		return hca;
+	if (hca->link)
+		return NULL;
 	pos = prev == hca ? vroce_wire_hcas.next : prev->wire_node.next;
 	for (; pos != &vroce_wire_hcas; pos = pos->next) {
 		e = list_entry(pos, struct vroce_hca, wire_node);

@@ -135,9 +135,11 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <linux/platform_device.h>
 #include <linux/rwsem.h>
 #include <linux/semaphore.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/wait.h>
@@ -484,6 +486,9 @@ struct vroce_hca_op {
 	u32 off;			/* its first byte in the message */
 	u32 clen;			/* its bytes */
 	bool more;			/* the message goes on at the next visit */
+	/* issue 34: a datagram off the link (@qp is NULL): its sender */
+	u32 sqpn;			/* the source QP (DETH) */
+	const u8 *smac;			/* the Ethernet source */
 };
 
 /* States of a fault slot (c/hca/vroce_hca_odp.c). */
@@ -623,6 +628,20 @@ struct vroce_hca {
 	struct delayed_work timer_work;	/* RNR retries, delayed events */
 	struct dentry *debugfs;
 	bool stopped;			/* vroce_hca_engine_stop() began */
+
+	/*
+	 * Issue 34: the netdev the port is cabled to (vroce_hca_link.c), or
+	 * NULL: the port is on the in-kernel wire. Set before the HCA is
+	 * plugged in; cleared under @wire_lock for writing with the RTNL
+	 * held, read by the engine under @wire_lock.
+	 */
+	struct net_device *link;
+	netdevice_tracker link_tracker;
+	struct sk_buff_head rx_queue;	/* packets for @rx_work, its own lock */
+	struct work_struct rx_work;	/* carries packets out, on qp_wq */
+	u8 *rx_buf;			/* @rx_work's message buffer */
+	struct list_head link_node;	/* on the board's list of linked HCAs */
+	struct work_struct unplug_work;	/* the link went away: unplug */
 };
 
 /*
@@ -708,6 +727,13 @@ static inline u64 vroce_hca_packets(u64 len)
 {
 	return len ? DIV_ROUND_UP_ULL(len, VROCE_MAX_UD_MSG) : 1;
 }
+
+/* c/hca/vroce_hca_link.c */
+void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
+			    u32 qkey);
+int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev);
+void vroce_hca_link_detach(struct vroce_hca *hca);
+void vroce_hca_link_free(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);

@@ -309,6 +309,11 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 		vroce_hca_do_mcast(hca, op, qkey);
 		return;
 	}
+	/* Issue 34: to another port over the link, as a packet. */
+	if (hca->link && !ether_addr_equal(op->wqe.av.dmac, hca->mac)) {
+		vroce_hca_link_send_ud(hca, op, qkey);
+		return;
+	}
 	dst = vroce_hca_ud_dest(hca, op, &op->wqe.av);
 	if (!dst) {
 		/* Counted where it was lost: at the receiver, if any. */

@@ -229,7 +229,7 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 		.wr_id = rwqe->wr_id,
 		.qpn = cpu_to_le32(peer->qpn),
 		.byte_len = cpu_to_le32(op->rlen),
-		.src_qp = cpu_to_le32(op->qp->qpn),
+		.src_qp = cpu_to_le32(op->qp ? op->qp->qpn : op->sqpn),
 		.wqe_idx = cpu_to_le16((u16)rq->ci),
 		.opcode = opcode == VROCE_WQE_WRITE_IMM ?
 			  VROCE_CQE_RECV_WRITE_IMM : VROCE_CQE_RECV,
@@ -242,7 +242,7 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 	if (vroce_hca_qp_datagram(peer)) {
 		cqe.flags |= VROCE_CQE_F_GRH;
 		cqe.net_type = vroce_hca_net_type(&op->wqe.av);
-		memcpy(cqe.smac, hca->mac, ETH_ALEN);
+		memcpy(cqe.smac, op->smac ?: hca->mac, ETH_ALEN);
 	}
 	if (opcode == VROCE_WQE_SEND_IMM || opcode == VROCE_WQE_WRITE_IMM) {
 		cqe.flags |= VROCE_CQE_F_IMM;

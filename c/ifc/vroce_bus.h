@@ -9,6 +9,7 @@
 #ifndef _VROCE_BUS_H_
 #define _VROCE_BUS_H_
 
+#include <linux/errno.h>
 #include <linux/types.h>
 
 /* Interrupt vectors of the HCA, each with its own handler (like MSI-X). */
@@ -47,10 +48,16 @@ struct vroce_bus_ops {
  *	a "vroce" platform device
  * @bus: register access and interrupt
  * @ctx: the bus's cookie for @bus
+ * @link: the Ethernet netdev the HCA's port is (a converged NIC's own
+ *	netdev; for the emulated HCA, the netdev its port was cabled to by
+ *	'rdma link add'), whose MAC and addresses are the port's; NULL
+ *	when the HCA has no Ethernet side the driver can see (the driver
+ *	then registers a netdev of its own for the port's addresses)
  */
 struct vroce_hca_res {
 	const struct vroce_bus_ops *bus;
 	void *ctx;
+	struct net_device *link;
 };
 
 /*
@@ -58,10 +65,18 @@ struct vroce_hca_res {
  * (CONFIG_VROCE_HCA) adds its platform devices; a build for silicon has
  * none to add (PCI would find it).
  */
+struct net_device;
+
 #if IS_ENABLED(CONFIG_VROCE_HCA)
 int vroce_hca_plug(void);
 void vroce_hca_unplug(void);
+int vroce_hca_plug_link(struct net_device *ndev);
 #else
+static inline int vroce_hca_plug_link(struct net_device *ndev)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline int vroce_hca_plug(void)
 {
 	return 0;

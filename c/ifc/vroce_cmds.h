@@ -759,7 +759,20 @@ enum vroce_counter {
 	VROCE_CNT_SGID_REFUSED		= 22,
 	/* Issue 33: page faults raised (VROCE_EQE_PAGE_FAULT events) */
 	VROCE_CNT_PAGE_FAULTS		= 23,
-	VROCE_CNT_NUM			= 24,
+	/*
+	 * Issue 34: a port cabled to a netdev (Documentation/wire.rst): RoCE
+	 * v2 packets it sent and took, and those it dropped: a wrong ICRC;
+	 * one that does not parse, is not to one of its GIDs, carries another
+	 * P_Key or an opcode not carried over packets, or found the receive
+	 * queue full; one it could not send (no memory, longer than the
+	 * link's MTU, the link down)
+	 */
+	VROCE_CNT_TX_FRAMES		= 24,
+	VROCE_CNT_RX_FRAMES		= 25,
+	VROCE_CNT_RX_ICRC_ERR		= 26,
+	VROCE_CNT_RX_DISCARDS		= 27,
+	VROCE_CNT_TX_DISCARDS		= 28,
+	VROCE_CNT_NUM			= 29,
 };
 
 /* Counters in one QUERY_COUNTERS response. */

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA (issue 34): the port on an Ethernet netdev.
+ *
+ * An HCA plugged in by vroce_hca_add_link() has its port cabled to a
+ * netdev (a veth end, a dummy, a NIC), as a RoCE NIC's port is its
+ * Ethernet MAC: datagrams to another MAC leave as RoCE v2 packets
+ * (c/hca/vroce_hca_frame.c) behind an Ethernet header, sent with
+ * dev_queue_xmit(); an rx_handler on the netdev takes the UDP packets to
+ * port 4791 addressed to the port's MAC before the IP stack sees them,
+ * and the HCA's receive work carries them out. Such an HCA is not on the
+ * in-kernel wire: it reaches other ports only through packets.
+ *
+ * What is carried over packets so far: UD and GSI SEND and SEND with
+ * immediate, both ways, IPv4 and IPv6 (Documentation/wire.rst).
+ *
+ * Calls: the packet codec, the responder's datagram delivery
+ * (c/hca/vroce_hca_resp.c) and the engine's primitives.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "vroce_hca_frame.h"
+#include "vroce_hca_priv.h"
+
+/* Packets waiting for the receive work; more are dropped and counted. */
+#define VROCE_HCA_RX_QUEUE	1024
+/* Packets one run of the receive work carries out before it yields. */
+#define VROCE_HCA_RX_BUDGET	64
+
+/* The port's counters of packets it dropped (enum vroce_counter). */
+static void vroce_hca_link_drop(struct vroce_hca *hca, u32 c)
+{
+	vroce_hca_count(hca, c, 1);
+}
+
+/* A datagram taken: one packet of payload in. */
+static void vroce_hca_count_rx(struct vroce_hca *hca, u32 len)
+{
+	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
+	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, len);
+}
+
+/* ---- transmit ---- */
+
+/*
+ * The UDP source port: entropy for ECMP from the two QPs, in the range
+ * IBTA gives RoCE v2 (0xC000 and up), fixed for a pair of QPs.
+ */
+static u16 vroce_hca_link_sport(u32 sqpn, u32 dqpn)
+{
+	return 0xc000 | (jhash_2words(sqpn, dqpn, 0) & 0x3fff);
+}
+
+/**
+ * vroce_hca_link_send_ud() - put a datagram on the port's link
+ * @hca: the sending HCA, cabled to a netdev
+ * @op: the UD or GSI SEND, its message in @op->buf
+ * @qkey: the Q_Key it carries
+ *
+ * The sender completes once the packet left: a packet that cannot be
+ * built or sent (no memory, longer than the link's MTU, the link down) is
+ * lost, as on any link, and counted in VROCE_CNT_TX_DISCARDS.
+ *
+ * Context: the engine, @hca->wire_lock read-held; does not sleep.
+ */
+void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
+			    u32 qkey)
+{
+	const struct vroce_wqe_av *av = &op->wqe.av;
+	struct net_device *ndev = hca->link;
+	u32 dqpn = le32_to_cpu(av->dest_qpn) & GENMASK(23, 0);
+	struct vroce_frame f = {
+		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) ||
+			!ipv6_addr_v4mapped((const struct in6_addr *)av->dgid),
+		.tclass = av->traffic_class,
+		.hop_limit = av->hop_limit,
+		.opcode = VROCE_OP_UD | (op->wqe.opcode == VROCE_WQE_SEND_IMM ?
+					 VROCE_OP_SEND_ONLY_IMM :
+					 VROCE_OP_SEND_ONLY),
+		.se = !!(op->wqe.flags & VROCE_WQE_F_SOLICITED),
+		.pkey = 0xffff,
+		.dqpn = dqpn,
+		.psn = op->idx & GENMASK(23, 0),
+		.qkey = qkey,
+		.sqpn = op->qp->qpn,
+		.imm = (__force __be32)op->wqe.imm_inv,
+		.payload = op->buf,
+		.payload_len = op->len,
+	};
+	struct sk_buff *skb;
+	size_t len;
+
+	memcpy(f.sip, av->sgid, 16);
+	memcpy(f.dip, av->dgid, 16);
+	if (f.ipv6)
+		f.flow_label = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
+	f.sport = vroce_hca_link_sport(f.sqpn, dqpn);
+	len = vroce_frame_len(&f);
+	if (!len || len > READ_ONCE(ndev->mtu) || !netif_running(ndev)) {
+		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
+		return;
+	}
+	/* The engine may serve reclaim (ODP): no allocation that waits. */
+	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + len + ndev->needed_tailroom,
+			GFP_NOWAIT | __GFP_NOWARN);
+	if (!skb) {
+		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
+		return;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
+	skb_reset_network_header(skb);
+	if (vroce_frame_build(&f, skb_put(skb, len), len) != len) {
+		kfree_skb(skb);
+		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
+		return;
+	}
+	skb->dev = ndev;
+	skb->protocol = htons(f.ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	skb->priority = av->traffic_class >> 5;
+	if (dev_hard_header(skb, ndev, ntohs(skb->protocol), av->dmac,
+			    hca->mac, skb->len) < 0) {
+		kfree_skb(skb);
+		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
+		return;
+	}
+	vroce_hca_count(hca, VROCE_CNT_TX_FRAMES, 1);
+	/* Queued or dropped by the qdisc: the link's business either way. */
+	dev_queue_xmit(skb);
+}
+
+/* ---- receive ---- */
+
+/*
+ * A datagram the packet carries, to a UD or GSI QP of this HCA: placed as
+ * one the wire brought (vroce_hca_ud_deliver()), the packet's addresses
+ * as its GRH and the Ethernet source as the completion's SMAC.
+ */
+static void vroce_hca_link_recv_ud(struct vroce_hca *hca,
+				   const struct vroce_frame *f,
+				   const u8 *smac)
+{
+	struct vroce_hca_op op = {
+		.phca = hca,
+		.sqpn = f->sqpn,
+		.smac = smac,
+		.buf = hca->rx_buf,
+		.len = f->payload_len,
+	};
+	struct vroce_wqe_av *av = &op.wqe.av;
+	struct vroce_hca_qp *dst;
+
+	if (f->payload_len > VROCE_MAX_UD_MSG) {
+		vroce_hca_ud_drop(hca);
+		return;
+	}
+	dst = vroce_hca_qp_of(hca, f->dqpn);
+	if (!dst || !vroce_hca_qp_datagram(dst) ||
+	    !vroce_hca_qp_receives(dst)) {
+		vroce_hca_ud_drop(hca);
+		return;
+	}
+	memcpy(av->sgid, f->sip, 16);
+	memcpy(av->dgid, f->dip, 16);
+	av->hop_limit = f->hop_limit;
+	av->traffic_class = f->tclass;
+	av->flow_label = cpu_to_le32(f->flow_label);
+	op.wqe.opcode = (f->opcode & 0x1f) == VROCE_OP_SEND_ONLY_IMM ?
+			VROCE_WQE_SEND_IMM : VROCE_WQE_SEND;
+	op.wqe.imm_inv = (__force __le32)f->imm;
+	if (f->se)
+		op.wqe.flags |= VROCE_WQE_F_SOLICITED;
+	memcpy(op.buf, f->payload, f->payload_len);
+
+	vroce_hca_rq_enter(hca, dst);
+	vroce_hca_ud_deliver(hca, &op, dst, f->qkey);
+	vroce_hca_rq_leave(hca, dst);
+	/* A page fault in the receive buffer: this datagram is lost. */
+	if (op.paged)
+		vroce_hca_ud_drop(hca);
+	else if (op.peer)
+		vroce_hca_count_rx(hca, f->payload_len);
+}
+
+/*
+ * One packet off the link, its IP header at skb->data. What the HCA does
+ * not take is dropped and counted: a packet that does not parse or whose
+ * ICRC is wrong (VROCE_CNT_RX_ICRC_ERR for the latter), one to an address
+ * not in the port's GID table, another P_Key, an opcode not carried over
+ * packets yet (VROCE_CNT_RX_DISCARDS); datagrams no QP takes count as
+ * ud_dropped.
+ */
+static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb)
+{
+	struct vroce_frame f;
+	int err;
+
+	err = vroce_frame_parse(skb->data, skb->len, &f);
+	if (err) {
+		vroce_hca_link_drop(hca, err == -EBADMSG ?
+				    VROCE_CNT_RX_ICRC_ERR :
+				    VROCE_CNT_RX_DISCARDS);
+		return;
+	}
+	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
+	if (!vroce_hca_sgid_ok(hca, f.dip) ||
+	    (f.pkey & 0x7fff) != 0x7fff) {
+		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		return;
+	}
+	switch (f.opcode) {
+	case VROCE_OP_UD | VROCE_OP_SEND_ONLY:
+	case VROCE_OP_UD | VROCE_OP_SEND_ONLY_IMM:
+		vroce_hca_link_recv_ud(hca, &f, eth_hdr(skb)->h_source);
+		break;
+	default:
+		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		break;
+	}
+}
+
+/*
+ * The receive work: the packets the rx_handler queued, in order, under
+ * the wire's lock like a QP's visit; a disabled HCA drops them.
+ */
+static void vroce_hca_link_rx_work(struct work_struct *work)
+{
+	struct vroce_hca *hca = container_of(work, struct vroce_hca, rx_work);
+	struct sk_buff *skb;
+	u32 n = 0;
+
+	down_read(hca->wire_lock);
+	while (n++ < VROCE_HCA_RX_BUDGET &&
+	       (skb = skb_dequeue(&hca->rx_queue))) {
+		if (!vroce_hca_enabled(hca) || skb_linearize(skb))
+			vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		else
+			vroce_hca_link_recv(hca, skb);
+		consume_skb(skb);
+	}
+	vroce_hca_timer_arm(hca);
+	vroce_hca_engine_raise(hca);
+	up_read(hca->wire_lock);
+	if (!skb_queue_empty(&hca->rx_queue))
+		vroce_hca_queue(hca, &hca->rx_work);
+}
+
+/* RoCE v2: UDP to port 4791, right behind an IPv4 or IPv6 header. */
+static bool vroce_hca_link_roce(struct sk_buff *skb)
+{
+	const struct udphdr *uh;
+	unsigned int off;
+
+	switch (skb->protocol) {
+	case htons(ETH_P_IP): {
+		const struct iphdr *ip;
+
+		if (!pskb_may_pull(skb, sizeof(*ip)))
+			return false;
+		ip = (const struct iphdr *)skb->data;
+		if (ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
+		    (ip->frag_off & htons(IP_OFFSET)))
+			return false;
+		off = ip->ihl * 4;
+		break;
+	}
+	case htons(ETH_P_IPV6): {
+		const struct ipv6hdr *ip6;
+
+		if (!pskb_may_pull(skb, sizeof(*ip6)))
+			return false;
+		ip6 = (const struct ipv6hdr *)skb->data;
+		if (ip6->nexthdr != IPPROTO_UDP)
+			return false;
+		off = sizeof(*ip6);
+		break;
+	}
+	default:
+		return false;
+	}
+	if (!pskb_may_pull(skb, off + sizeof(*uh)))
+		return false;
+	uh = (const struct udphdr *)(skb->data + off);
+	return uh->dest == htons(VROCE_ROCE_V2_PORT);
+}
+
+/*
+ * The netdev's rx_handler: RoCE v2 packets to the port's MAC are the
+ * HCA's, taken before the IP stack; everything else passes.
+ */
+static rx_handler_result_t vroce_hca_link_rx(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct vroce_hca *hca = rcu_dereference(skb->dev->rx_handler_data);
+
+	if (skb->pkt_type != PACKET_HOST || !vroce_hca_link_roce(skb))
+		return RX_HANDLER_PASS;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	if (skb_queue_len(&hca->rx_queue) >= VROCE_HCA_RX_QUEUE) {
+		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	skb_queue_tail(&hca->rx_queue, skb);
+	vroce_hca_queue(hca, &hca->rx_work);
+	return RX_HANDLER_CONSUMED;
+}
+
+/**
+ * vroce_hca_link_attach() - cable @hca's port to @ndev
+ * @hca: an HCA being plugged in, not yet on any wire
+ * @ndev: an Ethernet netdev, whose MAC the port takes
+ *
+ * Context: process context, may sleep; takes the RTNL.
+ * Return: 0; -EINVAL for a netdev that is not Ethernet; -ENODEV for one
+ * being unregistered; -EBUSY when the netdev has an rx_handler already
+ * (another vroce port, a bridge, a bond); -ENOMEM.
+ */
+int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
+{
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
+		return -EINVAL;
+	skb_queue_head_init(&hca->rx_queue);
+	INIT_WORK(&hca->rx_work, vroce_hca_link_rx_work);
+	hca->rx_buf = vroce_hca_inject() ? NULL :
+		      kmalloc(VROCE_MAX_UD_MSG + VROCE_GRH_SIZE, GFP_KERNEL);
+	if (!hca->rx_buf)
+		return -ENOMEM;
+	rtnl_lock();
+	ether_addr_copy(hca->mac, ndev->dev_addr);
+	if (ndev->reg_state != NETREG_REGISTERED)
+		err = -ENODEV;
+	else
+		err = vroce_hca_inject() ? -ENOMEM :
+		      netdev_rx_handler_register(ndev, vroce_hca_link_rx, hca);
+	if (!err) {
+		netdev_hold(ndev, &hca->link_tracker, GFP_KERNEL);
+		hca->link = ndev;
+	}
+	rtnl_unlock();
+	if (err) {
+		kfree(hca->rx_buf);
+		hca->rx_buf = NULL;
+	}
+	return err;
+}
+
+/**
+ * vroce_hca_link_detach() - pull the cable: no packet goes or comes after
+ * @hca: an HCA cabled by vroce_hca_link_attach()
+ *
+ * Context: process context, may sleep; the RTNL held.
+ */
+void vroce_hca_link_detach(struct vroce_hca *hca)
+{
+	struct net_device *ndev = hca->link;
+
+	ASSERT_RTNL();
+	if (!ndev)
+		return;
+	down_write(hca->wire_lock);
+	hca->link = NULL;
+	up_write(hca->wire_lock);
+	netdev_rx_handler_unregister(ndev);
+	cancel_work_sync(&hca->rx_work);
+	skb_queue_purge(&hca->rx_queue);
+	netdev_put(ndev, &hca->link_tracker);
+}
+
+/**
+ * vroce_hca_link_free() - free what the link left after it was detached
+ * @hca: the HCA being deleted
+ */
+void vroce_hca_link_free(struct vroce_hca *hca)
+{
+	kfree(hca->rx_buf);
+	hca->rx_buf = NULL;
+}
