@@ -1339,11 +1339,27 @@ static struct ft_link *ft_link_up(struct kunit *test)
 
 	/* 'rdma link add rxe_link type rxe netdev A', and vroce's on B. */
 	KUNIT_ASSERT_EQ(test, rxe_net_add("rxe_link", l->end[0]), 0);
+	/* A is rxe's: no vroce port there. */
+	KUNIT_EXPECT_EQ(test, vroce_newlink("vroce_link0", l->end[0]), -EEXIST);
+	/*
+	 * A name that is taken: the probe fails, and nothing is left on B
+	 * (review of issue 34: the HCA stayed, holding B's rx_handler).
+	 */
+	KUNIT_EXPECT_EQ(test, vroce_newlink("rxe_link", l->end[1]), -ENFILE);
 	KUNIT_ASSERT_EQ(test, vroce_newlink("vroce_link", l->end[1]), 0);
-	/* B is taken: a second port on it is refused. */
-	KUNIT_EXPECT_EQ(test, vroce_newlink("vroce_link2", l->end[1]), -EBUSY);
-	KUNIT_EXPECT_NULL(test, ib_device_get_by_name("vroce_link2",
-						      RDMA_DRIVER_UNKNOWN));
+	/* B is taken: a second port on it is refused, as rxe refuses. */
+	KUNIT_EXPECT_EQ(test, vroce_newlink("vroce_link2", l->end[1]), -EEXIST);
+	for (i = 0; i < 3; i++) {
+		static const char * const none[] = {
+			"vroce_link0", "vroce_link2", "vroce_link3",
+		};
+		struct ib_device *d = ib_device_get_by_name(none[i],
+							    RDMA_DRIVER_UNKNOWN);
+
+		KUNIT_EXPECT_NULL(test, d);
+		if (d)
+			ib_device_put(d);
+	}
 	l->rxe = ib_device_get_by_name("rxe_link", RDMA_DRIVER_RXE);
 	l->vroce = ib_device_get_by_name("vroce_link", RDMA_DRIVER_UNKNOWN);
 	KUNIT_ASSERT_NOT_NULL(test, l->rxe);

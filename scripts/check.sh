@@ -33,7 +33,10 @@
 #      holding vroce0 while it is unbound or its HCA hangs, and HCAs
 #      plugged in and out at run time (scripts/unplug.sh); the verbs
 #      sequence fuzzer, bounded (scripts/fuzz.sh)
-#  10. rping and ucmatose between two HCAs on the wire (vroce0, vroce1)
+#  10. rping and ucmatose between two HCAs on the wire (vroce0, vroce1);
+#      issue 34: a vroce port on a veth end ('rdma link add ... type vroce')
+#      and rxe on the other, in two namespaces: ibv_ud_pingpong and udaddy
+#      both ways, tshark on a capture, hostile frames (scripts/link.sh)
 #  11. NVMe over RDMA: nvmet-rdma on vroce0's address, 'nvme connect' from
 #      Debian's nvme-cli, a pattern written and read back, disconnect;
 #      the same over rxe
@@ -137,6 +140,9 @@ scripts/fuzz.sh 2>&1 | tee "$logs/fuzz" || rc=1
 stamp "rdma_cm programs (rping, ucmatose) between vroce0 and vroce1"
 scripts/rdmacm.sh 2>&1 | tee "$logs/rdmacm" || rc=1
 
+stamp "issue 34: a vroce port on a veth end ('rdma link add') and rxe on the other, across namespaces"
+scripts/link.sh 2>&1 | tee "$logs/link" || rc=1
+
 stamp "NVMe over RDMA (nvmet-rdma, nvme-rdma) on vroce0, beside rxe"
 scripts/nvmeof.sh 2>&1 | tee "$logs/nvmeof" || rc=1
 
@@ -148,7 +154,8 @@ scripts/nvmeof.sh srq 2>&1 | tee "$logs/nvmeof-srq" || rc=1
 stamp "done"
 parts=()
 for p in kernel-pick lint install dkms deb kunit-c uverbs-c kunit-rust uverbs-rust \
-	 rust-lint rust-module kunit-nodebug kunit-6.1 host userspace unplug fuzz rdmacm nvmeof; do
+	 rust-lint rust-module kunit-nodebug kunit-6.1 host userspace unplug fuzz rdmacm link \
+	 nvmeof; do
 	parts+=("$p=$logs/$p")
 done
 # Shared receive queues: the NVMe-oF target in SRQ mode.

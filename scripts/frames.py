@@ -22,7 +22,14 @@ printed packets: every count must match the packets read, vroce's packets
 must be exactly one of each opcode it builds over IPv4 and IPv6, and a
 line that names a packet but does not parse is a finding.
 
-Usage: frames.py LOG [PCAP]
+frames.py --capture PCAP MIN judges a capture of a link instead (issue
+34, scripts/link-guest.sh): a classic pcap of Ethernet frames (dumpcap
+-P, filtered to UDP port 4791), at least MIN of them, each
+InfiniBand over UDP with an opcode IBTA defines and this judge knows, not
+malformed, no expert finding, the ICRC right; the opcodes seen are
+printed with their counts.
+
+Usage: frames.py LOG [PCAP] | frames.py --capture PCAP MIN
 Exit 0 when every packet passes, 1 when one fails or the log holds none,
 3 when tshark is missing; diagnostics on stdout.
 """
@@ -235,7 +242,85 @@ def vroce_bytes(opcode, pkt):
     return why
 
 
+LINKTYPE_ETHERNET = 1
+
+
+def read_capture(path):
+    """The IP packets of a classic pcap of Ethernet frames, or None."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    if len(data) < 24:
+        return None
+    magic, = struct.unpack('<I', data[:4])
+    end = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+    if struct.unpack(end + 'I', data[:4])[0] not in (0xa1b2c3d4, 0xa1b23c4d):
+        return None
+    if struct.unpack(end + 'I', data[20:24])[0] != LINKTYPE_ETHERNET:
+        return None
+    pkts, off = [], 24
+    while off + 16 <= len(data):
+        incl, = struct.unpack(end + 'I', data[off + 8:off + 12])
+        frame = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        # Ethernet, no VLAN tag: the IP packet, its IP length only.
+        pkt = frame[14:]
+        if pkt and pkt[0] >> 4 == 4:
+            pkt = pkt[:struct.unpack('>H', pkt[2:4])[0]]
+        elif pkt and pkt[0] >> 4 == 6:
+            pkt = pkt[:40 + struct.unpack('>H', pkt[4:6])[0]]
+        pkts.append(pkt)
+    return pkts
+
+
+def capture(path, least):
+    """Judge a capture of a link: see the module's docstring."""
+    if not shutil.which('tshark'):
+        print('frames: tshark is not installed (scripts/install-deps.sh check)')
+        return 3
+    pkts = read_capture(path)
+    if pkts is None:
+        print('frames: %s is not a classic pcap of Ethernet frames' % path)
+        return 1
+    rows = tshark_fields(path)
+    bad, seen = 0, {}
+    for i, pkt in enumerate(pkts, 1):
+        protos, got, malformed, experts, _ = rows.get(
+            i, ('', '', '', [], {}))
+        why = []
+        if 'udp:infiniband' not in protos:
+            why.append('not decoded as InfiniBand over UDP (%s)' % protos)
+        opcode = int(got, 0) if got else None
+        if opcode is None or opcode not in EXTS:
+            why.append('opcode %s, not one of IBTA\'s this judge knows'
+                       % (got or 'none'))
+        else:
+            seen[opcode] = seen.get(opcode, 0) + 1
+        if malformed:
+            why.append('malformed')
+        why += ['expert: ' + e for e in expert_findings(pkt, experts)]
+        want = icrc(pkt)
+        if want is None or struct.unpack('<I', pkt[-4:])[0] != want:
+            why.append('ICRC %s on the wire, %s computed'
+                       % (pkt[-4:].hex(),
+                          'none' if want is None else
+                          struct.pack('<I', want).hex()))
+        if why:
+            bad += 1
+            print('frames: packet %d: %s' % (i, '; '.join(why)))
+    if len(pkts) < least:
+        bad += 1
+        print('frames: %d packets captured, %d at least expected'
+              % (len(pkts), least))
+    print('frames: capture %s: %d packets (%s), ICRC recomputed: %d with findings'
+          % (os.path.basename(path), len(pkts),
+             ', '.join('opcode %#04x: %d' % kv for kv in sorted(seen.items())),
+             bad))
+    return 1 if bad else 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--capture':
+        return capture(sys.argv[2], int(sys.argv[3]))
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip().splitlines()[-4], file=sys.stderr)
         return 2

@@ -47,7 +47,8 @@ rust)
 esac
 # The Kconfig of each kernel: the base (kunit/.kunitconfig) and fragments
 # of kunit/configs/. Every UML kernel boots guests: DMA emulation (uml),
-# the host's root (hostfs), rxe and NVMe over RDMA.
+# the host's root (hostfs), rxe, NVMe over RDMA, and veth, AF_PACKET and
+# netem for the port on a netdev (link).
 # VROCE_KERNEL=debug: the debug options (debug), with the C or the Rust
 # MTR (rust).
 # VROCE_KERNEL=nodebug: the same sources without the debug options and
@@ -60,7 +61,8 @@ esac
 # quickest build from nothing (nodebug, demo; C MTR).
 cfg=$repo/kunit/configs
 fragments=("$repo/kunit/.kunitconfig")
-uml=("$cfg/uml.config" "$cfg/hostfs.config" "$cfg/rxe.config" "$cfg/nvme.config")
+uml=("$cfg/uml.config" "$cfg/hostfs.config" "$cfg/rxe.config" "$cfg/nvme.config"
+     "$cfg/link.config")
 arch=um
 qemu_args=()
 case "$kernel" in

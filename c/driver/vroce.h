@@ -996,7 +996,9 @@ int vroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 int vroce_newlink(const char *ibdev_name, struct net_device *ndev);
+#endif
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);
 

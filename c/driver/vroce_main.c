@@ -41,8 +41,13 @@ static int vroce_probe(struct platform_device *pdev)
 
 	if (!res)
 		return -ENODEV;
-	/* Only 'rdma link add' sets it; a bind from sysfs sees NULL. */
+	/*
+	 * Only 'rdma link add' sets it. A port on a netdev is bound then
+	 * only: bound again from sysfs, its netdev may be gone already.
+	 */
 	pending = res->link && READ_ONCE(vroce_link_pending.ndev) == res->link;
+	if (res->link && !pending)
+		return -ENODEV;
 
 	/* The HCA masters 64-bit bus addresses, like a PCIe function. */
 	err = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
@@ -76,19 +81,30 @@ out:
  * is cabled to DEV (Documentation/wire.rst), registered as NAME. It goes
  * when DEV is unregistered or the module unloaded ('rdma link delete' is
  * not offered: ib_core would free the device under its bound driver).
+ * -EEXIST when DEV has a RoCE provider already (vroce's port or rxe),
+ * -EBUSY when another rx_handler holds it (a bridge, a bond); the
+ * probe's error (-ENFILE: NAME is taken) with nothing left behind.
  */
 VISIBLE_IF_KUNIT int vroce_newlink(const char *ibdev_name,
 				   struct net_device *ndev)
 {
+	struct ib_device *other;
 	int err;
 
+	/* One RoCE provider per netdev: rxe's socket would see nothing. */
+	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (other) {
+		ib_device_put(other);
+		return -EEXIST;
+	}
 	mutex_lock(&vroce_link_lock);
 	vroce_link_pending.name = ibdev_name;
 	vroce_link_pending.err = -ENODEV;
 	WRITE_ONCE(vroce_link_pending.ndev, ndev);
 	err = vroce_hca_plug_link(ndev);
 	WRITE_ONCE(vroce_link_pending.ndev, NULL);
-	if (!err)
+	/* The probe's own error, where it failed (the HCA is unplugged). */
+	if (err == -EIO && vroce_link_pending.err)
 		err = vroce_link_pending.err;
 	mutex_unlock(&vroce_link_lock);
 	return err;

@@ -573,15 +573,17 @@ static DEFINE_SPINLOCK(vroce_hca_links_lock);
 static LIST_HEAD(vroce_hca_links);
 static struct workqueue_struct *vroce_hca_unplug_wq;
 
-/* The cable was pulled (vroce_hca_link_event()): unplug the HCA. */
+/*
+ * The cable was pulled (vroce_hca_link_event()): unplug the HCA. Not under
+ * vroce_hca_plug_lock: unbinding may wait for RDMA users, and only an HCA
+ * that was on the list, whole, comes here.
+ */
 static void vroce_hca_unplug_work(struct work_struct *work)
 {
 	struct vroce_hca *hca = container_of(work, struct vroce_hca,
 					     unplug_work);
 
-	mutex_lock(&vroce_hca_plug_lock);
 	vroce_hca_del(hca);
-	mutex_unlock(&vroce_hca_plug_lock);
 }
 
 /**
@@ -594,11 +596,14 @@ static void vroce_hca_unplug_work(struct work_struct *work)
  *
  * Context: process context, may sleep; not with the RTNL held.
  * Return: 0 or the error of vroce_hca_add_link(); -ENODEV when the board
- * is not set up (module load or unload).
+ * is not set up (module load or unload), or when @ndev went meanwhile;
+ * -EIO when no driver took the HCA (its probe failed): it is unplugged
+ * again, the netdev left as it was.
  */
 int vroce_hca_plug_link(struct net_device *ndev)
 {
 	struct vroce_hca *hca;
+	bool listed = false;
 	int err = 0;
 
 	mutex_lock(&vroce_hca_plug_lock);
@@ -617,16 +622,24 @@ int vroce_hca_plug_link(struct net_device *ndev)
 	 * found no HCA; one that runs from now on finds this one.
 	 */
 	rtnl_lock();
-	if (ndev->reg_state == NETREG_REGISTERED) {
+	/* A card no driver took (probe failed) is taken out again. */
+	if (!READ_ONCE(hca->pdev->dev.driver)) {
+		err = -EIO;
+	} else if (ndev->reg_state != NETREG_REGISTERED) {
+		err = -ENODEV;
+	} else {
 		spin_lock(&vroce_hca_links_lock);
 		list_add_tail(&hca->link_node, &vroce_hca_links);
 		spin_unlock(&vroce_hca_links_lock);
+		listed = true;
 	}
 	rtnl_unlock();
-	if (list_empty(&hca->link_node)) {
+	/*
+	 * Once listed, the HCA is the notifier's to unplug (it may have
+	 * done so already): never deleted here.
+	 */
+	if (!listed)
 		vroce_hca_del(hca);
-		err = -ENODEV;
-	}
 out:
 	mutex_unlock(&vroce_hca_plug_lock);
 	return err;
@@ -643,18 +656,28 @@ static int vroce_hca_link_event(struct notifier_block *nb,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct vroce_hca *hca, *found = NULL;
 
-	if (event != NETDEV_UNREGISTER)
+	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGEADDR)
 		return NOTIFY_DONE;
+	/*
+	 * An HCA on the list is removed from it only here and at unload
+	 * (after this notifier is gone), both under the RTNL: it stays
+	 * while this runs.
+	 */
 	spin_lock(&vroce_hca_links_lock);
 	list_for_each_entry(hca, &vroce_hca_links, link_node)
 		if (hca->link == ndev) {
 			found = hca;
-			list_del_init(&hca->link_node);
+			if (event == NETDEV_UNREGISTER)
+				list_del_init(&hca->link_node);
 			break;
 		}
 	spin_unlock(&vroce_hca_links_lock);
 	if (!found)
 		return NOTIFY_DONE;
+	if (event == NETDEV_CHANGEADDR) {
+		vroce_hca_link_mac(found);
+		return NOTIFY_OK;
+	}
 	vroce_hca_link_detach(found);
 	queue_work(vroce_hca_unplug_wq, &found->unplug_work);
 	return NOTIFY_OK;
@@ -670,7 +693,7 @@ static void vroce_hca_unplug_links(void)
 	struct vroce_hca *hca;
 
 	unregister_netdevice_notifier(&vroce_hca_link_nb);
-	mutex_lock(&vroce_hca_plug_lock);
+	/* No 'rdma link add' runs now: the list is this loop's alone. */
 	for (;;) {
 		spin_lock(&vroce_hca_links_lock);
 		hca = list_first_entry_or_null(&vroce_hca_links,
@@ -682,7 +705,6 @@ static void vroce_hca_unplug_links(void)
 			break;
 		vroce_hca_del(hca);
 	}
-	mutex_unlock(&vroce_hca_plug_lock);
 	/* HCAs whose netdev went meanwhile: their works end here. */
 	destroy_workqueue(vroce_hca_unplug_wq);
 	vroce_hca_unplug_wq = NULL;

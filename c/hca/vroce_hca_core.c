@@ -93,7 +93,7 @@ struct vroce_hca *vroce_hca_wire_find(struct vroce_hca *hca, const u8 *mac)
 	if (ether_addr_equal(mac, hca->mac))
 		return hca;
 	/* Issue 34: a port cabled to a netdev reaches others by packets. */
-	if (hca->link)
+	if (hca->linked)
 		return NULL;
 	list_for_each_entry(e, &vroce_wire_hcas, wire_node)
 		if (ether_addr_equal(mac, e->mac))
@@ -119,7 +119,7 @@ struct vroce_hca *vroce_hca_wire_next(struct vroce_hca *hca,
 	lockdep_assert_held(&vroce_wire_lock);
 	if (!prev)
 		return hca;
-	if (hca->link)
+	if (hca->linked)
 		return NULL;
 	pos = prev == hca ? vroce_wire_hcas.next : prev->wire_node.next;
 	for (; pos != &vroce_wire_hcas; pos = pos->next) {

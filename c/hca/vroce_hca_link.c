@@ -21,6 +21,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
@@ -103,6 +104,11 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 	struct sk_buff *skb;
 	size_t len;
 
+	/* The cable was pulled (the netdev is going): lost. */
+	if (!ndev) {
+		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
+		return;
+	}
 	memcpy(f.sip, av->sgid, 16);
 	memcpy(f.dip, av->dgid, 16);
 	if (f.ipv6)
@@ -305,12 +311,22 @@ static rx_handler_result_t vroce_hca_link_rx(struct sk_buff **pskb)
 	struct sk_buff *skb = *pskb;
 	struct vroce_hca *hca = rcu_dereference(skb->dev->rx_handler_data);
 
-	if (skb->pkt_type != PACKET_HOST || !vroce_hca_link_roce(skb))
+	/* No VLANs on the port yet: a tagged packet is not the port's. */
+	if (skb->pkt_type != PACKET_HOST || skb_vlan_tag_present(skb))
 		return RX_HANDLER_PASS;
+	/* Ours before pskb_may_pull() may change it. */
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return RX_HANDLER_CONSUMED;
-	if (skb_queue_len(&hca->rx_queue) >= VROCE_HCA_RX_QUEUE) {
+	*pskb = skb;
+	if (!vroce_hca_link_roce(skb))
+		return RX_HANDLER_PASS;
+	/*
+	 * Packets UDP GRO merged (only with rx-udp-gro-forwarding or
+	 * rx-gro-list on) would fail their ICRC as one: dropped, counted.
+	 */
+	if (skb_is_gso(skb) ||
+	    skb_queue_len(&hca->rx_queue) >= VROCE_HCA_RX_QUEUE) {
 		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
@@ -327,8 +343,8 @@ static rx_handler_result_t vroce_hca_link_rx(struct sk_buff **pskb)
  *
  * Context: process context, may sleep; takes the RTNL.
  * Return: 0; -EINVAL for a netdev that is not Ethernet; -ENODEV for one
- * being unregistered; -EBUSY when the netdev has an rx_handler already
- * (another vroce port, a bridge, a bond); -ENOMEM.
+ * being unregistered; -EEXIST when another vroce port is on it; -EBUSY
+ * when the netdev has another rx_handler (a bridge, a bond); -ENOMEM.
  */
 int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
 {
@@ -342,10 +358,13 @@ int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
 		      kmalloc(VROCE_MAX_UD_MSG + VROCE_GRH_SIZE, GFP_KERNEL);
 	if (!hca->rx_buf)
 		return -ENOMEM;
+	hca->linked = true;
 	rtnl_lock();
 	ether_addr_copy(hca->mac, ndev->dev_addr);
 	if (ndev->reg_state != NETREG_REGISTERED)
 		err = -ENODEV;
+	else if (rcu_access_pointer(ndev->rx_handler) == vroce_hca_link_rx)
+		err = -EEXIST;
 	else
 		err = vroce_hca_inject() ? -ENOMEM :
 		      netdev_rx_handler_register(ndev, vroce_hca_link_rx, hca);
@@ -359,6 +378,21 @@ int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
 		hca->rx_buf = NULL;
 	}
 	return err;
+}
+
+/**
+ * vroce_hca_link_mac() - the port's MAC follows its netdev's
+ * @hca: an HCA cabled to a netdev whose address changed
+ *
+ * Context: process context; the RTNL held.
+ */
+void vroce_hca_link_mac(struct vroce_hca *hca)
+{
+	ASSERT_RTNL();
+	down_write(hca->wire_lock);
+	if (hca->link)
+		ether_addr_copy(hca->mac, hca->link->dev_addr);
+	up_write(hca->wire_lock);
 }
 
 /**

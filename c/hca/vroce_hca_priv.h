@@ -636,6 +636,11 @@ struct vroce_hca {
 	 * held, read by the engine under @wire_lock.
 	 */
 	struct net_device *link;
+	/*
+	 * Set with @link, never cleared: the port reaches others by packets
+	 * only, also once the cable was pulled (a datagram is then lost).
+	 */
+	bool linked;
 	netdevice_tracker link_tracker;
 	struct sk_buff_head rx_queue;	/* packets for @rx_work, its own lock */
 	struct work_struct rx_work;	/* carries packets out, on qp_wq */
@@ -733,6 +738,7 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 			    u32 qkey);
 int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev);
 void vroce_hca_link_detach(struct vroce_hca *hca);
+void vroce_hca_link_mac(struct vroce_hca *hca);
 void vroce_hca_link_free(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_cmd.c */

@@ -310,7 +310,7 @@ static void vroce_hca_do_ud_send(struct vroce_hca *hca,
 		return;
 	}
 	/* Issue 34: to another port over the link, as a packet. */
-	if (hca->link && !ether_addr_equal(op->wqe.av.dmac, hca->mac)) {
+	if (hca->linked && !ether_addr_equal(op->wqe.av.dmac, hca->mac)) {
 		vroce_hca_link_send_ud(hca, op, qkey);
 		return;
 	}

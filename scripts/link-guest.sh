@@ -1,0 +1,199 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Issue 34: runs inside the UML test kernel (scripts/link.sh): a vroce
+# port on a netdev meets rxe over a real link. A veth pair: va in the
+# initial namespace with rxe on it (rxe's socket lives there), vb in a
+# namespace of its own with a vroce port on it ('rdma link add vlink0
+# type vroce netdev vb', run in that namespace), so that neither address
+# is local to the other's stack and ARP runs over the pair. rdma-core's
+# programs run both ways through the provider, a capture of va is judged
+# by tshark (scripts/frames.py --capture), and the link goes with its
+# netdev.
+#
+# Usage: link-guest.sh <dir>/libvroce
+# KTAP (scripts/ktap.sh).
+export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ktap.sh
+. "$here/ktap.sh"
+log=$(mktemp -d /tmp/vroce-link.XXXXXX)
+mount -t tmpfs tmpfs "$log"
+
+ok() { ktap_test_pass "$*"; }
+fail() { ktap_test_fail "$*"; }
+# check NAME COMMAND...: a test passing when COMMAND does.
+check() {
+	name=$1
+	shift
+	if "$@" >"$log/check" 2>&1; then
+		ok "$name"
+	else
+		sed 's/^/# /' "$log/check" | tail -n 8
+		fail "$name"
+	fi
+}
+
+ktap_print_header
+ktap_set_plan 11
+
+ip link set lo up
+ip link add va type veth peer name vb
+mac_b=$(cat /sys/class/net/vb/address)
+unshare --net sleep 3600 &
+ns=$!
+sleep 1
+ip link set vb netns $ns
+inb() { nsenter --net=/proc/$ns/ns/net "$@"; }
+inb ip link set lo up
+inb ip addr add 192.168.77.2/24 dev vb
+inb ip link set vb up
+ip addr add 192.168.77.1/24 dev va
+ip link set va up
+rdma link add rxe0 type rxe netdev va || ktap_exit_fail_msg "link: no rxe on va"
+
+# 'rdma link add' names the netdev in the caller's namespace.
+check "rdma link add vlink0 type vroce netdev vb (in vb's namespace)" \
+	inb rdma link add vlink0 type vroce netdev vb
+if inb rdma link add vlink1 type vroce netdev vb >"$log/again" 2>&1 ||
+   [ -e /sys/class/infiniband/vlink1 ]; then
+	fail "a second vroce port on vb is refused"
+else
+	ok "a second vroce port on vb is refused: $(head -n 1 "$log/again")"
+fi
+sleep 2		# the RoCE v2 GIDs of the addresses, the links up
+
+# gid DEV ADDR: the index of DEV's RoCE v2 GID of IPv4 address ADDR.
+gid() {
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		t=$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)
+		[ "$t" = "RoCE v2" ] || continue
+		case $(cat "$f") in
+		"0000:0000:0000:0000:0000:ffff:$3") echo "$i"; return 0 ;;
+		esac
+	done
+	echo 0
+	return 1
+}
+# The IPv4-mapped GID's last 32 bits as sysfs shows them.
+gr=$(gid rxe0 192.168.77.1 c0a8:4d01)
+gv=$(gid vlink0 192.168.77.2 c0a8:4d02)
+# In vb's namespace, where the netdev is seen.
+state=$(inb rdma link show vlink0/1 2>&1)
+mtu=$(ibv_devinfo -d vlink0 2>&1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+case "$state" in
+*"state ACTIVE"*"netdev vb"*)
+	if [ "$mtu" = 1024 ]; then
+		ok "vlink0: ACTIVE on vb, active MTU 1024 (veth's 1500), RoCE v2 GID $gv"
+	else
+		fail "vlink0: active MTU '$mtu', expected 1024"
+	fi
+	;;
+*) echo "# $state"; fail "vlink0: not ACTIVE on vb" ;;
+esac
+
+dumpcap -q -i va -f "udp port 4791" -P -w "$log/va.pcap" \
+	>"$log/dumpcap" 2>&1 &
+cap=$!
+sleep 2
+
+# pair NAME SERVER_NS 'server command' 'client command': the server in
+# the initial namespace (SERVER_NS empty) or vb's (SERVER_NS 'inb'), the
+# client in the other.
+pair() {
+	if [ -n "$2" ]; then
+		inb timeout 60 sh -c "$3" >"$log/$1.srv" 2>&1 &
+	else
+		timeout 60 sh -c "$3" >"$log/$1.srv" 2>&1 &
+	fi
+	srv=$!
+	sleep 2
+	if [ -n "$2" ]; then
+		timeout 60 sh -c "$4" >"$log/$1.cli" 2>&1
+	else
+		inb timeout 60 sh -c "$4" >"$log/$1.cli" 2>&1
+	fi
+	crc=$?
+	wait $srv
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
+		ok "$1: $(tail -n 1 "$log/$1.cli")"
+	else
+		tail -n 8 "$log/$1.cli" "$log/$1.srv" | sed 's/^/# /'
+		fail "$1: client exit $crc, server exit $src"
+	fi
+}
+
+pair "ibv_ud_pingpong vroce (client) -> rxe" "" \
+	"ibv_ud_pingpong -d rxe0 -g $gr -s 1024 -n 100" \
+	"ibv_ud_pingpong -d vlink0 -g $gv -s 1024 -n 100 192.168.77.1"
+pair "ibv_ud_pingpong rxe (client) -> vroce" inb \
+	"ibv_ud_pingpong -d vlink0 -g $gv -s 1024 -n 100" \
+	"ibv_ud_pingpong -d rxe0 -g $gr -s 1024 -n 100 192.168.77.2"
+# rdma_cm over UD: address and route resolution, SIDR over the GSI QPs.
+pair "udaddy vroce (client) -> rxe" "" \
+	"udaddy -b 192.168.77.1 -C 20" \
+	"udaddy -s 192.168.77.1 -b 192.168.77.2 -C 20"
+pair "udaddy rxe (client) -> vroce" inb \
+	"udaddy -b 192.168.77.2 -C 20" \
+	"udaddy -s 192.168.77.2 -b 192.168.77.1 -C 20"
+
+tx=$(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_tx_frames 2>/dev/null)
+rx=$(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_rx_frames 2>/dev/null)
+if [ "${tx:-0}" -ge 200 ] && [ "${rx:-0}" -ge 200 ]; then
+	ok "vlink0's packet counters: link_tx_frames $tx, link_rx_frames $rx"
+else
+	fail "vlink0's packet counters: link_tx_frames '$tx', link_rx_frames '$rx'"
+fi
+
+sleep 1
+kill $cap 2>/dev/null
+wait $cap
+# Every packet on va either way: ud_pingpong's 2 x 2 x 100 datagrams and
+# more, the MADs of rdma_cm.
+if [ ! -s "$log/va.pcap" ]; then
+	sed 's/^/# /' "$log/dumpcap" | tail -n 8
+	fail "tshark decodes the capture of va clean: nothing captured"
+elif python3 "$here/frames.py" --capture "$log/va.pcap" 400 >"$log/frames" 2>&1; then
+	ok "tshark decodes the capture of va clean: $(tail -n 1 "$log/frames")"
+else
+	sed 's/^/# /' "$log/frames" | tail -n 12
+	fail "tshark decodes the capture of va clean"
+fi
+
+# Hostile frames from va's side to vb's MAC (scripts/hostile-frames.py):
+# each is dropped and counted, the kernel (KASAN, lockdep) stays quiet.
+cnt() { cat /sys/class/infiniband/vlink0/ports/1/hw_counters/"$1"; }
+i0=$(cnt link_rx_icrc_err) d0=$(cnt link_rx_discards) u0=$(cnt ud_dropped)
+seed=${VROCE_HOSTILE_SEED:-$(date +%s)}
+if python3 "$here/hostile-frames.py" va "$mac_b" \
+	192.168.77.1 192.168.77.2 1 0x80010000 "$seed" 3000 >"$log/hostile" 2>&1; then
+	sleep 2
+	i1=$(cnt link_rx_icrc_err) d1=$(cnt link_rx_discards) u1=$(cnt ud_dropped)
+	if [ $((i1 - i0)) -ge 1 ] && [ $((d1 - d0)) -ge 2 ] && [ $((u1 - u0)) -ge 2 ]; then
+		ok "hostile frames (seed $seed, 3005) dropped and counted: icrc_err +$((i1 - i0)), discards +$((d1 - d0)), ud_dropped +$((u1 - u0))"
+	else
+		fail "hostile frames (seed $seed): icrc_err +$((i1 - i0)), discards +$((d1 - d0)), ud_dropped +$((u1 - u0))"
+	fi
+else
+	sed 's/^/# /' "$log/hostile" | tail -n 8
+	fail "hostile frames: the sender failed"
+fi
+
+# The netdev goes: its port goes with it, and rxe's with va.
+inb ip link del vb
+for i in $(seq 50); do
+	[ -e /sys/class/infiniband/vlink0 ] || [ -e /sys/class/infiniband/rxe0 ] ||
+		break
+	sleep 0.2
+done
+if [ -e /sys/class/infiniband/vlink0 ]; then
+	fail "vlink0 goes with vb"
+else
+	ok "vlink0 goes with vb (and rxe0 with va, its peer)"
+fi
+
+kill $ns 2>/dev/null
+umount "$log"
+ktap_finished
