@@ -14,7 +14,10 @@
 # 6.12 amd64, 6.12 rt-amd64 and 6.1 amd64; 6.1 rt-amd64 gets its headers
 # only: a skip says so). Removal must leave nothing for any kernel: no
 # DKMS entry, no source tree, no module, no modules.dep line.
-# KTAP (scripts/ktap.sh): two tests and four per kernel, the QEMU boots'
+# Issue 34: where the image is installed, scripts/qemu-link-test.sh boots
+# it twice, two guests joined by a socket link over 127.0.0.1, vroce to
+# vroce over 'rdma link add'.
+# KTAP (scripts/ktap.sh): two tests and five per kernel, the QEMU boots'
 # own nested.
 set -euo pipefail
 
@@ -48,7 +51,7 @@ left() {
 }
 
 ktap_print_header
-ktap_set_plan $((2 + 4 * ${#rels[@]}))
+ktap_set_plan $((2 + 5 * ${#rels[@]}))
 rsync -a --exclude .git "$repo/" "$work/src/"
 make -s -C "$work/src" dkms-remove >/dev/null 2>&1 || true
 t0=$(date +%s)
@@ -90,6 +93,17 @@ for rel in "${rels[@]}"; do
 		ktap_print_msg "$rel: the QEMU load test took $(( $(date +%s) - t1 )) s"
 	else
 		ktap_test_fail "$boot: no module"
+	fi
+	# Issue 34: two guests of that kernel, vroce to vroce over a link.
+	link="$rel: vroce to vroce across two QEMU guests (a socket link on 127.0.0.1)"
+	if [ ! -r "/boot/vmlinuz-$rel" ]; then
+		ktap_test_skip "$link" "no linux-image of $rel installed"
+	elif [ -n "$ko" ]; then
+		t1=$(date +%s)
+		ktap_subtest "$link" nice -n 10 "$repo/scripts/qemu-link-test.sh" "$ko" "$rel"
+		ktap_print_msg "$rel: the two-guest link test took $(( $(date +%s) - t1 )) s"
+	else
+		ktap_test_fail "$link: no module"
 	fi
 done
 

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Issue 34: vroce to vroce across two kernels. Boots Debian's own kernel
+# twice under QEMU (TCG), guests A and B, each with the given vroce.ko
+# (no HCA at load: vroce.num_hcas=0), the RDMA core's modules, virtio_net,
+# rdma-core's rdma, ibv_devinfo, ibv_ud_pingpong and udaddy and the
+# provider built here; their one network device each is joined to the
+# other's by QEMU's socket netdev over the host's 127.0.0.1 (A listens, B
+# connects; nothing else is on that link, no tap, no bridge). In each
+# guest: 'rdma link add vlink0 type vroce netdev eth0', 192.168.78.1 (A)
+# and .2 (B); ibv_ud_pingpong and udaddy with A as the server and B as the
+# client, the port's packet counters, a clean dmesg.
+#
+# Usage: scripts/qemu-link-test.sh <vroce.ko[.xz]> <kernel release>
+# KTAP (scripts/ktap.sh): one test per guest, its own KTAP nested.
+set -euo pipefail
+
+ko=$1
+rel=$2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/vroce-qemu-link.XXXXXX)
+pids=()
+trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'echo "# qemu-link-test: line $LINENO failed (exit $?)"' ERR
+kernel=/boot/vmlinuz-$rel
+# shellcheck source=ktap.sh
+. "$repo/scripts/ktap.sh"
+# shellcheck source=splat.sh
+. "$repo/scripts/splat.sh"
+# shellcheck source=qemu-root.sh
+. "$repo/scripts/qemu-root.sh"
+if [ ! -r "$kernel" ]; then
+	ktap_print_header
+	ktap_set_plan 1
+	ktap_test_fail "two guests of Debian's $rel: no $kernel (linux-image-$rel)"
+	exit 1
+fi
+
+root=$work/root
+qemu_root_init "$root" "$repo"
+ln -s busybox "$root/bin/ping"
+# (virtio_pci where the kernel has it as a module: 6.1.)
+qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
+	virtio_pci virtio_net
+for m in $(modinfo -F depends "$ko" | tr ',' ' '); do
+	qemu_root_modules "$root" "$rel" "$m"
+done
+case $ko in
+*.xz) xz -dc "$ko" >"$root/modules/vroce.ko" ;;
+*) cp "$ko" "$root/modules/vroce.ko" ;;
+esac
+echo vroce >>"$root/modules/order"
+qemu_root_verbs "$root" "$repo" /usr/bin/ibv_ud_pingpong /usr/bin/udaddy
+qemu_root_initscript "$root" "poweroff -f"
+cat >"$root/tests.sh" <<'TESTS'
+#!/bin/sh
+. /ktap.sh
+. /splat.sh
+. /guest-verbs.sh
+role=$(cat /role)
+me=192.168.78.1 peer=192.168.78.2
+[ "$role" = b ] && me=192.168.78.2 peer=192.168.78.1
+ktap_print_header
+ktap_set_plan 6
+loaded=1
+for m in $(cat /modules/order); do
+	args=
+	[ "$m" = vroce ] && args="num_hcas=0"
+	# shellcheck disable=SC2086 # the parameters split
+	insmod /modules/$m.ko $args || { ktap_print_msg "insmod $m failed"; loaded=0; }
+done
+ktap_test_result "insmod $(wc -l </modules/order) modules" [ $loaded -eq 1 ]
+ip link set lo up
+ip link set eth0 up
+ip addr add $me/24 dev eth0
+if rdma link add vlink0 type vroce netdev eth0 >/tmp/link 2>&1; then
+	ktap_test_pass "guest $role: rdma link add vlink0 type vroce netdev eth0"
+else
+	sed 's/^/# /' /tmp/link
+	ip link | sed 's/^/# /'
+	ktap_test_fail "guest $role: rdma link add vlink0 type vroce netdev eth0"
+fi
+# The peer's address answers over the link (ARP, ICMP: the stack's).
+up=0
+for i in $(seq 60); do
+	ping -c 1 -W 1 $peer >/dev/null 2>&1 && { up=1; break; }
+done
+ktap_test_result "guest $role: $peer answers over the socket link" [ $up -eq 1 ]
+# The RoCE v2 GID of this guest's IPv4 address.
+g=0
+for f in /sys/class/infiniband/vlink0/ports/1/gids/*; do
+	i=${f##*/}
+	[ "$(cat /sys/class/infiniband/vlink0/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] || continue
+	case $(cat "$f") in
+	0000:0000:0000:0000:0000:ffff:c0a8:4e0*) g=$i; break ;;
+	esac
+done
+if [ "$role" = a ]; then
+	timeout 120 ibv_ud_pingpong -d vlink0 -g $g -s 1024 -n 50 >/tmp/ud 2>&1
+	ud=$?
+	timeout 60 udaddy -b $me -C 10 >/tmp/cm 2>&1
+	cm=$?
+else
+	sleep 3		# A's server listens
+	timeout 60 ibv_ud_pingpong -d vlink0 -g $g -s 1024 -n 50 $peer >/tmp/ud 2>&1
+	ud=$?
+	sleep 3
+	timeout 60 udaddy -s $peer -b $me -C 10 >/tmp/cm 2>&1
+	cm=$?
+fi
+[ $ud -eq 0 ] || sed 's/^/# /' /tmp/ud
+ktap_test_result "guest $role: ibv_ud_pingpong ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/ud)" [ $ud -eq 0 ]
+[ $cm -eq 0 ] || sed 's/^/# /' /tmp/cm
+ktap_test_result "guest $role: udaddy ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/cm)" [ $cm -eq 0 ]
+ktap_print_msg "guest $role: link_tx_frames $(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_tx_frames), link_rx_frames $(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_rx_frames), link_rx_icrc_err $(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_rx_icrc_err)"
+guest_dmesg_clean
+ktap_finished
+TESTS
+for r in a b; do
+	echo $r >"$root/role"
+	qemu_root_pack "$root" "$work/initrd.$r"
+done
+
+# A free port on 127.0.0.1 for the two QEMU processes, and only them.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+link() {
+	echo -netdev "socket,id=l0,$1=127.0.0.1:$port" \
+	     -device "virtio-net-pci,netdev=l0,mac=52:54:00:78:00:$2"
+}
+# shellcheck disable=SC2046 # link's words split
+qemu_root_boot "$kernel" "$work/initrd.a" "$work/ktap.a" -m 1024 $(link listen 01) &
+pids+=($!)
+sleep 2
+# shellcheck disable=SC2046
+qemu_root_boot "$kernel" "$work/initrd.b" "$work/ktap.b" -m 1024 $(link connect 02)
+wait "${pids[@]}" || true
+pids=()
+
+# guest R's KTAP; true when its tests exited 0 and its console is clean.
+guest() {
+	local k=$work/ktap.$1
+	if [ ! -s "$k" ]; then
+		echo "# guest $1: no KTAP; the console, last lines:"
+		tr -d '\r' <"$k.console" | tail -n 20 | sed 's/^/# /'
+		return 1
+	fi
+	cat "$k"
+	grep -qx '# qemu: tests exited 0' "$k" && qemu_root_console_clean "$k"
+}
+ktap_print_header
+ktap_set_plan 2
+ktap_subtest "guest A ($rel, 192.168.78.1, server) over a socket link on 127.0.0.1" guest a
+ktap_subtest "guest B ($rel, 192.168.78.2, client) over a socket link on 127.0.0.1" guest b
+ktap_finished
