@@ -144,6 +144,16 @@ def icrc(pkt):
     return zlib.crc32(b'\xff' * 8 + bytes(m) + pkt[n:-4])
 
 
+def icrc_findings(pkt):
+    """What is wrong with the ICRC of @pkt: nothing, or one finding."""
+    want = icrc(pkt)
+    if want is not None and struct.unpack('<I', pkt[-4:])[0] == want:
+        return []
+    return ['ICRC %s on the wire, %s computed'
+            % (pkt[-4:].hex(),
+               'none' if want is None else struct.pack('<I', want).hex())]
+
+
 def tshark_fields(pcap):
     head = ['frame.number', 'frame.protocols', 'infiniband.bth.opcode',
             '_ws.malformed', '_ws.expert.severity', '_ws.expert.message']
@@ -298,12 +308,7 @@ def capture(path, least):
         if malformed:
             why.append('malformed')
         why += ['expert: ' + e for e in expert_findings(pkt, experts)]
-        want = icrc(pkt)
-        if want is None or struct.unpack('<I', pkt[-4:])[0] != want:
-            why.append('ICRC %s on the wire, %s computed'
-                       % (pkt[-4:].hex(),
-                          'none' if want is None else
-                          struct.pack('<I', want).hex()))
+        why += icrc_findings(pkt)
         if why:
             bad += 1
             print('frames: packet %d: %s' % (i, '; '.join(why)))
@@ -366,12 +371,7 @@ def main():
             why += vroce_fields(opcode, fields)
             if opcode in EXTS:
                 why += vroce_bytes(opcode, pkt)
-        want = icrc(pkt)
-        if want is None or struct.unpack('<I', pkt[-4:])[0] != want:
-            why.append('ICRC %s on the wire, %s computed'
-                       % (pkt[-4:].hex(),
-                          'none' if want is None else
-                          struct.pack('<I', want).hex()))
+        why += icrc_findings(pkt)
         if why:
             bad += 1
             print('frames: packet %d (%s, opcode %#04x): %s'

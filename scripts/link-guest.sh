@@ -11,9 +11,11 @@
 # by tshark (scripts/frames.py --capture), and the link goes with its
 # netdev.
 #
-# Usage: link-guest.sh <dir>/libvroce
+# Usage: link-guest.sh <dir>/libvroce MHZ (the host's CPU clock, for
+# perftest, which reads it from /proc/cpuinfo: UML's has none)
 # KTAP (scripts/ktap.sh).
 export RDMAV_DRIVERS="$1" IBV_SHOW_WARNINGS=1
+mhz=${2:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=ktap.sh
 . "$here/ktap.sh"
@@ -35,7 +37,9 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 13
+{ cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
+mount --bind "$log/cpuinfo" /proc/cpuinfo
 
 ip link set lo up
 ip link add va type veth peer name vb
@@ -118,7 +122,9 @@ pair() {
 	wait $srv
 	src=$?
 	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
-		ok "$1: $(tail -n 1 "$log/$1.cli")"
+		# perftest's figures line, else the program's last line.
+		r=$(grep -E '^ *[0-9]+ +[0-9]+ ' "$log/$1.cli" | tail -n 1)
+		ok "$1: ${r:-$(tail -n 1 "$log/$1.cli")}"
 	else
 		tail -n 8 "$log/$1.cli" "$log/$1.srv" | sed 's/^/# /'
 		fail "$1: client exit $crc, server exit $src"
@@ -138,6 +144,14 @@ pair "udaddy vroce (client) -> rxe" "" \
 pair "udaddy rxe (client) -> vroce" inb \
 	"udaddy -b 192.168.77.2 -C 20" \
 	"udaddy -s 192.168.77.2 -b 192.168.77.1 -C 20"
+
+# perftest over UD: 1024-byte SENDs (one MTU), 200 of them.
+pair "ib_send_bw -c UD vroce (client) -> rxe" "" \
+	"ib_send_bw -c UD -d rxe0 -x $gr -s 1024 -n 200 -F" \
+	"ib_send_bw -c UD -d vlink0 -x $gv -s 1024 -n 200 -F 192.168.77.1"
+pair "ib_send_bw -c UD rxe (client) -> vroce" inb \
+	"ib_send_bw -c UD -d vlink0 -x $gv -s 1024 -n 200 -F" \
+	"ib_send_bw -c UD -d rxe0 -x $gr -s 1024 -n 200 -F 192.168.77.2"
 
 tx=$(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_tx_frames 2>/dev/null)
 rx=$(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_rx_frames 2>/dev/null)
@@ -195,5 +209,6 @@ else
 fi
 
 kill $ns 2>/dev/null
+umount /proc/cpuinfo
 umount "$log"
 ktap_finished

@@ -43,14 +43,7 @@ ln -s busybox "$root/bin/ping"
 # (virtio_pci where the kernel has it as a module: 6.1.)
 qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
 	virtio_pci virtio_net
-for m in $(modinfo -F depends "$ko" | tr ',' ' '); do
-	qemu_root_modules "$root" "$rel" "$m"
-done
-case $ko in
-*.xz) xz -dc "$ko" >"$root/modules/vroce.ko" ;;
-*) cp "$ko" "$root/modules/vroce.ko" ;;
-esac
-echo vroce >>"$root/modules/order"
+qemu_root_vroce "$root" "$rel" "$ko"
 qemu_root_verbs "$root" "$repo" /usr/bin/ibv_ud_pingpong /usr/bin/udaddy
 qemu_root_initscript "$root" "poweroff -f"
 cat >"$root/tests.sh" <<'TESTS'

@@ -54,14 +54,7 @@ qemu_root_init "$root" "$repo"
 # That kernel's modules, uncompressed, with what they depend on; then ours.
 qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
 	nvme_core nvme_fabrics nvme_rdma nvmet nvmet_rdma null_blk
-for m in $(modinfo -F depends "$ko" | tr ',' ' '); do
-	qemu_root_modules "$root" "$rel" "$m"
-done
-case $ko in
-*.xz) xz -dc "$ko" >"$root/modules/vroce.ko" ;;
-*) cp "$ko" "$root/modules/vroce.ko" ;;
-esac
-echo vroce >>"$root/modules/order"
+qemu_root_vroce "$root" "$rel" "$ko"
 # User space: the programs and every library they load.
 qemu_root_verbs "$root" "$repo" /usr/sbin/nvme
 qemu_root_initscript "$root" "poweroff -f"

@@ -54,6 +54,21 @@ qemu_root_modules() {
 	done
 }
 
+# qemu_root_vroce ROOT REL KO: the modules kernel REL loads KO (a vroce.ko,
+# maybe xz-compressed) after, then KO itself as ROOT/modules/vroce.ko, last
+# in ROOT/modules/order.
+qemu_root_vroce() {
+	local root=$1 rel=$2 ko=$3 m
+	for m in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		qemu_root_modules "$root" "$rel" "$m"
+	done
+	case $ko in
+	*.xz) xz -dc "$ko" >"$root/modules/vroce.ko" ;;
+	*) cp "$ko" "$root/modules/vroce.ko" ;;
+	esac
+	echo vroce >>"$root/modules/order"
+}
+
 # qemu_root_program ROOT PATH...: each program (or library) into ROOT/bin,
 # unless it is under ROOT already, and every library it loads at its path.
 qemu_root_program() {
