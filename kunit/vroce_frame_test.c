@@ -1511,9 +1511,9 @@ static void vroce_frame_link_ud_rxe(struct kunit *test)
 	f.qkey = FT_QKEY;
 	pkt = ft_build(test, &f, &len);
 	KUNIT_ASSERT_EQ(test, ft_post_recv(q[1]), 0);
+	dropped = ft_counter(vdev, VROCE_CNT_UD_DROPPED);
 	pkt[len - 4 - 10] ^= 0x20;	/* a payload byte, under the old ICRC */
 	ft_inject(test, l->end[1], pkt, len);
-	dropped = ft_counter(vdev, VROCE_CNT_UD_DROPPED);
 	pkt[len - 4 - 10] ^= 0x20;
 	f.dqpn = q[1]->qp->qp_num + 77;	/* no such QP */
 	kunit_kfree(test, pkt);

@@ -22,14 +22,16 @@ printed packets: every count must match the packets read, vroce's packets
 must be exactly one of each opcode it builds over IPv4 and IPv6, and a
 line that names a packet but does not parse is a finding.
 
-frames.py --capture PCAP MIN judges a capture of a link instead (issue
-34, scripts/link-guest.sh): a classic pcap of Ethernet frames (dumpcap
--P, filtered to UDP port 4791), at least MIN of them, each
-InfiniBand over UDP with an opcode IBTA defines and this judge knows, not
+frames.py --capture PCAP MIN [OPCODES] judges a capture of a link
+instead (issue 34, scripts/link-guest.sh): a classic pcap of Ethernet
+frames (dumpcap -P, filtered to UDP port 4791), at least MIN of them,
+whole, each InfiniBand over UDP with an opcode IBTA defines and this
+judge knows (one of OPCODES, comma-separated, when given), not
 malformed, no expert finding, the ICRC right; the opcodes seen are
-printed with their counts.
+printed with their counts, and the packets from each source address
+('frames: from ADDR: N').
 
-Usage: frames.py LOG [PCAP] | frames.py --capture PCAP MIN
+Usage: frames.py LOG [PCAP] | frames.py --capture PCAP MIN [OPCODES]
 Exit 0 when every packet passes, 1 when one fails or the log holds none,
 3 when tshark is missing; diagnostics on stdout.
 """
@@ -128,6 +130,8 @@ def write_pcap(path, frames):
 
 def icrc(pkt):
     """The ICRC of @pkt (its last four bytes not counted), or None."""
+    if not pkt:
+        return None
     l3 = 40 if pkt[0] >> 4 == 6 else 20
     n = l3 + 8 + 12
     if len(pkt) < n + 4:
@@ -268,10 +272,14 @@ def read_capture(path):
     if struct.unpack(end + 'I', data[20:24])[0] != LINKTYPE_ETHERNET:
         return None
     pkts, off = [], 24
-    while off + 16 <= len(data):
+    while off < len(data):
+        if off + 16 > len(data):
+            return None                 # a record cut short
         incl, = struct.unpack(end + 'I', data[off + 8:off + 12])
         frame = data[off + 16:off + 16 + incl]
         off += 16 + incl
+        if len(frame) < incl:
+            return None
         # Ethernet, no VLAN tag: the IP packet, its IP length only.
         pkt = frame[14:]
         if pkt and pkt[0] >> 4 == 4:
@@ -282,17 +290,18 @@ def read_capture(path):
     return pkts
 
 
-def capture(path, least):
+def capture(path, least, allowed=None):
     """Judge a capture of a link: see the module's docstring."""
     if not shutil.which('tshark'):
         print('frames: tshark is not installed (scripts/install-deps.sh check)')
         return 3
     pkts = read_capture(path)
     if pkts is None:
-        print('frames: %s is not a classic pcap of Ethernet frames' % path)
+        print('frames: %s is not a whole classic pcap of Ethernet frames'
+              % path)
         return 1
     rows = tshark_fields(path)
-    bad, seen = 0, {}
+    bad, seen, sources = 0, {}, {}
     for i, pkt in enumerate(pkts, 1):
         protos, got, malformed, experts, _ = rows.get(
             i, ('', '', '', [], {}))
@@ -303,8 +312,14 @@ def capture(path, least):
         if opcode is None or opcode not in EXTS:
             why.append('opcode %s, not one of IBTA\'s this judge knows'
                        % (got or 'none'))
+        elif allowed is not None and opcode not in allowed:
+            why.append('opcode %#04x, not one of %s' % (
+                opcode, ', '.join('%#04x' % o for o in sorted(allowed))))
         else:
             seen[opcode] = seen.get(opcode, 0) + 1
+        if len(pkt) >= 20 and pkt[0] >> 4 == 4:
+            src = '.'.join(str(b) for b in pkt[12:16])
+            sources[src] = sources.get(src, 0) + 1
         if malformed:
             why.append('malformed')
         why += ['expert: ' + e for e in expert_findings(pkt, experts)]
@@ -316,6 +331,8 @@ def capture(path, least):
         bad += 1
         print('frames: %d packets captured, %d at least expected'
               % (len(pkts), least))
+    for src, n in sorted(sources.items()):
+        print('frames: from %s: %d' % (src, n))
     print('frames: capture %s: %d packets (%s), ICRC recomputed: %d with findings'
           % (os.path.basename(path), len(pkts),
              ', '.join('opcode %#04x: %d' % kv for kv in sorted(seen.items())),
@@ -324,8 +341,11 @@ def capture(path, least):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == '--capture':
-        return capture(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) in (4, 5) and sys.argv[1] == '--capture':
+        allowed = None
+        if len(sys.argv) == 5:
+            allowed = {int(o, 0) for o in sys.argv[4].split(',')}
+        return capture(sys.argv[2], int(sys.argv[3]), allowed)
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip().splitlines()[-4], file=sys.stderr)
         return 2

@@ -37,7 +37,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 15
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -46,7 +46,11 @@ ip link add va type veth peer name vb
 mac_b=$(cat /sys/class/net/vb/address)
 unshare --net sleep 3600 &
 ns=$!
-sleep 1
+# Until the sleeper is in its own namespace.
+for i in $(seq 50); do
+	[ "$(readlink /proc/$ns/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+	sleep 0.1
+done
 ip link set vb netns $ns
 inb() { nsenter --net=/proc/$ns/ns/net "$@"; }
 inb ip link set lo up
@@ -77,12 +81,14 @@ gid() {
 		"0000:0000:0000:0000:0000:ffff:$3") echo "$i"; return 0 ;;
 		esac
 	done
-	echo 0
 	return 1
 }
-# The IPv4-mapped GID's last 32 bits as sysfs shows them.
-gr=$(gid rxe0 192.168.77.1 c0a8:4d01)
-gv=$(gid vlink0 192.168.77.2 c0a8:4d02)
+# The IPv4-mapped GID's last 32 bits as sysfs shows them; without them
+# the programs would fall back to another GID: no run.
+gr=$(gid rxe0 192.168.77.1 c0a8:4d01) ||
+	ktap_exit_fail_msg "link: rxe0 has no RoCE v2 GID of 192.168.77.1"
+gv=$(gid vlink0 192.168.77.2 c0a8:4d02) ||
+	ktap_exit_fail_msg "link: vlink0 has no RoCE v2 GID of 192.168.77.2"
 # In vb's namespace, where the netdev is seen.
 state=$(inb rdma link show vlink0/1 2>&1)
 mtu=$(ibv_devinfo -d vlink0 2>&1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
@@ -100,7 +106,11 @@ esac
 dumpcap -q -i va -f "udp port 4791" -P -w "$log/va.pcap" \
 	>"$log/dumpcap" 2>&1 &
 cap=$!
-sleep 2
+# The file's header is written once the capture runs.
+for i in $(seq 100); do
+	[ "$(stat -c %s "$log/va.pcap" 2>/dev/null || echo 0)" -ge 24 ] && break
+	sleep 0.1
+done
 
 # pair NAME SERVER_NS 'server command' 'client command': the server in
 # the initial namespace (SERVER_NS empty) or vb's (SERVER_NS 'inb'), the
@@ -131,12 +141,16 @@ pair() {
 	fi
 }
 
+cnt() { cat /sys/class/infiniband/vlink0/ports/1/hw_counters/"$1"; }
+t0=$(cnt link_tx_frames) r0=$(cnt link_rx_frames)
+# The received bytes checked (-c) at both ends.
 pair "ibv_ud_pingpong vroce (client) -> rxe" "" \
-	"ibv_ud_pingpong -d rxe0 -g $gr -s 1024 -n 100" \
-	"ibv_ud_pingpong -d vlink0 -g $gv -s 1024 -n 100 192.168.77.1"
+	"ibv_ud_pingpong -d rxe0 -g $gr -s 1024 -n 100 -c" \
+	"ibv_ud_pingpong -d vlink0 -g $gv -s 1024 -n 100 -c 192.168.77.1"
+t1=$(cnt link_tx_frames) r1=$(cnt link_rx_frames)
 pair "ibv_ud_pingpong rxe (client) -> vroce" inb \
-	"ibv_ud_pingpong -d vlink0 -g $gv -s 1024 -n 100" \
-	"ibv_ud_pingpong -d rxe0 -g $gr -s 1024 -n 100 192.168.77.2"
+	"ibv_ud_pingpong -d vlink0 -g $gv -s 1024 -n 100 -c" \
+	"ibv_ud_pingpong -d rxe0 -g $gr -s 1024 -n 100 -c 192.168.77.2"
 # rdma_cm over UD: address and route resolution, SIDR over the GSI QPs.
 pair "udaddy vroce (client) -> rxe" "" \
 	"udaddy -b 192.168.77.1 -C 20" \
@@ -153,12 +167,11 @@ pair "ib_send_bw -c UD rxe (client) -> vroce" inb \
 	"ib_send_bw -c UD -d vlink0 -x $gv -s 1024 -n 200 -F" \
 	"ib_send_bw -c UD -d rxe0 -x $gr -s 1024 -n 200 -F 192.168.77.2"
 
-tx=$(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_tx_frames 2>/dev/null)
-rx=$(cat /sys/class/infiniband/vlink0/ports/1/hw_counters/link_rx_frames 2>/dev/null)
-if [ "${tx:-0}" -ge 200 ] && [ "${rx:-0}" -ge 200 ]; then
-	ok "vlink0's packet counters: link_tx_frames $tx, link_rx_frames $rx"
+# One pingpong of 100 round trips: 100 datagrams each way, exactly.
+if [ $((t1 - t0)) -eq 100 ] && [ $((r1 - r0)) -eq 100 ]; then
+	ok "vlink0's packet counters over 100 round trips: link_tx_frames +100, link_rx_frames +100"
 else
-	fail "vlink0's packet counters: link_tx_frames '$tx', link_rx_frames '$rx'"
+	fail "vlink0's packet counters over 100 round trips: link_tx_frames +$((t1 - t0)), link_rx_frames +$((r1 - r0))"
 fi
 
 sleep 1
@@ -166,33 +179,70 @@ kill $cap 2>/dev/null
 wait $cap
 # Every packet on va either way: ud_pingpong's 2 x 2 x 100 datagrams and
 # more, the MADs of rdma_cm.
+# Every packet on va either way, UD SENDs only: what vlink0 sent is what
+# came from 192.168.77.2 (nothing was dropped on the way in: no fault).
+tx=$(cnt link_tx_frames) rx=$(cnt link_rx_frames)
 if [ ! -s "$log/va.pcap" ]; then
 	sed 's/^/# /' "$log/dumpcap" | tail -n 8
 	fail "tshark decodes the capture of va clean: nothing captured"
-elif python3 "$here/frames.py" --capture "$log/va.pcap" 400 >"$log/frames" 2>&1; then
+elif python3 "$here/frames.py" --capture "$log/va.pcap" $((tx + rx)) 0x64,0x65 \
+	>"$log/frames" 2>&1 &&
+     grep -qx "frames: from 192.168.77.2: $tx" "$log/frames" &&
+     grep -qx "frames: from 192.168.77.1: $rx" "$log/frames"; then
 	ok "tshark decodes the capture of va clean: $(tail -n 1 "$log/frames")"
 else
 	sed 's/^/# /' "$log/frames" | tail -n 12
-	fail "tshark decodes the capture of va clean"
+	fail "tshark decodes the capture of va clean, $tx packets from vlink0, $rx to it"
 fi
 
 # Hostile frames from va's side to vb's MAC (scripts/hostile-frames.py):
-# each is dropped and counted, the kernel (KASAN, lockdep) stays quiet.
-cnt() { cat /sys/class/infiniband/vlink0/ports/1/hw_counters/"$1"; }
-i0=$(cnt link_rx_icrc_err) d0=$(cnt link_rx_discards) u0=$(cnt ud_dropped)
+# first one of each kind, each counted exactly where it belongs; then
+# fuzzing, every packet counted once; the kernel (KASAN, lockdep) quiet.
+settle() {	# wait until the port's receive counters stop moving
+	prev=
+	for i in $(seq 50); do
+		cur="$(cnt link_rx_frames) $(cnt link_rx_icrc_err) $(cnt link_rx_discards) $(cnt ud_dropped)"
+		[ "$cur" = "$prev" ] && break
+		prev=$cur
+		sleep 0.2
+	done
+}
+hostile() {
+	python3 "$here/hostile-frames.py" va "$mac_b" 192.168.77.1 192.168.77.2 \
+		1 0x80010000 "$seed" "$@" >>"$log/hostile" 2>&1
+}
 seed=${VROCE_HOSTILE_SEED:-$(date +%s)}
-if python3 "$here/hostile-frames.py" va "$mac_b" \
-	192.168.77.1 192.168.77.2 1 0x80010000 "$seed" 3000 >"$log/hostile" 2>&1; then
-	sleep 2
-	i1=$(cnt link_rx_icrc_err) d1=$(cnt link_rx_discards) u1=$(cnt ud_dropped)
-	if [ $((i1 - i0)) -ge 1 ] && [ $((d1 - d0)) -ge 2 ] && [ $((u1 - u0)) -ge 2 ]; then
-		ok "hostile frames (seed $seed, 3005) dropped and counted: icrc_err +$((i1 - i0)), discards +$((d1 - d0)), ud_dropped +$((u1 - u0))"
+settle
+f0=$(cnt link_rx_frames) i0=$(cnt link_rx_icrc_err) d0=$(cnt link_rx_discards) u0=$(cnt ud_dropped)
+if hostile fixed 0; then
+	settle
+	f1=$(cnt link_rx_frames) i1=$(cnt link_rx_icrc_err) d1=$(cnt link_rx_discards) u1=$(cnt ud_dropped)
+	# Taken by the transport: qpn and qkey (then dropped by the QP
+	# lookup, ud_dropped); icrc; discards: trunc, opcode, gid, pkey;
+	# mac and vlan never reach the port.
+	got="rx_frames +$((f1 - f0)) icrc_err +$((i1 - i0)) discards +$((d1 - d0)) ud_dropped +$((u1 - u0))"
+	if [ "$got" = "rx_frames +2 icrc_err +1 discards +4 ud_dropped +2" ]; then
+		ok "9 hostile frames, one of each kind, counted where each belongs: $got"
 	else
-		fail "hostile frames (seed $seed): icrc_err +$((i1 - i0)), discards +$((d1 - d0)), ud_dropped +$((u1 - u0))"
+		fail "9 hostile frames: $got, expected rx_frames +2 icrc_err +1 discards +4 ud_dropped +2"
+	fi
+	if hostile fuzz 3000; then
+		settle
+		f2=$(cnt link_rx_frames) i2=$(cnt link_rx_icrc_err) d2=$(cnt link_rx_discards)
+		n=$(((f2 - f1) + (i2 - i1) + (d2 - d1)))
+		if [ $n -eq 3000 ] && [ $((i2 - i1)) -ge 1 ] && [ $((d2 - d1)) -ge 1 ]; then
+			ok "3000 fuzzed frames (seed $seed) each counted once: rx_frames +$((f2 - f1)), icrc_err +$((i2 - i1)), discards +$((d2 - d1))"
+		else
+			fail "3000 fuzzed frames (seed $seed): rx_frames +$((f2 - f1)), icrc_err +$((i2 - i1)), discards +$((d2 - d1)): $n counted"
+		fi
+	else
+		sed 's/^/# /' "$log/hostile" | tail -n 8
+		fail "fuzzed frames: the sender failed"
 	fi
 else
 	sed 's/^/# /' "$log/hostile" | tail -n 8
 	fail "hostile frames: the sender failed"
+	ktap_test_skip "fuzzed frames" "the sender failed"
 fi
 
 # The netdev goes: its port goes with it, and rxe's with va.
@@ -202,10 +252,20 @@ for i in $(seq 50); do
 		break
 	sleep 0.2
 done
-if [ -e /sys/class/infiniband/vlink0 ]; then
-	fail "vlink0 goes with vb"
+if [ -e /sys/class/infiniband/vlink0 ] || [ -e /sys/class/infiniband/rxe0 ]; then
+	fail "vlink0 goes with vb, rxe0 with va (its peer)"
 else
-	ok "vlink0 goes with vb (and rxe0 with va, its peer)"
+	ok "vlink0 goes with vb, rxe0 with va (its peer)"
+fi
+# What the console's loglevel hides (warnings, lockdep) is in dmesg.
+# shellcheck source=splat.sh
+. "$here/splat.sh"
+dmesg >"$log/dmesg"
+if splats "$log/dmesg"; then
+	grep -m1 -E -A20 "$SPLAT_PATTERN" "$log/dmesg" | sed 's/^/# /'
+	fail "dmesg: no kernel splat"
+else
+	ok "dmesg: no kernel splat"
 fi
 
 kill $ns 2>/dev/null

@@ -201,12 +201,12 @@ static void vroce_hca_link_recv_ud(struct vroce_hca *hca,
 }
 
 /*
- * One packet off the link, its IP header at skb->data. What the HCA does
- * not take is dropped and counted: a packet that does not parse or whose
- * ICRC is wrong (VROCE_CNT_RX_ICRC_ERR for the latter), one to an address
- * not in the port's GID table, another P_Key, an opcode not carried over
- * packets yet (VROCE_CNT_RX_DISCARDS); datagrams no QP takes count as
- * ud_dropped.
+ * One packet off the link, its IP header at skb->data, counted once: what
+ * the transport takes in VROCE_CNT_RX_FRAMES (a datagram no QP takes then
+ * counts as ud_dropped too), a wrong ICRC in VROCE_CNT_RX_ICRC_ERR, and
+ * in VROCE_CNT_RX_DISCARDS a packet that does not parse otherwise, one to
+ * an address not in the port's GID table, with another P_Key, or an
+ * opcode not carried over packets yet.
  */
 static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb)
 {
@@ -220,7 +220,6 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb)
 				    VROCE_CNT_RX_DISCARDS);
 		return;
 	}
-	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 	if (!vroce_hca_sgid_ok(hca, f.dip) ||
 	    (f.pkey & 0x7fff) != 0x7fff) {
 		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
@@ -229,6 +228,7 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb)
 	switch (f.opcode) {
 	case VROCE_OP_UD | VROCE_OP_SEND_ONLY:
 	case VROCE_OP_UD | VROCE_OP_SEND_ONLY_IMM:
+		vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 		vroce_hca_link_recv_ud(hca, &f, eth_hdr(skb)->h_source);
 		break;
 	default:
