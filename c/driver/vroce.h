@@ -292,6 +292,10 @@ struct vroce_odp_work {
  * @debugfs: the driver's debugfs directory, vroce/<ibdev name>
  * @netdev: the HCA's Ethernet port, whose MAC and addresses fill the GID
  *	table
+ * @link: issue 34: the netdev the bus names as the HCA's port
+ *	(&vroce_hca_res.link, 'rdma link add'), which is then @netdev too;
+ *	NULL: @netdev is the driver's own
+ * @name: ib_register_device()'s name: "vroce%d", or 'rdma link add''s
  * @eq: the event queue
  * @cqs: CQs by number, for events; entries are live while in the array
  * @srqs: SRQs by number, for events; entries are live while in the array
@@ -340,12 +344,7 @@ struct vroce_dev {
 	struct list_head mw_zombies;
 	struct dentry *debugfs;
 	struct net_device *netdev;
-	/*
-	 * Issue 34: the netdev the HCA's port is (vroce_hca_res.link), which
-	 * is then @netdev too; NULL: @netdev is the driver's own.
-	 */
 	struct net_device *link;
-	/* ib_register_device()'s name: "vroce%d", or 'rdma link add''s */
 	char name[IB_DEVICE_NAME_MAX];
 	struct vroce_eq eq;
 	struct xarray cqs;
