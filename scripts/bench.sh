@@ -134,6 +134,11 @@ echo "== the same on two CPUs: Debian's kernel under QEMU -smp 2 (scripts/qemu-b
 rel=$("$repo/scripts/kernel-release.sh")
 make -s -C "$repo" KDIR="$("$repo/scripts/kernel-release.sh" --headers)" modules >&2
 "$repo/scripts/qemu-bench.sh" "$repo/vroce.ko" "$rel"
+# Issue 34: RoCE v2 packets over a link between two kernels: rxe to rxe,
+# vroce to vroce and vroce to rxe, each over its own socket link between
+# two QEMU guests of that kernel (UD: RC over packets is not built yet).
+echo "== RoCE v2 over a link between two QEMU guests (scripts/qemu-link-bench.sh)"
+"$repo/scripts/qemu-link-bench.sh" "$repo/vroce.ko" "$rel"
 # issue 31, lend: one round trip's latency on UML's one CPU, polling as a
 # user runs the programs (and with -e, events), vroce0 with lent doorbells
 # and without them (module parameter lend=0) beside rxe0, in the bench

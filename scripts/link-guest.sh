@@ -37,23 +37,28 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 19
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
+# netns: a sleeper in a network namespace of its own, its PID printed
+# once it is there (its output elsewhere: \$(netns) waits for the pipe).
+netns() {
+	unshare --net sleep 3600 >/dev/null 2>&1 </dev/null &
+	for i in $(seq 50); do
+		[ "$(readlink /proc/$!/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+		sleep 0.1
+	done
+	nsenter --net=/proc/$!/ns/net ip link set lo up
+	echo $!
+}
 ip link set lo up
 ip link add va type veth peer name vb
 mac_b=$(cat /sys/class/net/vb/address)
-unshare --net sleep 3600 &
-ns=$!
-# Until the sleeper is in its own namespace.
-for i in $(seq 50); do
-	[ "$(readlink /proc/$ns/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-	sleep 0.1
-done
-ip link set vb netns $ns
-inb() { nsenter --net=/proc/$ns/ns/net "$@"; }
-inb ip link set lo up
+ns=$(netns)
+ip link set vb netns "$ns"
+in0() { "$@"; }
+inb() { nsenter --net="/proc/$ns/ns/net" "$@"; }
 inb ip addr add 192.168.77.2/24 dev vb
 inb ip link set vb up
 ip addr add 192.168.77.1/24 dev va
@@ -71,14 +76,19 @@ else
 fi
 sleep 2		# the RoCE v2 GIDs of the addresses, the links up
 
-# gid DEV ADDR: the index of DEV's RoCE v2 GID of IPv4 address ADDR.
+# gid DEV ADDR GID: the index of DEV's RoCE v2 GID GID, the IPv4 address
+# ADDR's ('0000:...:ffff:' and its last 32 bits, as sysfs shows them), or
+# with ADDR 'fe80' the link-local one IPv6 gave the netdev.
 gid() {
 	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
 		i=${f##*/}
 		t=$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)
 		[ "$t" = "RoCE v2" ] || continue
-		case $(cat "$f") in
-		"0000:0000:0000:0000:0000:ffff:$3") echo "$i"; return 0 ;;
+		case "$2:$(cat "$f")" in
+		"$2:0000:0000:0000:0000:0000:ffff:$3" | fe80:fe80:*)
+			echo "$i"
+			return 0
+			;;
 		esac
 	done
 	return 1
@@ -112,22 +122,18 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 
-# pair NAME SERVER_NS 'server command' 'client command': the server in
-# the initial namespace (SERVER_NS empty) or vb's (SERVER_NS 'inb'), the
-# client in the other.
+# pair NAME SERVER_NS 'server command' 'client command' [CLIENT_NS]: the
+# server in the initial namespace (SERVER_NS empty) or vb's (SERVER_NS
+# 'inb'), the client in the other, or in CLIENT_NS (a function that runs
+# its arguments in a namespace).
 pair() {
-	if [ -n "$2" ]; then
-		inb timeout 60 sh -c "$3" >"$log/$1.srv" 2>&1 &
-	else
-		timeout 60 sh -c "$3" >"$log/$1.srv" 2>&1 &
-	fi
+	sns=${2:-in0}
+	cns=${5:-}
+	[ -n "$cns" ] || { [ "$sns" = in0 ] && cns=inb || cns=in0; }
+	$sns timeout 60 sh -c "$3" >"$log/$1.srv" 2>&1 &
 	srv=$!
 	sleep 2
-	if [ -n "$2" ]; then
-		timeout 60 sh -c "$4" >"$log/$1.cli" 2>&1
-	else
-		inb timeout 60 sh -c "$4" >"$log/$1.cli" 2>&1
-	fi
+	$cns timeout 60 sh -c "$4" >"$log/$1.cli" 2>&1
 	crc=$?
 	wait $srv
 	src=$?
@@ -194,6 +200,43 @@ else
 	sed 's/^/# /' "$log/frames" | tail -n 12
 	fail "tshark decodes the capture of va clean, $tx packets from vlink0, $rx to it"
 fi
+
+# IPv6: the link-local RoCE v2 GIDs (IPv6 packets; the programs' own
+# exchange goes over IPv4).
+gr6=$(gid rxe0 fe80) && gv6=$(gid vlink0 fe80) ||
+	echo "# link: no link-local RoCE v2 GID (rxe0 '$gr6', vlink0 '$gv6')"
+pair "ibv_ud_pingpong over IPv6 link-local GIDs, vroce (client) -> rxe" "" \
+	"ibv_ud_pingpong -d rxe0 -g ${gr6:-99} -s 1024 -n 50 -c" \
+	"ibv_ud_pingpong -d vlink0 -g ${gv6:-99} -s 1024 -n 50 -c 192.168.77.1"
+pair "ibv_ud_pingpong over IPv6 link-local GIDs, rxe (client) -> vroce" inb \
+	"ibv_ud_pingpong -d vlink0 -g ${gv6:-99} -s 1024 -n 50 -c" \
+	"ibv_ud_pingpong -d rxe0 -g ${gr6:-99} -s 1024 -n 50 -c 192.168.77.2"
+
+# vroce to vroce: two ports on a second veth pair, each end in a namespace
+# of its own.
+ip link add vc type veth peer name vd
+nc=$(netns)
+nd=$(netns)
+ip link set vc netns "$nc"
+ip link set vd netns "$nd"
+inc() { nsenter --net="/proc/$nc/ns/net" "$@"; }
+ind() { nsenter --net="/proc/$nd/ns/net" "$@"; }
+inc ip addr add 192.168.79.1/24 dev vc
+inc ip link set vc up
+ind ip addr add 192.168.79.2/24 dev vd
+ind ip link set vd up
+inc rdma link add vlinkc type vroce netdev vc
+ind rdma link add vlinkd type vroce netdev vd
+sleep 2
+gc=$(gid vlinkc 192.168.79.1 c0a8:4f01) && gd=$(gid vlinkd 192.168.79.2 c0a8:4f02) ||
+	echo "# link: no IPv4 RoCE v2 GID on vlinkc ('$gc') or vlinkd ('$gd')"
+pair "ibv_ud_pingpong vroce (client, vlinkd) -> vroce (vlinkc) over a veth pair" inc \
+	"ibv_ud_pingpong -d vlinkc -g ${gc:-99} -s 1024 -n 100 -c" \
+	"ibv_ud_pingpong -d vlinkd -g ${gd:-99} -s 1024 -n 100 -c 192.168.79.1" ind
+pair "udaddy vroce (client, vlinkd) -> vroce (vlinkc)" inc \
+	"udaddy -b 192.168.79.1 -C 20" \
+	"udaddy -s 192.168.79.1 -b 192.168.79.2 -C 20" ind
+inc ip link del vc
 
 # Hostile frames from va's side to vb's MAC (scripts/hostile-frames.py):
 # first one of each kind, each counted exactly where it belongs; then
@@ -268,7 +311,7 @@ else
 	ok "dmesg: no kernel splat"
 fi
 
-kill $ns 2>/dev/null
+kill "$ns" "$nc" "$nd" 2>/dev/null
 umount /proc/cpuinfo
 umount "$log"
 ktap_finished

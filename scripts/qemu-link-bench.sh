@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Issue 34, make bench: RoCE v2 over a link between two kernels. Debian's
+# own kernel booted twice under QEMU (TCG; compare the ratios, not the
+# rates), guests A and B, with the RDMA core, rdma_rxe, virtio_net, the
+# given vroce.ko (no HCA at load), perftest and both providers; three
+# links between them, each QEMU's socket netdev on a free port of the
+# host's 127.0.0.1 (A listens, B connects; nothing else on them): on the
+# first rxe at both ends, on the second vroce at both ends ('rdma link
+# add ... type vroce'), on the third vroce in A and rxe in B. Over each,
+# with A as the server: perftest's ib_send_bw and ib_send_lat over UD with
+# 64-byte messages, 2000 of them (message rate, and latency: typical of
+# the round trip's half). RC over packets is not built yet (no 64 KiB
+# bandwidth: a UD message is one MTU).
+#
+# Usage: scripts/qemu-link-bench.sh <vroce.ko> <kernel release>
+# Prints the table (one 'linkbench:' row per link and program, then the
+# ratios); fails when a guest did not print its rows.
+set -euo pipefail
+
+ko=$1
+rel=$2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/vroce-qemu-link-bench.XXXXXX)
+pids=()
+trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+kernel=/boot/vmlinuz-$rel
+[ -r "$kernel" ] || { echo "qemu-link-bench: no $kernel (linux-image-$rel)" >&2; exit 1; }
+# shellcheck source=qemu-root.sh
+. "$repo/scripts/qemu-root.sh"
+
+root=$work/root
+qemu_root_init "$root" "$repo"
+qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
+	udp_tunnel ip6_udp_tunnel crc32_generic rdma_rxe virtio_pci virtio_net
+qemu_root_vroce "$root" "$rel" "$ko"
+qemu_root_verbs "$root" "$repo" /usr/bin/ib_send_bw /usr/bin/ib_send_lat
+# rxe's provider, where libibverbs looks for it.
+prov=/usr/lib/x86_64-linux-gnu/libibverbs
+mkdir -p "$root/etc/libibverbs.d" "$root$prov"
+cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
+cp "$prov/librxe-rdmav34.so" "$root$prov/"
+qemu_root_initscript "$root" "poweroff -f"
+cat >"$root/tests.sh" <<'TESTS'
+#!/bin/sh
+role=$(cat /role)
+for m in $(cat /modules/order); do
+	args=
+	[ "$m" = vroce ] && args="num_hcas=0"
+	# shellcheck disable=SC2086 # the parameters split
+	insmod /modules/$m.ko $args || echo "linkbench: insmod $m failed"
+done
+# The providers: vroce's here, rxe's where libibverbs looks.
+export RDMAV_DRIVERS=/provider/libvroce:rxe
+ip link set lo up
+# The NIC of link L (1-3) has MAC 52:54:00:79:0L:0R (R: 1 in A, 2 in B).
+r=1
+[ "$role" = b ] && r=2
+for l in 1 2 3; do
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address")" = "52:54:00:79:0$l:0$r" ] || continue
+		n=${d##*/}
+		ip link set "$n" up
+		ip addr add "192.168.8$l.$r/24" dev "$n"
+		kind=vroce
+		{ [ $l = 1 ] || { [ $l = 3 ] && [ "$role" = b ]; }; } && kind=rxe
+		rdma link add "l$l$kind" type $kind netdev "$n" ||
+			echo "linkbench: rdma link add l$l$kind failed"
+	done
+done
+sleep 3
+# gid DEV L: the index of DEV's RoCE v2 GID of its IPv4 address on link L.
+gid() {
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		case $(cat "$f") in
+		0000:0000:0000:0000:0000:ffff:c0a8:5"$2"0*) echo "$i"; return ;;
+		esac
+	done
+	echo 99
+}
+peer=2
+[ "$role" = b ] && peer=1
+for l in 1 2 3; do
+	dev=$(ls /sys/class/infiniband | grep "^l$l")
+	g=$(gid "$dev" "$l")
+	for p in ib_send_bw ib_send_lat; do
+		port=$((18500 + l * 2 + $( [ $p = ib_send_lat ] && echo 1 || echo 0)))
+		if [ "$role" = a ]; then
+			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 -n 2000 -F -p $port \
+				>/tmp/out 2>&1
+		else
+			sleep 3
+			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 -n 2000 -F -p $port \
+				"192.168.8$l.$peer" >/tmp/out 2>&1
+		fi
+		rc=$?
+		fig=$(awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' /tmp/out)
+		echo "linkbench: $role link$l $dev $p rc=$rc $fig"
+		[ $rc -eq 0 ] || tail -n 5 /tmp/out | sed 's/^/linkbench: '"$role"': /'
+	done
+done
+TESTS
+for role in a b; do
+	echo $role >"$root/role"
+	qemu_root_pack "$root" "$work/initrd.$role"
+done
+
+port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+ports=("$(port)" "$(port)" "$(port)")
+# links ROLE: the three NICs of guest ROLE (a listens, b connects).
+links() {
+	local l how=listen r=1
+	[ "$1" = b ] && how=connect r=2
+	for l in 1 2 3; do
+		echo -netdev "socket,id=l$l,$how=127.0.0.1:${ports[$((l - 1))]}" \
+		     -device "virtio-net-pci,netdev=l$l,mac=52:54:00:79:0$l:0$r"
+	done
+}
+# shellcheck disable=SC2046 # links' words split
+VROCE_QEMU_TIMEOUT=900 qemu_root_boot "$kernel" "$work/initrd.a" "$work/out.a" -m 1024 $(links a) &
+pids+=($!)
+sleep 2
+# shellcheck disable=SC2046
+VROCE_QEMU_TIMEOUT=900 qemu_root_boot "$kernel" "$work/initrd.b" "$work/out.b" -m 1024 $(links b)
+wait "${pids[@]}" || true
+pids=()
+for role in a b; do
+	tr -d '\r' <"$work/out.$role.console" | grep '^linkbench:' >"$work/rows.$role" || true
+done
+if ! grep -q 'link3 .* ib_send_lat rc=0' "$work/rows.b"; then
+	echo "qemu-link-bench: guest B did not print its rows; its console, last lines:" >&2
+	tr -d '\r' <"$work/out.b.console" | tail -n 30 >&2
+	cat "$work/rows.a" >&2
+	exit 1
+fi
+cat "$work/rows.a" "$work/rows.b"
+# The client's (B's) figures: message rate (MsgRate, Mpps, the last
+# column of ib_send_bw) and typical latency (t_typical, usec, ib_send_lat's
+# fifth).
+awk '
+	/ib_send_bw rc=0/ { rate[$3] = $NF }
+	/ib_send_lat rc=0/ { lat[$3] = $(NF - 4) }
+	END {
+		name["link1"] = "rxe to rxe"
+		name["link2"] = "vroce to vroce"
+		name["link3"] = "vroce to rxe"
+		for (l = 1; l <= 3; l++) {
+			k = "link" l
+			printf "linkbench: UD 64 B %-15s %10.0f msg/s  latency %8s us\n",
+			       name[k], rate[k] * 1e6, lat[k]
+		}
+		if (rate["link1"] > 0)
+			printf "linkbench: rate vroce-vroce/rxe-rxe %.2fx, vroce-rxe/rxe-rxe %.2fx\n",
+			       rate["link2"] / rate["link1"], rate["link3"] / rate["link1"]
+	}' "$work/rows.b"
