@@ -9,10 +9,11 @@
 # host's 127.0.0.1 (A listens, B connects; nothing else on them): on the
 # first rxe at both ends, on the second vroce at both ends ('rdma link
 # add ... type vroce'), on the third vroce in A and rxe in B. Over each,
-# with A as the server: perftest's ib_send_bw and ib_send_lat over UD with
-# 64-byte messages, 2000 of them (message rate, and latency: typical of
-# the round trip's half). RC over packets is not built yet (no 64 KiB
-# bandwidth: a UD message is one MTU).
+# with A as the server: perftest's ib_send_bw over UD with 64-byte
+# messages for 3 s (the message rate: a datagram the receiver had no
+# receive for is lost, so a run of a count of them may never end) and
+# ib_send_lat over UD, 500 round trips (typical latency). RC over packets
+# is not built yet (no 64 KiB bandwidth: a UD message is one MTU).
 #
 # Usage: scripts/qemu-link-bench.sh <vroce.ko> <kernel release>
 # Prints the table (one 'linkbench:' row per link and program, then the
@@ -45,6 +46,8 @@ qemu_root_initscript "$root" "poweroff -f"
 cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
 role=$(cat /role)
+# The console carries the rows alone: the kernel's messages stay in dmesg.
+echo 1 >/proc/sys/kernel/printk
 for m in $(cat /modules/order); do
 	args=
 	[ "$m" = vroce ] && args="num_hcas=0"
@@ -88,20 +91,27 @@ for l in 1 2 3; do
 	g=$(gid "$dev" "$l")
 	for p in ib_send_bw ib_send_lat; do
 		port=$((18500 + l * 2 + $( [ $p = ib_send_lat ] && echo 1 || echo 0)))
+		how="-D 3"
+		[ $p = ib_send_lat ] && how="-n 500"
+		# shellcheck disable=SC2086 # $how splits
 		if [ "$role" = a ]; then
-			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 -n 2000 -F -p $port \
+			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 $how -F -p $port \
 				>/tmp/out 2>&1
 		else
 			sleep 3
-			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 -n 2000 -F -p $port \
+			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 $how -F -p $port \
 				"192.168.8$l.$peer" >/tmp/out 2>&1
 		fi
 		rc=$?
-		fig=$(awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' /tmp/out)
-		echo "linkbench: $role link$l $dev $p rc=$rc $fig"
-		[ $rc -eq 0 ] || tail -n 5 /tmp/out | sed 's/^/linkbench: '"$role"': /'
+		# The figures: the last line of them, its numbers only (a
+		# message may follow them on the line).
+		fig=$(awk '/^ *[0-9]+ +[0-9]+ +/ { line = $0 } END { print line }' /tmp/out |
+		      awk '{ for (i = 1; i <= NF && $i ~ /^[-0-9.na]+$/; i++) printf "%s ", $i }')
+		echo "linkbench: $role link$l $dev $p rc=$rc $fig" >>/tmp/rows
+		[ $rc -eq 0 ] || tail -n 5 /tmp/out | sed 's/^/linkbench: '"$role"': /' >>/tmp/rows
 	done
 done
+cat /tmp/rows
 TESTS
 for role in a b; do
 	echo $role >"$root/role"
@@ -130,31 +140,33 @@ VROCE_QEMU_TIMEOUT=900 qemu_root_boot "$kernel" "$work/initrd.b" "$work/out.b" -
 wait "${pids[@]}" || true
 pids=()
 for role in a b; do
-	tr -d '\r' <"$work/out.$role.console" | grep '^linkbench:' >"$work/rows.$role" || true
+	tr -d '\r' <"$work/out.$role.console" | grep -o 'linkbench:.*' >"$work/rows.$role" || true
 done
-if ! grep -q 'link3 .* ib_send_lat rc=0' "$work/rows.b"; then
+if ! grep -q 'link3 .* ib_send_lat rc=' "$work/rows.b"; then
 	echo "qemu-link-bench: guest B did not print its rows; its console, last lines:" >&2
 	tr -d '\r' <"$work/out.b.console" | tail -n 30 >&2
 	cat "$work/rows.a" >&2
 	exit 1
 fi
 cat "$work/rows.a" "$work/rows.b"
-# The client's (B's) figures: message rate (MsgRate, Mpps, the last
-# column of ib_send_bw) and typical latency (t_typical, usec, ib_send_lat's
-# fifth).
+# Message rate (MsgRate, Mpps, the fifth of ib_send_bw's columns) as the
+# client (B) sent and as the server (A) received (a datagram without a
+# receive posted is lost), and typical latency (t_typical, usec,
+# ib_send_lat's fifth) at the client; a row's first six words name it.
 awk '
-	/ib_send_bw rc=0/ { rate[$3] = $NF }
-	/ib_send_lat rc=0/ { lat[$3] = $(NF - 4) }
+	/ib_send_bw rc=0/ { if ($2 == "b") sent[$3] = $11; else got[$3] = $11 }
+	/ib_send_lat rc=0/ && $2 == "b" { lat[$3] = $11 }
 	END {
 		name["link1"] = "rxe to rxe"
 		name["link2"] = "vroce to vroce"
 		name["link3"] = "vroce to rxe"
 		for (l = 1; l <= 3; l++) {
 			k = "link" l
-			printf "linkbench: UD 64 B %-15s %10.0f msg/s  latency %8s us\n",
-			       name[k], rate[k] * 1e6, lat[k]
+			printf "linkbench: UD 64 B %-15s sent %8.0f msg/s received %8.0f msg/s latency %8s us\n",
+			       name[k], sent[k] * 1e6, got[k] * 1e6, lat[k]
 		}
-		if (rate["link1"] > 0)
-			printf "linkbench: rate vroce-vroce/rxe-rxe %.2fx, vroce-rxe/rxe-rxe %.2fx\n",
-			       rate["link2"] / rate["link1"], rate["link3"] / rate["link1"]
-	}' "$work/rows.b"
+		if (got["link1"] > 0 && lat["link2"] > 0 && lat["link3"] > 0)
+			printf "linkbench: received rate vroce-vroce/rxe-rxe %.2fx, vroce-rxe/rxe-rxe %.2fx; latency rxe-rxe/vroce-vroce %.2fx, rxe-rxe/vroce-rxe %.2fx\n",
+			       got["link2"] / got["link1"], got["link3"] / got["link1"],
+			       lat["link1"] / lat["link2"], lat["link1"] / lat["link3"]
+	}' "$work/rows.a" "$work/rows.b"
