@@ -1411,7 +1411,7 @@ static void ft_destroy_ah(void *ah)
  */
 static void ft_link_send(struct kunit *test, struct ft_link *l,
 			 struct ft_qp *from, struct ft_qp *to, int i, u32 len,
-			 u32 imm)
+			 u32 imm, bool v6)
 {
 	struct rdma_ah_attr ah_attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
 	struct ib_sge sge = { .addr = from->dma, .length = len,
@@ -1425,14 +1425,26 @@ static void ft_link_send(struct kunit *test, struct ft_link *l,
 		.remote_qkey = FT_QKEY,
 	};
 	const struct ib_send_wr *bad;
+	int sgid = from->lb.sgid_index;
 	union ib_gid dgid;
 	struct ib_ah *ah;
 	struct ib_wc wc;
-	u8 *grh;
+	u8 sip[16], *grh;
 
+	/*
+	 * IPv6: from and to the link-local addresses the ends' MACs give
+	 * (the ports' default GIDs).
+	 */
 	memcpy(dgid.raw, ft_link_ip[!i], 16);
+	memcpy(sip, ft_link_ip[i], 16);
+	if (v6) {
+		ft_rxe_ip(l->end[!i], true, dgid.raw);
+		ft_rxe_ip(l->end[i], true, sip);
+		sgid = ft_link_gid(from->lb.ibdev, sip);
+		KUNIT_ASSERT_GE_MSG(test, sgid, 0, "no GID %pI6", sip);
+	}
 	rdma_ah_set_port_num(&ah_attr, 1);
-	rdma_ah_set_grh(&ah_attr, &dgid, 0, from->lb.sgid_index, 64, 0);
+	rdma_ah_set_grh(&ah_attr, &dgid, 0, sgid, 64, 0);
 	memcpy(ah_attr.roce.dmac, l->end[!i]->dev_addr, ETH_ALEN);
 	ah = rdma_create_ah(from->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ah), "%ld", PTR_ERR(ah));
@@ -1446,8 +1458,8 @@ static void ft_link_send(struct kunit *test, struct ft_link *l,
 	KUNIT_ASSERT_EQ(test, vroce_test_poll(from->cq, &wc, 1, 1000), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ_MSG(test, vroce_test_poll(to->cq, &wc, 1, 2000), 1,
-			    "%s to %s", i ? "vroce" : "rxe",
-			    i ? "rxe" : "vroce");
+			    "%s to %s over IPv%d", i ? "vroce" : "rxe",
+			    i ? "rxe" : "vroce", v6 ? 6 : 4);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + len);
@@ -1455,10 +1467,18 @@ static void ft_link_send(struct kunit *test, struct ft_link *l,
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), imm);
 	KUNIT_EXPECT_EQ(test, wc.src_qp, from->qp->qp_num);
 	KUNIT_EXPECT_MEMEQ(test, (u8 *)to->buf + 1024 + 40, from->buf, len);
-	/* IPv4: the header in the GRH's last 20 bytes, the source ours. */
+	/*
+	 * The sender's address in the GRH: IPv4's header in its last 20
+	 * bytes, IPv6's the whole of it.
+	 */
 	grh = to->buf + 1024;
-	KUNIT_EXPECT_EQ(test, grh[20] >> 4, 4);
-	KUNIT_EXPECT_MEMEQ(test, grh + 20 + 12, &ft_link_ip[i][12], 4);
+	if (v6) {
+		KUNIT_EXPECT_EQ(test, grh[0] >> 4, 6);
+		KUNIT_EXPECT_MEMEQ(test, grh + 8, sip, 16);
+	} else {
+		KUNIT_EXPECT_EQ(test, grh[20] >> 4, 4);
+		KUNIT_EXPECT_MEMEQ(test, grh + 20 + 12, &sip[12], 4);
+	}
 }
 
 static u64 ft_counter(struct ib_device *ibdev, u32 c)
@@ -1476,7 +1496,8 @@ static u64 ft_counter(struct ib_device *ibdev, u32 c)
 /*
  * vroce's port on a netdev (B, in a namespace of its own) and rxe's on
  * the other end of the cable (A): UD SENDs with immediate both ways, as
- * RoCE v2 packets; the packet counters move; a packet with a wrong ICRC
+ * RoCE v2 packets over IPv4 and IPv6 (the link-local GIDs); the packet
+ * counters move; a packet with a wrong ICRC
  * and one to a QP that is not there are dropped and counted.
  */
 static void vroce_frame_link_ud_rxe(struct kunit *test)
@@ -1497,11 +1518,19 @@ static void vroce_frame_link_ud_rxe(struct kunit *test)
 	rx = ft_counter(vdev, VROCE_CNT_RX_FRAMES);
 	icrc = ft_counter(vdev, VROCE_CNT_RX_ICRC_ERR);
 
-	ft_link_send(test, l, q[1], q[0], 1, 200, 0x1234abcd);
-	ft_link_send(test, l, q[0], q[1], 0, 333, 0x0badcafe);
-	ft_link_send(test, l, q[1], q[0], 1, 1, 0x5a5a5a5a);
+	ft_link_send(test, l, q[1], q[0], 1, 200, 0x1234abcd, false);
+	ft_link_send(test, l, q[0], q[1], 0, 333, 0x0badcafe, false);
+	ft_link_send(test, l, q[1], q[0], 1, 1, 0x5a5a5a5a, false);
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES), tx + 2);
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_FRAMES), rx + 1);
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		ft_link_send(test, l, q[1], q[0], 1, 100, 0x66666666, true);
+		ft_link_send(test, l, q[0], q[1], 0, 99, 0x06060606, true);
+		KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES),
+				tx + 3);
+		KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_FRAMES),
+				rx + 2);
+	}
 
 	/* Hostile packets into B, from rxe's address. */
 	ft_frame(&f, VROCE_OP_UD | VROCE_OP_SEND_ONLY, false, q[0]->buf, 64);
