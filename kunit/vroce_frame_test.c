@@ -48,6 +48,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/user_namespace.h>
+#include <net/addrconf.h>
 #include <net/checksum.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
@@ -1481,6 +1482,27 @@ static void ft_link_send(struct kunit *test, struct ft_link *l,
 	}
 }
 
+/*
+ * Both ends' link-local addresses past duplicate address detection: a
+ * stack takes no packet to a tentative one (rxe's socket would not).
+ */
+static void ft_link_ipv6_up(struct kunit *test, struct ft_link *l)
+{
+	struct net *net[2] = { &init_net, l->net };
+	struct in6_addr a;
+	int i, j;
+
+	for (i = 0; i < 2; i++) {
+		ft_rxe_ip(l->end[i], true, a.s6_addr);
+		for (j = 0; j < 400; j++) {
+			if (ipv6_chk_addr(net[i], &a, l->end[i], 0))
+				break;
+			usleep_range(5000, 10000);
+		}
+		KUNIT_ASSERT_LT_MSG(test, j, 400, "%pI6 still tentative", &a);
+	}
+}
+
 static u64 ft_counter(struct ib_device *ibdev, u32 c)
 {
 	struct rdma_hw_stats *stats = vroce_alloc_hw_port_stats(ibdev, 1);
@@ -1524,6 +1546,7 @@ static void vroce_frame_link_ud_rxe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES), tx + 2);
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_FRAMES), rx + 1);
 	if (IS_ENABLED(CONFIG_IPV6)) {
+		ft_link_ipv6_up(test, l);
 		ft_link_send(test, l, q[1], q[0], 1, 100, 0x66666666, true);
 		ft_link_send(test, l, q[0], q[1], 0, 99, 0x06060606, true);
 		KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES),
