@@ -84,8 +84,7 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 	struct net_device *ndev = hca->link;
 	u32 dqpn = le32_to_cpu(av->dest_qpn) & GENMASK(23, 0);
 	struct vroce_frame f = {
-		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) ||
-			!ipv6_addr_v4mapped((const struct in6_addr *)av->dgid),
+		.ipv6 = vroce_hca_net_type(av) == VROCE_NET_IPV6,
 		.tclass = av->traffic_class,
 		.hop_limit = av->hop_limit,
 		.opcode = VROCE_OP_UD | (op->wqe.opcode == VROCE_WQE_SEND_IMM ?
@@ -172,9 +171,8 @@ static void vroce_hca_link_recv_ud(struct vroce_hca *hca,
 		vroce_hca_ud_drop(hca);
 		return;
 	}
-	dst = vroce_hca_qp_of(hca, f->dqpn);
-	if (!dst || !vroce_hca_qp_datagram(dst) ||
-	    !vroce_hca_qp_receives(dst)) {
+	dst = vroce_hca_ud_qp(hca, f->dqpn);
+	if (!dst) {
 		vroce_hca_ud_drop(hca);
 		return;
 	}

@@ -144,6 +144,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 
 #include "vroce_hca.h"
 #include "../ifc/vroce_bus.h"
@@ -463,6 +464,14 @@ static inline u32 vroce_hca_qp_acc(const struct vroce_hca_qp *qp, u32 access)
 static inline bool vroce_hca_qp_datagram(const struct vroce_hca_qp *qp)
 {
 	return qp->type == VROCE_QPT_UD || qp->type == VROCE_QPT_GSI;
+}
+
+/* RoCE v2 over IPv4 when both GIDs are IPv4-mapped, else over IPv6. */
+static inline u8 vroce_hca_net_type(const struct vroce_wqe_av *av)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) &&
+	       ipv6_addr_v4mapped((const struct in6_addr *)av->dgid) ?
+	       VROCE_NET_IPV4 : VROCE_NET_IPV6;
 }
 
 /* An rnr_retry of this retries forever. */
@@ -797,6 +806,7 @@ bool vroce_hca_peer_allows(struct vroce_hca *hca, struct vroce_hca_op *op,
 			   u32 right);
 bool vroce_hca_remote(struct vroce_hca *hca, struct vroce_hca_op *op,
 		      u32 right, bool write);
+struct vroce_hca_qp *vroce_hca_ud_qp(struct vroce_hca *hca, u32 qpn);
 struct vroce_hca_qp *vroce_hca_ud_dest(struct vroce_hca *hca,
 				       struct vroce_hca_op *op,
 				       const struct vroce_wqe_av *av);

@@ -208,14 +208,6 @@ static bool vroce_hca_last_chunk(const struct vroce_hca_op *op)
 	return op->off + op->clen >= op->len;
 }
 
-/* RoCE v2 over IPv4 when both GIDs are IPv4-mapped, else over IPv6. */
-static u8 vroce_hca_net_type(const struct vroce_wqe_av *av)
-{
-	return ipv6_addr_v4mapped((const struct in6_addr *)av->sgid) &&
-	       ipv6_addr_v4mapped((const struct in6_addr *)av->dgid) ?
-	       VROCE_NET_IPV4 : VROCE_NET_IPV6;
-}
-
 /* Complete the peer's receive WQE; an error fails the peer. */
 static void vroce_hca_recv_complete(struct vroce_hca *hca,
 				    struct vroce_hca_op *op,
@@ -304,12 +296,17 @@ struct vroce_hca_qp *vroce_hca_ud_dest(struct vroce_hca *hca,
 				       struct vroce_hca_op *op,
 				       const struct vroce_wqe_av *av)
 {
-	struct vroce_hca_qp *dst;
-
 	op->phca = vroce_hca_wire_find(hca, av->dmac);
 	if (!op->phca || !vroce_hca_enabled(op->phca))
 		return NULL;
-	dst = vroce_hca_qp_of(op->phca, le32_to_cpu(av->dest_qpn));
+	return vroce_hca_ud_qp(op->phca, le32_to_cpu(av->dest_qpn));
+}
+
+/* QP @qpn of @hca when it is a UD or GSI QP ready to receive, else NULL. */
+struct vroce_hca_qp *vroce_hca_ud_qp(struct vroce_hca *hca, u32 qpn)
+{
+	struct vroce_hca_qp *dst = vroce_hca_qp_of(hca, qpn);
+
 	if (!dst || !vroce_hca_qp_datagram(dst) || !vroce_hca_qp_receives(dst))
 		return NULL;
 	return dst;
