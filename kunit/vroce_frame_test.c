@@ -26,6 +26,11 @@
  *                   ('rdma link add'), rxe's on the other end of the
  *                   cable: UD SENDs both ways as packets; a wrong ICRC and
  *                   an unknown QP dropped and counted
+ *   link_events     the netdev down and up, its carrier off and on: port
+ *                   events and states; a datagram lost at a link that is
+ *                   down; packets to another host's address passed on;
+ *                   a packet in fragments taken; an unlisted port follows
+ *                   its netdev's MAC
  *
  * roundtrip and rxe_sends print one packet of each opcode and rxe's
  * packets ("vroce-frame: ..."): scripts/kunit.sh has tshark decode them
@@ -1222,6 +1227,7 @@ static netdev_tx_t ft_end_xmit(struct sk_buff *skb, struct net_device *dev)
 static const struct net_device_ops ft_end_ops = {
 	.ndo_start_xmit = ft_end_xmit,
 	.ndo_validate_addr = eth_validate_addr,
+	.ndo_set_mac_address = eth_mac_addr,
 };
 
 /*
@@ -1515,6 +1521,17 @@ static u64 ft_counter(struct ib_device *ibdev, u32 c)
 	return v;
 }
 
+/* A UD SEND ONLY of 64 bytes of @buf from @sip to QP @dqpn at @dip. */
+static void ft_link_ud(struct vroce_frame *f, u8 *buf, bool v6,
+		       const u8 *sip, const u8 *dip, u32 dqpn)
+{
+	ft_frame(f, VROCE_OP_UD | VROCE_OP_SEND_ONLY, v6, buf, 64);
+	memcpy(f->sip, sip, 16);
+	memcpy(f->dip, dip, 16);
+	f->dqpn = dqpn;
+	f->qkey = FT_QKEY;
+}
+
 /*
  * vroce's port on a netdev (B, in a namespace of its own) and rxe's on
  * the other end of the cable (A): UD SENDs with immediate both ways, as
@@ -1556,11 +1573,8 @@ static void vroce_frame_link_ud_rxe(struct kunit *test)
 	}
 
 	/* Hostile packets into B, from rxe's address. */
-	ft_frame(&f, VROCE_OP_UD | VROCE_OP_SEND_ONLY, false, q[0]->buf, 64);
-	memcpy(f.sip, ft_link_ip[0], 16);
-	memcpy(f.dip, ft_link_ip[1], 16);
-	f.dqpn = q[1]->qp->qp_num;
-	f.qkey = FT_QKEY;
+	ft_link_ud(&f, q[0]->buf, false, ft_link_ip[0], ft_link_ip[1],
+		   q[1]->qp->qp_num);
 	pkt = ft_build(test, &f, &len);
 	KUNIT_ASSERT_EQ(test, ft_post_recv(q[1]), 0);
 	dropped = ft_counter(vdev, VROCE_CNT_UD_DROPPED);
@@ -1591,8 +1605,302 @@ static void vroce_frame_link_ud_rxe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.src_qp, f.sqpn);
 	KUNIT_EXPECT_MEMEQ(test, (u8 *)q[1]->buf + 1024 + 40, f.payload, 64);
 }
+
+/* ---- the port's link and the netdev's events (review of issue 34) ---- */
+
+struct ft_events {
+	struct ib_event_handler h;
+	spinlock_t lock;	/* @last and @n, from the RDMA core's handler */
+	enum ib_event_type last;
+	int n;
+};
+
+static void ft_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	struct ft_events *e = container_of(h, struct ft_events, h);
+
+	spin_lock(&e->lock);
+	if (ev->event == IB_EVENT_PORT_ACTIVE ||
+	    ev->event == IB_EVENT_PORT_ERR) {
+		e->last = ev->event;
+		e->n++;
+	}
+	spin_unlock(&e->lock);
+}
+
+static void ft_events_off(void *data)
+{
+	ib_unregister_event_handler(data);
+}
+
+/* Wait for the @n-th port event; true when it came and was @type. */
+static bool ft_event_wait(struct ft_events *e, int n, enum ib_event_type type)
+{
+	bool done = false;
+	int i;
+
+	for (i = 0; i < 600 && !done; i++) {
+		spin_lock(&e->lock);
+		done = e->n >= n;
+		spin_unlock(&e->lock);
+		if (!done)
+			usleep_range(5000, 10000);
+	}
+	return done && e->n == n && e->last == type;
+}
+
+static enum ib_port_state ft_port_state(struct ib_device *ibdev)
+{
+	struct ib_port_attr attr;
+
+	if (ib_query_port(ibdev, 1, &attr))
+		return IB_PORT_NOP;
+	return attr.state;
+}
+
+/* Wait until @ibdev's counter @c reads @v; its last reading. */
+static u64 ft_counter_wait(struct ib_device *ibdev, u32 c, u64 v)
+{
+	u64 now = ft_counter(ibdev, c);
+	int i;
+
+	for (i = 0; i < 200 && now != v; i++) {
+		usleep_range(5000, 10000);
+		now = ft_counter(ibdev, c);
+	}
+	return now;
+}
+
+/*
+ * As ft_inject(), the packet in two pieces: its first @head bytes in the
+ * skb's head, the rest in a page fragment (as a NIC's receive brings it).
+ */
+static void ft_inject_frags(struct kunit *test, struct net_device *ndev,
+			    const u8 *pkt, size_t len, size_t head)
+{
+	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 3 };
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+	struct page *page;
+
+	KUNIT_ASSERT_LT(test, head, len);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	skb = netdev_alloc_skb(ndev, ETH_HLEN + head);
+	if (!skb)
+		__free_page(page);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, ndev->dev_addr);
+	ether_addr_copy(eth->h_source, peer_mac);
+	eth->h_proto = htons(pkt[0] >> 4 == 6 ? ETH_P_IPV6 : ETH_P_IP);
+	skb_put_data(skb, pkt, head);
+	memcpy(page_address(page), pkt + head, len - head);
+	skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	skb->protocol = eth_type_trans(skb, ndev);
+	KUNIT_ASSERT_EQ(test, netif_rx(skb), NET_RX_SUCCESS);
+}
+
+static void ft_netdev_free(void *data)
+{
+	struct net_device *ndev = data;
+
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+}
+
+static void ft_hca_del(void *data)
+{
+	vroce_hca_del(data);
+}
+
+/*
+ * Review of issue 34, the port's link against its netdev:
+ * - the netdev down, its carrier off and back: IB_EVENT_PORT_ERR and
+ *   IB_EVENT_PORT_ACTIVE, one per change, and query_port follows;
+ * - a datagram sent while the netdev is down is lost: counted in
+ *   link_tx_discards, not as sent;
+ * - a RoCE v2 packet to the port's MAC but to an address not this host's
+ *   (routed through it) is the IP stack's, not the port's: not counted,
+ *   IPv4 and IPv6;
+ * - an HCA whose cable is attached but which 'rdma link add' has not
+ *   listed yet follows the netdev's MAC, and lets the netdev go.
+ */
+static void vroce_frame_link_events(struct kunit *test)
+{
+	static const u8 foreign4[16] = FT_IPV4(192, 168, 92, 77);
+	struct ft_link *l = ft_link_up(test);
+	struct ib_device *vdev = l->vroce;
+	struct ft_events *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	struct net_device *b = l->end[1], *c;
+	u8 mac[ETH_ALEN], hmac[ETH_ALEN];
+	struct sockaddr sa = {};
+	u64 tx, txd, rxd, icrc;
+	struct vroce_hca *hca;
+	struct vroce_frame f;
+	struct ft_qp *q[2];
+	struct ib_wc wc;
+	size_t len;
+	u8 *pkt;
+	int i, err;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (i = 0; i < 2; i++)
+		q[i] = ft_link_qp(test, l, i);
+	spin_lock_init(&e->lock);
+	INIT_IB_EVENT_HANDLER(&e->h, vdev, ft_event);
+	ib_register_event_handler(&e->h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_events_off,
+							&e->h), 0);
+	KUNIT_EXPECT_EQ(test, ft_port_state(vdev), IB_PORT_ACTIVE);
+
+	/* B down: PORT_ERR; a datagram then is lost, not sent. */
+	tx = ft_counter(vdev, VROCE_CNT_TX_PACKETS);
+	txd = ft_counter(vdev, VROCE_CNT_TX_DISCARDS);
+	rtnl_lock();
+	dev_close(b);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE_MSG(test, ft_event_wait(e, 1, IB_EVENT_PORT_ERR),
+			      "%d events, last %d", e->n, e->last);
+	KUNIT_EXPECT_EQ(test, ft_port_state(vdev), IB_PORT_DOWN);
+	{
+		struct rdma_ah_attr ah_attr = {
+			.type = RDMA_AH_ATTR_TYPE_ROCE,
+		};
+		struct ib_sge sge = { .addr = q[1]->dma, .length = 64,
+				      .lkey = q[1]->pd->local_dma_lkey };
+		struct ib_ud_wr wr = {
+			.wr = { .sg_list = &sge, .num_sge = 1,
+				.opcode = IB_WR_SEND,
+				.send_flags = IB_SEND_SIGNALED },
+			.remote_qpn = q[0]->qp->qp_num,
+			.remote_qkey = FT_QKEY,
+		};
+		const struct ib_send_wr *bad;
+		union ib_gid dgid;
+		struct ib_ah *ah;
+
+		memcpy(dgid.raw, ft_link_ip[0], 16);
+		rdma_ah_set_port_num(&ah_attr, 1);
+		rdma_ah_set_grh(&ah_attr, &dgid, 0, l->gid[1], 64, 0);
+		memcpy(ah_attr.roce.dmac, l->end[0]->dev_addr, ETH_ALEN);
+		ah = rdma_create_ah(q[1]->pd, &ah_attr,
+				    RDMA_CREATE_AH_SLEEPABLE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+		err = kunit_add_action_or_reset(test, ft_destroy_ah, ah);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		wr.ah = ah;
+		KUNIT_ASSERT_EQ(test, ib_post_send(q[1]->qp, &wr.wr, &bad), 0);
+		KUNIT_ASSERT_EQ(test, vroce_test_poll(q[1]->cq, &wc, 1, 1000),
+				1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	}
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_DISCARDS),
+			txd + 1);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_PACKETS), tx);
+	rtnl_lock();
+	err = dev_open(b, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, ft_event_wait(e, 2, IB_EVENT_PORT_ACTIVE),
+			      "%d events, last %d", e->n, e->last);
+	KUNIT_EXPECT_EQ(test, ft_port_state(vdev), IB_PORT_ACTIVE);
+	/* The carrier (linkwatch, NETDEV_CHANGE) off and on. */
+	netif_carrier_off(b);
+	KUNIT_EXPECT_TRUE_MSG(test, ft_event_wait(e, 3, IB_EVENT_PORT_ERR),
+			      "%d events, last %d", e->n, e->last);
+	KUNIT_EXPECT_EQ(test, ft_port_state(vdev), IB_PORT_DOWN);
+	netif_carrier_on(b);
+	KUNIT_EXPECT_TRUE_MSG(test, ft_event_wait(e, 4, IB_EVENT_PORT_ACTIVE),
+			      "%d events, last %d", e->n, e->last);
+	KUNIT_EXPECT_EQ(test, ft_port_state(vdev), IB_PORT_ACTIVE);
+
+	/*
+	 * To B's MAC, to an address not B's (IPv4, then IPv6): passed on.
+	 * A wrong ICRC to B's own address behind them shows they were
+	 * seen: the rx_handler meets packets in order.
+	 */
+	ft_link_ud(&f, q[0]->buf, false, ft_link_ip[0], foreign4,
+		   q[1]->qp->qp_num);
+	rxd = ft_counter(vdev, VROCE_CNT_RX_DISCARDS);
+	icrc = ft_counter(vdev, VROCE_CNT_RX_ICRC_ERR);
+	pkt = ft_build(test, &f, &len);
+	ft_inject(test, b, pkt, len);
+	kunit_kfree(test, pkt);
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		u8 sip6[16], dip6[16];
+
+		ft_rxe_ip(l->end[0], true, sip6);
+		ft_rxe_ip(b, true, dip6);
+		dip6[15] ^= 0x55;	/* another host on the link */
+		ft_link_ud(&f, q[0]->buf, true, sip6, dip6, q[1]->qp->qp_num);
+		pkt = ft_build(test, &f, &len);
+		ft_inject(test, b, pkt, len);
+		kunit_kfree(test, pkt);
+	}
+	ft_link_ud(&f, q[0]->buf, false, ft_link_ip[0], ft_link_ip[1],
+		   q[1]->qp->qp_num);
+	pkt = ft_build(test, &f, &len);
+	pkt[len - 4 - 10] ^= 0x20;
+	ft_inject(test, b, pkt, len);
+	KUNIT_EXPECT_EQ(test, ft_counter_wait(vdev, VROCE_CNT_RX_ICRC_ERR,
+					      icrc + 1), icrc + 1);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_DISCARDS), rxd);
+
+	/* A packet in fragments, IP and UDP headers split: taken whole. */
+	vroce_test_fill(q[0]->buf, 64, 0x31);
+	kunit_kfree(test, pkt);
+	ft_link_ud(&f, q[0]->buf, false, ft_link_ip[0], ft_link_ip[1],
+		   q[1]->qp->qp_num);
+	pkt = ft_build(test, &f, &len);
+	KUNIT_ASSERT_EQ(test, ft_post_recv(q[1]), 0);
+	ft_inject_frags(test, b, pkt, len, 24);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q[1]->cq, &wc, 1, 1000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + 64);
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)q[1]->buf + 1024 + 40, q[0]->buf, 64);
+
+	/*
+	 * An HCA cabled to C, not listed (no 'rdma link add' took it, its
+	 * probe refused it): C's new MAC is its port's, and C can go.
+	 */
+	c = alloc_etherdev(sizeof(struct ft_end));
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	strscpy(c->name, "vrlinkc%d", IFNAMSIZ);
+	c->netdev_ops = &ft_end_ops;
+	eth_hw_addr_random(c);
+	err = register_netdev(c);
+	if (err)
+		free_netdev(c);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_netdev_free,
+							c), 0);
+	hca = vroce_hca_add_link(PLATFORM_DEVID_AUTO, c);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hca));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_hca_del,
+							hca), 0);
+	vroce_hca_port_mac(hca, hmac);
+	KUNIT_EXPECT_MEMEQ(test, hmac, c->dev_addr, ETH_ALEN);
+	eth_random_addr(mac);
+	sa.sa_family = c->type;
+	memcpy(sa.sa_data, mac, ETH_ALEN);
+	rtnl_lock();
+	err = dev_set_mac_address(c, &sa, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	vroce_hca_port_mac(hca, hmac);
+	/* Without it, C's unregistration below would wait forever. */
+	KUNIT_ASSERT_TRUE_MSG(test, ether_addr_equal(hmac, mac),
+			      "port %pM, netdev %pM", hmac, mac);
+	kunit_release_action(test, ft_netdev_free, c);
+}
 #else
 static void vroce_frame_link_ud_rxe(struct kunit *test)
+{
+	kunit_skip(test, "rxe is not built in");
+}
+
+static void vroce_frame_link_events(struct kunit *test)
 {
 	kunit_skip(test, "rxe is not built in");
 }
@@ -1608,6 +1916,7 @@ static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_rxe_responds),
 	KUNIT_CASE(vroce_frame_rxe_takes_ours),
 	KUNIT_CASE(vroce_frame_link_ud_rxe),
+	KUNIT_CASE(vroce_frame_link_events),
 	{}
 };
 

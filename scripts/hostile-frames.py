@@ -12,15 +12,18 @@ whose IPv4 packets go from SIP to DIP, UDP port 4791:
   trunc     cut inside the BTH, IP and UDP lengths made to agree
             (link_rx_discards)
   opcode    an RC SEND ONLY (no RC over packets yet) to QPN (discards)
-  gid       to an address of the subnet that is not the port's (discards)
+  local     to 127.0.0.1, an address of the host but not of the port's
+            netdev: the IP stack's (counted nowhere)
+  route     to an address of the subnet that is not the host's: routed
+            through it, the IP stack's (counted nowhere)
   pkey      with P_Key 0x1234 (discards)
   mac       intact, to another MAC (not the port's: counted nowhere)
   vlan      intact, VLAN-tagged (no VLANs on the port: counted nowhere)
 
 then, with 'fuzz', N intact frames mutated at random (seeded by SEED):
 bytes changed (never the IP version and header length, the fragment
-field, the protocol or the UDP destination port: each stays a RoCE v2
-packet to the port), lengths cut (past the UDP header), half of them
+field, the protocol, the destination address or the UDP destination
+port: each stays a RoCE v2 packet to the port), lengths cut (past the UDP header), half of them
 with the IPv4 checksum and the ICRC made right again so that the later
 checks see them; sent in bursts of 64 with a pause, so that the port's
 receive queue (1024) never overflows. Each claimed packet counts once in
@@ -77,7 +80,7 @@ def fix_ip(pkt):
 
 # Bytes fuzzing leaves alone: IP version and IHL, the fragment field,
 # the protocol, the UDP destination port.
-KEEP = {0, 6, 7, 9, 22, 23}
+KEEP = {0, 6, 7, 9, 16, 17, 18, 19, 22, 23}
 
 
 def main():
@@ -114,9 +117,11 @@ def main():
         print('hostile: trunc 1')
         send(packet(sip, dip, 0x04, qpn, qkey, payload))
         print('hostile: opcode 1')
+        send(packet(sip, '127.0.0.1', 0x64, qpn, qkey, payload))
+        print('hostile: local 1')
         other = sip.rsplit('.', 1)[0] + '.99'
         send(packet(sip, other, 0x64, qpn, qkey, payload))
-        print('hostile: gid 1')
+        print('hostile: route 1')
         send(packet(sip, dip, 0x64, qpn, qkey, payload, pkey=0x1234))
         print('hostile: pkey 1')
         s.send(b'\x02\x00\x00\x00\x00\x99' + smac + b'\x08\x00' + good)

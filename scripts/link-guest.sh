@@ -9,7 +9,8 @@
 # is local to the other's stack and ARP runs over the pair. rdma-core's
 # programs run both ways through the provider, a capture of va is judged
 # by tshark (scripts/frames.py --capture), and the link goes with its
-# netdev.
+# netdev. The kernel probes vroce asynchronously where it may
+# (driver_async_probe=vroce, scripts/link.sh): 'rdma link add' still binds.
 #
 # Usage: link-guest.sh <dir>/libvroce MHZ (the host's CPU clock, for
 # perftest, which reads it from /proc/cpuinfo: UML's has none)
@@ -37,7 +38,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 19
+ktap_set_plan 21
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -261,13 +262,14 @@ if hostile fixed 0; then
 	settle
 	f1=$(cnt link_rx_frames) i1=$(cnt link_rx_icrc_err) d1=$(cnt link_rx_discards) u1=$(cnt ud_dropped)
 	# Taken by the transport: qpn and qkey (then dropped by the QP
-	# lookup, ud_dropped); icrc; discards: trunc, opcode, gid, pkey;
-	# mac and vlan never reach the port.
+	# lookup, ud_dropped); icrc; discards: trunc, opcode, pkey; local
+	# (lo's address), route (another host's), mac and vlan never reach
+	# the port.
 	got="rx_frames +$((f1 - f0)) icrc_err +$((i1 - i0)) discards +$((d1 - d0)) ud_dropped +$((u1 - u0))"
-	if [ "$got" = "rx_frames +2 icrc_err +1 discards +4 ud_dropped +2" ]; then
-		ok "9 hostile frames, one of each kind, counted where each belongs: $got"
+	if [ "$got" = "rx_frames +2 icrc_err +1 discards +3 ud_dropped +2" ]; then
+		ok "10 hostile frames, one of each kind, counted where each belongs: $got"
 	else
-		fail "9 hostile frames: $got, expected rx_frames +2 icrc_err +1 discards +4 ud_dropped +2"
+		fail "10 hostile frames: $got, expected rx_frames +2 icrc_err +1 discards +3 ud_dropped +2"
 	fi
 	if hostile fuzz 3000; then
 		settle
@@ -286,6 +288,67 @@ else
 	sed 's/^/# /' "$log/hostile" | tail -n 8
 	fail "hostile frames: the sender failed"
 	ktap_test_skip "fuzzed frames" "the sender failed"
+fi
+
+# Port events (review of issue 34): vb down and up (vroce's netdev; va's
+# carrier goes with it), then va (rxe's; vb's carrier): each port's
+# consumers see PORT_ERR and PORT_ACTIVE, vlink0's as rxe0's
+# (ibv_asyncwatch), and query_port says DOWN meanwhile.
+ibv_asyncwatch -d vlink0 >"$log/ev-vlink0" 2>&1 &
+wv=$!
+ibv_asyncwatch -d rxe0 >"$log/ev-rxe0" 2>&1 &
+wr=$!
+sleep 1
+inb ip link set vb down
+sleep 2
+down_v=$(inb rdma link show vlink0/1 2>&1)
+inb ip link set vb up
+sleep 2
+ip link set va down
+sleep 2
+down_r=$(inb rdma link show vlink0/1 2>&1)
+ip link set va up
+sleep 3
+kill "$wv" "$wr" 2>/dev/null
+wait "$wv" "$wr" 2>/dev/null
+evs() { grep -o 'IBV_EVENT_PORT_[A-Z]*' "$log/ev-$1" | sed 's/IBV_EVENT_//' | tr '\n' ' '; }
+want="PORT_ERR PORT_ACTIVE PORT_ERR PORT_ACTIVE "
+echo "# port events: vlink0: $(evs vlink0)| rxe0: $(evs rxe0)"
+case "$down_v:$down_r" in
+*"state DOWN"*:*"state DOWN"*)
+	if [ "$(evs vlink0)" = "$want" ] && [ "$(evs rxe0)" = "$want" ]; then
+		ok "port events over vb and va down and up: vlink0 as rxe0 ($want)"
+	else
+		fail "port events: vlink0 '$(evs vlink0)', rxe0 '$(evs rxe0)', expected '$want' each"
+	fi
+	;;
+*) echo "# $down_v / $down_r"; fail "port events: vlink0 not DOWN with vb down, or with va's carrier off" ;;
+esac
+
+# Unbound through sysfs, the linked HCA goes and lets vb go: a new port
+# on vb takes its place (review of issue 34: it stayed on vb's packets).
+pdev=$(basename "$(readlink /sys/class/infiniband/vlink0/device)")
+echo "$pdev" >/sys/bus/platform/drivers/vroce/unbind
+for i in $(seq 50); do
+	[ -e /sys/bus/platform/devices/"$pdev" ] || break
+	sleep 0.2
+done
+# The cable is pulled just after the device goes: -EEXIST until then.
+readd() {
+	for i in $(seq 25); do
+		inb rdma link add vlink0 type vroce netdev vb >"$log/again" 2>&1 &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+if [ -e /sys/bus/platform/devices/"$pdev" ]; then
+	fail "vlink0 ($pdev) unbound: the HCA is still plugged in"
+elif readd; then
+	ok "vlink0 ($pdev) unbound through sysfs: its HCA unplugged, vb takes a new vroce port"
+else
+	sed 's/^/# /' "$log/again"
+	fail "vlink0 ($pdev) unbound: vb refuses a new vroce port"
 fi
 
 # The netdev goes: its port goes with it, and rxe's with va.

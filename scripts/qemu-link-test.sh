@@ -60,6 +60,9 @@ loaded=1
 for m in $(cat /modules/order); do
 	args=
 	[ "$m" = vroce ] && args="num_hcas=0"
+	# Guest b probes vroce asynchronously where it may (as a
+	# distribution may load modules): 'rdma link add' binds all the same.
+	[ "$m" = vroce ] && [ "$role" = b ] && args="$args async_probe=1"
 	# shellcheck disable=SC2086 # the parameters split
 	insmod /modules/$m.ko $args || { ktap_print_msg "insmod $m failed"; loaded=0; }
 done

@@ -295,6 +295,9 @@ struct vroce_odp_work {
  * @link: issue 34: the netdev the bus names as the HCA's port
  *	(&vroce_hca_res.link, 'rdma link add'), which is then @netdev too;
  *	NULL: @netdev is the driver's own
+ * @link_tracker: the driver's reference on @link, from probe to remove
+ * @port_up: issue 34: the port state last told to the consumers
+ *	(vroce_port_event())
  * @name: ib_register_device()'s name: "vroce%d", or 'rdma link add''s
  * @eq: the event queue
  * @cqs: CQs by number, for events; entries are live while in the array
@@ -345,6 +348,8 @@ struct vroce_dev {
 	struct dentry *debugfs;
 	struct net_device *netdev;
 	struct net_device *link;
+	netdevice_tracker link_tracker;
+	bool port_up;
 	char name[IB_DEVICE_NAME_MAX];
 	struct vroce_eq eq;
 	struct xarray cqs;
@@ -1000,6 +1005,8 @@ int vroce_newlink(const char *ibdev_name, struct net_device *ndev);
 #endif
 int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);
+bool vroce_port_up(const struct vroce_dev *vdev);
+void vroce_port_event(struct vroce_dev *vdev, u32 port);
 
 void vroce_debugfs_register(void);
 void vroce_debugfs_unregister(void);

@@ -79,6 +79,10 @@ static void vroce_eq_event(struct vroce_dev *vdev, u32 type, u32 num)
 		/* Issue 33: fault slot @num; its work resolves it. */
 		vroce_odp_event(vdev, num);
 		break;
+	case VROCE_EQE_PORT_CHANGE:
+		/* Issue 34: the link of port @num went up or down. */
+		vroce_port_event(vdev, num);
+		break;
 	}
 }
 

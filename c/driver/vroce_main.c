@@ -22,11 +22,14 @@
 
 /*
  * Issue 34: the 'rdma link add' in progress, under vroce_link_lock: the
- * name it gives the device its HCA's probe registers, and the probe's
- * result (the bus adds a device whose probe failed all the same).
+ * task that runs it (the HCA's probe runs in it: probing is synchronous),
+ * its netdev, the name it gives the device its HCA's probe registers, and
+ * the probe's result (the bus adds a device whose probe failed all the
+ * same).
  */
 static DEFINE_MUTEX(vroce_link_lock);
 static struct {
+	const struct task_struct *task;
 	const struct net_device *ndev;
 	const char *name;
 	int err;
@@ -43,9 +46,12 @@ static int vroce_probe(struct platform_device *pdev)
 		return -ENODEV;
 	/*
 	 * Only 'rdma link add' sets it. A port on a netdev is bound then
-	 * only: bound again from sysfs, its netdev may be gone already.
+	 * only, by the task adding it: bound from sysfs (meanwhile, or
+	 * again), its netdev may be gone already.
 	 */
-	pending = res->link && READ_ONCE(vroce_link_pending.ndev) == res->link;
+	pending = res->link &&
+		  READ_ONCE(vroce_link_pending.task) == current &&
+		  vroce_link_pending.ndev == res->link;
 	if (res->link && !pending)
 		return -ENODEV;
 
@@ -60,12 +66,19 @@ static int vroce_probe(struct platform_device *pdev)
 		goto out;
 	}
 	vroce_hw_init(&vdev->hw, res);
+	/*
+	 * The driver's own reference: the port's state is read from it
+	 * until the HCA is stopped, after the HCA's went (the cable pulled).
+	 */
 	vdev->link = res->link;
+	if (vdev->link)
+		netdev_hold(vdev->link, &vdev->link_tracker, GFP_KERNEL);
 	if (pending)
 		strscpy(vdev->name, vroce_link_pending.name, sizeof(vdev->name));
 
 	err = vroce_dev_start(vdev);
 	if (err) {
+		netdev_put(vdev->link, &vdev->link_tracker);
 		vroce_dev_destroy(vdev);
 		goto out;
 	}
@@ -81,28 +94,51 @@ out:
  * is cabled to DEV (Documentation/wire.rst), registered as NAME. It goes
  * when DEV is unregistered or the module unloaded ('rdma link delete' is
  * not offered: ib_core would free the device under its bound driver).
- * -EEXIST when DEV has a RoCE provider already (vroce's port or rxe),
+ * -EEXIST when DEV has a RoCE provider already (vroce's port, rxe, a
+ * RoCE NIC's own),
  * -EBUSY when another rx_handler holds it (a bridge, a bond); the
  * probe's error (-ENFILE: NAME is taken) with nothing left behind.
  */
+/*
+ * Whether an RDMA device with RoCE ports has one tied to @ndev (an iWARP
+ * device, siw, on it is no rival: its traffic is TCP).
+ */
+static bool vroce_roce_on(struct net_device *ndev)
+{
+	struct ib_device *other;
+	bool roce = false;
+	u32 port;
+
+	/* rxe by name: another device (siw) may be found first below. */
+	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!other)
+		other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!other)
+		return false;
+	rdma_for_each_port(other, port)
+		roce |= rdma_protocol_roce(other, port);
+	ib_device_put(other);
+	return roce;
+}
+
 VISIBLE_IF_KUNIT int vroce_newlink(const char *ibdev_name,
 				   struct net_device *ndev)
 {
-	struct ib_device *other;
 	int err;
 
-	/* One RoCE provider per netdev: rxe's socket would see nothing. */
-	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	if (other) {
-		ib_device_put(other);
+	/*
+	 * One RoCE provider per netdev: rxe's socket, or a RoCE NIC's port
+	 * (which takes its packets before the netdev), would see nothing.
+	 */
+	if (vroce_roce_on(ndev))
 		return -EEXIST;
-	}
 	mutex_lock(&vroce_link_lock);
 	vroce_link_pending.name = ibdev_name;
 	vroce_link_pending.err = -ENODEV;
-	WRITE_ONCE(vroce_link_pending.ndev, ndev);
+	vroce_link_pending.ndev = ndev;
+	WRITE_ONCE(vroce_link_pending.task, current);
 	err = vroce_hca_plug_link(ndev);
-	WRITE_ONCE(vroce_link_pending.ndev, NULL);
+	WRITE_ONCE(vroce_link_pending.task, NULL);
 	/* The probe's own error, where it failed (the HCA is unplugged). */
 	if (err == -EIO && vroce_link_pending.err)
 		err = vroce_link_pending.err;
@@ -121,6 +157,7 @@ static void vroce_remove(struct platform_device *pdev)
 	struct vroce_dev *vdev = platform_get_drvdata(pdev);
 
 	vroce_dev_stop(vdev);
+	netdev_put(vdev->link, &vdev->link_tracker);
 	vroce_dev_destroy(vdev);
 }
 
@@ -129,6 +166,8 @@ VROCE_DEFINE_PLATFORM_REMOVE(vroce_remove)
 static struct platform_driver vroce_pdrv = {
 	.driver = {
 		.name = VROCE_DRV_NAME,
+		/* A port on a netdev is probed in its 'rdma link add'. */
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
 	.probe = vroce_probe,
 	.remove = vroce_remove_op,

@@ -48,6 +48,7 @@ int vroce_netdev_init(struct vroce_dev *vdev)
 
 	/* Issue 34: the port is a netdev already; its addresses are ours. */
 	if (vdev->link) {
+		WRITE_ONCE(vdev->port_up, vroce_port_up(vdev));
 		err = vroce_inject(vdev) ? -ENOMEM :
 		      ib_device_set_netdev(&vdev->ibdev, vdev->link, 1);
 		if (!err)
@@ -84,6 +85,51 @@ err_unregister:
 err_free:
 	free_netdev(ndev);
 	return err;
+}
+
+/**
+ * vroce_port_up() - whether the port's link is up
+ * @vdev: the device
+ *
+ * A port on a netdev (issue 34) is up while the netdev runs and has a
+ * carrier; one on the in-kernel wire always.
+ */
+bool vroce_port_up(const struct vroce_dev *vdev)
+{
+	const struct net_device *link = vdev->link;
+
+	return !link || (netif_running(link) && netif_carrier_ok(link));
+}
+
+/**
+ * vroce_port_event() - a VROCE_EQE_PORT_CHANGE event: tell the consumers
+ * @vdev: the device
+ * @port: the port the HCA names
+ *
+ * IB_EVENT_PORT_ACTIVE or IB_EVENT_PORT_ERR when the port's state differs
+ * from the one last told (the HCA writes one event per change; a quick
+ * down and up may come as two events that find it up both times).
+ *
+ * Context: the event queue's consumer (eq->lock held).
+ */
+void vroce_port_event(struct vroce_dev *vdev, u32 port)
+{
+	struct ib_event ev = {
+		.device = &vdev->ibdev,
+		.element.port_num = 1,
+	};
+	bool up;
+
+	lockdep_assert_held(&vdev->eq.lock);
+	if (port != 1 || !vdev->link)
+		return;
+	up = vroce_port_up(vdev);
+	if (up == READ_ONCE(vdev->port_up))
+		return;
+	WRITE_ONCE(vdev->port_up, up);
+	ev.event = up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
+	if (device_is_registered(&vdev->ibdev.dev))
+		ib_dispatch_event(&ev);
 }
 
 /**

@@ -109,7 +109,7 @@ static int vroce_query_port(struct ib_device *ibdev, u32 port,
 
 		props->active_mtu = mtu ? min_t(int, mtu, IB_MTU_4096) :
 				    IB_MTU_256;
-		if (!netif_running(link) || !netif_carrier_ok(link)) {
+		if (!vroce_port_up(vdev)) {
 			props->state = IB_PORT_DOWN;
 			props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 		}

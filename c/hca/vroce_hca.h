@@ -65,6 +65,7 @@ struct vroce_hca *vroce_hca_add(int id);
 struct vroce_hca *vroce_hca_add_link(int id, struct net_device *link);
 void vroce_hca_del(struct vroce_hca *hca);
 struct platform_device *vroce_hca_pdev(struct vroce_hca *hca);
+void vroce_hca_port_mac(struct vroce_hca *hca, u8 *mac);
 int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
 			void *buf, u64 len, u32 access, bool write);
 int vroce_hca_frmr_register(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,

@@ -565,18 +565,35 @@ static int vroce_hca_unplug_one(unsigned int id)
 
 /*
  * Issue 34: HCAs cabled to a netdev by vroce_hca_plug_link() ('rdma link
- * add NAME type vroce netdev DEV'), on vroce_hca_links. The list has its
- * own spinlock, which the netdev notifier takes under the RTNL; plugging
- * in and out holds vroce_hca_plug_lock, which nests outside the RTNL.
+ * add NAME type vroce netdev DEV'), on vroce_hca_links once their driver
+ * took them. The list has its own spinlock, a leaf, which the notifiers
+ * take: the netdev notifier under the RTNL, the bus notifier under the
+ * device's lock. Plugging in and out holds vroce_hca_plug_lock, which
+ * nests outside a device's lock, which nests outside the RTNL (as in a
+ * probe). An HCA leaves the list once, by whoever takes
+ * it off (the netdev going, its driver unbound, module unload), and that
+ * one unplugs it.
  */
 static DEFINE_SPINLOCK(vroce_hca_links_lock);
 static LIST_HEAD(vroce_hca_links);
 static struct workqueue_struct *vroce_hca_unplug_wq;
 
+/* Take @hca off the list; true when it was on it (and so is the caller's). */
+static bool vroce_hca_links_take(struct vroce_hca *hca)
+{
+	bool listed;
+
+	spin_lock(&vroce_hca_links_lock);
+	listed = !list_empty(&hca->link_node);
+	list_del_init(&hca->link_node);
+	spin_unlock(&vroce_hca_links_lock);
+	return listed;
+}
+
 /*
- * The cable was pulled (vroce_hca_link_event()): unplug the HCA. Not under
- * vroce_hca_plug_lock: unbinding may wait for RDMA users, and only an HCA
- * that was on the list, whole, comes here.
+ * The cable was pulled, or the driver let go of the HCA: unplug it. Not
+ * under vroce_hca_plug_lock: unbinding may wait for RDMA users, and only
+ * an HCA that was on the list, whole, comes here.
  */
 static void vroce_hca_unplug_work(struct work_struct *work)
 {
@@ -591,8 +608,8 @@ static void vroce_hca_unplug_work(struct work_struct *work)
  * @ndev: an Ethernet netdev, held by the caller
  *
  * The HCA's platform device is added, and the driver bound to it, before
- * this returns. It is unplugged when @ndev is unregistered, or at module
- * unload.
+ * this returns. It is unplugged when @ndev is unregistered (or moved to
+ * another namespace), when its driver is unbound, or at module unload.
  *
  * Context: process context, may sleep; not with the RTNL held.
  * Return: 0 or the error of vroce_hca_add_link(); -ENODEV when the board
@@ -602,8 +619,8 @@ static void vroce_hca_unplug_work(struct work_struct *work)
  */
 int vroce_hca_plug_link(struct net_device *ndev)
 {
-	struct vroce_hca *hca;
 	bool listed = false;
+	struct vroce_hca *hca;
 	int err = 0;
 
 	mutex_lock(&vroce_hca_plug_lock);
@@ -618,14 +635,19 @@ int vroce_hca_plug_link(struct net_device *ndev)
 	}
 	INIT_WORK(&hca->unplug_work, vroce_hca_unplug_work);
 	/*
-	 * Under the RTNL: a notifier that ran since the cable was attached
-	 * found no HCA; one that runs from now on finds this one.
+	 * Decided and listed under the device's lock and the RTNL (the
+	 * probe's order), which the bus notifier (an unbind) and the netdev
+	 * notifier hold: each either ran before, and left the driver gone
+	 * or the cable pulled (@hca->link NULL, found by the netdev's
+	 * rx_handler from the moment the cable was attached), or runs
+	 * after and finds the HCA listed. Once listed, the HCA is theirs to
+	 * unplug, and may be gone as soon as the locks are dropped.
 	 */
+	device_lock(&hca->pdev->dev);
 	rtnl_lock();
-	/* A card no driver took (probe failed) is taken out again. */
-	if (!READ_ONCE(hca->pdev->dev.driver)) {
-		err = -EIO;
-	} else if (ndev->reg_state != NETREG_REGISTERED) {
+	if (!hca->pdev->dev.driver) {
+		err = -EIO;	/* a card no driver took: its probe failed */
+	} else if (!hca->link) {
 		err = -ENODEV;
 	} else {
 		spin_lock(&vroce_hca_links_lock);
@@ -634,10 +656,7 @@ int vroce_hca_plug_link(struct net_device *ndev)
 		listed = true;
 	}
 	rtnl_unlock();
-	/*
-	 * Once listed, the HCA is the notifier's to unplug (it may have
-	 * done so already): never deleted here.
-	 */
+	device_unlock(&hca->pdev->dev);
 	if (!listed)
 		vroce_hca_del(hca);
 out:
@@ -646,40 +665,45 @@ out:
 }
 
 /*
- * A netdev is going: pull the cable of the HCA on it now (under the RTNL,
- * so that the netdev's last reference can go) and unplug the HCA in a work
- * item (unbinding the driver may take the RTNL).
+ * The netdev a port is cabled to changed. Its address: the port's follows.
+ * Its state: the driver is told. It is going (unregistered, or moved to
+ * another namespace): pull the cable now (under the RTNL, so that the
+ * netdev's last reference can go) and unplug the HCA in a work item
+ * (unbinding the driver may take the RTNL), unless it is not listed yet:
+ * vroce_hca_plug_link() then finds the cable pulled.
  */
 static int vroce_hca_link_event(struct notifier_block *nb,
 				unsigned long event, void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct vroce_hca *hca, *found = NULL;
+	struct vroce_hca *hca;
 
-	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGEADDR)
+	switch (event) {
+	case NETDEV_UNREGISTER:
+	case NETDEV_CHANGEADDR:
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		break;
+	default:
 		return NOTIFY_DONE;
-	/*
-	 * An HCA on the list is removed from it only here and at unload
-	 * (after this notifier is gone), both under the RTNL: it stays
-	 * while this runs.
-	 */
-	spin_lock(&vroce_hca_links_lock);
-	list_for_each_entry(hca, &vroce_hca_links, link_node)
-		if (hca->link == ndev) {
-			found = hca;
-			if (event == NETDEV_UNREGISTER)
-				list_del_init(&hca->link_node);
-			break;
-		}
-	spin_unlock(&vroce_hca_links_lock);
-	if (!found)
-		return NOTIFY_DONE;
-	if (event == NETDEV_CHANGEADDR) {
-		vroce_hca_link_mac(found);
-		return NOTIFY_OK;
 	}
-	vroce_hca_link_detach(found);
-	queue_work(vroce_hca_unplug_wq, &found->unplug_work);
+	hca = vroce_hca_link_of(ndev);
+	if (!hca)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_CHANGEADDR:
+		vroce_hca_link_mac(hca);
+		break;
+	case NETDEV_UNREGISTER:
+		vroce_hca_link_detach(hca);
+		if (vroce_hca_links_take(hca))
+			queue_work(vroce_hca_unplug_wq, &hca->unplug_work);
+		break;
+	default:
+		vroce_hca_link_state(hca);
+		break;
+	}
 	return NOTIFY_OK;
 }
 
@@ -687,11 +711,43 @@ static struct notifier_block vroce_hca_link_nb = {
 	.notifier_call = vroce_hca_link_event,
 };
 
+/*
+ * A linked HCA whose driver was unbound (through sysfs) goes: it could
+ * not be bound again (its probe takes it only from 'rdma link add'), and
+ * its port would hold the netdev's RoCE packets for nobody.
+ */
+static int vroce_hca_bus_event(struct notifier_block *nb,
+			       unsigned long event, void *ptr)
+{
+	struct device *dev = ptr;
+	struct vroce_hca *hca, *found = NULL;
+
+	if (event != BUS_NOTIFY_UNBOUND_DRIVER)
+		return NOTIFY_DONE;
+	spin_lock(&vroce_hca_links_lock);
+	list_for_each_entry(hca, &vroce_hca_links, link_node)
+		if (&hca->pdev->dev == dev) {
+			found = hca;
+			list_del_init(&hca->link_node);
+			break;
+		}
+	spin_unlock(&vroce_hca_links_lock);
+	if (!found)
+		return NOTIFY_DONE;
+	queue_work(vroce_hca_unplug_wq, &found->unplug_work);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block vroce_hca_bus_nb = {
+	.notifier_call = vroce_hca_bus_event,
+};
+
 /* Module unload: every HCA still cabled goes. */
 static void vroce_hca_unplug_links(void)
 {
 	struct vroce_hca *hca;
 
+	bus_unregister_notifier(&platform_bus_type, &vroce_hca_bus_nb);
 	unregister_netdevice_notifier(&vroce_hca_link_nb);
 	/* No 'rdma link add' runs now: the list is this loop's alone. */
 	for (;;) {
@@ -705,7 +761,7 @@ static void vroce_hca_unplug_links(void)
 			break;
 		vroce_hca_del(hca);
 	}
-	/* HCAs whose netdev went meanwhile: their works end here. */
+	/* HCAs whose netdev or driver went meanwhile: their works end here. */
 	destroy_workqueue(vroce_hca_unplug_wq);
 	vroce_hca_unplug_wq = NULL;
 }
@@ -753,11 +809,11 @@ int vroce_hca_plug(void)
 	if (!vroce_hca_unplug_wq)
 		return -ENOMEM;
 	err = register_netdevice_notifier(&vroce_hca_link_nb);
-	if (err) {
-		destroy_workqueue(vroce_hca_unplug_wq);
-		vroce_hca_unplug_wq = NULL;
-		return err;
-	}
+	if (err)
+		goto err_destroy_wq;
+	err = bus_register_notifier(&platform_bus_type, &vroce_hca_bus_nb);
+	if (err)
+		goto err_unregister_netdev_nb;
 	vroce_hca_debugfs_root = debugfs_create_dir("vroce_hca", NULL);
 	for (i = 0; i < num_hcas; i++) {
 		err = vroce_hca_plug_one(i);
@@ -772,6 +828,13 @@ int vroce_hca_plug(void)
 	debugfs_create_file("del_device", 0200, vroce_hca_debugfs_root,
 			    NULL, &vroce_hca_plug_fops);
 	return 0;
+
+err_unregister_netdev_nb:
+	unregister_netdevice_notifier(&vroce_hca_link_nb);
+err_destroy_wq:
+	destroy_workqueue(vroce_hca_unplug_wq);
+	vroce_hca_unplug_wq = NULL;
+	return err;
 }
 
 /**

@@ -18,10 +18,12 @@
  * (c/hca/vroce_hca_resp.c) and the engine's primitives.
  */
 
+#include <kunit/visibility.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
@@ -30,6 +32,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
@@ -40,12 +43,12 @@
 #define VROCE_HCA_RX_QUEUE	1024
 /* Packets one run of the receive work carries out before it yields. */
 #define VROCE_HCA_RX_BUDGET	64
-
-/* The port's counters of packets it dropped (enum vroce_counter). */
-static void vroce_hca_link_drop(struct vroce_hca *hca, u32 c)
-{
-	vroce_hca_count(hca, c, 1);
-}
+/*
+ * The longest packet a non-linear skb may bring: copied whole into the
+ * receive work's buffer (no allocation per packet). IPv6 and UDP headers,
+ * BTH, DETH, ImmDt, padding and ICRC around one MTU of payload.
+ */
+#define VROCE_HCA_RX_PKT	(VROCE_MAX_UD_MSG + 128)
 
 /* A datagram taken: one packet of payload in. */
 static void vroce_hca_count_rx(struct vroce_hca *hca, u32 len)
@@ -73,7 +76,8 @@ static u16 vroce_hca_link_sport(u32 sqpn, u32 dqpn)
  *
  * The sender completes once the packet left: a packet that cannot be
  * built or sent (no memory, longer than the link's MTU, the link down) is
- * lost, as on any link, and counted in VROCE_CNT_TX_DISCARDS.
+ * lost, as on any link, and counted in VROCE_CNT_TX_DISCARDS only (not as
+ * sent: @op->unsent).
  *
  * Context: the engine, @hca->wire_lock read-held; does not sleep.
  */
@@ -100,50 +104,44 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 		.payload = op->buf,
 		.payload_len = op->len,
 	};
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 	size_t len;
 
 	/* The cable was pulled (the netdev is going): lost. */
-	if (!ndev) {
-		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
-		return;
-	}
+	if (!ndev)
+		goto lost;
 	memcpy(f.sip, av->sgid, 16);
 	memcpy(f.dip, av->dgid, 16);
 	if (f.ipv6)
 		f.flow_label = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
 	f.sport = vroce_hca_link_sport(f.sqpn, dqpn);
 	len = vroce_frame_len(&f);
-	if (!len || len > READ_ONCE(ndev->mtu) || !netif_running(ndev)) {
-		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
-		return;
-	}
+	if (!len || len > READ_ONCE(ndev->mtu) || !netif_running(ndev))
+		goto lost;
 	/* The engine may serve reclaim (ODP): no allocation that waits. */
 	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + len + ndev->needed_tailroom,
 			GFP_NOWAIT | __GFP_NOWARN);
-	if (!skb) {
-		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
-		return;
-	}
+	if (!skb)
+		goto lost;
 	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
 	skb_reset_network_header(skb);
-	if (vroce_frame_build(&f, skb_put(skb, len), len) != len) {
-		kfree_skb(skb);
-		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
-		return;
-	}
+	if (vroce_frame_build(&f, skb_put(skb, len), len) != len)
+		goto lost;
 	skb->dev = ndev;
 	skb->protocol = htons(f.ipv6 ? ETH_P_IPV6 : ETH_P_IP);
 	skb->priority = av->traffic_class >> 5;
 	if (dev_hard_header(skb, ndev, ntohs(skb->protocol), av->dmac,
-			    hca->mac, skb->len) < 0) {
-		kfree_skb(skb);
-		vroce_hca_link_drop(hca, VROCE_CNT_TX_DISCARDS);
-		return;
-	}
+			    hca->mac, skb->len) < 0)
+		goto lost;
 	vroce_hca_count(hca, VROCE_CNT_TX_FRAMES, 1);
 	/* Queued or dropped by the qdisc: the link's business either way. */
 	dev_queue_xmit(skb);
+	return;
+
+lost:
+	kfree_skb(skb);
+	op->unsent = true;
+	vroce_hca_count(hca, VROCE_CNT_TX_DISCARDS, 1);
 }
 
 /* ---- receive ---- */
@@ -199,28 +197,29 @@ static void vroce_hca_link_recv_ud(struct vroce_hca *hca,
 }
 
 /*
- * One packet off the link, its IP header at skb->data, counted once: what
- * the transport takes in VROCE_CNT_RX_FRAMES (a datagram no QP takes then
- * counts as ud_dropped too), a wrong ICRC in VROCE_CNT_RX_ICRC_ERR, and
- * in VROCE_CNT_RX_DISCARDS a packet that does not parse otherwise, one to
- * an address not in the port's GID table, with another P_Key, or an
- * opcode not carried over packets yet.
+ * One packet off the link, its IP header at @data (@len bytes), counted
+ * once: what the transport takes in VROCE_CNT_RX_FRAMES (a datagram no QP
+ * takes then counts as ud_dropped too), a wrong ICRC in
+ * VROCE_CNT_RX_ICRC_ERR, and in VROCE_CNT_RX_DISCARDS a packet that does
+ * not parse otherwise, one to an address not in the port's GID table,
+ * with another P_Key, or an opcode not carried over packets yet.
  */
-static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb)
+static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
+				const u8 *data, u32 len)
 {
 	struct vroce_frame f;
 	int err;
 
-	err = vroce_frame_parse(skb->data, skb->len, &f);
+	err = vroce_frame_parse(data, len, &f);
 	if (err) {
-		vroce_hca_link_drop(hca, err == -EBADMSG ?
-				    VROCE_CNT_RX_ICRC_ERR :
-				    VROCE_CNT_RX_DISCARDS);
+		vroce_hca_count(hca, err == -EBADMSG ?
+				VROCE_CNT_RX_ICRC_ERR : VROCE_CNT_RX_DISCARDS,
+				1);
 		return;
 	}
 	if (!vroce_hca_sgid_ok(hca, f.dip) ||
 	    (f.pkey & 0x7fff) != 0x7fff) {
-		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		return;
 	}
 	switch (f.opcode) {
@@ -230,14 +229,15 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb)
 		vroce_hca_link_recv_ud(hca, &f, eth_hdr(skb)->h_source);
 		break;
 	default:
-		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		break;
 	}
 }
 
 /*
  * The receive work: the packets the rx_handler queued, in order, under
- * the wire's lock like a QP's visit; a disabled HCA drops them.
+ * the wire's lock like a QP's visit; a disabled HCA drops them. A packet
+ * in fragments is copied into @hca->rx_pkt first (no allocation here).
  */
 static void vroce_hca_link_rx_work(struct work_struct *work)
 {
@@ -248,20 +248,34 @@ static void vroce_hca_link_rx_work(struct work_struct *work)
 	down_read(hca->wire_lock);
 	while (n++ < VROCE_HCA_RX_BUDGET &&
 	       (skb = skb_dequeue(&hca->rx_queue))) {
-		if (!vroce_hca_enabled(hca) || skb_linearize(skb))
-			vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+		const u8 *data = skb->data;
+
+		if (skb_is_nonlinear(skb)) {
+			data = hca->rx_pkt;
+			if (skb->len > VROCE_HCA_RX_PKT ||
+			    skb_copy_bits(skb, 0, hca->rx_pkt, skb->len))
+				data = NULL;
+		}
+		if (!vroce_hca_enabled(hca) || !data)
+			vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		else
-			vroce_hca_link_recv(hca, skb);
+			vroce_hca_link_recv(hca, skb, data, skb->len);
 		consume_skb(skb);
 	}
 	vroce_hca_timer_arm(hca);
 	vroce_hca_engine_raise(hca);
 	up_read(hca->wire_lock);
-	if (!skb_queue_empty(&hca->rx_queue))
+	if (!skb_queue_empty_lockless(&hca->rx_queue))
 		vroce_hca_queue(hca, &hca->rx_work);
 }
 
-/* RoCE v2: UDP to port 4791, right behind an IPv4 or IPv6 header. */
+/*
+ * RoCE v2: UDP to port 4791, right behind an IPv4 or IPv6 header, to an
+ * address of the port's netdev (as its GID table has them). One to
+ * another address is the IP stack's, not the port's: routed through the
+ * host, or to another interface's address (another RoCE provider's).
+ * Context: the rx_handler, under rcu_read_lock().
+ */
 static bool vroce_hca_link_roce(struct sk_buff *skb)
 {
 	const struct udphdr *uh;
@@ -275,7 +289,7 @@ static bool vroce_hca_link_roce(struct sk_buff *skb)
 			return false;
 		ip = (const struct iphdr *)skb->data;
 		if (ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
-		    (ip->frag_off & htons(IP_OFFSET)))
+		    ip_is_fragment(ip))
 			return false;
 		off = ip->ihl * 4;
 		break;
@@ -283,7 +297,8 @@ static bool vroce_hca_link_roce(struct sk_buff *skb)
 	case htons(ETH_P_IPV6): {
 		const struct ipv6hdr *ip6;
 
-		if (!pskb_may_pull(skb, sizeof(*ip6)))
+		if (!IS_ENABLED(CONFIG_IPV6) ||
+		    !pskb_may_pull(skb, sizeof(*ip6)))
 			return false;
 		ip6 = (const struct ipv6hdr *)skb->data;
 		if (ip6->nexthdr != IPPROTO_UDP)
@@ -297,7 +312,16 @@ static bool vroce_hca_link_roce(struct sk_buff *skb)
 	if (!pskb_may_pull(skb, off + sizeof(*uh)))
 		return false;
 	uh = (const struct udphdr *)(skb->data + off);
-	return uh->dest == htons(VROCE_ROCE_V2_PORT);
+	if (uh->dest != htons(VROCE_ROCE_V2_PORT))
+		return false;
+	/* Last, for RoCE packets only: the address lookups. */
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(dev_net(skb->dev), ((const struct iphdr *)skb->data)->daddr,
+				     false) == skb->dev;
+	return IS_ENABLED(CONFIG_IPV6) &&
+	       ipv6_chk_addr(dev_net(skb->dev),
+			     &((const struct ipv6hdr *)skb->data)->daddr,
+			     skb->dev, 1);
 }
 
 /*
@@ -324,8 +348,8 @@ static rx_handler_result_t vroce_hca_link_rx(struct sk_buff **pskb)
 	 * rx-gro-list on) would fail their ICRC as one: dropped, counted.
 	 */
 	if (skb_is_gso(skb) ||
-	    skb_queue_len(&hca->rx_queue) >= VROCE_HCA_RX_QUEUE) {
-		vroce_hca_link_drop(hca, VROCE_CNT_RX_DISCARDS);
+	    skb_queue_len_lockless(&hca->rx_queue) >= VROCE_HCA_RX_QUEUE) {
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
@@ -354,8 +378,12 @@ int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
 	INIT_WORK(&hca->rx_work, vroce_hca_link_rx_work);
 	hca->rx_buf = vroce_hca_inject() ? NULL :
 		      kmalloc(VROCE_MAX_UD_MSG + VROCE_GRH_SIZE, GFP_KERNEL);
-	if (!hca->rx_buf)
+	hca->rx_pkt = vroce_hca_inject() ? NULL :
+		      kmalloc(VROCE_HCA_RX_PKT, GFP_KERNEL);
+	if (!hca->rx_buf || !hca->rx_pkt) {
+		vroce_hca_link_free(hca);
 		return -ENOMEM;
+	}
 	hca->linked = true;
 	rtnl_lock();
 	ether_addr_copy(hca->mac, ndev->dev_addr);
@@ -369,13 +397,58 @@ int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
 	if (!err) {
 		netdev_hold(ndev, &hca->link_tracker, GFP_KERNEL);
 		hca->link = ndev;
+		hca->link_up = netif_running(ndev) && netif_carrier_ok(ndev);
 	}
 	rtnl_unlock();
-	if (err) {
-		kfree(hca->rx_buf);
-		hca->rx_buf = NULL;
-	}
+	if (err)
+		vroce_hca_link_free(hca);
 	return err;
+}
+
+/**
+ * vroce_hca_link_of() - the HCA whose port is cabled to @ndev
+ * @ndev: a netdev
+ *
+ * Context: the RTNL held (the cable is attached and pulled under it).
+ * Return: the HCA, or NULL when no vroce port is on @ndev.
+ */
+struct vroce_hca *vroce_hca_link_of(const struct net_device *ndev)
+{
+	ASSERT_RTNL();
+	if (rtnl_dereference(ndev->rx_handler) != vroce_hca_link_rx)
+		return NULL;
+	return rtnl_dereference(ndev->rx_handler_data);
+}
+
+/**
+ * vroce_hca_link_state() - tell the driver the port's link went up or down
+ * @hca: an HCA cabled to a netdev whose state may have changed
+ *
+ * The port is up while its netdev is running and has a carrier; each
+ * change writes a VROCE_EQE_PORT_CHANGE event (port 1) for the driver,
+ * which reads the new state as query_port does. Nothing while the HCA is
+ * disabled: the driver reads the state when it starts.
+ *
+ * Context: process context; the RTNL held.
+ */
+void vroce_hca_link_state(struct vroce_hca *hca)
+{
+	struct net_device *ndev = hca->link;
+	bool up;
+
+	ASSERT_RTNL();
+	if (!ndev)
+		return;
+	up = netif_running(ndev) && netif_carrier_ok(ndev);
+	down_read(hca->wire_lock);
+	if (up != hca->link_up) {
+		hca->link_up = up;
+		if (vroce_hca_enabled(hca)) {
+			vroce_hca_eq_post(hca, VROCE_EQE_PORT_CHANGE, 1);
+			vroce_hca_engine_raise(hca);
+		}
+	}
+	up_read(hca->wire_lock);
 }
 
 /**
@@ -392,6 +465,19 @@ void vroce_hca_link_mac(struct vroce_hca *hca)
 		ether_addr_copy(hca->mac, hca->link->dev_addr);
 	up_write(hca->wire_lock);
 }
+
+/**
+ * vroce_hca_port_mac() - the port's MAC, for tests
+ * @hca: the HCA
+ * @mac: ETH_ALEN bytes, filled
+ */
+void vroce_hca_port_mac(struct vroce_hca *hca, u8 *mac)
+{
+	down_read(hca->wire_lock);
+	ether_addr_copy(mac, hca->mac);
+	up_read(hca->wire_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_port_mac);
 
 /**
  * vroce_hca_link_detach() - pull the cable: no packet goes or comes after
@@ -423,4 +509,6 @@ void vroce_hca_link_free(struct vroce_hca *hca)
 {
 	kfree(hca->rx_buf);
 	hca->rx_buf = NULL;
+	kfree(hca->rx_pkt);
+	hca->rx_pkt = NULL;
 }

@@ -124,6 +124,16 @@
  * else held: an open mr_read file's lock (c/hca/vroce_hca_mpt.c). The
  * list of plugged-in HCAs and the debugfs root belong to module init and
  * exit (c/hca/vroce_hca_bus.c).
+ *
+ * Issue 34, a port on a netdev (c/hca/vroce_hca_link.c): the RTNL ->
+ * @wire_lock (the cable attached and pulled, the MAC and the link state
+ * followed, all under the RTNL; the netdev notifier runs under it);
+ * vroce_hca_plug_lock -> the RTNL ('rdma link add'); the list of linked
+ * HCAs has a spinlock of its own, a leaf (taken under the RTNL, under a
+ * device's lock by the bus notifier, or alone). @rx_queue's lock is the
+ * rx_handler's (softirq), taken alone. The receive work runs under
+ * @wire_lock read-held, like a QP's visit, and is cancelled under the
+ * RTNL without it.
  */
 #ifndef _VROCE_HCA_PRIV_H_
 #define _VROCE_HCA_PRIV_H_
@@ -491,6 +501,7 @@ struct vroce_hca_op {
 	bool rnr;			/* no receive: retry later */
 	bool lost;			/* no answer: retry after the ack timeout */
 	bool paged;			/* issue 33: a page fault: run it again */
+	bool unsent;			/* issue 34: a datagram lost at the link */
 	/* issue 30, big messages: the chunk in the bounce buffer */
 	u32 off;			/* its first byte in the message */
 	u32 clen;			/* its bytes */
@@ -654,6 +665,8 @@ struct vroce_hca {
 	struct sk_buff_head rx_queue;	/* packets for @rx_work, its own lock */
 	struct work_struct rx_work;	/* carries packets out, on qp_wq */
 	u8 *rx_buf;			/* @rx_work's message buffer */
+	u8 *rx_pkt;			/* @rx_work's copy of a fragmented packet */
+	bool link_up;			/* as last told (RTNL) */
 	struct list_head link_node;	/* on the board's list of linked HCAs */
 	struct work_struct unplug_work;	/* the link went away: unplug */
 };
@@ -748,6 +761,8 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev);
 void vroce_hca_link_detach(struct vroce_hca *hca);
 void vroce_hca_link_mac(struct vroce_hca *hca);
+void vroce_hca_link_state(struct vroce_hca *hca);
+struct vroce_hca *vroce_hca_link_of(const struct net_device *ndev);
 void vroce_hca_link_free(struct vroce_hca *hca);
 
 /* c/hca/vroce_hca_cmd.c */

@@ -684,7 +684,8 @@ static void vroce_hca_count_op(struct vroce_hca *hca, struct vroce_hca_op *op)
 	case VROCE_WQE_BIND_MW:
 		return;
 	}
-	if (from) {
+	/* Issue 34: lost at the link, counted in link_tx_discards only. */
+	if (from && !op->unsent) {
 		vroce_hca_count(from, VROCE_CNT_TX_PACKETS, pkts);
 		vroce_hca_count(from, VROCE_CNT_TX_BYTES, op->len);
 	}

@@ -328,6 +328,11 @@ enum vroce_eqe_type {
 	VROCE_EQE_QP_LAST_WQE	= 4,
 	/* Issue 33: fault slot @num holds a page fault (VROCE_CAP_ODP) */
 	VROCE_EQE_PAGE_FAULT	= 5,
+	/*
+	 * Issue 34: port @num's link went up or down (a port cabled to a
+	 * netdev: its running and carrier state); query the port for which
+	 */
+	VROCE_EQE_PORT_CHANGE	= 6,
 };
 
 #define VROCE_EQE_OWNER		BIT(0)	/* in @owner, as in struct vroce_cqe */
