@@ -61,6 +61,7 @@
 
 #include "../c/compat/vroce_compat.h"
 #include "../c/driver/vroce.h"
+#include "../c/hca/vroce_hca.h"
 #include "../c/hca/vroce_hca_frame.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "demo/vroce_lb.h"
