@@ -311,15 +311,21 @@ ip link set va up
 sleep 3
 kill "$wv" "$wr" 2>/dev/null
 wait "$wv" "$wr" 2>/dev/null
-evs() { grep -o 'IBV_EVENT_PORT_[A-Z]*' "$log/ev-$1" | sed 's/IBV_EVENT_//' | tr '\n' ' '; }
+# evs DEV [uniq]: DEV's port events in order (with 'uniq', repeats of
+# the same event in a row as one: rxe tells PORT_ACTIVE for NETDEV_UP and
+# again for the carrier; vroce tells each change once).
+evs() {
+	grep -o 'IBV_EVENT_PORT_[A-Z]*' "$log/ev-$1" | sed 's/IBV_EVENT_//' |
+		if [ "${2:-}" = uniq ]; then uniq; else cat; fi | tr '\n' ' '
+}
 want="PORT_ERR PORT_ACTIVE PORT_ERR PORT_ACTIVE "
 echo "# port events: vlink0: $(evs vlink0)| rxe0: $(evs rxe0)"
 case "$down_v:$down_r" in
 *"state DOWN"*:*"state DOWN"*)
-	if [ "$(evs vlink0)" = "$want" ] && [ "$(evs rxe0)" = "$want" ]; then
-		ok "port events over vb and va down and up: vlink0 as rxe0 ($want)"
+	if [ "$(evs vlink0)" = "$want" ] && [ "$(evs rxe0 uniq)" = "$want" ]; then
+		ok "port events over vb and va down and up: vlink0 $want(rxe0 the same, repeats aside)"
 	else
-		fail "port events: vlink0 '$(evs vlink0)', rxe0 '$(evs rxe0)', expected '$want' each"
+		fail "port events: vlink0 '$(evs vlink0)', rxe0 '$(evs rxe0)', expected '$want' each (rxe0's repeats aside)"
 	fi
 	;;
 *) echo "# $down_v / $down_r"; fail "port events: vlink0 not DOWN with vb down, or with va's carrier off" ;;
