@@ -935,23 +935,46 @@ static void vroce_frame_rxe_sends(struct kunit *test)
 			-EBADMSG);
 }
 
-/* Hand dummy0 a frame from the wire: Ethernet header, then @pkt. */
-static void ft_inject(struct kunit *test, struct net_device *ndev,
-		      const u8 *pkt, size_t len)
+/*
+ * Hand @ndev a frame from the wire: Ethernet header, then @pkt, its first
+ * @head bytes in the skb's head and the rest, if any, in a page fragment
+ * (as a NIC's receive brings it).
+ */
+static void ft_inject_split(struct kunit *test, struct net_device *ndev,
+			    const u8 *pkt, size_t len, size_t head)
 {
 	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 2 };
+	struct page *page = NULL;
 	struct sk_buff *skb;
 	struct ethhdr *eth;
 
-	skb = netdev_alloc_skb(ndev, ETH_HLEN + len);
+	KUNIT_ASSERT_LE(test, head, len);
+	if (head < len) {
+		page = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+	}
+	skb = netdev_alloc_skb(ndev, ETH_HLEN + head);
+	if (!skb && page)
+		__free_page(page);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	eth = skb_put(skb, ETH_HLEN);
 	ether_addr_copy(eth->h_dest, ndev->dev_addr);
 	ether_addr_copy(eth->h_source, peer_mac);
 	eth->h_proto = htons(pkt[0] >> 4 == 6 ? ETH_P_IPV6 : ETH_P_IP);
-	skb_put_data(skb, pkt, len);
+	skb_put_data(skb, pkt, head);
+	if (page) {
+		memcpy(page_address(page), pkt + head, len - head);
+		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	}
 	skb->protocol = eth_type_trans(skb, ndev);
 	KUNIT_ASSERT_EQ(test, netif_rx(skb), NET_RX_SUCCESS);
+}
+
+/* Hand dummy0 a frame from the wire, in the skb's head. */
+static void ft_inject(struct kunit *test, struct net_device *ndev,
+		      const u8 *pkt, size_t len)
+{
+	ft_inject_split(test, ndev, pkt, len, len);
 }
 
 static int ft_post_recv(struct ft_qp *q)
@@ -1672,36 +1695,6 @@ static u64 ft_counter_wait(struct ib_device *ibdev, u32 c, u64 v)
 	return now;
 }
 
-/*
- * As ft_inject(), the packet in two pieces: its first @head bytes in the
- * skb's head, the rest in a page fragment (as a NIC's receive brings it).
- */
-static void ft_inject_frags(struct kunit *test, struct net_device *ndev,
-			    const u8 *pkt, size_t len, size_t head)
-{
-	static const u8 peer_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x5b, 3 };
-	struct sk_buff *skb;
-	struct ethhdr *eth;
-	struct page *page;
-
-	KUNIT_ASSERT_LT(test, head, len);
-	page = alloc_page(GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	skb = netdev_alloc_skb(ndev, ETH_HLEN + head);
-	if (!skb)
-		__free_page(page);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	eth = skb_put(skb, ETH_HLEN);
-	ether_addr_copy(eth->h_dest, ndev->dev_addr);
-	ether_addr_copy(eth->h_source, peer_mac);
-	eth->h_proto = htons(pkt[0] >> 4 == 6 ? ETH_P_IPV6 : ETH_P_IP);
-	skb_put_data(skb, pkt, head);
-	memcpy(page_address(page), pkt + head, len - head);
-	skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
-	skb->protocol = eth_type_trans(skb, ndev);
-	KUNIT_ASSERT_EQ(test, netif_rx(skb), NET_RX_SUCCESS);
-}
-
 static void ft_netdev_free(void *data)
 {
 	struct net_device *ndev = data;
@@ -1855,7 +1848,7 @@ static void vroce_frame_link_events(struct kunit *test)
 		   q[1]->qp->qp_num);
 	pkt = ft_build(test, &f, &len);
 	KUNIT_ASSERT_EQ(test, ft_post_recv(q[1]), 0);
-	ft_inject_frags(test, b, pkt, len, 24);
+	ft_inject_split(test, b, pkt, len, 24);
 	KUNIT_ASSERT_EQ(test, vroce_test_poll(q[1]->cq, &wc, 1, 1000), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 40 + 64);
