@@ -298,6 +298,8 @@ struct vroce_odp_work {
  * @link_tracker: the driver's reference on @link, from probe to remove
  * @port_up: issue 34: the port state last told to the consumers
  *	(vroce_port_event())
+ * @port_gone: no port event is told (the device is being unregistered);
+ *	under @eq.lock
  * @name: ib_register_device()'s name: "vroce%d", or 'rdma link add''s
  * @eq: the event queue
  * @cqs: CQs by number, for events; entries are live while in the array
@@ -350,6 +352,7 @@ struct vroce_dev {
 	struct net_device *link;
 	netdevice_tracker link_tracker;
 	bool port_up;
+	bool port_gone;
 	char name[IB_DEVICE_NAME_MAX];
 	struct vroce_eq eq;
 	struct xarray cqs;
@@ -1007,6 +1010,7 @@ int vroce_netdev_init(struct vroce_dev *vdev);
 void vroce_netdev_exit(struct vroce_dev *vdev);
 bool vroce_port_up(const struct vroce_dev *vdev);
 void vroce_port_event(struct vroce_dev *vdev, u32 port);
+void vroce_port_events_off(struct vroce_dev *vdev);
 
 void vroce_debugfs_register(void);
 void vroce_debugfs_unregister(void);

@@ -316,6 +316,7 @@ void vroce_dev_stop(struct vroce_dev *vdev)
 {
 	cancel_delayed_work_sync(&vdev->health_work);
 	vroce_debugfs_exit(vdev);
+	vroce_port_events_off(vdev);
 	ib_unregister_device(&vdev->ibdev);
 	/* Every MR is deregistered: the idle entries go, then the PD. */
 	vroce_mr_cache_drain(vdev);

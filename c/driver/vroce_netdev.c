@@ -93,6 +93,8 @@ err_free:
  *
  * A port on a netdev (issue 34) is up while the netdev runs and has a
  * carrier; one on the in-kernel wire always.
+ *
+ * Return: whether the port is up.
  */
 bool vroce_port_up(const struct vroce_dev *vdev)
 {
@@ -121,7 +123,8 @@ void vroce_port_event(struct vroce_dev *vdev, u32 port)
 	bool up;
 
 	lockdep_assert_held(&vdev->eq.lock);
-	if (port != 1 || !vdev->link)
+	/* Unregistering: no event queued for a device about to go. */
+	if (port != 1 || !vdev->link || vdev->port_gone)
 		return;
 	up = vroce_port_up(vdev);
 	if (up == READ_ONCE(vdev->port_up))
@@ -130,6 +133,22 @@ void vroce_port_event(struct vroce_dev *vdev, u32 port)
 	ev.event = up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
 	if (device_is_registered(&vdev->ibdev.dev))
 		ib_dispatch_event(&ev);
+}
+
+/**
+ * vroce_port_events_off() - no port event is told from now on
+ * @vdev: the device, about to be unregistered
+ *
+ * Taken under the event queue's lock: a consumer telling one finished,
+ * and its ib_dispatch_event() work is flushed with the device's others.
+ *
+ * Context: process context, may sleep.
+ */
+void vroce_port_events_off(struct vroce_dev *vdev)
+{
+	mutex_lock(&vdev->eq.lock);
+	vdev->port_gone = true;
+	mutex_unlock(&vdev->eq.lock);
 }
 
 /**

@@ -269,59 +269,67 @@ static void vroce_hca_link_rx_work(struct work_struct *work)
 		vroce_hca_queue(hca, &hca->rx_work);
 }
 
+/* Whether @addr is one of @dev's IPv4 addresses. Context: RCU. */
+static bool vroce_hca_link_ipv4_ours(struct net_device *dev, __be32 addr)
+{
+	const struct in_device *in_dev = __in_dev_get_rcu(dev);
+	const struct in_ifaddr *ifa;
+
+	if (!in_dev)
+		return false;
+	in_dev_for_each_ifa_rcu(ifa, in_dev)
+		if (ifa->ifa_local == addr)
+			return true;
+	return false;
+}
+
 /*
  * RoCE v2: UDP to port 4791, right behind an IPv4 or IPv6 header, to an
  * address of the port's netdev (as its GID table has them). One to
  * another address is the IP stack's, not the port's: routed through the
  * host, or to another interface's address (another RoCE provider's).
+ * Read through skb_header_pointer(): the skb is not changed (nor cloned)
+ * for a packet that is not the port's.
  * Context: the rx_handler, under rcu_read_lock().
  */
 static bool vroce_hca_link_roce(struct sk_buff *skb)
 {
+	struct udphdr _uh;
 	const struct udphdr *uh;
 	unsigned int off;
 
 	switch (skb->protocol) {
 	case htons(ETH_P_IP): {
+		struct iphdr _ip;
 		const struct iphdr *ip;
 
-		if (!pskb_may_pull(skb, sizeof(*ip)))
-			return false;
-		ip = (const struct iphdr *)skb->data;
-		if (ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
+		ip = skb_header_pointer(skb, 0, sizeof(_ip), &_ip);
+		if (!ip || ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
 		    ip_is_fragment(ip))
 			return false;
 		off = ip->ihl * 4;
-		break;
+		uh = skb_header_pointer(skb, off, sizeof(_uh), &_uh);
+		return uh && uh->dest == htons(VROCE_ROCE_V2_PORT) &&
+		       vroce_hca_link_ipv4_ours(skb->dev, ip->daddr);
 	}
 	case htons(ETH_P_IPV6): {
+		struct ipv6hdr _ip6;
 		const struct ipv6hdr *ip6;
 
-		if (!IS_ENABLED(CONFIG_IPV6) ||
-		    !pskb_may_pull(skb, sizeof(*ip6)))
+		/* IPv6 disabled at boot: no address table to look in. */
+		if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_mod_enabled())
 			return false;
-		ip6 = (const struct ipv6hdr *)skb->data;
-		if (ip6->nexthdr != IPPROTO_UDP)
+		ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
+		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
 			return false;
-		off = sizeof(*ip6);
-		break;
+		uh = skb_header_pointer(skb, sizeof(*ip6), sizeof(_uh), &_uh);
+		return uh && uh->dest == htons(VROCE_ROCE_V2_PORT) &&
+		       ipv6_chk_addr(dev_net(skb->dev), &ip6->daddr, skb->dev,
+				     1);
 	}
 	default:
 		return false;
 	}
-	if (!pskb_may_pull(skb, off + sizeof(*uh)))
-		return false;
-	uh = (const struct udphdr *)(skb->data + off);
-	if (uh->dest != htons(VROCE_ROCE_V2_PORT))
-		return false;
-	/* Last, for RoCE packets only: the address lookups. */
-	if (skb->protocol == htons(ETH_P_IP))
-		return __ip_dev_find(dev_net(skb->dev), ((const struct iphdr *)skb->data)->daddr,
-				     false) == skb->dev;
-	return IS_ENABLED(CONFIG_IPV6) &&
-	       ipv6_chk_addr(dev_net(skb->dev),
-			     &((const struct ipv6hdr *)skb->data)->daddr,
-			     skb->dev, 1);
 }
 
 /*
@@ -334,15 +342,16 @@ static rx_handler_result_t vroce_hca_link_rx(struct sk_buff **pskb)
 	struct vroce_hca *hca = rcu_dereference(skb->dev->rx_handler_data);
 
 	/* No VLANs on the port yet: a tagged packet is not the port's. */
-	if (skb->pkt_type != PACKET_HOST || skb_vlan_tag_present(skb))
+	if (skb->pkt_type != PACKET_HOST || skb_vlan_tag_present(skb) ||
+	    !vroce_hca_link_roce(skb))
 		return RX_HANDLER_PASS;
-	/* Ours before pskb_may_pull() may change it. */
+	/* The port's: its own copy, to queue (a tap may hold a clone). */
 	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (!skb)
+	if (!skb) {
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		return RX_HANDLER_CONSUMED;
+	}
 	*pskb = skb;
-	if (!vroce_hca_link_roce(skb))
-		return RX_HANDLER_PASS;
 	/*
 	 * Packets UDP GRO merged (only with rx-udp-gro-forwarding or
 	 * rx-gro-list on) would fail their ICRC as one: dropped, counted.
