@@ -90,16 +90,6 @@ out:
 }
 
 /*
- * 'rdma link add NAME type vroce netdev DEV': an emulated HCA whose port
- * is cabled to DEV (Documentation/wire.rst), registered as NAME. It goes
- * when DEV is unregistered or the module unloaded ('rdma link delete' is
- * not offered: ib_core would free the device under its bound driver).
- * -EEXIST when DEV has a RoCE provider already (vroce's port, rxe, a
- * RoCE NIC's own),
- * -EBUSY when another rx_handler holds it (a bridge, a bond); the
- * probe's error (-ENFILE: NAME is taken) with nothing left behind.
- */
-/*
  * Whether an RDMA device with RoCE ports has one tied to @ndev (an iWARP
  * device, siw, on it is no rival: its traffic is TCP).
  */
@@ -121,6 +111,17 @@ static bool vroce_roce_on(struct net_device *ndev)
 	return roce;
 }
 
+/*
+ * 'rdma link add NAME type vroce netdev DEV': an emulated HCA whose port
+ * is cabled to DEV (Documentation/wire.rst), registered as NAME. It goes
+ * when DEV is unregistered, its driver unbound or the module unloaded
+ * ('rdma link delete' is not offered: ib_core would free the device under
+ * its bound driver).
+ * -EEXIST when DEV has a RoCE provider already (vroce's port, rxe, a
+ * RoCE NIC's own),
+ * -EBUSY when another rx_handler holds it (a bridge, a bond); the
+ * probe's error (-ENFILE: NAME is taken) with nothing left behind.
+ */
 VISIBLE_IF_KUNIT int vroce_newlink(const char *ibdev_name,
 				   struct net_device *ndev)
 {

@@ -109,8 +109,9 @@ bool vroce_port_up(const struct vroce_dev *vdev)
  * @port: the port the HCA names
  *
  * IB_EVENT_PORT_ACTIVE or IB_EVENT_PORT_ERR when the port's state differs
- * from the one last told (the HCA writes one event per change; a quick
- * down and up may come as two events that find it up both times).
+ * from the one last told (the HCA writes an event for each change of the
+ * netdev's state, carrier or flags; one that finds the state as told says
+ * nothing, and a quick down and up may come as two that find it up).
  *
  * Context: the event queue's consumer (eq->lock held).
  */

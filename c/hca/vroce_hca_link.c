@@ -406,7 +406,6 @@ int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev)
 	if (!err) {
 		netdev_hold(ndev, &hca->link_tracker, GFP_KERNEL);
 		hca->link = ndev;
-		hca->link_up = netif_running(ndev) && netif_carrier_ok(ndev);
 	}
 	rtnl_unlock();
 	if (err)
@@ -430,32 +429,28 @@ struct vroce_hca *vroce_hca_link_of(const struct net_device *ndev)
 }
 
 /**
- * vroce_hca_link_state() - tell the driver the port's link went up or down
- * @hca: an HCA cabled to a netdev whose state may have changed
+ * vroce_hca_link_state() - tell the driver the port's link may have
+ *	changed
+ * @hca: an HCA cabled to a netdev that went up or down, or whose carrier
+ *	or flags changed
  *
- * The port is up while its netdev is running and has a carrier; each
- * change writes a VROCE_EQE_PORT_CHANGE event (port 1) for the driver,
- * which reads the new state as query_port does. Nothing while the HCA is
- * disabled: the driver reads the state when it starts.
+ * Writes a VROCE_EQE_PORT_CHANGE event (port 1): the driver reads the
+ * state (the netdev running, with a carrier) as query_port does, and tells
+ * its consumers only a state that differs from the one it told last.
+ * Nothing while the HCA is disabled: the driver reads the state when it
+ * starts.
  *
  * Context: process context; the RTNL held.
  */
 void vroce_hca_link_state(struct vroce_hca *hca)
 {
-	struct net_device *ndev = hca->link;
-	bool up;
-
 	ASSERT_RTNL();
-	if (!ndev)
+	if (!hca->link)
 		return;
-	up = netif_running(ndev) && netif_carrier_ok(ndev);
 	down_read(hca->wire_lock);
-	if (up != hca->link_up) {
-		hca->link_up = up;
-		if (vroce_hca_enabled(hca)) {
-			vroce_hca_eq_post(hca, VROCE_EQE_PORT_CHANGE, 1);
-			vroce_hca_engine_raise(hca);
-		}
+	if (vroce_hca_enabled(hca)) {
+		vroce_hca_eq_post(hca, VROCE_EQE_PORT_CHANGE, 1);
+		vroce_hca_engine_raise(hca);
 	}
 	up_read(hca->wire_lock);
 }

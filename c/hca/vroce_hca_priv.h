@@ -666,7 +666,6 @@ struct vroce_hca {
 	struct work_struct rx_work;	/* carries packets out, on qp_wq */
 	u8 *rx_buf;			/* @rx_work's message buffer */
 	u8 *rx_pkt;			/* @rx_work's copy of a fragmented packet */
-	bool link_up;			/* as last told (RTNL) */
 	struct list_head link_node;	/* on the board's list of linked HCAs */
 	struct work_struct unplug_work;	/* the link went away: unplug */
 };

@@ -329,8 +329,9 @@ enum vroce_eqe_type {
 	/* Issue 33: fault slot @num holds a page fault (VROCE_CAP_ODP) */
 	VROCE_EQE_PAGE_FAULT	= 5,
 	/*
-	 * Issue 34: port @num's link went up or down (a port cabled to a
-	 * netdev: its running and carrier state); query the port for which
+	 * Issue 34: port @num's link may have gone up or down (a port cabled
+	 * to a netdev: its running and carrier state); query the port for
+	 * which
 	 */
 	VROCE_EQE_PORT_CHANGE	= 6,
 };
