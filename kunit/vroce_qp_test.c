@@ -26,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../c/driver/vroce.h"
+#include "../c/driver/vroce_cmdq.h"
 #include "../c/hca/vroce_hca.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
@@ -1360,6 +1361,220 @@ static struct qp_pair *qp_side(struct kunit *test, struct vroce_dev *vdev)
 	return p;
 }
 
+/* Issue 34: what the HCA holds of @qpn's path, asserted to exist. */
+static struct vroce_hca_qp_path qp_path(struct kunit *test,
+					struct vroce_hca *hca, u32 qpn)
+{
+	struct vroce_hca_qp_path path;
+
+	KUNIT_ASSERT_EQ(test, vroce_hca_qp_path(hca, qpn, &path), 0);
+	return path;
+}
+
+/* INIT, then RTR with a path to @dgid through GID 0, and RQ PSN 0x123456. */
+static int qp_path_rtr(struct ib_qp *qp, union ib_gid *dgid,
+		       const u8 *dmac)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_RTR,
+		.path_mtu = IB_MTU_1024,
+		.dest_qp_num = qp->qp_num,
+		.rq_psn = 0x123456,
+		.max_dest_rd_atomic = 4,
+		.min_rnr_timer = 1,
+	};
+	int err = qp_to_init(qp, QP_ACCESS);
+
+	if (err)
+		return err;
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_grh(&attr.ah_attr, dgid, 0xabcde, 0, 33, 0x48);
+	ether_addr_copy(attr.ah_attr.roce.dmac, dmac);
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
+			    IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			    IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+}
+
+/*
+ * MODIFY_QP with @flags and one field changed by @bad, on the HCA's QP
+ * @qpn in RTS, issued as it stands (the driver would not send it).
+ */
+static int qp_path_raw(struct vroce_dev *vdev, u32 qpn, u8 flags, int bad)
+{
+	struct vroce_cmd_modify_qp req = {
+		.hdr.opcode = cpu_to_le16(VROCE_CMD_MODIFY_QP),
+		.qpn = cpu_to_le32(qpn),
+		.state = VROCE_QPS_RTS,
+		.flags = flags,
+		.retry_cnt = 7,
+		.timeout = 14,
+		.path_mtu = flags & VROCE_MODIFY_F_PATH ? VROCE_IB_MTU_4096 : 0,
+	};
+	struct vroce_resp_hdr resp;
+
+	switch (bad) {
+	case 1:
+		req.path_mtu = 0;
+		break;
+	case 2:
+		req.path_mtu = VROCE_IB_MTU_4096 + 1;
+		break;
+	case 3:
+		req.sgid_index = VROCE_MAX_GID;
+		break;
+	case 4:
+		req.sgid_index = VROCE_MAX_GID - 1;	/* empty */
+		break;
+	case 5:
+		req.sq_psn = cpu_to_le32(BIT(24));
+		break;
+	case 6:
+		req.rq_psn = cpu_to_le32(VROCE_PSN_MASK + 1);
+		break;
+	case 7:
+		req.qkey = cpu_to_le32(VROCE_FLOW_LABEL_MASK + 1);
+		break;
+	case 8:
+		req.max_rd_atomic = VROCE_MAX_RD_ATOMIC + 1;
+		break;
+	case 9:
+		req.max_dest_rd_atomic = VROCE_MAX_RD_ATOMIC + 1;
+		break;
+	case 10:
+		req.rsvd = 1;
+		break;
+	case 11:
+		req.dgid[15] = 1;	/* a part without its flag */
+		break;
+	case 12:
+		req.hop_limit = 64;
+		break;
+	}
+	return vroce_cmdq_exec(vdev, &req, sizeof(req), &resp, sizeof(resp), 0);
+}
+
+/*
+ * Issue 34: MODIFY_QP carries an RC QP's path and PSNs to the HCA
+ * (VROCE_CAP_QP_PATH): the source GID copied from the GID table, the
+ * rest as ib_modify_qp() gave it; only the parts a modify names change
+ * (an RTS to RTS modify moves no PSN); RESET forgets them. Every field
+ * out of range, a part given without its flag or to a QP type without it,
+ * and an empty GID entry are refused and change nothing. An HCA without
+ * the capability refuses the new bytes, and a driver that knows so sends
+ * none, the QP then working as before.
+ */
+static void vroce_qp_path(struct kunit *test)
+{
+	struct vroce_dev *vdev = vroce_test_dev(test);
+	struct vroce_hca *hca = vroce_test_hca(test);
+	u8 flags = VROCE_MODIFY_F_SQ_PSN | VROCE_MODIFY_F_RQ_PSN |
+		   VROCE_MODIFY_F_PATH | VROCE_MODIFY_F_RD_ATOMIC;
+	struct qp_pair *a = qp_side(test, vdev);
+	struct ib_qp *qp = a->qp[0];
+	struct vroce_hca_qp_path path, before;
+	union ib_gid sgid, dgid, empty;
+	struct ib_qp_attr attr = {};
+	u32 caps = vdev->attr.caps;
+	int bad;
+
+	KUNIT_ASSERT_TRUE(test, caps & VROCE_CAP_QP_PATH);
+	KUNIT_ASSERT_EQ(test, rdma_query_gid(&vdev->ibdev, 1, 0, &sgid), 0);
+	KUNIT_ASSERT_NE(test, rdma_query_gid(&vdev->ibdev, 1, VROCE_MAX_GID - 1,
+					     &empty), 0);
+	memset(&dgid, 0, sizeof(dgid));
+	dgid.raw[0] = 0xfe;
+	dgid.raw[1] = 0x80;
+	dgid.raw[15] = 0x42;
+	KUNIT_EXPECT_EQ(test, qp_path(test, hca, qp->qp_num).set, 0);
+
+	KUNIT_ASSERT_EQ(test, qp_path_rtr(qp, &dgid, vdev->netdev->dev_addr),
+			0);
+	path = qp_path(test, hca, qp->qp_num);
+	KUNIT_EXPECT_EQ(test, path.set, VROCE_MODIFY_F_RQ_PSN |
+			VROCE_MODIFY_F_PATH | VROCE_MODIFY_F_RD_ATOMIC);
+	KUNIT_EXPECT_EQ(test, path.mtu, IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, path.hop_limit, 33);
+	KUNIT_EXPECT_EQ(test, path.tclass, 0x48);
+	KUNIT_EXPECT_EQ(test, path.flow_label, 0xabcde);
+	KUNIT_EXPECT_EQ(test, memcmp(path.sgid, sgid.raw, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(path.dgid, dgid.raw, 16), 0);
+	KUNIT_EXPECT_EQ(test, path.rq_psn, 0x123456);
+	KUNIT_EXPECT_EQ(test, path.sq_psn, 0);
+	KUNIT_EXPECT_EQ(test, path.max_dest_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, path.max_rd_atomic, 0);
+
+	/* A PSN is 24 bits: the low ones count (6.12's core masks too). */
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0x1abcdef;
+	attr.max_rd_atomic = 2;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+					   IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+					   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+	path = qp_path(test, hca, qp->qp_num);
+	KUNIT_EXPECT_EQ(test, path.set, flags);
+	KUNIT_EXPECT_EQ(test, path.sq_psn, 0xabcdef);
+	KUNIT_EXPECT_EQ(test, path.rq_psn, 0x123456);
+	KUNIT_EXPECT_EQ(test, path.max_rd_atomic, 2);
+	KUNIT_EXPECT_EQ(test, path.max_dest_rd_atomic, 4);
+
+	/* RTS to RTS: the PSNs and the path stay. */
+	attr = (struct ib_qp_attr){ .qp_state = IB_QPS_RTS,
+				    .min_rnr_timer = 3 };
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+					   IB_QP_MIN_RNR_TIMER), 0);
+	before = qp_path(test, hca, qp->qp_num);
+	KUNIT_EXPECT_EQ(test, memcmp(&before, &path, sizeof(path)), 0);
+
+	/* Refused, changing nothing. */
+	for (bad = 1; bad <= 12; bad++) {
+		KUNIT_EXPECT_EQ_MSG(test, qp_path_raw(vdev, qp->qp_num,
+						      bad > 10 ? 0 : flags,
+						      bad), -EINVAL,
+				    "case %d", bad);
+		path = qp_path(test, hca, qp->qp_num);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(&before, &path, sizeof(path)),
+				    0, "case %d", bad);
+	}
+	KUNIT_EXPECT_EQ(test, qp_path_raw(vdev, qp->qp_num, BIT(4), 0),
+			-EINVAL);
+	/* The GSI QP is no connected QP: only a send PSN. */
+	KUNIT_EXPECT_EQ(test, qp_path_raw(vdev, 1, VROCE_MODIFY_F_RQ_PSN, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, qp_path_raw(vdev, 1, VROCE_MODIFY_F_PATH, 0),
+			-EINVAL);
+	/* What ib_mad's move to RTS set, and nothing else. */
+	KUNIT_EXPECT_EQ(test, qp_path(test, hca, 1).set, VROCE_MODIFY_F_SQ_PSN);
+	/* The same request valid: taken. */
+	KUNIT_EXPECT_EQ(test, qp_path_raw(vdev, qp->qp_num, flags, 0), 0);
+	path = qp_path(test, hca, qp->qp_num);
+	KUNIT_EXPECT_EQ(test, path.mtu, VROCE_IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, path.sq_psn, 0);
+
+	/* RESET forgets it. */
+	attr = (struct ib_qp_attr){ .qp_state = IB_QPS_RESET };
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_EQ(test, qp_path(test, hca, qp->qp_num).set, 0);
+
+	/* An HCA before the capability: the new bytes are refused... */
+	vroce_hca_set_caps(hca, caps & ~VROCE_CAP_QP_PATH);
+	KUNIT_EXPECT_EQ(test, qp_path_rtr(qp, &dgid, vdev->netdev->dev_addr),
+			-EINVAL);
+	attr = (struct ib_qp_attr){ .qp_state = IB_QPS_RESET };
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
+	/* ... and a driver that knows sends none: the QP connects. */
+	vdev->attr.caps = caps & ~VROCE_CAP_QP_PATH;
+	KUNIT_EXPECT_EQ(test, qp_path_rtr(qp, &dgid, vdev->netdev->dev_addr),
+			0);
+	vdev->attr.caps = caps;
+	vroce_hca_set_caps(hca, caps);
+	KUNIT_EXPECT_EQ(test, qp_path(test, hca, qp->qp_num).set, 0);
+}
+
 /*
  * Two HCAs on the wire, an RC QP on each, each connected to the other's
  * port MAC: SEND, RDMA WRITE and RDMA READ cross between them, the bytes
@@ -2467,6 +2682,7 @@ static struct kunit_suite vroce_dead_suite = {
 
 static struct kunit_case vroce_qp_cases[] = {
 	KUNIT_CASE(vroce_qp_two_hcas),
+	KUNIT_CASE(vroce_qp_path),
 	KUNIT_CASE_SLOW(vroce_qp_no_peer),
 	KUNIT_CASE(vroce_qp_send_recv),
 	KUNIT_CASE(vroce_qp_unsignaled_inline),

@@ -89,6 +89,12 @@ VROCE_CMD_FITS(struct vroce_cmd_resume_page_fault, struct vroce_resp_hdr);
 /* The interface's Ethernet addresses are the driver's. */
 static_assert(sizeof_field(struct vroce_resp_query_device, mac) == ETH_ALEN);
 static_assert(sizeof_field(struct vroce_cmd_modify_qp, dmac) == ETH_ALEN);
+/* Issue 34: the path in the bytes an older HCA read as zero or not at all. */
+static_assert(offsetof(struct vroce_cmd_modify_qp, dest_qpn) == 16 &&
+	      offsetof(struct vroce_cmd_modify_qp, qkey) == 28 &&
+	      offsetof(struct vroce_cmd_modify_qp, sq_psn) == 40 &&
+	      offsetof(struct vroce_cmd_modify_qp, dgid) == 48 &&
+	      sizeof(struct vroce_cmd_modify_qp) == VROCE_CMD_REQ_SIZE);
 
 /*
  * Carry out @req as its opcode's flags (vroce_cmd_flags[]) say, and
@@ -626,7 +632,9 @@ int vroce_cmd_create_qp(struct vroce_dev *vdev,
  * @desc: the new state and attributes
  *
  * Moving to VROCE_QPS_ERR makes the HCA flush the QP's queues; moving to
- * VROCE_QPS_RESET makes it forget their progress.
+ * VROCE_QPS_RESET makes it forget their progress. With @desc->flags
+ * (VROCE_CAP_QP_PATH, issue 34) it also sets the parts of the QP's path
+ * and PSNs they name.
  *
  * Context: process context, may sleep.
  * Return: 0, -ENOENT for an unknown QP, -EINVAL for a bad attribute or
@@ -640,9 +648,10 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 	struct vroce_cmd_modify_qp req = {
 		.hdr.opcode = cpu_to_le16(VROCE_CMD_MODIFY_QP),
 		.qpn = cpu_to_le32(desc->qpn),
-		.state = cpu_to_le32(desc->state),
+		.state = desc->state,
+		.flags = desc->flags,
 		.dest_qpn = cpu_to_le32(desc->dest_qpn),
-		.access = cpu_to_le32(desc->access),
+		.access = desc->access,
 		.rnr_retry = desc->rnr_retry,
 		.min_rnr_timer = desc->min_rnr_timer,
 		.retry_cnt = desc->retry_cnt,
@@ -652,6 +661,23 @@ int vroce_cmd_modify_qp(struct vroce_dev *vdev,
 	struct vroce_resp_hdr resp;
 
 	memcpy(req.dmac, desc->dmac, ETH_ALEN);
+	/* Issue 34: the parts of the path the flags name, the rest zero. */
+	if (desc->flags & VROCE_MODIFY_F_SQ_PSN)
+		req.sq_psn = cpu_to_le32(desc->sq_psn);
+	if (desc->flags & VROCE_MODIFY_F_RQ_PSN)
+		req.rq_psn = cpu_to_le32(desc->rq_psn);
+	if (desc->flags & VROCE_MODIFY_F_RD_ATOMIC) {
+		req.max_rd_atomic = desc->max_rd_atomic;
+		req.max_dest_rd_atomic = desc->max_dest_rd_atomic;
+	}
+	if (desc->flags & VROCE_MODIFY_F_PATH) {
+		req.path_mtu = desc->path_mtu;
+		req.sgid_index = desc->sgid_index;
+		req.hop_limit = desc->hop_limit;
+		req.tclass = desc->tclass;
+		req.qkey = cpu_to_le32(desc->flow_label);
+		memcpy(req.dgid, desc->dgid, sizeof(req.dgid));
+	}
 	/* A dead HCA's QPs are in error: RESET and ERR are done in software. */
 	return vroce_cmd_exec(vdev, &req, sizeof(req), &resp, sizeof(resp),
 			      desc->state == VROCE_QPS_RESET ||

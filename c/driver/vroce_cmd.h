@@ -86,6 +86,18 @@ struct vroce_qp_desc {
  * @timeout: the local ack timeout code (IB: 4.096 us * 2^timeout)
  * @qkey: UD and GSI: the QP's Q_Key
  * @dmac: RC: the Ethernet address of the peer's port (from the AV)
+ * @flags: issue 34: VROCE_MODIFY_F_* parts below that this modify sets,
+ *	0 for an HCA without VROCE_CAP_QP_PATH
+ * @sq_psn: (VROCE_MODIFY_F_SQ_PSN) the first PSN of the send queue
+ * @rq_psn: (VROCE_MODIFY_F_RQ_PSN) the PSN the responder expects
+ * @max_rd_atomic: (VROCE_MODIFY_F_RD_ATOMIC) outgoing READ/atomic depth
+ * @max_dest_rd_atomic: (VROCE_MODIFY_F_RD_ATOMIC) incoming depth
+ * @path_mtu: (VROCE_MODIFY_F_PATH) enum ib_mtu
+ * @sgid_index: (VROCE_MODIFY_F_PATH) the source GID's table entry
+ * @hop_limit: (VROCE_MODIFY_F_PATH) from the AV's GRH
+ * @tclass: (VROCE_MODIFY_F_PATH) from the AV's GRH
+ * @flow_label: (VROCE_MODIFY_F_PATH) from the AV's GRH
+ * @dgid: (VROCE_MODIFY_F_PATH) the destination GID
  */
 struct vroce_qp_modify_desc {
 	u32 qpn;
@@ -98,6 +110,17 @@ struct vroce_qp_modify_desc {
 	u8 timeout;
 	u32 qkey;
 	u8 dmac[ETH_ALEN];
+	u8 flags;
+	u32 sq_psn;
+	u32 rq_psn;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 path_mtu;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 tclass;
+	u32 flow_label;
+	u8 dgid[16];
 };
 
 /**

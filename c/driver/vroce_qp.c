@@ -24,8 +24,6 @@
 #include "vroce.h"
 #include "../../bindings/vroce_core.h"
 
-#define VROCE_MAX_RD_ATOMIC	16
-
 static bool vroce_wq_full(const struct vroce_wq *wq)
 {
 	return wq->pi - wq->ci >= BIT(wq->ring.log2);
@@ -549,6 +547,52 @@ static void vroce_wq_reset(struct vroce_wq *wq)
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
+/*
+ * Issue 34: the parts of the path and PSNs this modify sets, for an HCA
+ * with VROCE_CAP_QP_PATH (and a GID table, whose entry the path names).
+ * Each part goes whole from what the QP holds, but only when the modify
+ * names it: an RTS to RTS change of the timeout moves no PSN.
+ */
+static void vroce_qp_path_desc(struct vroce_dev *vdev,
+			       const struct vroce_qp *qp, int mask,
+			       struct vroce_qp_modify_desc *desc)
+{
+	const struct ib_qp_attr *a = &qp->attr;
+	const struct ib_global_route *grh = &a->ah_attr.grh;
+	bool connected = qp->type == VROCE_QPT_RC || qp->type == VROCE_QPT_UC;
+	u32 need = VROCE_CAP_QP_PATH | VROCE_CAP_GID_TABLE;
+
+	if ((vdev->attr.caps & need) != need)
+		return;
+	if (mask & IB_QP_SQ_PSN) {
+		desc->flags |= VROCE_MODIFY_F_SQ_PSN;
+		desc->sq_psn = a->sq_psn & VROCE_PSN_MASK;
+	}
+	if (!connected)
+		return;
+	if (mask & IB_QP_RQ_PSN) {
+		desc->flags |= VROCE_MODIFY_F_RQ_PSN;
+		desc->rq_psn = a->rq_psn & VROCE_PSN_MASK;
+	}
+	if (qp->type == VROCE_QPT_RC &&
+	    (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC))) {
+		desc->flags |= VROCE_MODIFY_F_RD_ATOMIC;
+		desc->max_rd_atomic = a->max_rd_atomic;
+		desc->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	}
+	/* The AV and the MTU come together at RTR (ib_modify_qp_is_ok()). */
+	if ((mask & (IB_QP_AV | IB_QP_PATH_MTU)) &&
+	    (rdma_ah_get_ah_flags(&a->ah_attr) & IB_AH_GRH) && a->path_mtu) {
+		desc->flags |= VROCE_MODIFY_F_PATH;
+		desc->path_mtu = a->path_mtu;
+		desc->sgid_index = grh->sgid_index;
+		desc->hop_limit = grh->hop_limit;
+		desc->tclass = grh->traffic_class;
+		desc->flow_label = grh->flow_label & VROCE_FLOW_LABEL_MASK;
+		memcpy(desc->dgid, grh->dgid.raw, sizeof(desc->dgid));
+	}
+}
+
 int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -599,6 +643,7 @@ int vroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	desc.qkey = qp->attr.qkey;
 	if (qp->type == VROCE_QPT_RC || qp->type == VROCE_QPT_UC)
 		ether_addr_copy(desc.dmac, qp->attr.ah_attr.roce.dmac);
+	vroce_qp_path_desc(vdev, qp, mask, &desc);
 
 	err = vroce_cmd_modify_qp(vdev, &desc);
 	if (err) {

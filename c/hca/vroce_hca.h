@@ -59,6 +59,34 @@ struct vroce_hca_mtt {
 /* Any QP: a type 2 memory window's QP is not checked (the same readers). */
 #define VROCE_HCA_ANY_QP	U32_MAX
 
+/**
+ * struct vroce_hca_qp_path - an RC or UC QP's path and PSNs (issue 34)
+ * @set: VROCE_MODIFY_F_* parts MODIFY_QP has set since the last RESET
+ * @mtu: IB MTU code (VROCE_MODIFY_F_PATH)
+ * @hop_limit: IP TTL or hop limit
+ * @tclass: IP traffic class
+ * @flow_label: IPv6 flow label
+ * @sgid: the source GID, copied from the GID table at MODIFY_QP
+ * @dgid: the destination GID
+ * @sq_psn: the PSN of the next request (VROCE_MODIFY_F_SQ_PSN)
+ * @rq_psn: the PSN the responder expects (VROCE_MODIFY_F_RQ_PSN)
+ * @max_rd_atomic: READ/atomic requests outstanding from this QP
+ * @max_dest_rd_atomic: ... and towards it (VROCE_MODIFY_F_RD_ATOMIC)
+ */
+struct vroce_hca_qp_path {
+	u8 set;
+	u8 mtu;
+	u8 hop_limit;
+	u8 tclass;
+	u32 flow_label;
+	u8 sgid[16];
+	u8 dgid[16];
+	u32 sq_psn;
+	u32 rq_psn;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+};
+
 struct net_device;
 
 struct vroce_hca *vroce_hca_add(int id);
@@ -66,6 +94,8 @@ struct vroce_hca *vroce_hca_add_link(int id, struct net_device *link);
 void vroce_hca_del(struct vroce_hca *hca);
 struct platform_device *vroce_hca_pdev(struct vroce_hca *hca);
 void vroce_hca_port_mac(struct vroce_hca *hca, u8 *mac);
+int vroce_hca_qp_path(struct vroce_hca *hca, u32 qpn,
+		      struct vroce_hca_qp_path *path);
 int vroce_hca_mr_access(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,
 			void *buf, u64 len, u32 access, bool write);
 int vroce_hca_frmr_register(struct vroce_hca *hca, u32 key, u32 pdn, u64 iova,

@@ -373,6 +373,7 @@ struct vroce_hca *vroce_hca_add_link(int id, struct net_device *link)
 	hca->caps |= VROCE_CAP_GID_TABLE;	/* review of issue 31 */
 	hca->caps |= VROCE_CAP_CMD_LEND;	/* issue 33 */
 	hca->caps |= VROCE_CAP_ODP;		/* issue 33 */
+	hca->caps |= VROCE_CAP_QP_PATH;	/* issue 34 */
 	vroce_hca_cmd_init(hca);
 	for (i = 0; i < VROCE_NUM_IRQS; i++) {
 		hca->irq[i].hca = hca;

@@ -5,6 +5,7 @@
  * and SRQs use.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/minmax.h>
 #include <linux/spinlock.h>
@@ -387,6 +388,90 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
 	return VROCE_CMD_OK;
 }
 
+/*
+ * Issue 34: whether MODIFY_QP's path part (VROCE_CAP_QP_PATH) is valid
+ * for @qp. An HCA without the capability read @state and @access as 32-bit
+ * numbers: their upper bytes must be zero, and the bytes after @dmac are
+ * not read.
+ */
+static bool vroce_hca_path_ok(const struct vroce_hca *hca,
+			      const struct vroce_hca_qp *qp,
+			      const struct vroce_cmd_modify_qp *cmd)
+{
+	u8 flags = cmd->flags, allowed;
+
+	if (!(hca->caps & VROCE_CAP_QP_PATH))
+		return !cmd->path_mtu && !cmd->sgid_index && !flags &&
+		       !cmd->max_rd_atomic && !cmd->max_dest_rd_atomic &&
+		       !cmd->hop_limit;
+	switch (qp->type) {
+	case VROCE_QPT_RC:
+		allowed = VROCE_MODIFY_F_ALL;
+		break;
+	case VROCE_QPT_UC:
+		allowed = VROCE_MODIFY_F_ALL & ~VROCE_MODIFY_F_RD_ATOMIC;
+		break;
+	default:
+		allowed = VROCE_MODIFY_F_SQ_PSN;
+		break;
+	}
+	if ((flags & ~allowed) || cmd->rsvd)
+		return false;
+	/* A part not set is all zero. */
+	if (!(flags & VROCE_MODIFY_F_SQ_PSN) && cmd->sq_psn)
+		return false;
+	if (!(flags & VROCE_MODIFY_F_RQ_PSN) && cmd->rq_psn)
+		return false;
+	if (!(flags & VROCE_MODIFY_F_RD_ATOMIC) &&
+	    (cmd->max_rd_atomic || cmd->max_dest_rd_atomic))
+		return false;
+	if (!(flags & VROCE_MODIFY_F_PATH) &&
+	    (cmd->path_mtu || cmd->sgid_index || cmd->hop_limit ||
+	     cmd->tclass || memchr_inv(cmd->dgid, 0, sizeof(cmd->dgid))))
+		return false;
+	if ((le32_to_cpu(cmd->sq_psn) | le32_to_cpu(cmd->rq_psn)) &
+	    ~VROCE_PSN_MASK)
+		return false;
+	if (cmd->max_rd_atomic > VROCE_MAX_RD_ATOMIC ||
+	    cmd->max_dest_rd_atomic > VROCE_MAX_RD_ATOMIC)
+		return false;
+	if (!(flags & VROCE_MODIFY_F_PATH))
+		return true;
+	/* The source GID must be in the table now: it is copied. */
+	return cmd->path_mtu >= VROCE_IB_MTU_256 &&
+	       cmd->path_mtu <= VROCE_IB_MTU_4096 &&
+	       cmd->sgid_index < VROCE_MAX_GID &&
+	       (hca->gid_valid & BIT(cmd->sgid_index)) &&
+	       !(le32_to_cpu(cmd->qkey) & ~VROCE_FLOW_LABEL_MASK);
+}
+
+/* Take the parts of the path MODIFY_QP sets (vroce_hca_path_ok()). */
+static void vroce_hca_path_set(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			       const struct vroce_cmd_modify_qp *cmd)
+{
+	struct vroce_hca_qp_path *path = &qp->path;
+
+	if (!(hca->caps & VROCE_CAP_QP_PATH))
+		return;
+	if (cmd->flags & VROCE_MODIFY_F_SQ_PSN)
+		path->sq_psn = le32_to_cpu(cmd->sq_psn);
+	if (cmd->flags & VROCE_MODIFY_F_RQ_PSN)
+		path->rq_psn = le32_to_cpu(cmd->rq_psn);
+	if (cmd->flags & VROCE_MODIFY_F_RD_ATOMIC) {
+		path->max_rd_atomic = cmd->max_rd_atomic;
+		path->max_dest_rd_atomic = cmd->max_dest_rd_atomic;
+	}
+	if (cmd->flags & VROCE_MODIFY_F_PATH) {
+		path->mtu = cmd->path_mtu;
+		path->hop_limit = cmd->hop_limit;
+		path->tclass = cmd->tclass;
+		path->flow_label = le32_to_cpu(cmd->qkey);
+		memcpy(path->sgid, hca->gid[cmd->sgid_index], sizeof(path->sgid));
+		memcpy(path->dgid, cmd->dgid, sizeof(path->dgid));
+	}
+	path->set |= cmd->flags;
+}
+
 /**
  * vroce_hca_modify_qp() - MODIFY_QP: a new state and the QP's attributes
  * @hca: the HCA
@@ -394,21 +479,23 @@ u16 vroce_hca_create_qp(struct vroce_hca *hca,
  *
  * The driver checks the state machine; the HCA refuses only to leave ERR
  * for anything but RESET or ERR, since the driver may not yet know of an
- * error the HCA found. Every attribute in @cmd replaces the QP's. To RESET
- * forgets the rings' progress and the recorded doorbells. To ERR completes
- * every outstanding WQE of both queues with a flush error before the
- * response. Any new state ends an RNR wait: the head WQE is retried at
- * once, with its retries counted afresh.
+ * error the HCA found. Every attribute in @cmd replaces the QP's, but the
+ * parts of the path (VROCE_CAP_QP_PATH) its flags do not name. To RESET
+ * forgets the rings' progress, the recorded doorbells and the path. To ERR
+ * completes every outstanding WQE of both queues with a flush error before
+ * the response. Any new state ends an RNR wait: the head WQE is retried
+ * at once, with its retries counted afresh.
  *
  * Context: the command processor, @hca->wire_lock held.
  * Return: VROCE_CMD_OK, BAD_HANDLE, BUSY (the QP is in ERR), or BAD_PARAM
- * (state, access, retry counts or RNR timer code out of range).
+ * (state, access, retry counts, RNR timer code or a part of the path out
+ * of range, or an empty source GID entry).
  */
 u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 			const struct vroce_cmd_modify_qp *cmd)
 {
 	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, le32_to_cpu(cmd->qpn));
-	u32 state = le32_to_cpu(cmd->state), access = le32_to_cpu(cmd->access);
+	u32 state = cmd->state, access = cmd->access;
 	int q;
 
 	if (!qp)
@@ -416,7 +503,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 	if (state > VROCE_QPS_ERR || (access & ~VROCE_ACC_MASK) ||
 	    cmd->rnr_retry > VROCE_HCA_RNR_FOREVER || cmd->retry_cnt > 7 ||
 	    cmd->min_rnr_timer >= ARRAY_SIZE(vroce_hca_rnr_usecs) ||
-	    cmd->timeout > 31)
+	    cmd->timeout > 31 || !vroce_hca_path_ok(hca, qp, cmd))
 		return VROCE_CMD_BAD_PARAM;
 	if (qp->state == VROCE_QPS_ERR && state != VROCE_QPS_ERR &&
 	    state != VROCE_QPS_RESET)
@@ -430,6 +517,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 	qp->timeout = cmd->timeout;
 	qp->qkey = le32_to_cpu(cmd->qkey);
 	memcpy(qp->dmac, cmd->dmac, ETH_ALEN);
+	vroce_hca_path_set(hca, qp, cmd);
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	qp->rnr_wait = false;
@@ -442,6 +530,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 		}
 		qp->last_wqe = false;
 		qp->msg_off = 0;
+		memset(&qp->path, 0, sizeof(qp->path));
 		hca->qpx[vroce_hca_qp_slot(hca, qp)].gen++;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;
@@ -451,6 +540,34 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 		vroce_hca_qp_run(hca, qp, 0);
 	return VROCE_CMD_OK;
 }
+
+/**
+ * vroce_hca_qp_path() - what the HCA holds of a QP's path and PSNs
+ * @hca: the HCA
+ * @qpn: the QP
+ * @path: where a copy goes
+ *
+ * For tests: what MODIFY_QP left in the QP's context (issue 34).
+ *
+ * Context: process context; no lock of the HCA held.
+ * Return: 0, or -ENOENT when the HCA has no such QP.
+ */
+int vroce_hca_qp_path(struct vroce_hca *hca, u32 qpn,
+		      struct vroce_hca_qp_path *path)
+{
+	struct vroce_hca_qp *qp;
+	int err = -ENOENT;
+
+	down_read(hca->wire_lock);
+	qp = vroce_hca_qp_of(hca, qpn);
+	if (qp) {
+		*path = qp->path;
+		err = 0;
+	}
+	up_read(hca->wire_lock);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vroce_hca_qp_path);
 
 /* ---- multicast groups ---- */
 

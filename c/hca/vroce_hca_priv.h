@@ -285,6 +285,8 @@ struct vroce_hca_wq {
  *	a WQE fetched again at a later visit must still carry
  * @dbrec: DMA address of the QP's doorbell record (QP_DBREC), 0: none;
  *	the producer indexes then come from it, not from DB_SQ and DB_RQ
+ * @path: issue 34 (VROCE_CAP_QP_PATH): what packets of an RC or UC QP
+ *	carry, and its PSNs, as MODIFY_QP set them; zero after RESET
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -322,6 +324,7 @@ struct vroce_hca_qp {
 	u8 msg_opcode;
 	/* issue 31, mapped rings: see vroce_hca_dbrec_read() */
 	u64 dbrec;
+	struct vroce_hca_qp_path path;
 };
 
 /**

@@ -317,20 +317,91 @@ enum vroce_qp_state {
 	VROCE_QPS_ERR	= 4,	/* every WQE completes with a flush error */
 };
 
+/**
+ * struct vroce_cmd_modify_qp - MODIFY_QP: a QP's state and attributes
+ * @hdr: the header
+ * @qpn: the QP
+ * @state: enum vroce_qp_state
+ * @path_mtu: (VROCE_MODIFY_F_PATH) IB MTU code, VROCE_IB_MTU_256 (1) to
+ *	VROCE_IB_MTU_4096 (5), as enum ib_mtu
+ * @sgid_index: (VROCE_MODIFY_F_PATH) the entry of the port's GID table
+ *	(SET_GID) the QP's packets leave from; the HCA copies the GID now
+ * @flags: VROCE_MODIFY_F_*: which of the parts below this modify sets;
+ *	the others keep what the QP had
+ * @dest_qpn: the peer, from RTR on
+ * @access: VROCE_ACC_REMOTE_*: what the peer may do
+ * @max_rd_atomic: (VROCE_MODIFY_F_RD_ATOMIC, RC) READ and atomic requests
+ *	this QP may have outstanding, at most VROCE_MAX_RD_ATOMIC
+ * @max_dest_rd_atomic: (VROCE_MODIFY_F_RD_ATOMIC, RC) those the peer may
+ *	have outstanding here, at most VROCE_MAX_RD_ATOMIC
+ * @hop_limit: (VROCE_MODIFY_F_PATH) the packets' IP TTL or hop limit
+ * @rnr_retry: RNR retries, 7: forever
+ * @min_rnr_timer: IB_RNR_TIMER_* code of this QP as responder
+ * @retry_cnt: transport retries, 0 to 7
+ * @timeout: local ack timeout code, 0 to 31
+ * @qkey: UD and GSI: the Q_Key receives must carry; RC and UC with
+ *	VROCE_MODIFY_F_PATH: the IPv6 flow label, 20 bits
+ * @dmac: RC and UC, from RTR on: the peer port's MAC
+ * @tclass: (VROCE_MODIFY_F_PATH) the packets' IP traffic class (DSCP, ECN)
+ * @rsvd: zero
+ * @sq_psn: (VROCE_MODIFY_F_SQ_PSN) the PSN of the next request, 24 bits
+ * @rq_psn: (VROCE_MODIFY_F_RQ_PSN, RC and UC) the PSN the responder
+ *	expects next, 24 bits
+ * @dgid: (VROCE_MODIFY_F_PATH) the peer port's GID: the packets'
+ *	destination address
+ *
+ * @state and @access were 32-bit fields holding small numbers (an HCA
+ * without VROCE_CAP_QP_PATH still reads them so, and refuses a request
+ * whose upper bytes are not zero); their upper bytes, and the bytes after
+ * @dmac, carry the path of issue 34 (Documentation/wire.rst, "RC over
+ * packets"). A driver sends it only to an HCA that offers VROCE_CAP_QP_PATH;
+ * a request of an older driver, all zero there, sets none of it. The
+ * driver sends every attribute on each modify, so the flags keep an RTS to
+ * RTS change of @timeout from moving a PSN. Status: BAD_HANDLE, BUSY (the
+ * QP is in ERR), BAD_PARAM (a field out of range, an unknown flag, a flag
+ * the QP's type does not take, a GID table entry that is empty).
+ */
 struct vroce_cmd_modify_qp {
 	struct vroce_cmd_hdr hdr;
 	__le32 qpn;
-	__le32 state;		/* enum vroce_qp_state */
-	__le32 dest_qpn;	/* the peer, from RTR on */
-	__le32 access;		/* VROCE_ACC_REMOTE_*: what the peer may do */
-	u8 rnr_retry;		/* RNR retries, 7: forever */
-	u8 min_rnr_timer;	/* IB_RNR_TIMER_* code of this QP as responder */
+	u8 state;
+	u8 path_mtu;
+	u8 sgid_index;
+	u8 flags;
+	__le32 dest_qpn;
+	u8 access;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 hop_limit;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
 	u8 retry_cnt;
-	u8 timeout;		/* local ack timeout code, 0 to 31 */
-	__le32 qkey;		/* UD and GSI: the Q_Key receives must carry */
-	u8 dmac[6];		/* RC, from RTR on: the peer port's MAC */
-	u8 rsvd1[2];
+	u8 timeout;
+	__le32 qkey;
+	u8 dmac[6];
+	u8 tclass;
+	u8 rsvd;
+	__le32 sq_psn;
+	__le32 rq_psn;
+	u8 dgid[16];
 };
+
+/* MODIFY_QP's flags (VROCE_CAP_QP_PATH): the parts a modify sets. */
+#define VROCE_MODIFY_F_SQ_PSN	BIT(0)	/* any QP type */
+#define VROCE_MODIFY_F_RQ_PSN	BIT(1)	/* RC and UC */
+#define VROCE_MODIFY_F_PATH	BIT(2)	/* RC and UC: GIDs, MTU, IP fields */
+#define VROCE_MODIFY_F_RD_ATOMIC BIT(3)	/* RC */
+#define VROCE_MODIFY_F_ALL	GENMASK(3, 0)
+
+/* MODIFY_QP's path MTU codes: IBTA's, as enum ib_mtu. */
+#define VROCE_IB_MTU_256	1
+#define VROCE_IB_MTU_4096	5
+
+/* A PSN is 24 bits; a flow label 20. */
+#define VROCE_PSN_MASK		GENMASK(23, 0)
+#define VROCE_FLOW_LABEL_MASK	GENMASK(19, 0)
+/* READ and atomic requests outstanding per QP, each way. */
+#define VROCE_MAX_RD_ATOMIC	16
 
 struct vroce_cmd_destroy_qp {
 	struct vroce_cmd_hdr hdr;
@@ -501,6 +572,13 @@ struct vroce_cmd_qp_dbrec {
  * returns once no access through entries read before it is in flight.
  */
 #define VROCE_CAP_ODP		BIT(11)
+
+/*
+ * Issue 34: MODIFY_QP carries an RC or UC QP's path (GIDs, MTU, IP
+ * fields), its PSNs and its READ/atomic depths (struct
+ * vroce_cmd_modify_qp, VROCE_MODIFY_F_*).
+ */
+#define VROCE_CAP_QP_PATH	BIT(12)
 
 /* Fault slots of an HCA: faults pending at once. */
 #define VROCE_PAGE_FAULT_SLOTS	16
