@@ -735,8 +735,9 @@ static void ft_qp_free(void *data)
  * A QP of @type in INIT on @ibdev (a reference the QP takes over, NULL:
  * rxe on dummy0), with a page of buffer mapped for it.
  */
-static struct ft_qp *ft_qp_on(struct kunit *test, struct ib_device *ibdev,
-			      enum ib_qp_type type, u32 qkey)
+static struct ft_qp *ft_qp_on_pd(struct kunit *test, struct ib_device *ibdev,
+				 enum ib_qp_type type, u32 qkey,
+				 unsigned int pd_flags)
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = type, .sq_sig_type = IB_SIGNAL_ALL_WR,
@@ -770,7 +771,7 @@ static struct ft_qp *ft_qp_on(struct kunit *test, struct ib_device *ibdev,
 				   DMA_BIDIRECTIONAL);
 	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(q->lb.ibdev, q->dma));
 	/* Kept only once made: ft_qp_free() frees what is there. */
-	pd = ib_alloc_pd(q->lb.ibdev, 0);
+	pd = ib_alloc_pd(q->lb.ibdev, pd_flags);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
 	q->pd = pd;
 	cq = ib_alloc_cq(q->lb.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
@@ -787,6 +788,12 @@ static struct ft_qp *ft_qp_on(struct kunit *test, struct ib_device *ibdev,
 					   (type == IB_QPT_UD ? IB_QP_QKEY :
 					    IB_QP_ACCESS_FLAGS)), 0);
 	return q;
+}
+
+static struct ft_qp *ft_qp_on(struct kunit *test, struct ib_device *ibdev,
+			      enum ib_qp_type type, u32 qkey)
+{
+	return ft_qp_on_pd(test, ibdev, type, qkey, 0);
 }
 
 /* An rxe QP of @type in INIT, on dummy0. */
@@ -1888,8 +1895,229 @@ static void vroce_frame_link_events(struct kunit *test)
 			      "port %pM, netdev %pM", hmac, mac);
 	kunit_release_action(test, ft_netdev_free, c);
 }
+
+/*
+ * Issue 34: @q, an RC QP in INIT on side @i of @l, to RTS connected to
+ * QP @dqpn on the other side: path MTU 1024, RQ PSN @psn, SQ PSN @psn + 7.
+ */
+static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
+			       struct ft_qp *q, int i, u32 dqpn, u32 psn)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_RTR,
+		.path_mtu = IB_MTU_1024,
+		.dest_qp_num = dqpn,
+		.rq_psn = psn,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = 1,
+	};
+	union ib_gid dgid;
+
+	memcpy(dgid.raw, ft_link_ip[!i], 16);
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, l->gid[i], 64, 0);
+	memcpy(attr.ah_attr.roce.dmac, l->end[!i]->dev_addr, ETH_ALEN);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr, IB_QP_STATE |
+					   IB_QP_AV | IB_QP_PATH_MTU |
+					   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+					   IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER), 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = psn + 7;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr, IB_QP_STATE |
+					   IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+					   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* A receive of @q's whole page. */
+static int ft_link_rc_recv(struct ft_qp *q, u64 wr_id)
+{
+	struct ib_sge sge = { .addr = q->dma, .length = PAGE_SIZE,
+			      .lkey = q->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	memset(q->buf, 0, PAGE_SIZE);
+	return ib_post_recv(q->qp, &wr, NULL);
+}
+
+/*
+ * rxe's RC QP (A) posts @opcode of @len bytes of its page to vroce's (B),
+ * an RDMA WRITE to B's page through @rkey; returns rxe's completion.
+ */
+static enum ib_wc_status ft_link_rc_post(struct kunit *test,
+					 struct ft_qp *from, struct ft_qp *to,
+					 enum ib_wr_opcode opcode, u32 len,
+					 u32 rkey, u32 imm)
+{
+	struct ib_sge sge = { .addr = from->dma, .length = len,
+			      .lkey = from->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = len, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(imm) },
+		.remote_addr = to->dma,
+		.rkey = rkey,
+	};
+	struct ib_wc wc;
+
+	vroce_test_fill(from->buf, len, (u8)(len + opcode));
+	KUNIT_ASSERT_EQ(test, ib_post_send(from->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ_MSG(test, vroce_test_poll(from->cq, &wc, 1, 3000), 1,
+			    "rxe's %u of %u bytes", opcode, len);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, len);
+	return wc.status;
+}
+
+/*
+ * Issue 34, RC over packets, rxe the requester and vroce the responder
+ * over the cable: SENDs of one packet and of three (path MTU 1024) with
+ * immediate data, RDMA WRITEs of three packets and of two with immediate
+ * data, each acknowledged (rxe completes) and each byte where it belongs;
+ * a SEND before any receive is posted waits through RNR NAKs and lands
+ * once one is; no request comes twice. Packets injected from rxe's
+ * address: one past a gap NAKed (one NAK for the gap), a duplicate
+ * acknowledged again, neither carried out. A WRITE through a wrong R_Key
+ * gets a remote access NAK, which rxe completes as IB_WC_REM_ACCESS_ERR.
+ */
+static void vroce_frame_link_rc_rxe(struct kunit *test)
+{
+	struct ft_link *l = ft_link_up(test);
+	struct ib_device *vdev = l->vroce, *rdev = l->rxe;
+	u64 tx, rnr, disc;
+	struct vroce_frame f;
+	struct ft_qp *a, *b;
+	struct ib_wc wc;
+	size_t len;
+	u32 rkey;
+	u8 *pkt;
+	int i;
+
+	/* The QPs take the references over. */
+	l->rxe = NULL;
+	l->vroce = NULL;
+	a = ft_qp_on(test, rdev, IB_QPT_RC, 0);
+	/* An R_Key to B's page: its PD's DMA MR with remote rights. */
+	vroce_allow_remote_dma_mr = true;
+	b = ft_qp_on_pd(test, vdev, IB_QPT_RC, 0, IB_PD_UNSAFE_GLOBAL_RKEY);
+	vroce_allow_remote_dma_mr = false;
+	rkey = b->pd->unsafe_global_rkey;
+	ft_link_rc_connect(test, l, a, 0, b->qp->qp_num, 0x10);
+	ft_link_rc_connect(test, l, b, 1, a->qp->qp_num, 0x10 + 7);
+	tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
+	disc = ft_counter(vdev, VROCE_CNT_RX_DISCARDS);
+
+	/* SEND ONLY; SEND FIRST, MIDDLE, LAST with immediate data. */
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 1), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_SEND, 100, 0,
+					      0), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 100);
+
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 2), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_SEND_WITH_IMM,
+					      3000, 0, 0xfeed0001),
+			IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xfeed0001);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 3000);
+
+	/* RDMA WRITE of three packets; of two with immediate data. */
+	memset(b->buf, 0, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_WRITE,
+					      2500, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 2500);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 3), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b,
+					      IB_WR_RDMA_WRITE_WITH_IMM, 1500,
+					      rkey, 0xfeed0002), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 1500);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xfeed0002);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 1500);
+	/* Acknowledged: one ACK per message at least. */
+	KUNIT_EXPECT_GE(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES), tx + 4);
+
+	/* No receive yet: RNR NAKs until there is one. */
+	rnr = ft_counter(vdev, VROCE_CNT_RNR_NAK_SENT);
+	{
+		struct ib_sge sge = { .addr = a->dma, .length = 64,
+				      .lkey = a->pd->local_dma_lkey };
+		struct ib_send_wr wr = { .wr_id = 64, .sg_list = &sge,
+					 .num_sge = 1, .opcode = IB_WR_SEND,
+					 .send_flags = IB_SEND_SIGNALED };
+
+		vroce_test_fill(a->buf, 64, 99);
+		KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr, NULL), 0);
+		msleep(50);
+		KUNIT_EXPECT_GT(test, ft_counter(vdev, VROCE_CNT_RNR_NAK_SENT),
+				rnr);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(a->cq, 1, &wc), 0);
+		KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 4), 0);
+		KUNIT_ASSERT_EQ(test, vroce_test_poll(a->cq, &wc, 1, 3000), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 64);
+		KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 64);
+	}
+
+	/* Each answered at once: no request came twice. */
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_DISCARDS), disc);
+
+	/*
+	 * From rxe's address (10 packets so far: the next PSN is 0x21): a
+	 * gap is NAKed once, a duplicate acknowledged again; neither is
+	 * carried out.
+	 */
+	ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_ONLY, false, a->buf, 64);
+	memcpy(f.sip, ft_link_ip[0], 16);
+	memcpy(f.dip, ft_link_ip[1], 16);
+	f.dqpn = b->qp->qp_num;
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 5), 0);
+	for (i = 0; i < 3; i++) {
+		static const u32 psn[] = { 0x21 + 3, 0x21 + 4, 0x21 - 1 };
+
+		f.psn = psn[i];
+		tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
+		pkt = ft_build(test, &f, &len);
+		ft_inject(test, l->end[1], pkt, len);
+		KUNIT_EXPECT_EQ(test, ft_counter_wait(vdev, VROCE_CNT_RX_DISCARDS,
+						      disc + i + 1),
+				disc + i + 1);
+		KUNIT_EXPECT_EQ_MSG(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES),
+				    tx + (i == 1 ? 0 : 1), "packet %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 50), 0);
+
+	/* Another R_Key: a remote access NAK. */
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_WRITE,
+					      200, rkey ^ 0x100, 0),
+			IB_WC_REM_ACCESS_ERR);
+}
 #else
 static void vroce_frame_link_ud_rxe(struct kunit *test)
+{
+	kunit_skip(test, "rxe is not built in");
+}
+
+static void vroce_frame_link_rc_rxe(struct kunit *test)
 {
 	kunit_skip(test, "rxe is not built in");
 }
@@ -1911,6 +2139,7 @@ static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_rxe_takes_ours),
 	KUNIT_CASE(vroce_frame_link_ud_rxe),
 	KUNIT_CASE(vroce_frame_link_events),
+	KUNIT_CASE(vroce_frame_link_rc_rxe),
 	{}
 };
 

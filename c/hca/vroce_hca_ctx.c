@@ -455,8 +455,12 @@ static void vroce_hca_path_set(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		return;
 	if (cmd->flags & VROCE_MODIFY_F_SQ_PSN)
 		path->sq_psn = le32_to_cpu(cmd->sq_psn);
-	if (cmd->flags & VROCE_MODIFY_F_RQ_PSN)
+	/* The responder over packets starts afresh at the new PSN. */
+	if (cmd->flags & VROCE_MODIFY_F_RQ_PSN) {
 		path->rq_psn = le32_to_cpu(cmd->rq_psn);
+		qp->rc = (struct vroce_hca_rc_resp){ .psn = path->rq_psn,
+						     .msn = qp->rc.msn };
+	}
 	if (cmd->flags & VROCE_MODIFY_F_RD_ATOMIC) {
 		path->max_rd_atomic = cmd->max_rd_atomic;
 		path->max_dest_rd_atomic = cmd->max_dest_rd_atomic;
@@ -531,6 +535,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 		qp->last_wqe = false;
 		qp->msg_off = 0;
 		memset(&qp->path, 0, sizeof(qp->path));
+		memset(&qp->rc, 0, sizeof(qp->rc));
 		hca->qpx[vroce_hca_qp_slot(hca, qp)].gen++;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;

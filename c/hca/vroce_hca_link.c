@@ -12,10 +12,13 @@
  * in-kernel wire: it reaches other ports only through packets.
  *
  * What is carried over packets so far: UD and GSI SEND and SEND with
- * immediate, both ways, IPv4 and IPv6 (Documentation/wire.rst).
+ * immediate, both ways, IPv4 and IPv6; RC SEND and RDMA WRITE requests
+ * to this port's responder (c/hca/vroce_hca_rc.c). Documentation/wire.rst
+ * has the rest.
  *
- * Calls: the packet codec, the responder's datagram delivery
- * (c/hca/vroce_hca_resp.c) and the engine's primitives.
+ * Calls: the packet codec and transmit (c/hca/vroce_hca_xmit.c), the
+ * responder's datagram delivery (c/hca/vroce_hca_resp.c), the RC
+ * responder, and the engine's primitives.
  */
 
 #include <kunit/visibility.h>
@@ -59,15 +62,6 @@ static void vroce_hca_count_rx(struct vroce_hca *hca, u32 len)
 
 /* ---- transmit ---- */
 
-/*
- * The UDP source port: entropy for ECMP from the two QPs, in the range
- * IBTA gives RoCE v2 (0xC000 and up), fixed for a pair of QPs.
- */
-static u16 vroce_hca_link_sport(u32 sqpn, u32 dqpn)
-{
-	return 0xc000 | (jhash_2words(sqpn, dqpn, 0) & 0x3fff);
-}
-
 /**
  * vroce_hca_link_send_ud() - put a datagram on the port's link
  * @hca: the sending HCA, cabled to a netdev
@@ -75,9 +69,8 @@ static u16 vroce_hca_link_sport(u32 sqpn, u32 dqpn)
  * @qkey: the Q_Key it carries
  *
  * The sender completes once the packet left: a packet that cannot be
- * built or sent (no memory, longer than the link's MTU, the link down) is
- * lost, as on any link, and counted in VROCE_CNT_TX_DISCARDS only (not as
- * sent: @op->unsent).
+ * built or sent is lost (vroce_hca_link_xmit()), and not counted as sent
+ * (@op->unsent).
  *
  * Context: the engine, @hca->wire_lock read-held; does not sleep.
  */
@@ -85,7 +78,6 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 			    u32 qkey)
 {
 	const struct vroce_wqe_av *av = &op->wqe.av;
-	struct net_device *ndev = hca->link;
 	u32 dqpn = le32_to_cpu(av->dest_qpn) & GENMASK(23, 0);
 	struct vroce_frame f = {
 		.ipv6 = vroce_hca_net_type(av) == VROCE_NET_IPV6,
@@ -104,44 +96,14 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 		.payload = op->buf,
 		.payload_len = op->len,
 	};
-	struct sk_buff *skb = NULL;
-	size_t len;
 
-	/* The cable was pulled (the netdev is going): lost. */
-	if (!ndev)
-		goto lost;
 	memcpy(f.sip, av->sgid, 16);
 	memcpy(f.dip, av->dgid, 16);
 	if (f.ipv6)
 		f.flow_label = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
 	f.sport = vroce_hca_link_sport(f.sqpn, dqpn);
-	len = vroce_frame_len(&f);
-	if (!len || len > READ_ONCE(ndev->mtu) || !netif_running(ndev))
-		goto lost;
-	/* The engine may serve reclaim (ODP): no allocation that waits. */
-	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + len + ndev->needed_tailroom,
-			GFP_NOWAIT | __GFP_NOWARN);
-	if (!skb)
-		goto lost;
-	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
-	skb_reset_network_header(skb);
-	if (vroce_frame_build(&f, skb_put(skb, len), len) != len)
-		goto lost;
-	skb->dev = ndev;
-	skb->protocol = htons(f.ipv6 ? ETH_P_IPV6 : ETH_P_IP);
-	skb->priority = av->traffic_class >> 5;
-	if (dev_hard_header(skb, ndev, ntohs(skb->protocol), av->dmac,
-			    hca->mac, skb->len) < 0)
-		goto lost;
-	vroce_hca_count(hca, VROCE_CNT_TX_FRAMES, 1);
-	/* Queued or dropped by the qdisc: the link's business either way. */
-	dev_queue_xmit(skb);
-	return;
-
-lost:
-	kfree_skb(skb);
-	op->unsent = true;
-	vroce_hca_count(hca, VROCE_CNT_TX_DISCARDS, 1);
+	if (vroce_hca_link_xmit(hca, &f, av->dmac))
+		op->unsent = true;
 }
 
 /* ---- receive ---- */
@@ -227,6 +189,15 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 	case VROCE_OP_UD | VROCE_OP_SEND_ONLY_IMM:
 		vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 		vroce_hca_link_recv_ud(hca, &f, eth_hdr(skb)->h_source);
+		break;
+	/* RC requests, to the responder (no requester over packets yet). */
+	case VROCE_OP_RC | VROCE_OP_SEND_FIRST ...
+	     VROCE_OP_RC | VROCE_OP_READ_REQUEST:
+	case VROCE_OP_RC | VROCE_OP_COMPARE_SWAP:
+	case VROCE_OP_RC | VROCE_OP_FETCH_ADD:
+	case VROCE_OP_RC | VROCE_OP_SEND_LAST_INV:
+	case VROCE_OP_RC | VROCE_OP_SEND_ONLY_INV:
+		vroce_hca_rc_recv(hca, &f);
 		break;
 	default:
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);

@@ -243,6 +243,33 @@ struct vroce_hca_wq {
 #define VROCE_HCA_RQ		1
 
 /**
+ * struct vroce_hca_rc_resp - an RC QP's responder over packets (issue 34)
+ * @psn: the PSN expected next
+ * @msn: messages completed (24 bits), for the AETH
+ * @nak_sent: a sequence-error NAK told the requester of this gap already
+ * @busy: a message is in progress (its FIRST packet taken)
+ * @send: ... and it is a SEND, else an RDMA WRITE
+ * @off: its bytes placed so far
+ * @va: RDMA WRITE: the RETH's address
+ * @rkey: RDMA WRITE: the RETH's R_Key
+ * @resid: RDMA WRITE: bytes of the RETH's length still to come
+ *
+ * Touched by the link's receive work only (@hca->wire_lock read-held;
+ * one work per HCA) and by MODIFY_QP (write-held).
+ */
+struct vroce_hca_rc_resp {
+	u32 psn;
+	u32 msn;
+	bool nak_sent;
+	bool busy;
+	bool send;
+	u32 off;
+	u64 va;
+	u32 rkey;
+	u32 resid;
+};
+
+/**
  * struct vroce_hca_qp - a queue pair context
  * @valid: the slot holds a QP
  * @type: enum vroce_qp_type
@@ -287,6 +314,7 @@ struct vroce_hca_wq {
  *	the producer indexes then come from it, not from DB_SQ and DB_RQ
  * @path: issue 34 (VROCE_CAP_QP_PATH): what packets of an RC or UC QP
  *	carry, and its PSNs, as MODIFY_QP set them; zero after RESET
+ * @rc: issue 34: the responder's state over packets
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -325,6 +353,7 @@ struct vroce_hca_qp {
 	/* issue 31, mapped rings: see vroce_hca_dbrec_read() */
 	u64 dbrec;
 	struct vroce_hca_qp_path path;
+	struct vroce_hca_rc_resp rc;
 };
 
 /**
@@ -766,6 +795,13 @@ void vroce_hca_link_mac(struct vroce_hca *hca);
 void vroce_hca_link_state(struct vroce_hca *hca);
 struct vroce_hca *vroce_hca_link_of(const struct net_device *ndev);
 void vroce_hca_link_free(struct vroce_hca *hca);
+/* issue 34: c/hca/vroce_hca_xmit.c */
+struct vroce_frame;
+u16 vroce_hca_link_sport(u32 sqpn, u32 dqpn);
+int vroce_hca_link_xmit(struct vroce_hca *hca, const struct vroce_frame *f,
+			const u8 *dmac);
+/* issue 34: c/hca/vroce_hca_rc.c, the RC responder over packets */
+void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f);
 
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);
@@ -831,6 +867,9 @@ void vroce_hca_ud_drop(struct vroce_hca *hca);
 void vroce_hca_ud_deliver(struct vroce_hca *hca, struct vroce_hca_op *op,
 			  struct vroce_hca_qp *dst, u32 qkey);
 void vroce_hca_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op);
+u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
+			     bool last);
+u8 vroce_hca_link_recv_imm(struct vroce_hca *hca, struct vroce_hca_op *op);
 void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 				 struct vroce_hca_op *op);
 void vroce_hca_uc_drop(struct vroce_hca *hca, struct vroce_hca_op *op);

@@ -432,6 +432,71 @@ void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
 }
 
+/* ---- issue 34: RC over packets, at the responder ---- */
+
+/**
+ * vroce_hca_link_recv_place() - place a SEND packet in the head receive
+ * @hca: the responder's HCA, cabled to a netdev; the QP's RQ lock held and
+ *	a receive posted (rung or in the record)
+ * @op: the packet: @op->peer the QP, @op->phca @hca, @op->sqpn its peer;
+ *	@op->buf and @op->clen the payload, at @op->off of the message;
+ *	@op->wqe's opcode (SEND, SEND_IMM, SEND_INV), imm_inv and flags the
+ *	message's
+ * @last: the message's last packet: the receive completes
+ *
+ * The same placement as a SEND from the wire (the receive's SGEs, their
+ * keys and room, the invalidation of SEND_INV), one packet at a time.
+ *
+ * Context: the link's receive work, @hca->wire_lock read-held.
+ * Return: VROCE_CQE_OK when placed (the receive completed with @last) or
+ * when a page fault stopped it (@op->paged: nothing completed); else the
+ * receive's error status, with which it completed, the QP failed and
+ * @op->status the requester's (the NAK's).
+ */
+u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
+			     bool last)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	vroce_hca_recv_fetch(hca, vroce_hca_recv_wq(hca, op->peer), &rwqe);
+	op->rlen = op->off + op->clen;
+	rstatus = vroce_hca_recv_check(op, &rwqe);
+	if (!rstatus)
+		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
+	if (!rstatus && (op->paged || !last))
+		return VROCE_CQE_OK;
+	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
+	    vroce_hca_key_invalidate_locked(hca, le32_to_cpu(op->wqe.imm_inv),
+					    op->peer, true)) {
+		op->status = VROCE_CQE_REM_INV_REQ_ERR;
+		rstatus = VROCE_CQE_LOC_PROT_ERR;
+	}
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
+	return rstatus;
+}
+
+/**
+ * vroce_hca_link_recv_imm() - complete the head receive for a WRITE's
+ *	immediate data
+ * @hca: as for vroce_hca_link_recv_place()
+ * @op: the message: @op->rlen its bytes, @op->wqe.imm_inv the immediate
+ *
+ * Context: as for vroce_hca_link_recv_place().
+ * Return: VROCE_CQE_OK, or the receive's error status (a malformed
+ * receive WQE), as vroce_hca_link_recv_place().
+ */
+u8 vroce_hca_link_recv_imm(struct vroce_hca *hca, struct vroce_hca_op *op)
+{
+	struct vroce_recv_wqe rwqe;
+	u8 rstatus;
+
+	vroce_hca_recv_fetch(hca, vroce_hca_recv_wq(hca, op->peer), &rwqe);
+	rstatus = vroce_hca_recv_check(op, &rwqe);
+	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
+	return rstatus;
+}
+
 /* ---- UC: no acks, so what the responder cannot take it drops ---- */
 
 /**

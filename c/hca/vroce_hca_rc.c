@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vroce emulated HCA (issue 34): RC over packets, the responder.
+ *
+ * An RC QP of a port on a netdev takes the SEND and RDMA WRITE requests
+ * of its peer as IBTA 9.7 has a responder take them: in PSN order, one
+ * packet at a time (FIRST, MIDDLE, LAST, ONLY), each of a message's
+ * packets but the last exactly one path MTU long; an older PSN is a
+ * duplicate, acknowledged again but not carried out again; a newer one a
+ * sequence error, NAKed once until the expected PSN comes. Every packet
+ * that asks (AckReq) is acknowledged with the PSN of the last one taken
+ * and the count of messages completed (MSN). A SEND with no receive
+ * posted gets an RNR NAK with the QP's min_rnr_timer, and so does a page
+ * fault of an on-demand paging MR (the requester sends it again after
+ * the timer); a bad R_Key or range a remote access NAK, a malformed
+ * request an invalid request NAK, a bad receive WQE a remote operational
+ * NAK, each moving the QP to the error state as the in-kernel wire does.
+ * Placement is the wire's (c/hca/vroce_hca_resp.c): the same key, PD,
+ * range and access checks. Documentation/wire.rst has what is carried
+ * over packets and what is not yet (the requester, READ and atomics).
+ *
+ * Calls: the responder's placement, the link's transmit, the engine's
+ * primitives.
+ */
+
+#include <linux/ipv6.h>
+#include <linux/string.h>
+#include <net/ipv6.h>
+
+#include "vroce_hca_frame.h"
+#include "vroce_hca_priv.h"
+
+#define VROCE_PSN_BITS		24
+
+/* AETH syndromes (IBTA 9.7.5.1.1): ACK, RNR NAK, NAK. */
+#define VROCE_AETH_ACK		0x1f	/* an ACK, credits not used */
+#define VROCE_AETH_RNR		0x20	/* | the RNR timer code */
+#define VROCE_AETH_NAK_SEQ	0x60
+#define VROCE_AETH_NAK_INV	0x61
+#define VROCE_AETH_NAK_ACCESS	0x62
+#define VROCE_AETH_NAK_OP	0x63
+
+/* @a - @b in PSN space: negative when @a is older. */
+static s32 vroce_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << (32 - VROCE_PSN_BITS)) >>
+	       (32 - VROCE_PSN_BITS);
+}
+
+/* An ACK, RNR NAK or NAK (@syndrome) of @psn back to the requester. */
+static void vroce_hca_rc_ack(struct vroce_hca *hca,
+			     const struct vroce_hca_qp *qp, u32 psn,
+			     u8 syndrome)
+{
+	const struct vroce_hca_qp_path *path = &qp->path;
+	struct vroce_frame f = {
+		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)path->dgid),
+		.tclass = path->tclass,
+		.hop_limit = path->hop_limit,
+		.opcode = VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE,
+		.pkey = 0xffff,
+		.dqpn = qp->dest_qpn & GENMASK(VROCE_PSN_BITS - 1, 0),
+		.psn = psn & VROCE_PSN_MASK,
+		.syndrome = syndrome,
+		.msn = qp->rc.msn & VROCE_PSN_MASK,
+		.sport = vroce_hca_link_sport(qp->qpn, qp->dest_qpn),
+	};
+
+	memcpy(f.sip, path->sgid, sizeof(f.sip));
+	memcpy(f.dip, path->dgid, sizeof(f.dip));
+	if (f.ipv6)
+		f.flow_label = path->flow_label;
+	if (syndrome >= VROCE_AETH_RNR && syndrome < VROCE_AETH_NAK_SEQ)
+		vroce_hca_count(hca, VROCE_CNT_RNR_NAK_SENT, 1);
+	vroce_hca_link_xmit(hca, &f, qp->dmac);
+}
+
+/* The NAK that tells the requester of @op->status, its error. */
+static u8 vroce_hca_rc_nak(const struct vroce_hca_op *op)
+{
+	switch (op->status) {
+	case VROCE_CQE_REM_ACCESS_ERR:
+		return VROCE_AETH_NAK_ACCESS;
+	case VROCE_CQE_REM_INV_REQ_ERR:
+		return VROCE_AETH_NAK_INV;
+	default:
+		return VROCE_AETH_NAK_OP;
+	}
+}
+
+/* A malformed request: the QP fails, the requester is told. */
+static u8 vroce_hca_rc_invalid(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	vroce_hca_qp_fatal(hca, qp);
+	return VROCE_AETH_NAK_INV;
+}
+
+/*
+ * Whether @qp's receive queue has a receive at its head, taking what was
+ * rung since; the caller is in the queue (vroce_hca_rq_enter()).
+ */
+static bool vroce_hca_rc_has_recv(struct vroce_hca *hca,
+				  struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_wq *rq;
+
+	vroce_hca_wq_sync(hca, qp, VROCE_HCA_RQ);
+	rq = vroce_hca_recv_wq(hca, qp);
+	return rq->ci != rq->pi;
+}
+
+/* The RNR NAK: no receive (or a page fault); the requester comes back. */
+static u8 vroce_hca_rc_rnr(const struct vroce_hca_qp *qp)
+{
+	return VROCE_AETH_RNR | (qp->min_rnr_timer & 0x1f);
+}
+
+/*
+ * A SEND packet: its payload into the head receive, at the message's
+ * offset; the receive completes with the last packet. Return: 0 (taken)
+ * or the syndrome of the RNR NAK or NAK to send.
+ */
+static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			    const struct vroce_frame *f, bool first,
+			    bool last)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+	u8 op5 = f->opcode & 0x1f;
+	struct vroce_hca_op op = {
+		.peer = qp,
+		.phca = hca,
+		.sqpn = qp->dest_qpn,
+		.buf = (u8 *)f->payload,
+		.clen = f->payload_len,
+		.off = first ? 0 : r->off,
+	};
+	u8 rstatus;
+
+	if (op5 == VROCE_OP_SEND_LAST_IMM || op5 == VROCE_OP_SEND_ONLY_IMM) {
+		op.wqe.opcode = VROCE_WQE_SEND_IMM;
+		op.wqe.imm_inv = (__force __le32)f->imm;
+	} else if (op5 == VROCE_OP_SEND_LAST_INV ||
+		   op5 == VROCE_OP_SEND_ONLY_INV) {
+		op.wqe.opcode = VROCE_WQE_SEND_INV;
+		op.wqe.imm_inv = cpu_to_le32(f->inv_rkey);
+	} else {
+		op.wqe.opcode = VROCE_WQE_SEND;
+	}
+	if (f->se)
+		op.wqe.flags |= VROCE_WQE_F_SOLICITED;
+
+	vroce_hca_rq_enter(hca, qp);
+	if (!vroce_hca_rc_has_recv(hca, qp)) {
+		vroce_hca_rq_leave(hca, qp);
+		return vroce_hca_rc_rnr(qp);
+	}
+	/*
+	 * Between two packets another QP on the SRQ could take its head:
+	 * a message of one packet only (Documentation/wire.rst).
+	 */
+	if (qp->srqn && !(first && last)) {
+		vroce_hca_rq_leave(hca, qp);
+		vroce_hca_qp_fatal(hca, qp);
+		return VROCE_AETH_NAK_OP;
+	}
+	rstatus = vroce_hca_link_recv_place(hca, &op, last);
+	vroce_hca_rq_leave(hca, qp);
+	if (op.paged)
+		return vroce_hca_rc_rnr(qp);
+	if (rstatus) {
+		r->busy = false;
+		return vroce_hca_rc_nak(&op);
+	}
+	r->busy = !last;
+	r->send = true;
+	r->off = last ? 0 : op.off + op.clen;
+	if (last)
+		r->msn++;
+	return 0;
+}
+
+/*
+ * An RDMA WRITE packet: its payload at the RETH's address plus the
+ * message's offset, through its R_Key; with immediate data the last
+ * completes a receive. Return: as vroce_hca_rc_send().
+ */
+static u8 vroce_hca_rc_write(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			     const struct vroce_frame *f, bool first,
+			     bool last)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+	u8 op5 = f->opcode & 0x1f;
+	bool imm = op5 == VROCE_OP_WRITE_LAST_IMM ||
+		   op5 == VROCE_OP_WRITE_ONLY_IMM;
+	struct vroce_hca_op op = {
+		.peer = qp,
+		.phca = hca,
+		.sqpn = qp->dest_qpn,
+		.buf = (u8 *)f->payload,
+		.clen = f->payload_len,
+	};
+	u8 rstatus = 0;
+
+	if (first) {
+		if (!(qp->access & VROCE_ACC_REMOTE_WRITE))
+			return vroce_hca_rc_invalid(hca, qp);
+		r->va = f->va;
+		r->rkey = f->rkey;
+		r->resid = f->dma_len;
+		r->off = 0;
+	}
+	/* The RETH's length, exactly. */
+	if (f->payload_len > r->resid || (last && f->payload_len != r->resid))
+		return vroce_hca_rc_invalid(hca, qp);
+	/* With immediate data a receive must be there before any byte moves. */
+	if (imm && last) {
+		vroce_hca_rq_enter(hca, qp);
+		if (!vroce_hca_rc_has_recv(hca, qp)) {
+			vroce_hca_rq_leave(hca, qp);
+			return vroce_hca_rc_rnr(qp);
+		}
+		vroce_hca_rq_leave(hca, qp);
+	}
+	op.off = r->off;
+	op.wqe.remote_addr = cpu_to_le64(r->va);
+	op.wqe.rkey = cpu_to_le32(r->rkey);
+	if (!vroce_hca_remote(hca, &op, VROCE_ACC_REMOTE_WRITE, true)) {
+		if (op.paged)
+			return vroce_hca_rc_rnr(qp);
+		r->busy = false;
+		return vroce_hca_rc_nak(&op);
+	}
+	r->off += f->payload_len;
+	r->resid -= f->payload_len;
+	r->busy = !last;
+	r->send = false;
+	if (!last)
+		return 0;
+	if (imm) {
+		op.wqe.opcode = VROCE_WQE_WRITE_IMM;
+		op.wqe.imm_inv = (__force __le32)f->imm;
+		op.rlen = r->off;
+		if (f->se)
+			op.wqe.flags |= VROCE_WQE_F_SOLICITED;
+		vroce_hca_rq_enter(hca, qp);
+		rstatus = vroce_hca_link_recv_imm(hca, &op);
+		vroce_hca_rq_leave(hca, qp);
+	}
+	r->off = 0;
+	if (rstatus)
+		return vroce_hca_rc_nak(&op);
+	r->msn++;
+	return 0;
+}
+
+/*
+ * The packet at the expected PSN: its opcode in sequence with the message
+ * in progress, its length the path MTU's (FIRST, MIDDLE) or at most it
+ * (LAST, ONLY), then carried out. Return: as vroce_hca_rc_send().
+ */
+static u8 vroce_hca_rc_exec(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			    const struct vroce_frame *f)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+	u32 mtu = 128U << qp->path.mtu;
+	bool first, last, send;
+
+	switch (f->opcode & 0x1f) {
+	case VROCE_OP_SEND_FIRST:
+		first = true, last = false, send = true;
+		break;
+	case VROCE_OP_SEND_MIDDLE:
+		first = false, last = false, send = true;
+		break;
+	case VROCE_OP_SEND_LAST:
+	case VROCE_OP_SEND_LAST_IMM:
+	case VROCE_OP_SEND_LAST_INV:
+		first = false, last = true, send = true;
+		break;
+	case VROCE_OP_SEND_ONLY:
+	case VROCE_OP_SEND_ONLY_IMM:
+	case VROCE_OP_SEND_ONLY_INV:
+		first = true, last = true, send = true;
+		break;
+	case VROCE_OP_WRITE_FIRST:
+		first = true, last = false, send = false;
+		break;
+	case VROCE_OP_WRITE_MIDDLE:
+		first = false, last = false, send = false;
+		break;
+	case VROCE_OP_WRITE_LAST:
+	case VROCE_OP_WRITE_LAST_IMM:
+		first = false, last = true, send = false;
+		break;
+	case VROCE_OP_WRITE_ONLY:
+	case VROCE_OP_WRITE_ONLY_IMM:
+		first = true, last = true, send = false;
+		break;
+	default:
+		/* READ and atomics are not carried over packets yet. */
+		return vroce_hca_rc_invalid(hca, qp);
+	}
+	/* A FIRST or ONLY while a message is in progress, or none before. */
+	if (first == r->busy || (r->busy && send != r->send))
+		return vroce_hca_rc_invalid(hca, qp);
+	if (f->payload_len > mtu || (!last && f->payload_len != mtu))
+		return vroce_hca_rc_invalid(hca, qp);
+	return send ? vroce_hca_rc_send(hca, qp, f, first, last) :
+		      vroce_hca_rc_write(hca, qp, f, first, last);
+}
+
+/**
+ * vroce_hca_rc_recv() - an RC request packet off the link
+ * @hca: the HCA, cabled to a netdev
+ * @f: the packet, parsed and to an address of the port's GID table
+ *
+ * To an RC QP of this HCA that receives (RTR or RTS), whose path
+ * MODIFY_QP set and whose peer's and own addresses the packet carries (an
+ * RC responder answers the QP it is connected to only); otherwise dropped
+ * and counted in VROCE_CNT_RX_DISCARDS, as are the requests the responder
+ * drops (a duplicate that asks for no ACK, a packet past a sequence error
+ * already NAKed). What it carries out counts in VROCE_CNT_RX_FRAMES.
+ *
+ * Context: the link's receive work, @hca->wire_lock read-held.
+ */
+void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
+{
+	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, f->dqpn);
+	struct vroce_hca_rc_resp *r;
+	u8 syndrome;
+	s32 diff;
+
+	if (!qp || qp->type != VROCE_QPT_RC || !vroce_hca_qp_receives(qp) ||
+	    !(qp->path.set & VROCE_MODIFY_F_PATH) ||
+	    memcmp(f->sip, qp->path.dgid, sizeof(f->sip)) ||
+	    memcmp(f->dip, qp->path.sgid, sizeof(f->dip))) {
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		return;
+	}
+	r = &qp->rc;
+	diff = vroce_psn_diff(f->psn, r->psn);
+	if (diff > 0) {
+		/* A gap: told once, until the expected PSN comes. */
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		if (!r->nak_sent)
+			vroce_hca_rc_ack(hca, qp, r->psn, VROCE_AETH_NAK_SEQ);
+		r->nak_sent = true;
+		return;
+	}
+	if (diff < 0) {
+		/* Carried out before: acknowledged again, up to the last. */
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		if (f->ackreq)
+			vroce_hca_rc_ack(hca, qp, r->psn - 1, VROCE_AETH_ACK);
+		return;
+	}
+	r->nak_sent = false;
+	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
+	syndrome = vroce_hca_rc_exec(hca, qp, f);
+	if (syndrome) {
+		/* The PSN of the request it is about; the PSN does not move. */
+		vroce_hca_rc_ack(hca, qp, f->psn, syndrome);
+		return;
+	}
+	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
+	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, f->payload_len);
+	r->psn = (r->psn + 1) & VROCE_PSN_MASK;
+	if (f->ackreq)
+		vroce_hca_rc_ack(hca, qp, f->psn, VROCE_AETH_ACK);
+}
