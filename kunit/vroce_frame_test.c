@@ -43,6 +43,7 @@
 #include <linux/if_ether.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/udp.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/prandom.h>
@@ -1241,13 +1242,35 @@ int rxe_net_add(const char *ibdev_name, struct net_device *ndev);
  */
 struct ft_end {
 	struct net_device *peer;
+	atomic_t drop;		/* RoCE packets to lose, the next ones */
 };
+
+/* Whether @skb (from its Ethernet header) is a RoCE v2 packet over IPv4. */
+static bool ft_end_roce(const struct sk_buff *skb)
+{
+	struct iphdr iph, *ip;
+	struct udphdr uh, *u;
+
+	if (skb->len < ETH_HLEN ||
+	    ((struct ethhdr *)skb->data)->h_proto != htons(ETH_P_IP))
+		return false;
+	ip = skb_header_pointer(skb, ETH_HLEN, sizeof(iph), &iph);
+	if (!ip || ip->protocol != IPPROTO_UDP)
+		return false;
+	u = skb_header_pointer(skb, ETH_HLEN + ip->ihl * 4, sizeof(uh), &uh);
+	return u && u->dest == htons(VROCE_ROCE_V2_PORT);
+}
 
 static netdev_tx_t ft_end_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ft_end *e = netdev_priv(dev);
 	struct net_device *peer = READ_ONCE(e->peer);
 
+	/* Lost on the cable, as the test asked. */
+	if (ft_end_roce(skb) && atomic_add_unless(&e->drop, -1, 0)) {
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
 	if (peer)
 		dev_forward_skb(peer, skb);	/* frees it on failure */
 	else
@@ -1898,7 +1921,8 @@ static void vroce_frame_link_events(struct kunit *test)
 
 /*
  * Issue 34: @q, an RC QP in INIT on side @i of @l, to RTS connected to
- * QP @dqpn on the other side: path MTU 1024, RQ PSN @psn, SQ PSN @psn + 7.
+ * QP @dqpn on the other side: path MTU 1024, RQ PSN @psn, SQ PSN @psn + 7
+ * for side 0 and @psn - 7 for side 1 (each the other's RQ PSN).
  */
 static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
 			       struct ft_qp *q, int i, u32 dqpn, u32 psn)
@@ -1925,8 +1949,9 @@ static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
 					   IB_QP_MIN_RNR_TIMER), 0);
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = psn + 7;
-	attr.timeout = 14;
+	attr.sq_psn = (i ? psn - 7 : psn + 7) & 0xffffff;
+	/* 268 ms: no retry while the other side is merely slow (KASAN). */
+	attr.timeout = 16;
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 1;
@@ -1934,6 +1959,26 @@ static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
 					   IB_QP_SQ_PSN | IB_QP_TIMEOUT |
 					   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+static void ft_no_remote_dma_mr(void *data)
+{
+	vroce_allow_remote_dma_mr = false;
+}
+
+/* A vroce RC QP in INIT whose PD's DMA MR gives remote rights. */
+static struct ft_qp *ft_link_rc_vroce_qp(struct kunit *test,
+					 struct ib_device *vdev)
+{
+	struct ft_qp *q;
+
+	vroce_allow_remote_dma_mr = true;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							ft_no_remote_dma_mr,
+							NULL), 0);
+	q = ft_qp_on_pd(test, vdev, IB_QPT_RC, 0, IB_PD_UNSAFE_GLOBAL_RKEY);
+	kunit_release_action(test, ft_no_remote_dma_mr, NULL);
+	return q;
 }
 
 /* A receive of @q's whole page. */
@@ -2005,9 +2050,7 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 	l->vroce = NULL;
 	a = ft_qp_on(test, rdev, IB_QPT_RC, 0);
 	/* An R_Key to B's page: its PD's DMA MR with remote rights. */
-	vroce_allow_remote_dma_mr = true;
-	b = ft_qp_on_pd(test, vdev, IB_QPT_RC, 0, IB_PD_UNSAFE_GLOBAL_RKEY);
-	vroce_allow_remote_dma_mr = false;
+	b = ft_link_rc_vroce_qp(test, vdev);
 	rkey = b->pd->unsafe_global_rkey;
 	ft_link_rc_connect(test, l, a, 0, b->qp->qp_num, 0x10);
 	ft_link_rc_connect(test, l, b, 1, a->qp->qp_num, 0x10 + 7);
@@ -2098,6 +2141,7 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 		tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
 		pkt = ft_build(test, &f, &len);
 		ft_inject(test, l->end[1], pkt, len);
+		/* Counted once answered. */
 		KUNIT_EXPECT_EQ(test, ft_counter_wait(vdev, VROCE_CNT_RX_DISCARDS,
 						      disc + i + 1),
 				disc + i + 1);
@@ -2111,8 +2155,137 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 					      200, rkey ^ 0x100, 0),
 			IB_WC_REM_ACCESS_ERR);
 }
+
+/* @q's completion within 3 s: its status, the bytes checked by the caller. */
+static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
+				       struct ib_wc *wc)
+{
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, wc, 1, 3000), 1);
+	return wc->status;
+}
+
+/*
+ * Issue 34, RC over packets, vroce the requester and rxe the responder:
+ * SENDs of one packet and of three with immediate data, RDMA WRITEs of
+ * three packets and of two with immediate data, each acknowledged and
+ * each byte in place at rxe; a SEND before rxe has a receive waits through
+ * RNR NAKs; the first packet of a message lost on the cable (rxe NAKs the
+ * gap, vroce sends from it again) and an ACK lost (vroce's ack timeout
+ * sends it again, rxe acknowledges the duplicate without taking a second
+ * receive): delivered once, the retries counted; a WRITE through a wrong
+ * R_Key completes with IB_WC_REM_ACCESS_ERR.
+ */
+static void vroce_frame_link_rc_vroce(struct kunit *test)
+{
+	struct ft_link *l = ft_link_up(test);
+	struct ib_device *vdev = l->vroce, *rdev = l->rxe;
+	struct ft_end *e[2] = { netdev_priv(l->end[0]),
+				netdev_priv(l->end[1]) };
+	struct ft_qp *a, *b;
+	u64 retries, rnr;
+	struct ib_wc wc;
+	u32 rkey;
+
+	l->rxe = NULL;
+	l->vroce = NULL;
+	a = ft_qp_on_pd(test, rdev, IB_QPT_RC, 0, IB_PD_UNSAFE_GLOBAL_RKEY);
+	b = ft_qp_on(test, vdev, IB_QPT_RC, 0);
+	rkey = a->pd->unsafe_global_rkey;
+	ft_link_rc_connect(test, l, a, 0, b->qp->qp_num, 0xfffff0);
+	ft_link_rc_connect(test, l, b, 1, a->qp->qp_num, 0xfffff0 + 7);
+
+	/* SEND ONLY; FIRST, MIDDLE, LAST with immediate data (PSN wraps). */
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 1), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND, 100, 0,
+					      0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 100);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 2), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND_WITH_IMM,
+					      3000, 0, 0xbeef0001),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xbeef0001);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 3000);
+
+	/* RDMA WRITE of three packets; of two with immediate data. */
+	memset(a->buf, 0, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_WRITE,
+					      2500, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 2500);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 3), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a,
+					      IB_WR_RDMA_WRITE_WITH_IMM, 1500,
+					      rkey, 0xbeef0002), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 1500);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 1500);
+
+	/* No receive at rxe: RNR NAKs, then it lands. */
+	rnr = ft_counter(vdev, VROCE_CNT_RNR_NAK_RCVD);
+	{
+		struct ib_sge sge = { .addr = b->dma, .length = 64,
+				      .lkey = b->pd->local_dma_lkey };
+		struct ib_send_wr wr = { .wr_id = 64, .sg_list = &sge,
+					 .num_sge = 1, .opcode = IB_WR_SEND,
+					 .send_flags = IB_SEND_SIGNALED };
+
+		vroce_test_fill(b->buf, 64, 42);
+		KUNIT_ASSERT_EQ(test, ib_post_send(b->qp, &wr, NULL), 0);
+		KUNIT_EXPECT_GT(test, ft_counter_wait(vdev,
+						      VROCE_CNT_RNR_NAK_RCVD,
+						      rnr + 1), rnr);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(b->cq, 1, &wc), 0);
+		KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 4), 0);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, b, &wc),
+				IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc),
+				IB_WC_SUCCESS);
+		KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 64);
+	}
+
+	/* The first packet of three lost: rxe NAKs the gap. */
+	retries = ft_counter(vdev, VROCE_CNT_RETRIES);
+	atomic_set(&e[1]->drop, 1);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 5), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND, 2100, 0,
+					      0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e[1]->drop), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 2100);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 2100);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries + 1);
+
+	/* rxe's ACK lost: vroce's ack timeout sends it again. */
+	atomic_set(&e[0]->drop, 1);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 6), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND, 200, 0,
+					      0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e[0]->drop), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 6);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 200);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries + 2);
+	/* Once: a second receive stays posted, untouched. */
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 7), 0);
+	KUNIT_EXPECT_EQ(test, vroce_test_poll(a->cq, &wc, 1, 100), 0);
+
+	/* Another R_Key: rxe's remote access NAK. */
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_WRITE,
+					      200, rkey ^ 0x100, 0),
+			IB_WC_REM_ACCESS_ERR);
+}
 #else
 static void vroce_frame_link_ud_rxe(struct kunit *test)
+{
+	kunit_skip(test, "rxe is not built in");
+}
+
+static void vroce_frame_link_rc_vroce(struct kunit *test)
 {
 	kunit_skip(test, "rxe is not built in");
 }
@@ -2140,6 +2313,7 @@ static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_link_ud_rxe),
 	KUNIT_CASE(vroce_frame_link_events),
 	KUNIT_CASE(vroce_frame_link_rc_rxe),
+	KUNIT_CASE(vroce_frame_link_rc_vroce),
 	{}
 };
 

@@ -38,7 +38,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 21
+ktap_set_plan 30
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -202,6 +202,35 @@ else
 	fail "tshark decodes the capture of va clean, $tx packets from vlink0, $rx to it"
 fi
 
+# Issue 34, RC over packets (SEND and RDMA WRITE; READ and atomics not
+# yet): the programs both ways with rxe. 4 KiB messages are four packets
+# of the path MTU, 1024; rc_pingpong checks the bytes (-c).
+pair "ibv_rc_pingpong vroce (client) -> rxe" "" \
+	"ibv_rc_pingpong -d rxe0 -g $gr -s 4096 -n 100 -c" \
+	"ibv_rc_pingpong -d vlink0 -g $gv -s 4096 -n 100 -c 192.168.77.1"
+pair "ibv_rc_pingpong rxe (client) -> vroce" inb \
+	"ibv_rc_pingpong -d vlink0 -g $gv -s 4096 -n 100 -c" \
+	"ibv_rc_pingpong -d rxe0 -g $gr -s 4096 -n 100 -c 192.168.77.2"
+pair "ib_write_bw vroce (client) -> rxe" "" \
+	"ib_write_bw -d rxe0 -x $gr -s 16384 -n 300 -F" \
+	"ib_write_bw -d vlink0 -x $gv -s 16384 -n 300 -F 192.168.77.1"
+pair "ib_write_bw rxe (client) -> vroce" inb \
+	"ib_write_bw -d vlink0 -x $gv -s 16384 -n 300 -F" \
+	"ib_write_bw -d rxe0 -x $gr -s 16384 -n 300 -F 192.168.77.2"
+pair "ib_send_bw vroce (client) -> rxe" "" \
+	"ib_send_bw -d rxe0 -x $gr -s 16384 -n 300 -F" \
+	"ib_send_bw -d vlink0 -x $gv -s 16384 -n 300 -F 192.168.77.1"
+pair "ib_send_bw rxe (client) -> vroce" inb \
+	"ib_send_bw -d vlink0 -x $gv -s 16384 -n 300 -F" \
+	"ib_send_bw -d rxe0 -x $gr -s 16384 -n 300 -F 192.168.77.2"
+# rdma_cm over RC: connection MADs over the GSI QPs, then SENDs.
+pair "ucmatose vroce (client) -> rxe" "" \
+	"ucmatose -b 192.168.77.1 -C 20" \
+	"ucmatose -s 192.168.77.1 -b 192.168.77.2 -C 20"
+pair "ucmatose rxe (client) -> vroce" inb \
+	"ucmatose -b 192.168.77.2 -C 20" \
+	"ucmatose -s 192.168.77.2 -b 192.168.77.1 -C 20"
+
 # IPv6: the link-local RoCE v2 GIDs (IPv6 packets; the programs' own
 # exchange goes over IPv4).
 gr6=$(gid rxe0 fe80) && gv6=$(gid vlink0 fe80) ||
@@ -234,6 +263,9 @@ gc=$(gid vlinkc 192.168.79.1 c0a8:4f01) && gd=$(gid vlinkd 192.168.79.2 c0a8:4f0
 pair "ibv_ud_pingpong vroce (client, vlinkd) -> vroce (vlinkc) over a veth pair" inc \
 	"ibv_ud_pingpong -d vlinkc -g ${gc:-99} -s 1024 -n 100 -c" \
 	"ibv_ud_pingpong -d vlinkd -g ${gd:-99} -s 1024 -n 100 -c 192.168.79.1" ind
+pair "ibv_rc_pingpong vroce (client, vlinkd) -> vroce (vlinkc) over a veth pair" inc \
+	"ibv_rc_pingpong -d vlinkc -g ${gc:-99} -s 4096 -n 100 -c" \
+	"ibv_rc_pingpong -d vlinkd -g ${gd:-99} -s 4096 -n 100 -c 192.168.79.1" ind
 pair "udaddy vroce (client, vlinkd) -> vroce (vlinkc)" inc \
 	"udaddy -b 192.168.79.1 -C 20" \
 	"udaddy -s 192.168.79.1 -b 192.168.79.2 -C 20" ind

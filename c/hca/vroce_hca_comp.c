@@ -730,11 +730,54 @@ void vroce_hca_odp_wake(struct vroce_hca *hca)
  */
 void vroce_hca_retry_wait(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
+	vroce_hca_sq_wait(hca, qp, U32_MAX, vroce_hca_ack_timeout(qp));
+}
+
+/**
+ * vroce_hca_rc_timer() - arm an RC requester's timer over packets
+ * @hca: the HCA
+ * @qp: the QP; its visit holds its run lock
+ * @delay: jiffies until the timer kicks the QP (its rnr_wait cleared)
+ *
+ * Issue 34: the local ack timeout and an RNR NAK's wait
+ * (c/hca/vroce_hca_req.c); arming it again moves the deadline.
+ *
+ * Context: a visit, @hca->wire_lock read-held.
+ */
+void vroce_hca_rc_timer(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			unsigned long delay)
+{
+	vroce_hca_sq_wait(hca, qp, U32_MAX, delay);
+}
+
+/**
+ * vroce_hca_rc_timer_stop() - disarm it: nothing is outstanding
+ * @hca: the HCA
+ * @qp: the QP; its visit holds its run lock
+ *
+ * Context: a visit, @hca->wire_lock read-held.
+ */
+void vroce_hca_rc_timer_stop(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	spin_lock(&hca->timer_lock);
+	WRITE_ONCE(qp->rnr_wait, false);
+	spin_unlock(&hca->timer_lock);
+}
+
+/**
+ * vroce_hca_ack_timeout() - @qp's local ack timeout in jiffies
+ * @qp: the QP
+ *
+ * 4.096 us * 2^timeout; 0 is infinite in the IB spec, the longest code
+ * stands for it. Never shorter than the timeout: jiffies round down.
+ *
+ * Return: the jiffies.
+ */
+unsigned long vroce_hca_ack_timeout(const struct vroce_hca_qp *qp)
+{
 	u32 code = qp->timeout ? min_t(u32, qp->timeout, 31) : 31;
 
-	/* Never shorter than the timeout: jiffies round down. */
-	vroce_hca_sq_wait(hca, qp, U32_MAX,
-			  nsecs_to_jiffies(4096ULL << code) + 1);
+	return nsecs_to_jiffies(4096ULL << code) + 1;
 }
 
 /* ---- the timer ---- */

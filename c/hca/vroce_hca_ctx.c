@@ -474,6 +474,9 @@ static void vroce_hca_path_set(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		memcpy(path->dgid, cmd->dgid, sizeof(path->dgid));
 	}
 	path->set |= cmd->flags;
+	/* The requester over packets starts afresh at the new PSN. */
+	if (cmd->flags & VROCE_MODIFY_F_SQ_PSN)
+		vroce_hca_rc_req_reset(qp);
 }
 
 /**
@@ -525,6 +528,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	qp->rnr_wait = false;
+	qp->rcreq.wait = VROCE_HCA_RC_WAIT_NONE;	/* its timer ended too */
 	WRITE_ONCE(qp->state, state);
 	smp_mb();	/* the state before the RQ index: see vroce_hca_db_qp() */
 	if (state == VROCE_QPS_RESET) {
@@ -536,6 +540,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 		qp->msg_off = 0;
 		memset(&qp->path, 0, sizeof(qp->path));
 		memset(&qp->rc, 0, sizeof(qp->rc));
+		memset(&qp->rcreq, 0, sizeof(qp->rcreq));
 		hca->qpx[vroce_hca_qp_slot(hca, qp)].gen++;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;

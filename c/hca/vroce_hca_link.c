@@ -29,7 +29,6 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/jhash.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
@@ -58,52 +57,6 @@ static void vroce_hca_count_rx(struct vroce_hca *hca, u32 len)
 {
 	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
 	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, len);
-}
-
-/* ---- transmit ---- */
-
-/**
- * vroce_hca_link_send_ud() - put a datagram on the port's link
- * @hca: the sending HCA, cabled to a netdev
- * @op: the UD or GSI SEND, its message in @op->buf
- * @qkey: the Q_Key it carries
- *
- * The sender completes once the packet left: a packet that cannot be
- * built or sent is lost (vroce_hca_link_xmit()), and not counted as sent
- * (@op->unsent).
- *
- * Context: the engine, @hca->wire_lock read-held; does not sleep.
- */
-void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
-			    u32 qkey)
-{
-	const struct vroce_wqe_av *av = &op->wqe.av;
-	u32 dqpn = le32_to_cpu(av->dest_qpn) & GENMASK(23, 0);
-	struct vroce_frame f = {
-		.ipv6 = vroce_hca_net_type(av) == VROCE_NET_IPV6,
-		.tclass = av->traffic_class,
-		.hop_limit = av->hop_limit,
-		.opcode = VROCE_OP_UD | (op->wqe.opcode == VROCE_WQE_SEND_IMM ?
-					 VROCE_OP_SEND_ONLY_IMM :
-					 VROCE_OP_SEND_ONLY),
-		.se = !!(op->wqe.flags & VROCE_WQE_F_SOLICITED),
-		.pkey = 0xffff,
-		.dqpn = dqpn,
-		.psn = op->idx & GENMASK(23, 0),
-		.qkey = qkey,
-		.sqpn = op->qp->qpn,
-		.imm = (__force __be32)op->wqe.imm_inv,
-		.payload = op->buf,
-		.payload_len = op->len,
-	};
-
-	memcpy(f.sip, av->sgid, 16);
-	memcpy(f.dip, av->dgid, 16);
-	if (f.ipv6)
-		f.flow_label = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
-	f.sport = vroce_hca_link_sport(f.sqpn, dqpn);
-	if (vroce_hca_link_xmit(hca, &f, av->dmac))
-		op->unsent = true;
 }
 
 /* ---- receive ---- */
@@ -190,7 +143,7 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 		vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 		vroce_hca_link_recv_ud(hca, &f, eth_hdr(skb)->h_source);
 		break;
-	/* RC requests, to the responder (no requester over packets yet). */
+	/* RC requests, to the responder ... */
 	case VROCE_OP_RC | VROCE_OP_SEND_FIRST ...
 	     VROCE_OP_RC | VROCE_OP_READ_REQUEST:
 	case VROCE_OP_RC | VROCE_OP_COMPARE_SWAP:
@@ -198,6 +151,10 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 	case VROCE_OP_RC | VROCE_OP_SEND_LAST_INV:
 	case VROCE_OP_RC | VROCE_OP_SEND_ONLY_INV:
 		vroce_hca_rc_recv(hca, &f);
+		break;
+	/* ... and what answers this port's RC requests. */
+	case VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE:
+		vroce_hca_rc_ack_in(hca, &f);
 		break;
 	default:
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);

@@ -242,6 +242,68 @@ struct vroce_hca_wq {
 #define VROCE_HCA_SQ		0
 #define VROCE_HCA_RQ		1
 
+/* Issue 34: an RC requester's window over packets (rxe's is 128 PSNs). */
+#define VROCE_HCA_RC_WQES	16	/* send WQEs outstanding */
+#define VROCE_HCA_RC_PSNS	128	/* PSNs not acknowledged */
+
+/* What the QP's timer waits for (struct vroce_hca_rc_req's @wait). */
+enum vroce_hca_rc_wait {
+	VROCE_HCA_RC_WAIT_NONE = 0,
+	VROCE_HCA_RC_WAIT_ACK,		/* the local ack timeout */
+	VROCE_HCA_RC_WAIT_RNR,		/* an RNR NAK's timer */
+};
+
+/**
+ * struct vroce_hca_rc_sent - what completes a send WQE sent as packets
+ * @wr_id: the WQE's
+ * @len: its message length
+ * @imm_inv: its immediate data, as posted
+ * @opcode: its VROCE_WQE_* opcode
+ * @flags: its VROCE_WQE_F_* flags
+ *
+ * Kept from its first packet on: the ring's copy may change meanwhile.
+ */
+struct vroce_hca_rc_sent {
+	__le64 wr_id;
+	u32 len;
+	__le32 imm_inv;
+	u8 opcode;
+	u8 flags;
+};
+
+/**
+ * struct vroce_hca_rc_req - an RC QP's requester over packets (issue 34)
+ * @psn: the PSN of the next packet to send
+ * @una: the oldest PSN not acknowledged (@psn when none is outstanding)
+ * @tx_idx: the send WQE being sent (an SQ count: the consumer index
+ *	moves only when a WQE completes)
+ * @tx_off: bytes of it sent
+ * @first: first PSN of each outstanding WQE, by SQ count modulo
+ *	VROCE_HCA_RC_WQES
+ * @last: last PSN of each, likewise
+ * @sent: what completes each, likewise
+ * @wait: enum vroce_hca_rc_wait: what the QP's timer (rnr_wait and
+ *	rnr_deadline) stands for; the timer ended it when rnr_wait is clear
+ * @retry_left: retries left after the ack timeout or a sequence NAK
+ * @rnr_left: retries left after RNR NAKs (rnr_retry 7: forever)
+ *
+ * Touched by the QP's visits only (qpx[].run held, @hca->wire_lock
+ * read-held) and by MODIFY_QP (write-held); acknowledgements come
+ * through the slot's inbox (struct vroce_hca_qp_exec).
+ */
+struct vroce_hca_rc_req {
+	u32 psn;
+	u32 una;
+	u32 tx_idx;
+	u32 tx_off;
+	u32 first[VROCE_HCA_RC_WQES];
+	u32 last[VROCE_HCA_RC_WQES];
+	struct vroce_hca_rc_sent sent[VROCE_HCA_RC_WQES];
+	u8 wait;
+	u8 retry_left;
+	u8 rnr_left;
+};
+
 /**
  * struct vroce_hca_rc_resp - an RC QP's responder over packets (issue 34)
  * @psn: the PSN expected next
@@ -253,6 +315,8 @@ struct vroce_hca_wq {
  * @va: RDMA WRITE: the RETH's address
  * @rkey: RDMA WRITE: the RETH's R_Key
  * @resid: RDMA WRITE: bytes of the RETH's length still to come
+ * @recv_ci: SEND: the consumer index of the receive its first packet
+ *	took (the receive queue's, or the SRQ's)
  *
  * Touched by the link's receive work only (@hca->wire_lock read-held;
  * one work per HCA) and by MODIFY_QP (write-held).
@@ -267,6 +331,7 @@ struct vroce_hca_rc_resp {
 	u64 va;
 	u32 rkey;
 	u32 resid;
+	u32 recv_ci;
 };
 
 /**
@@ -315,6 +380,7 @@ struct vroce_hca_rc_resp {
  * @path: issue 34 (VROCE_CAP_QP_PATH): what packets of an RC or UC QP
  *	carry, and its PSNs, as MODIFY_QP set them; zero after RESET
  * @rc: issue 34: the responder's state over packets
+ * @rcreq: issue 34: the requester's state over packets
  */
 struct vroce_hca_qp {
 	bool valid;
@@ -354,6 +420,7 @@ struct vroce_hca_qp {
 	u64 dbrec;
 	struct vroce_hca_qp_path path;
 	struct vroce_hca_rc_resp rc;
+	struct vroce_hca_rc_req rcreq;
 };
 
 /**
@@ -448,6 +515,14 @@ struct vroce_hca_irq {
  *	QP's WQEs run in one context at a time, in order
  * @rung_ns: (issue 33) while the stage clock runs, when the first doorbell
  *	the next visit answers was rung; 0: none since the last visit began
+ * @ack_lock: (issue 34) protects the inbox of the RC requester over
+ *	packets: what the link's receive work found for the QP, for its
+ *	next visit (vroce_hca_rc_ack_in())
+ * @ack_new: an ACK came since the last visit
+ * @ack_psn: ... the newest PSN ACKs covered
+ * @nak_new: an RNR NAK or NAK came since the last visit
+ * @nak_psn: ... the PSN of the last one
+ * @nak_syndrome: ... and its AETH syndrome
  */
 struct vroce_hca_qp_exec {
 	struct vroce_hca *hca;
@@ -456,6 +531,12 @@ struct vroce_hca_qp_exec {
 	u32 gen;
 	struct mutex run;	/* one engine in the SQ at a time */
 	u64 rung_ns;
+	spinlock_t ack_lock;	/* protects the inbox below */
+	bool ack_new;
+	u32 ack_psn;
+	bool nak_new;
+	u32 nak_psn;
+	u8 nak_syndrome;
 };
 
 /**
@@ -787,8 +868,6 @@ static inline u64 vroce_hca_packets(u64 len)
 }
 
 /* c/hca/vroce_hca_link.c */
-void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
-			    u32 qkey);
 int vroce_hca_link_attach(struct vroce_hca *hca, struct net_device *ndev);
 void vroce_hca_link_detach(struct vroce_hca *hca);
 void vroce_hca_link_mac(struct vroce_hca *hca);
@@ -800,6 +879,11 @@ struct vroce_frame;
 u16 vroce_hca_link_sport(u32 sqpn, u32 dqpn);
 int vroce_hca_link_xmit(struct vroce_hca *hca, const struct vroce_frame *f,
 			const u8 *dmac);
+void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
+			    u32 qkey);
+/* issue 34: c/hca/vroce_hca_req.c, the RC requester over packets */
+void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f);
+void vroce_hca_rc_req_reset(struct vroce_hca_qp *qp);
 /* issue 34: c/hca/vroce_hca_rc.c, the RC responder over packets */
 void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f);
 
@@ -889,6 +973,10 @@ bool vroce_hca_wq_fetch(struct vroce_hca *hca, const struct vroce_hca_wq *wq,
 void vroce_hca_eq_post(struct vroce_hca *hca, u8 type, u32 num);
 void vroce_hca_engine_raise(struct vroce_hca *hca);
 void vroce_hca_qp_kick(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_rc_timer(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			unsigned long delay);
+void vroce_hca_rc_timer_stop(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+unsigned long vroce_hca_ack_timeout(const struct vroce_hca_qp *qp);
 void vroce_hca_rq_enter(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
 void vroce_hca_rq_leave(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
 bool vroce_hca_qp_receives(const struct vroce_hca_qp *qp);

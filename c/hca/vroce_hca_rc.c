@@ -24,6 +24,7 @@
  */
 
 #include <linux/ipv6.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
 
@@ -95,24 +96,31 @@ static u8 vroce_hca_rc_invalid(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 	return VROCE_AETH_NAK_INV;
 }
 
-/*
- * Whether @qp's receive queue has a receive at its head, taking what was
- * rung since; the caller is in the queue (vroce_hca_rq_enter()).
- */
-static bool vroce_hca_rc_has_recv(struct vroce_hca *hca,
-				  struct vroce_hca_qp *qp)
-{
-	struct vroce_hca_wq *rq;
-
-	vroce_hca_wq_sync(hca, qp, VROCE_HCA_RQ);
-	rq = vroce_hca_recv_wq(hca, qp);
-	return rq->ci != rq->pi;
-}
-
 /* The RNR NAK: no receive (or a page fault); the requester comes back. */
 static u8 vroce_hca_rc_rnr(const struct vroce_hca_qp *qp)
 {
 	return VROCE_AETH_RNR | (qp->min_rnr_timer & 0x1f);
+}
+
+/* No answer at all: the QP failed meanwhile (vroce_hca_rc_recv()). */
+#define VROCE_RC_SILENT		0xff
+
+/*
+ * The receive @qp's message takes, the caller in its receive queue
+ * (vroce_hca_rq_enter()), what was rung since taken: 0 when there is one,
+ * else the answer: none posted (RNR), or the QP failed meanwhile (a
+ * broken doorbell record, another engine: silence).
+ */
+static u8 vroce_hca_rc_recv_head(struct vroce_hca *hca,
+				 struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_wq *rq;
+
+	vroce_hca_wq_sync(hca, qp, VROCE_HCA_RQ);
+	if (!vroce_hca_qp_receives(qp))
+		return VROCE_RC_SILENT;
+	rq = vroce_hca_recv_wq(hca, qp);
+	return rq->ci != rq->pi ? 0 : vroce_hca_rc_rnr(qp);
 }
 
 /*
@@ -149,20 +157,35 @@ static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (f->se)
 		op.wqe.flags |= VROCE_WQE_F_SOLICITED;
 
-	vroce_hca_rq_enter(hca, qp);
-	if (!vroce_hca_rc_has_recv(hca, qp)) {
-		vroce_hca_rq_leave(hca, qp);
-		return vroce_hca_rc_rnr(qp);
-	}
 	/*
 	 * Between two packets another QP on the SRQ could take its head:
 	 * a message of one packet only (Documentation/wire.rst).
 	 */
 	if (qp->srqn && !(first && last)) {
+		vroce_hca_qp_fatal(hca, qp);
+		return VROCE_AETH_NAK_OP;
+	}
+	/* IBTA's largest message is 2^31 bytes. */
+	if ((u64)op.off + op.clen > SZ_2G)
+		return vroce_hca_rc_invalid(hca, qp);
+	vroce_hca_rq_enter(hca, qp);
+	rstatus = vroce_hca_rc_recv_head(hca, qp);
+	if (rstatus) {
+		vroce_hca_rq_leave(hca, qp);
+		/* The receive a message began in went (a flush): it fails. */
+		if (!first && rstatus != VROCE_RC_SILENT) {
+			vroce_hca_qp_fatal(hca, qp);
+			return VROCE_AETH_NAK_OP;
+		}
+		return rstatus;
+	}
+	/* The rest of a message goes into the receive its first packet took. */
+	if (!first && vroce_hca_recv_wq(hca, qp)->ci != r->recv_ci) {
 		vroce_hca_rq_leave(hca, qp);
 		vroce_hca_qp_fatal(hca, qp);
 		return VROCE_AETH_NAK_OP;
 	}
+	r->recv_ci = vroce_hca_recv_wq(hca, qp)->ci;
 	rstatus = vroce_hca_link_recv_place(hca, &op, last);
 	vroce_hca_rq_leave(hca, qp);
 	if (op.paged)
@@ -212,19 +235,25 @@ static u8 vroce_hca_rc_write(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	/* The RETH's length, exactly. */
 	if (f->payload_len > r->resid || (last && f->payload_len != r->resid))
 		return vroce_hca_rc_invalid(hca, qp);
-	/* With immediate data a receive must be there before any byte moves. */
+	/*
+	 * With immediate data a receive must be there before any byte of the
+	 * last packet moves; it stays the head until it completes (the
+	 * queue held throughout).
+	 */
 	if (imm && last) {
 		vroce_hca_rq_enter(hca, qp);
-		if (!vroce_hca_rc_has_recv(hca, qp)) {
+		rstatus = vroce_hca_rc_recv_head(hca, qp);
+		if (rstatus) {
 			vroce_hca_rq_leave(hca, qp);
-			return vroce_hca_rc_rnr(qp);
+			return rstatus;
 		}
-		vroce_hca_rq_leave(hca, qp);
 	}
 	op.off = r->off;
 	op.wqe.remote_addr = cpu_to_le64(r->va);
 	op.wqe.rkey = cpu_to_le32(r->rkey);
 	if (!vroce_hca_remote(hca, &op, VROCE_ACC_REMOTE_WRITE, true)) {
+		if (imm && last)
+			vroce_hca_rq_leave(hca, qp);
 		if (op.paged)
 			return vroce_hca_rc_rnr(qp);
 		r->busy = false;
@@ -242,7 +271,6 @@ static u8 vroce_hca_rc_write(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		op.rlen = r->off;
 		if (f->se)
 			op.wqe.flags |= VROCE_WQE_F_SOLICITED;
-		vroce_hca_rq_enter(hca, qp);
 		rstatus = vroce_hca_link_recv_imm(hca, &op);
 		vroce_hca_rq_leave(hca, qp);
 	}
@@ -317,9 +345,10 @@ static u8 vroce_hca_rc_exec(struct vroce_hca *hca, struct vroce_hca_qp *qp,
  * To an RC QP of this HCA that receives (RTR or RTS), whose path
  * MODIFY_QP set and whose peer's and own addresses the packet carries (an
  * RC responder answers the QP it is connected to only); otherwise dropped
- * and counted in VROCE_CNT_RX_DISCARDS, as are the requests the responder
- * drops (a duplicate that asks for no ACK, a packet past a sequence error
- * already NAKed). What it carries out counts in VROCE_CNT_RX_FRAMES.
+ * and counted in VROCE_CNT_RX_DISCARDS, as are duplicates (acknowledged
+ * again) and packets past a gap (the first NAKed). A packet at the
+ * expected PSN counts in VROCE_CNT_RX_FRAMES, carried out or answered
+ * with an RNR NAK or NAK.
  *
  * Context: the link's receive work, @hca->wire_lock read-held.
  */
@@ -341,22 +370,26 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 	diff = vroce_psn_diff(f->psn, r->psn);
 	if (diff > 0) {
 		/* A gap: told once, until the expected PSN comes. */
-		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		if (!r->nak_sent)
 			vroce_hca_rc_ack(hca, qp, r->psn, VROCE_AETH_NAK_SEQ);
 		r->nak_sent = true;
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		return;
 	}
 	if (diff < 0) {
-		/* Carried out before: acknowledged again, up to the last. */
+		/*
+		 * Carried out before: acknowledged again up to the last, asked
+		 * or not (C9-105: the requester may be retrying).
+		 */
+		vroce_hca_rc_ack(hca, qp, r->psn - 1, VROCE_AETH_ACK);
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
-		if (f->ackreq)
-			vroce_hca_rc_ack(hca, qp, r->psn - 1, VROCE_AETH_ACK);
 		return;
 	}
 	r->nak_sent = false;
 	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 	syndrome = vroce_hca_rc_exec(hca, qp, f);
+	if (syndrome == VROCE_RC_SILENT)
+		return;
 	if (syndrome) {
 		/* The PSN of the request it is about; the PSN does not move. */
 		vroce_hca_rc_ack(hca, qp, f->psn, syndrome);

@@ -10,7 +10,9 @@
 #include <linux/overflow.h>
 #include <linux/semaphore.h>
 #include <linux/string.h>
+#include <net/ipv6.h>
 
+#include "vroce_hca_frame.h"
 #include "vroce_hca_priv.h"
 
 /* What a send WQE's CQE says completed. */
@@ -827,6 +829,493 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	return true;
 }
 
+/* ---- issue 34: RC over packets, the requester and its completer ---- */
+
+/* AETH syndromes' kinds (IBTA 9.7.5.1.1). */
+#define VROCE_AETH_KIND		0xe0
+#define VROCE_AETH_KIND_ACK	0x00
+#define VROCE_AETH_KIND_RNR	0x20
+#define VROCE_AETH_KIND_NAK	0x60
+
+/* @a - @b in PSN space (24 bits): negative when @a is older. */
+static s32 vroce_hca_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+/*
+ * An RC QP of a port on a netdev whose path MODIFY_QP set: its send queue
+ * goes out as packets (a linked port reaches no peer on the wire).
+ */
+static bool vroce_hca_rc_packets(const struct vroce_hca *hca,
+				 const struct vroce_hca_qp *qp)
+{
+	return hca->linked && qp->type == VROCE_QPT_RC &&
+	       (qp->path.set & VROCE_MODIFY_F_PATH);
+}
+
+/**
+ * vroce_hca_rc_req_reset() - start a QP's requester over packets afresh
+ * @qp: the QP, whose SQ PSN MODIFY_QP set or which went to RESET
+ *
+ * Context: MODIFY_QP, @hca->wire_lock held for writing (no visit runs).
+ */
+void vroce_hca_rc_req_reset(struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+
+	memset(r, 0, sizeof(*r));
+	r->psn = qp->path.sq_psn;
+	r->una = r->psn;
+	r->tx_idx = qp->wq[VROCE_HCA_SQ].ci;
+	r->retry_left = qp->retry_cnt;
+	r->rnr_left = qp->rnr_retry;
+}
+
+/* What sq_complete() needs of outstanding WQE @idx, kept when it was sent. */
+static void vroce_hca_rc_op(struct vroce_hca_qp *qp, u32 idx, u8 status,
+			    struct vroce_hca_op *op)
+{
+	const struct vroce_hca_rc_sent *s;
+
+	s = &qp->rcreq.sent[idx % VROCE_HCA_RC_WQES];
+	*op = (struct vroce_hca_op){ .qp = qp, .idx = idx, .status = status,
+				     .len = s->len };
+	op->wqe.wr_id = s->wr_id;
+	op->wqe.opcode = s->opcode;
+	op->wqe.flags = s->flags;
+	op->wqe.imm_inv = s->imm_inv;
+}
+
+/*
+ * Complete the head WQE with @op (an error fails the QP, which flushes
+ * the rest); nothing is outstanding after an error.
+ */
+static void vroce_hca_rc_complete(struct vroce_hca *hca,
+				  struct vroce_hca_qp *qp,
+				  struct vroce_hca_op *op)
+{
+	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+
+	sq->ci++;
+	if (r->tx_idx == op->idx) {
+		r->tx_idx = sq->ci;
+		r->tx_off = 0;
+	}
+	if (op->status) {
+		r->una = r->psn;
+		if (r->wait) {
+			vroce_hca_rc_timer_stop(hca, qp);
+			r->wait = VROCE_HCA_RC_WAIT_NONE;
+		}
+	} else {
+		vroce_hca_count_op(hca, op);
+	}
+	vroce_hca_sq_complete(hca, op);
+}
+
+/* The head WQE, sent, fails with @status. */
+static void vroce_hca_rc_fail(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			      u8 status)
+{
+	struct vroce_hca_op op;
+
+	vroce_hca_rc_op(qp, qp->wq[VROCE_HCA_SQ].ci, status, &op);
+	vroce_hca_rc_complete(hca, qp, &op);
+}
+
+/*
+ * Send again from @psn, which was sent and not acknowledged: the WQE it
+ * belongs to and the offset in its message (every packet before the last
+ * carries one path MTU).
+ */
+static void vroce_hca_rc_rewind(struct vroce_hca_qp *qp, u32 psn)
+{
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+	u32 k, end = r->tx_idx + (r->tx_off ? 1 : 0), slot;
+
+	for (k = qp->wq[VROCE_HCA_SQ].ci; k != end; k++) {
+		slot = k % VROCE_HCA_RC_WQES;
+		if (vroce_hca_psn_diff(psn, r->first[slot]) < 0)
+			break;
+		if (k + 1 != end || !r->tx_off) {
+			if (vroce_hca_psn_diff(psn, r->last[slot]) > 0)
+				continue;
+		}
+		r->tx_idx = k;
+		r->tx_off = vroce_hca_psn_diff(psn, r->first[slot]) <<
+			    (7 + qp->path.mtu);
+		r->psn = psn;
+		return;
+	}
+}
+
+/*
+ * An ACK of @psn: every WQE whose last packet it covers completes, in
+ * order; a retry count starts afresh. A PSN not sent, or acknowledged
+ * already, changes nothing.
+ */
+static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			       u32 psn)
+{
+	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+	struct vroce_hca_op op;
+
+	if (vroce_hca_psn_diff(psn, r->una) < 0 ||
+	    vroce_hca_psn_diff(psn, r->psn) >= 0)
+		return;
+	while (sq->ci != r->tx_idx &&
+	       vroce_hca_psn_diff(r->last[sq->ci % VROCE_HCA_RC_WQES],
+				  psn) <= 0) {
+		vroce_hca_rc_op(qp, sq->ci, VROCE_CQE_OK, &op);
+		vroce_hca_rc_complete(hca, qp, &op);
+	}
+	r->una = (psn + 1) & VROCE_PSN_MASK;
+	r->retry_left = qp->retry_cnt;
+	r->rnr_left = qp->rnr_retry;
+	/* The ack timer runs again from now for what is left. */
+	if (r->wait == VROCE_HCA_RC_WAIT_ACK && r->una != r->psn)
+		vroce_hca_rc_timer(hca, qp, vroce_hca_ack_timeout(qp));
+}
+
+/* An RNR NAK or NAK (@syndrome) of @psn. */
+static void vroce_hca_rc_naked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			       u32 psn, u8 syndrome)
+{
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+	u32 code = syndrome & 0x1f;
+
+	if (vroce_hca_psn_diff(psn, r->una) < 0 ||
+	    vroce_hca_psn_diff(psn, r->psn) >= 0)
+		return;
+	/* It acknowledges every packet before its own. */
+	if (psn != r->una)
+		vroce_hca_rc_acked(hca, qp, (psn - 1) & VROCE_PSN_MASK);
+	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
+		return;
+	switch (syndrome & VROCE_AETH_KIND) {
+	case VROCE_AETH_KIND_RNR:
+		vroce_hca_count(hca, VROCE_CNT_RNR_NAK_RCVD, 1);
+		if (qp->rnr_retry != VROCE_HCA_RNR_FOREVER) {
+			if (!r->rnr_left) {
+				vroce_hca_rc_fail(hca, qp,
+						  VROCE_CQE_RNR_RETRY_EXC_ERR);
+				return;
+			}
+			r->rnr_left--;
+		}
+		vroce_hca_rc_rewind(qp, psn);
+		vroce_hca_rc_timer(hca, qp,
+				   usecs_to_jiffies(vroce_hca_rnr_usecs[code]));
+		r->wait = VROCE_HCA_RC_WAIT_RNR;
+		break;
+	case VROCE_AETH_KIND_NAK:
+		switch (code) {
+		case 0:		/* PSN sequence error: from its PSN again */
+			if (!r->retry_left) {
+				vroce_hca_rc_fail(hca, qp,
+						  VROCE_CQE_RETRY_EXC_ERR);
+				return;
+			}
+			r->retry_left--;
+			vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
+			vroce_hca_rc_rewind(qp, psn);
+			break;
+		case 1:
+			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_INV_REQ_ERR);
+			break;
+		case 2:
+			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_ACCESS_ERR);
+			break;
+		case 3:
+			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_OP_ERR);
+			break;
+		}
+		break;
+	}
+}
+
+/* What the link's receive work left in the QP's inbox, in order. */
+static void vroce_hca_rc_inbox(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_qp_exec *x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
+	bool ack, nak;
+	u32 apsn, npsn;
+	u8 syndrome;
+
+	spin_lock(&x->ack_lock);
+	ack = x->ack_new;
+	apsn = x->ack_psn;
+	nak = x->nak_new;
+	npsn = x->nak_psn;
+	syndrome = x->nak_syndrome;
+	x->ack_new = false;
+	x->nak_new = false;
+	spin_unlock(&x->ack_lock);
+	if (ack)
+		vroce_hca_rc_acked(hca, qp, apsn);
+	if (nak)
+		vroce_hca_rc_naked(hca, qp, npsn, syndrome);
+}
+
+/**
+ * vroce_hca_rc_ack_in() - an ACK, RNR NAK or NAK off the link
+ * @hca: the HCA, cabled to a netdev
+ * @f: the packet (ACKNOWLEDGE), parsed and to an address of the port
+ *
+ * For an RC QP of this HCA in RTS that sends as packets, from its peer's
+ * address to its own: into the QP's inbox for its next visit, which it
+ * queues (the requester's state is its visits'); an ACK keeps the newest
+ * PSN, a NAK the last one. Otherwise dropped, in VROCE_CNT_RX_DISCARDS.
+ *
+ * Context: the link's receive work, @hca->wire_lock read-held.
+ */
+void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f)
+{
+	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, f->dqpn);
+	struct vroce_hca_qp_exec *x;
+
+	if (!qp || !vroce_hca_rc_packets(hca, qp) ||
+	    READ_ONCE(qp->state) != VROCE_QPS_RTS ||
+	    memcmp(f->sip, qp->path.dgid, sizeof(f->sip)) ||
+	    memcmp(f->dip, qp->path.sgid, sizeof(f->dip))) {
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		return;
+	}
+	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
+	x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
+	spin_lock(&x->ack_lock);
+	if ((f->syndrome & VROCE_AETH_KIND) == VROCE_AETH_KIND_ACK) {
+		if (!x->ack_new || vroce_hca_psn_diff(f->psn, x->ack_psn) > 0)
+			x->ack_psn = f->psn;
+		x->ack_new = true;
+	} else {
+		x->nak_psn = f->psn;
+		x->nak_syndrome = f->syndrome;
+		x->nak_new = true;
+	}
+	spin_unlock(&x->ack_lock);
+	vroce_hca_qp_kick(hca, qp);
+}
+
+/* The packet of @op's chunk (@first and @last of its message) at r->psn. */
+static void vroce_hca_rc_packet(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+				const struct vroce_hca_op *op, bool first,
+				bool last)
+{
+	const struct vroce_hca_qp_path *path = &qp->path;
+	u8 opc = op->wqe.opcode, code;
+	bool imm = opc == VROCE_WQE_SEND_IMM || opc == VROCE_WQE_WRITE_IMM;
+	bool inv = opc == VROCE_WQE_SEND_INV;
+	u32 psn = qp->rcreq.psn;
+	struct vroce_frame f = {
+		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)path->dgid),
+		.tclass = path->tclass,
+		.hop_limit = path->hop_limit,
+		.se = last && (op->wqe.flags & VROCE_WQE_F_SOLICITED),
+		.pkey = 0xffff,
+		.dqpn = qp->dest_qpn & VROCE_PSN_MASK,
+		/* The last of a message, and one in 16, ask for an ACK. */
+		.ackreq = last || (psn & 15) == 15,
+		.psn = psn,
+		.va = le64_to_cpu(op->wqe.remote_addr),
+		.rkey = le32_to_cpu(op->wqe.rkey),
+		.dma_len = op->len,
+		.imm = (__force __be32)op->wqe.imm_inv,
+		.inv_rkey = le32_to_cpu(op->wqe.imm_inv),
+		.payload = op->buf,
+		.payload_len = op->clen,
+		.sport = vroce_hca_link_sport(qp->qpn, qp->dest_qpn),
+	};
+
+	if (opc == VROCE_WQE_WRITE || opc == VROCE_WQE_WRITE_IMM)
+		code = first && last ? (imm ? VROCE_OP_WRITE_ONLY_IMM :
+					VROCE_OP_WRITE_ONLY) :
+		       first ? VROCE_OP_WRITE_FIRST :
+		       last ? (imm ? VROCE_OP_WRITE_LAST_IMM :
+			       VROCE_OP_WRITE_LAST) :
+		       VROCE_OP_WRITE_MIDDLE;
+	else
+		code = first && last ? (imm ? VROCE_OP_SEND_ONLY_IMM :
+					inv ? VROCE_OP_SEND_ONLY_INV :
+					VROCE_OP_SEND_ONLY) :
+		       first ? VROCE_OP_SEND_FIRST :
+		       last ? (imm ? VROCE_OP_SEND_LAST_IMM :
+			       inv ? VROCE_OP_SEND_LAST_INV :
+			       VROCE_OP_SEND_LAST) :
+		       VROCE_OP_SEND_MIDDLE;
+	f.opcode = VROCE_OP_RC | code;
+	memcpy(f.sip, path->sgid, sizeof(f.sip));
+	memcpy(f.dip, path->dgid, sizeof(f.dip));
+	if (f.ipv6)
+		f.flow_label = path->flow_label;
+	/* Lost at the link: the ack timeout sends it again. */
+	vroce_hca_link_xmit(hca, &f, qp->dmac);
+}
+
+/* The send WQE @r->tx_idx is one a requester over packets sends. */
+static bool vroce_hca_rc_sends(u8 opcode)
+{
+	switch (opcode) {
+	case VROCE_WQE_SEND:
+	case VROCE_WQE_SEND_IMM:
+	case VROCE_WQE_SEND_INV:
+	case VROCE_WQE_WRITE:
+	case VROCE_WQE_WRITE_IMM:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Send packets from @r->tx_idx, @r->tx_off while the window allows, at
+ * most @budget. Work requests that send nothing (REG_MR, LOCAL_INV,
+ * BIND_MW) run, and errors complete, only at the head with nothing
+ * outstanding: completions stay in order.
+ */
+static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			      u32 budget)
+{
+	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+	u32 mtu = 128U << qp->path.mtu, b, slot;
+	struct vroce_hca_rc_sent *s;
+	struct vroce_hca_op op;
+	bool idle, first, last;
+
+	while (r->tx_idx != sq->pi && READ_ONCE(qp->state) == VROCE_QPS_RTS) {
+		if (!budget--) {
+			vroce_hca_qp_kick(hca, qp);
+			return;
+		}
+		/* The window: ACKs open it again. */
+		if (r->tx_idx - sq->ci >= VROCE_HCA_RC_WQES ||
+		    vroce_hca_psn_diff(r->psn, r->una) >= VROCE_HCA_RC_PSNS)
+			return;
+		idle = r->tx_idx == sq->ci && r->psn == r->una;
+		/*
+		 * The WQE is checked as a new one: @off and msg_opcode are the
+		 * in-kernel wire's resumed messages, not this window's.
+		 */
+		op = (struct vroce_hca_op){ .qp = qp, .idx = r->tx_idx };
+		if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
+			op.status = VROCE_CQE_LOC_QP_OP_ERR;
+		else
+			op.status = vroce_hca_wqe_check(hca, &op);
+		op.off = r->tx_off;
+		/* Not sent as packets: in order, at the head alone. */
+		if (op.status || !vroce_hca_rc_sends(op.wqe.opcode)) {
+			if (!idle || r->tx_off)
+				return;
+			if (!op.status && (op.wqe.opcode == VROCE_WQE_REG_MR ||
+					   op.wqe.opcode == VROCE_WQE_LOCAL_INV ||
+					   op.wqe.opcode == VROCE_WQE_BIND_MW)) {
+				vroce_hca_sq_exec_one(hca, qp);
+				r->tx_idx = sq->ci;
+				continue;
+			}
+			/* READ and atomics are not carried over packets yet. */
+			if (!op.status)
+				op.status = VROCE_CQE_LOC_QP_OP_ERR;
+			vroce_hca_rc_complete(hca, qp, &op);
+			return;
+		}
+		op.status = vroce_hca_op_len(&op);
+		if (!op.status) {
+			op.clen = min(op.len - op.off, mtu);
+			b = vroce_hca_bounce_get(hca);
+			op.buf = hca->bounce[b];
+			op.status = vroce_hca_op_local(hca, &op, false);
+			if (!op.status && !op.paged) {
+				first = !op.off;
+				last = op.off + op.clen >= op.len;
+				vroce_hca_rc_packet(hca, qp, &op, first, last);
+			}
+			vroce_hca_bounce_put(hca, b);
+		}
+		if (op.status) {
+			if (!idle || r->tx_off)
+				return;
+			vroce_hca_rc_complete(hca, qp, &op);
+			return;
+		}
+		/* A page fault: on from here once it is resumed. */
+		if (op.paged) {
+			vroce_hca_odp_wait(hca, qp);
+			r->wait = VROCE_HCA_RC_WAIT_RNR;
+			return;
+		}
+		slot = op.idx % VROCE_HCA_RC_WQES;
+		if (first) {
+			r->first[slot] = r->psn;
+			s = &r->sent[slot];
+			s->wr_id = op.wqe.wr_id;
+			s->len = op.len;
+			s->imm_inv = op.wqe.imm_inv;
+			s->opcode = op.wqe.opcode;
+			s->flags = op.wqe.flags;
+		}
+		if (last) {
+			r->last[slot] = r->psn;
+			r->tx_idx++;
+			r->tx_off = 0;
+		} else {
+			r->tx_off += op.clen;
+		}
+		r->psn = (r->psn + 1) & VROCE_PSN_MASK;
+	}
+}
+
+/*
+ * A visit of an RC QP that sends as packets: the ACKs and NAKs that came,
+ * the timer's end (the ack timeout: from the oldest unacknowledged PSN
+ * again, retry_cnt times, then RETRY_EXC_ERR; an RNR NAK's wait: on from
+ * its PSN), then packets while the window allows; the ack timer runs
+ * while anything is outstanding.
+ */
+static void vroce_hca_rc_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			     u32 budget)
+{
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+	u8 wait;
+
+	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
+		return;
+	vroce_hca_rc_inbox(hca, qp);
+	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
+		return;
+	if (r->wait && !READ_ONCE(qp->rnr_wait)) {
+		wait = r->wait;
+		r->wait = VROCE_HCA_RC_WAIT_NONE;
+		if (wait == VROCE_HCA_RC_WAIT_ACK && r->psn != r->una) {
+			if (!r->retry_left) {
+				vroce_hca_rc_fail(hca, qp,
+						  VROCE_CQE_RETRY_EXC_ERR);
+				return;
+			}
+			r->retry_left--;
+			vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
+			vroce_hca_rc_rewind(qp, r->una);
+		}
+	}
+	if (r->wait == VROCE_HCA_RC_WAIT_RNR)
+		return;
+	vroce_hca_rc_send(hca, qp, budget);
+	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
+		return;
+	if (r->wait == VROCE_HCA_RC_WAIT_RNR)
+		return;
+	if (r->psn != r->una && r->wait == VROCE_HCA_RC_WAIT_NONE) {
+		vroce_hca_rc_timer(hca, qp, vroce_hca_ack_timeout(qp));
+		r->wait = VROCE_HCA_RC_WAIT_ACK;
+	} else if (r->psn == r->una && r->wait == VROCE_HCA_RC_WAIT_ACK) {
+		vroce_hca_rc_timer_stop(hca, qp);
+		r->wait = VROCE_HCA_RC_WAIT_NONE;
+	}
+}
+
 /* Complete the WQE at the head of queue @q of @qp with a flush error. */
 static void vroce_hca_flush_one(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 				int q)
@@ -864,6 +1353,7 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_wq *rq = &qp->wq[VROCE_HCA_RQ];
 	u64 t = vroce_hca_stage_now(hca);
+	bool packets;
 	u32 state;
 
 	if (READ_ONCE(qp->state) == VROCE_QPS_RESET)
@@ -873,11 +1363,17 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	vroce_hca_rq_leave(hca, qp);
 	vroce_hca_wq_sync(hca, qp, VROCE_HCA_SQ);
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_SYNC, &t);
+	/* Issue 34: an RC QP of a port on a netdev sends packets. */
+	packets = vroce_hca_rc_packets(hca, qp);
+	if (packets)
+		vroce_hca_rc_run(hca, qp, budget);
 	while (sq->ci != sq->pi) {
 		/* Another engine may fail this QP at any time. */
 		state = READ_ONCE(qp->state);
 		if (state == VROCE_QPS_ERR) {
 			vroce_hca_flush_one(hca, qp, VROCE_HCA_SQ);
+		} else if (packets) {
+			break;
 		} else if (!budget--) {
 			vroce_hca_qp_kick(hca, qp);
 			break;

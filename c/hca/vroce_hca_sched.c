@@ -520,6 +520,7 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 		INIT_WORK(&hca->qpx[i].work, vroce_hca_qp_work);
 		mutex_init(&hca->qpx[i].lock);
 		mutex_init(&hca->qpx[i].run);
+		spin_lock_init(&hca->qpx[i].ack_lock);
 	}
 	for (i = 0; i < VROCE_MAX_CQ; i++)
 		spin_lock_init(&hca->cq_lock[i]);

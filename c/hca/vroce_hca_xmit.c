@@ -2,9 +2,10 @@
 /*
  * vroce emulated HCA (issue 34): packets out of a port on a netdev.
  *
- * What the link's datagrams and the RC responder's acknowledgements have
- * in common: a struct vroce_frame built behind an Ethernet header and
- * handed to the netdev (dev_queue_xmit()), or lost as on any link.
+ * What the link's datagrams and the RC requester's and responder's
+ * packets have in common: a struct vroce_frame built behind an Ethernet
+ * header and handed to the netdev (dev_queue_xmit()), or lost as on any
+ * link; and the datagrams themselves.
  *
  * Calls: the packet codec.
  */
@@ -84,4 +85,48 @@ lost:
 	kfree_skb(skb);
 	vroce_hca_count(hca, VROCE_CNT_TX_DISCARDS, 1);
 	return -ENOLINK;
+}
+
+/**
+ * vroce_hca_link_send_ud() - put a datagram on the port's link
+ * @hca: the sending HCA, cabled to a netdev
+ * @op: the UD or GSI SEND, its message in @op->buf
+ * @qkey: the Q_Key it carries
+ *
+ * The sender completes once the packet left: a packet that cannot be
+ * built or sent is lost (vroce_hca_link_xmit()), and not counted as sent
+ * (@op->unsent).
+ *
+ * Context: the engine, @hca->wire_lock read-held; does not sleep.
+ */
+void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
+			    u32 qkey)
+{
+	const struct vroce_wqe_av *av = &op->wqe.av;
+	u32 dqpn = le32_to_cpu(av->dest_qpn) & GENMASK(23, 0);
+	struct vroce_frame f = {
+		.ipv6 = vroce_hca_net_type(av) == VROCE_NET_IPV6,
+		.tclass = av->traffic_class,
+		.hop_limit = av->hop_limit,
+		.opcode = VROCE_OP_UD | (op->wqe.opcode == VROCE_WQE_SEND_IMM ?
+					 VROCE_OP_SEND_ONLY_IMM :
+					 VROCE_OP_SEND_ONLY),
+		.se = !!(op->wqe.flags & VROCE_WQE_F_SOLICITED),
+		.pkey = 0xffff,
+		.dqpn = dqpn,
+		.psn = op->idx & GENMASK(23, 0),
+		.qkey = qkey,
+		.sqpn = op->qp->qpn,
+		.imm = (__force __be32)op->wqe.imm_inv,
+		.payload = op->buf,
+		.payload_len = op->len,
+	};
+
+	memcpy(f.sip, av->sgid, 16);
+	memcpy(f.dip, av->dgid, 16);
+	if (f.ipv6)
+		f.flow_label = le32_to_cpu(av->flow_label) & GENMASK(19, 0);
+	f.sport = vroce_hca_link_sport(f.sqpn, dqpn);
+	if (vroce_hca_link_xmit(hca, &f, av->dmac))
+		op->unsent = true;
 }
