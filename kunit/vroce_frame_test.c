@@ -742,7 +742,7 @@ static struct ft_qp *ft_qp_on_pd(struct kunit *test, struct ib_device *ibdev,
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = type, .sq_sig_type = IB_SIGNAL_ALL_WR,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 32,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ib_qp_attr attr = {
@@ -775,7 +775,7 @@ static struct ft_qp *ft_qp_on_pd(struct kunit *test, struct ib_device *ibdev,
 	pd = ib_alloc_pd(q->lb.ibdev, pd_flags);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
 	q->pd = pd;
-	cq = ib_alloc_cq(q->lb.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	cq = ib_alloc_cq(q->lb.ibdev, NULL, 128, 0, IB_POLL_DIRECT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 	q->cq = cq;
 	init.send_cq = cq;
@@ -1920,28 +1920,28 @@ static void vroce_frame_link_events(struct kunit *test)
 }
 
 /*
- * Issue 34: @q, an RC QP in INIT on side @i of @l, to RTS connected to
- * QP @dqpn on the other side: path MTU 1024, RQ PSN @psn, SQ PSN @psn + 7
- * for side 0 and @psn - 7 for side 1 (each the other's RQ PSN).
+ * Issue 34: @q, an RC QP in INIT, to RTS connected to QP @dqpn at @dip
+ * (@dmac) through GID @sgid: path MTU 1024, the PSNs given.
  */
-static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
-			       struct ft_qp *q, int i, u32 dqpn, u32 psn)
+static void ft_rc_connect(struct kunit *test, struct ft_qp *q, u32 dqpn,
+			  u32 rq_psn, u32 sq_psn, int sgid, const u8 *dip,
+			  const u8 *dmac)
 {
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_RTR,
 		.path_mtu = IB_MTU_1024,
 		.dest_qp_num = dqpn,
-		.rq_psn = psn,
+		.rq_psn = rq_psn,
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = 1,
 	};
 	union ib_gid dgid;
 
-	memcpy(dgid.raw, ft_link_ip[!i], 16);
+	memcpy(dgid.raw, dip, 16);
 	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr.ah_attr, 1);
-	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, l->gid[i], 64, 0);
-	memcpy(attr.ah_attr.roce.dmac, l->end[!i]->dev_addr, ETH_ALEN);
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, sgid, 64, 0);
+	memcpy(attr.ah_attr.roce.dmac, dmac, ETH_ALEN);
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(q->qp, &attr, IB_QP_STATE |
 					   IB_QP_AV | IB_QP_PATH_MTU |
 					   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
@@ -1949,7 +1949,7 @@ static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
 					   IB_QP_MIN_RNR_TIMER), 0);
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = (i ? psn - 7 : psn + 7) & 0xffffff;
+	attr.sq_psn = sq_psn;
 	/* 268 ms: no retry while the other side is merely slow (KASAN). */
 	attr.timeout = 16;
 	attr.retry_cnt = 7;
@@ -1959,6 +1959,18 @@ static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
 					   IB_QP_SQ_PSN | IB_QP_TIMEOUT |
 					   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/*
+ * ... @q on side @i of @l to the other side: RQ PSN @psn, SQ PSN @psn + 7
+ * for side 0 and @psn - 7 for side 1 (each the other's RQ PSN).
+ */
+static void ft_link_rc_connect(struct kunit *test, struct ft_link *l,
+			       struct ft_qp *q, int i, u32 dqpn, u32 psn)
+{
+	ft_rc_connect(test, q, dqpn, psn & 0xffffff,
+		      (i ? psn - 7 : psn + 7) & 0xffffff, l->gid[i],
+		      ft_link_ip[!i], l->end[!i]->dev_addr);
 }
 
 static void ft_no_remote_dma_mr(void *data)
@@ -1979,6 +1991,26 @@ static struct ft_qp *ft_link_rc_vroce_qp(struct kunit *test,
 	q = ft_qp_on_pd(test, vdev, IB_QPT_RC, 0, IB_PD_UNSAFE_GLOBAL_RKEY);
 	kunit_release_action(test, ft_no_remote_dma_mr, NULL);
 	return q;
+}
+
+/* Another reference to the RDMA device @name, for a QP to take over. */
+static struct ib_device *ft_link_dev(struct kunit *test, const char *name)
+{
+	struct ib_device *d = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	return d;
+}
+
+/* A receive of @q's page from @off on; the page is not cleared. */
+static int ft_link_rc_recv_at(struct ft_qp *q, u64 wr_id, u32 off)
+{
+	struct ib_sge sge = { .addr = q->dma + off, .length = PAGE_SIZE - off,
+			      .lkey = q->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_recv(q->qp, &wr, NULL);
 }
 
 /* A receive of @q's whole page. */
@@ -2172,8 +2204,12 @@ static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
  * RNR NAKs; the first packet of a message lost on the cable (rxe NAKs the
  * gap, vroce sends from it again) and an ACK lost (vroce's ack timeout
  * sends it again, rxe acknowledges the duplicate without taking a second
- * receive): delivered once, the retries counted; a WRITE through a wrong
- * R_Key completes with IB_WC_REM_ACCESS_ERR.
+ * receive): delivered once, the retries counted; 20 SENDs posted at once
+ * (more than the window's 16 WQEs) complete in order; two QPs of vroce's
+ * port connected to each other loop back, no packet on the cable; a path
+ * MTU the link cannot carry is refused; a SEND whose second SGE has a
+ * wrong key completes with IB_WC_LOC_PROT_ERR after its first packet
+ * left; a WRITE through a wrong R_Key with IB_WC_REM_ACCESS_ERR.
  */
 static void vroce_frame_link_rc_vroce(struct kunit *test)
 {
@@ -2191,8 +2227,9 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 	a = ft_qp_on_pd(test, rdev, IB_QPT_RC, 0, IB_PD_UNSAFE_GLOBAL_RKEY);
 	b = ft_qp_on(test, vdev, IB_QPT_RC, 0);
 	rkey = a->pd->unsafe_global_rkey;
-	ft_link_rc_connect(test, l, a, 0, b->qp->qp_num, 0xfffff0);
-	ft_link_rc_connect(test, l, b, 1, a->qp->qp_num, 0xfffff0 + 7);
+	/* vroce's SQ PSN 0xfffffd: the three-packet SEND wraps. */
+	ft_link_rc_connect(test, l, a, 0, b->qp->qp_num, 0xfffffd);
+	ft_link_rc_connect(test, l, b, 1, a->qp->qp_num, 0xfffffd + 7);
 
 	/* SEND ONLY; FIRST, MIDDLE, LAST with immediate data (PSN wraps). */
 	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 1), 0);
@@ -2260,9 +2297,13 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 2100);
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries + 1);
 
-	/* rxe's ACK lost: vroce's ack timeout sends it again. */
+	/*
+	 * rxe's ACK lost: vroce's ack timeout sends it again; rxe takes it
+	 * once, the second receive posted beside it stays untouched.
+	 */
 	atomic_set(&e[0]->drop, 1);
 	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 6), 0);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv_at(a, 7, 2048), 0);
 	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND, 200, 0,
 					      0), IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&e[0]->drop), 0);
@@ -2270,9 +2311,140 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 6);
 	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 200);
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries + 2);
-	/* Once: a second receive stays posted, untouched. */
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 7), 0);
 	KUNIT_EXPECT_EQ(test, vroce_test_poll(a->cq, &wc, 1, 100), 0);
+
+	/*
+	 * 20 SENDs posted at once, more than the window's 16 WQEs: each
+	 * lands, in order, in its own receive.
+	 */
+	{
+		struct ib_sge sge[20];
+		struct ib_send_wr wr[20];
+		int n;
+
+		for (n = 0; n < 20; n++) {
+			KUNIT_ASSERT_EQ(test, ft_link_rc_recv_at(a, 100 + n,
+								 n * 128), 0);
+			sge[n] = (struct ib_sge){ .addr = b->dma + n * 128,
+						  .length = 100,
+						  .lkey = b->pd->local_dma_lkey };
+			wr[n] = (struct ib_send_wr){
+				.wr_id = 100 + n, .sg_list = &sge[n],
+				.num_sge = 1, .opcode = IB_WR_SEND,
+				.send_flags = IB_SEND_SIGNALED,
+				.next = n < 19 ? &wr[n + 1] : NULL };
+		}
+		/* The receive 7 above takes the first, 100-118 the rest. */
+		KUNIT_ASSERT_EQ(test, ib_post_send(b->qp, wr, NULL), 0);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
+		for (n = 0; n < 20; n++) {
+			KUNIT_ASSERT_EQ(test, ft_link_rc_wc(test, b, &wc),
+					IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 100 + n);
+		}
+		for (n = 0; n < 19; n++) {
+			KUNIT_ASSERT_EQ(test, ft_link_rc_wc(test, a, &wc),
+					IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 100 + n);
+		}
+	}
+
+	/*
+	 * Two QPs of vroce's port connected to each other (its own MAC and
+	 * GID): loopback, as a NIC and rxe loop back, not onto the cable.
+	 */
+	{
+		struct ft_qp *c = ft_qp_on(test, ft_link_dev(test, "vroce_link"),
+					   IB_QPT_RC, 0);
+		struct ft_qp *d = ft_qp_on(test, ft_link_dev(test, "vroce_link"),
+					   IB_QPT_RC, 0);
+		u64 tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
+
+		ft_rc_connect(test, c, d->qp->qp_num, 5, 9, l->gid[1],
+			      ft_link_ip[1], l->end[1]->dev_addr);
+		ft_rc_connect(test, d, c->qp->qp_num, 9, 5, l->gid[1],
+			      ft_link_ip[1], l->end[1]->dev_addr);
+		KUNIT_ASSERT_EQ(test, ft_link_rc_recv(d, 8), 0);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, c, d, IB_WR_SEND,
+						      3000, 0, 0),
+				IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, d, &wc),
+				IB_WC_SUCCESS);
+		KUNIT_EXPECT_MEMEQ(test, d->buf, c->buf, 3000);
+		KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES), tx);
+
+		/* A path MTU of 2048 on a 1500-byte link: refused. */
+		{
+			struct ib_qp_attr attr = {
+				.qp_state = IB_QPS_RTR,
+				.path_mtu = IB_MTU_2048,
+				.dest_qp_num = d->qp->qp_num,
+				.max_dest_rd_atomic = 1,
+			};
+			union ib_gid dgid;
+
+			c = ft_qp_on(test, ft_link_dev(test, "vroce_link"),
+				     IB_QPT_RC, 0);
+			memcpy(dgid.raw, ft_link_ip[0], 16);
+			attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+			rdma_ah_set_port_num(&attr.ah_attr, 1);
+			rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, l->gid[1], 64,
+					0);
+			memcpy(attr.ah_attr.roce.dmac, l->end[0]->dev_addr,
+			       ETH_ALEN);
+			KUNIT_EXPECT_EQ(test,
+					ib_modify_qp(c->qp, &attr,
+						     IB_QP_STATE | IB_QP_AV |
+						     IB_QP_PATH_MTU |
+						     IB_QP_DEST_QPN |
+						     IB_QP_RQ_PSN |
+						     IB_QP_MAX_DEST_RD_ATOMIC |
+						     IB_QP_MIN_RNR_TIMER),
+					-EINVAL);
+			attr.path_mtu = IB_MTU_1024;
+			KUNIT_EXPECT_EQ(test,
+					ib_modify_qp(c->qp, &attr,
+						     IB_QP_STATE | IB_QP_AV |
+						     IB_QP_PATH_MTU |
+						     IB_QP_DEST_QPN |
+						     IB_QP_RQ_PSN |
+						     IB_QP_MAX_DEST_RD_ATOMIC |
+						     IB_QP_MIN_RNR_TIMER), 0);
+		}
+
+		/*
+		 * A SEND whose second SGE's key is wrong, to rxe: its first
+		 * packet leaves, then it completes with the local error.
+		 */
+		c = ft_qp_on(test, ft_link_dev(test, "vroce_link"), IB_QPT_RC,
+			     0);
+		d = ft_qp_on(test, ft_link_dev(test, "rxe_link"), IB_QPT_RC, 0);
+		ft_link_rc_connect(test, l, d, 0, c->qp->qp_num, 0x300);
+		ft_link_rc_connect(test, l, c, 1, d->qp->qp_num, 0x307);
+		KUNIT_ASSERT_EQ(test, ft_link_rc_recv(d, 9), 0);
+		{
+			struct ib_sge sg[2] = {
+				{ .addr = c->dma, .length = 1024,
+				  .lkey = c->pd->local_dma_lkey },
+				{ .addr = c->dma + 1024, .length = 1024,
+				  .lkey = c->pd->local_dma_lkey ^ 0x100 },
+			};
+			struct ib_send_wr wr = {
+				.wr_id = 9, .sg_list = sg, .num_sge = 2,
+				.opcode = IB_WR_SEND,
+				.send_flags = IB_SEND_SIGNALED };
+
+			tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
+			KUNIT_ASSERT_EQ(test, ib_post_send(c->qp, &wr, NULL), 0);
+			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, c, &wc),
+					IB_WC_LOC_PROT_ERR);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 9);
+			KUNIT_EXPECT_EQ(test, ft_counter(vdev,
+							 VROCE_CNT_TX_FRAMES),
+					tx + 1);
+		}
+	}
 
 	/* Another R_Key: rxe's remote access NAK. */
 	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_WRITE,

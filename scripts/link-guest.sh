@@ -38,7 +38,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 30
+ktap_set_plan 32
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -230,6 +230,26 @@ pair "ucmatose vroce (client) -> rxe" "" \
 pair "ucmatose rxe (client) -> vroce" inb \
 	"ucmatose -b 192.168.77.2 -C 20" \
 	"ucmatose -s 192.168.77.2 -b 192.168.77.1 -C 20"
+
+# Faults on the link (netem on both ends of the pair): loss, duplication,
+# reordering and corruption. RC still delivers each message once, in
+# order, the bytes checked (-c); the retries counted by both ports.
+hwc() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2"; }
+tc qdisc add dev va root netem loss 3% duplicate 3% corrupt 1% \
+	delay 1ms reorder 90% 50%
+inb tc qdisc add dev vb root netem loss 3% duplicate 3% corrupt 1% \
+	delay 1ms reorder 90% 50%
+v0=$(hwc vlink0 transport_retries) e0=$(hwc vlink0 link_rx_icrc_err)
+x0=$(hwc rxe0 duplicate_request 2>/dev/null || echo 0)
+pair "ibv_rc_pingpong vroce (client) -> rxe under netem" "" \
+	"ibv_rc_pingpong -d rxe0 -g $gr -s 4096 -n 200 -c" \
+	"ibv_rc_pingpong -d vlink0 -g $gv -s 4096 -n 200 -c 192.168.77.1"
+pair "ibv_rc_pingpong rxe (client) -> vroce under netem" inb \
+	"ibv_rc_pingpong -d vlink0 -g $gv -s 4096 -n 200 -c" \
+	"ibv_rc_pingpong -d rxe0 -g $gr -s 4096 -n 200 -c 192.168.77.2"
+echo "# netem (loss 3%, duplicate 3%, corrupt 1%, reorder) both ways, 2 x 200 round trips of 4 KiB: vlink0 transport_retries +$(($(hwc vlink0 transport_retries) - v0)), link_rx_icrc_err +$(($(hwc vlink0 link_rx_icrc_err) - e0)); rxe0 duplicate_request +$(($(hwc rxe0 duplicate_request 2>/dev/null || echo 0) - x0))"
+tc qdisc del dev va root
+inb tc qdisc del dev vb root
 
 # IPv6: the link-local RoCE v2 GIDs (IPv6 packets; the programs' own
 # exchange goes over IPv4).

@@ -4,13 +4,14 @@
 # Issue 34: vroce to vroce across two kernels. Boots Debian's own kernel
 # twice under QEMU (TCG), guests A and B, each with the given vroce.ko
 # (no HCA at load: vroce.num_hcas=0), the RDMA core's modules, virtio_net,
-# rdma-core's rdma, ibv_devinfo, ibv_ud_pingpong and udaddy and the
-# provider built here; their one network device each is joined to the
-# other's by QEMU's socket netdev over the host's 127.0.0.1 (A listens, B
-# connects; nothing else is on that link, no tap, no bridge). In each
-# guest: 'rdma link add vlink0 type vroce netdev eth0', 192.168.78.1 (A)
-# and .2 (B); ibv_ud_pingpong and udaddy with A as the server and B as the
-# client, the port's packet counters, a clean dmesg.
+# rdma-core's rdma, ibv_devinfo, ibv_ud_pingpong, udaddy, ibv_rc_pingpong
+# and ucmatose and the provider built here; their one network device each
+# is joined to the other's by QEMU's socket netdev over the host's
+# 127.0.0.1 (A listens, B connects; nothing else is on that link, no tap,
+# no bridge). In each guest: 'rdma link add vlink0 type vroce netdev
+# eth0', 192.168.78.1 (A) and .2 (B); ibv_ud_pingpong, udaddy, and (issue
+# 34, RC over packets) ibv_rc_pingpong and ucmatose with A as the server
+# and B as the client, the port's packet counters, a clean dmesg.
 #
 # Usage: scripts/qemu-link-test.sh <vroce.ko[.xz]> <kernel release>
 # KTAP (scripts/ktap.sh): one test per guest, its own KTAP nested.
@@ -44,7 +45,8 @@ ln -s busybox "$root/bin/ping"
 qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
 	virtio_pci virtio_net
 qemu_root_vroce "$root" "$rel" "$ko"
-qemu_root_verbs "$root" "$repo" /usr/bin/ibv_ud_pingpong /usr/bin/udaddy
+qemu_root_verbs "$root" "$repo" /usr/bin/ibv_ud_pingpong /usr/bin/udaddy \
+	/usr/bin/ucmatose
 qemu_root_initscript "$root" "poweroff -f"
 cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
@@ -55,7 +57,7 @@ role=$(cat /role)
 me=192.168.78.1 peer=192.168.78.2
 [ "$role" = b ] && me=192.168.78.2 peer=192.168.78.1
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 9
 loaded=1
 for m in $(cat /modules/order); do
 	args=
@@ -94,14 +96,21 @@ for f in /sys/class/infiniband/vlink0/ports/1/gids/*; do
 done
 [ -n "$g" ] || ktap_print_msg "guest $role: vlink0 has no RoCE v2 GID of $me"
 if [ -z "$g" ]; then
-	ud=1 cm=1
+	ud=1 cm=1 rc=1 rcm=1
 	: >/tmp/ud
 	: >/tmp/cm
+	: >/tmp/rc
+	: >/tmp/rcm
 elif [ "$role" = a ]; then
 	timeout 120 ibv_ud_pingpong -d vlink0 -g $g -s 1024 -n 50 -c >/tmp/ud 2>&1
 	ud=$?
 	timeout 60 udaddy -b $me -C 10 >/tmp/cm 2>&1
 	cm=$?
+	# Issue 34: RC over packets, 4 KiB messages of four packets each.
+	timeout 120 ibv_rc_pingpong -d vlink0 -g $g -s 4096 -n 50 -c >/tmp/rc 2>&1
+	rc=$?
+	timeout 60 ucmatose -b $me -C 10 >/tmp/rcm 2>&1
+	rcm=$?
 else
 	sleep 3		# A's server listens
 	timeout 60 ibv_ud_pingpong -d vlink0 -g $g -s 1024 -n 50 -c $peer >/tmp/ud 2>&1
@@ -109,11 +118,21 @@ else
 	sleep 3
 	timeout 60 udaddy -s $peer -b $me -C 10 >/tmp/cm 2>&1
 	cm=$?
+	sleep 3
+	timeout 60 ibv_rc_pingpong -d vlink0 -g $g -s 4096 -n 50 -c $peer >/tmp/rc 2>&1
+	rc=$?
+	sleep 3
+	timeout 60 ucmatose -s $peer -b $me -C 10 >/tmp/rcm 2>&1
+	rcm=$?
 fi
 [ $ud -eq 0 ] || sed 's/^/# /' /tmp/ud
 ktap_test_result "guest $role: ibv_ud_pingpong ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/ud)" [ $ud -eq 0 ]
 [ $cm -eq 0 ] || sed 's/^/# /' /tmp/cm
 ktap_test_result "guest $role: udaddy ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/cm)" [ $cm -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/# /' /tmp/rc
+ktap_test_result "guest $role: ibv_rc_pingpong ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rc)" [ $rc -eq 0 ]
+[ $rcm -eq 0 ] || sed 's/^/# /' /tmp/rcm
+ktap_test_result "guest $role: ucmatose ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rcm)" [ $rcm -eq 0 ]
 hw=/sys/class/infiniband/vlink0/ports/1/hw_counters
 tx=$(cat $hw/link_tx_frames 2>/dev/null) rx=$(cat $hw/link_rx_frames 2>/dev/null)
 ie=$(cat $hw/link_rx_icrc_err 2>/dev/null)

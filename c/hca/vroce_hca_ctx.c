@@ -437,6 +437,15 @@ static bool vroce_hca_path_ok(const struct vroce_hca *hca,
 		return false;
 	if (!(flags & VROCE_MODIFY_F_PATH))
 		return true;
+	/*
+	 * A port on a netdev carries packets of its MTU at most: the path's
+	 * payload and the headers IBTA's largest take (iboe_get_mtu()).
+	 */
+	if (hca->link && cmd->path_mtu >= VROCE_IB_MTU_256 &&
+	    cmd->path_mtu <= VROCE_IB_MTU_4096 &&
+	    (128U << cmd->path_mtu) + VROCE_HCA_ROCE_HDRS >
+	    READ_ONCE(hca->link->mtu))
+		return false;
 	/* The source GID must be in the table now: it is copied. */
 	return cmd->path_mtu >= VROCE_IB_MTU_256 &&
 	       cmd->path_mtu <= VROCE_IB_MTU_4096 &&
@@ -476,7 +485,7 @@ static void vroce_hca_path_set(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	path->set |= cmd->flags;
 	/* The requester over packets starts afresh at the new PSN. */
 	if (cmd->flags & VROCE_MODIFY_F_SQ_PSN)
-		vroce_hca_rc_req_reset(qp);
+		vroce_hca_rc_req_reset(hca, qp);
 }
 
 /**

@@ -242,6 +242,12 @@ struct vroce_hca_wq {
 #define VROCE_HCA_SQ		0
 #define VROCE_HCA_RQ		1
 
+/*
+ * Issue 34: the headers around a RoCE v2 packet's payload at most (IPv6,
+ * UDP, BTH, the largest extension headers, ICRC), as iboe_get_mtu().
+ */
+#define VROCE_HCA_ROCE_HDRS	(40 + 8 + 12 + 4 + 28 + 4)
+
 /* Issue 34: an RC requester's window over packets (rxe's is 128 PSNs). */
 #define VROCE_HCA_RC_WQES	16	/* send WQEs outstanding */
 #define VROCE_HCA_RC_PSNS	128	/* PSNs not acknowledged */
@@ -275,6 +281,8 @@ struct vroce_hca_rc_sent {
  * struct vroce_hca_rc_req - an RC QP's requester over packets (issue 34)
  * @psn: the PSN of the next packet to send
  * @una: the oldest PSN not acknowledged (@psn when none is outstanding)
+ * @end: one past the newest PSN sent since @una (a rewind lowers @psn,
+ *	not @end: an ACK of what was sent before it still counts)
  * @tx_idx: the send WQE being sent (an SQ count: the consumer index
  *	moves only when a WQE completes)
  * @tx_off: bytes of it sent
@@ -294,6 +302,7 @@ struct vroce_hca_rc_sent {
 struct vroce_hca_rc_req {
 	u32 psn;
 	u32 una;
+	u32 end;
 	u32 tx_idx;
 	u32 tx_off;
 	u32 first[VROCE_HCA_RC_WQES];
@@ -523,6 +532,9 @@ struct vroce_hca_irq {
  * @nak_new: an RNR NAK or NAK came since the last visit
  * @nak_psn: ... the PSN of the last one
  * @nak_syndrome: ... and its AETH syndrome
+ * @win_una: the PSNs an ACK or NAK may name, [@win_una, @win_end): sent
+ *	and not acknowledged, as the visits last said
+ * @win_end: ... the end
  */
 struct vroce_hca_qp_exec {
 	struct vroce_hca *hca;
@@ -537,6 +549,8 @@ struct vroce_hca_qp_exec {
 	bool nak_new;
 	u32 nak_psn;
 	u8 nak_syndrome;
+	u32 win_una;
+	u32 win_end;
 };
 
 /**
@@ -883,7 +897,7 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 			    u32 qkey);
 /* issue 34: c/hca/vroce_hca_req.c, the RC requester over packets */
 void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f);
-void vroce_hca_rc_req_reset(struct vroce_hca_qp *qp);
+void vroce_hca_rc_req_reset(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 /* issue 34: c/hca/vroce_hca_rc.c, the RC responder over packets */
 void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f);
 

@@ -845,31 +845,57 @@ static s32 vroce_hca_psn_diff(u32 a, u32 b)
 
 /*
  * An RC QP of a port on a netdev whose path MODIFY_QP set: its send queue
- * goes out as packets (a linked port reaches no peer on the wire).
+ * goes out as packets (a linked port reaches no peer on the wire), but to
+ * its own port's MAC (loopback, as a NIC and rxe loop back).
  */
 static bool vroce_hca_rc_packets(const struct vroce_hca *hca,
 				 const struct vroce_hca_qp *qp)
 {
 	return hca->linked && qp->type == VROCE_QPT_RC &&
-	       (qp->path.set & VROCE_MODIFY_F_PATH);
+	       (qp->path.set & VROCE_MODIFY_F_PATH) &&
+	       !ether_addr_equal(qp->dmac, hca->mac);
 }
 
 /**
  * vroce_hca_rc_req_reset() - start a QP's requester over packets afresh
- * @qp: the QP, whose SQ PSN MODIFY_QP set or which went to RESET
+ * @hca: the HCA
+ * @qp: the QP, whose SQ PSN MODIFY_QP set
  *
  * Context: MODIFY_QP, @hca->wire_lock held for writing (no visit runs).
  */
-void vroce_hca_rc_req_reset(struct vroce_hca_qp *qp)
+void vroce_hca_rc_req_reset(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
+	struct vroce_hca_qp_exec *x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
 	struct vroce_hca_rc_req *r = &qp->rcreq;
 
 	memset(r, 0, sizeof(*r));
 	r->psn = qp->path.sq_psn;
 	r->una = r->psn;
+	r->end = r->psn;
 	r->tx_idx = qp->wq[VROCE_HCA_SQ].ci;
 	r->retry_left = qp->retry_cnt;
 	r->rnr_left = qp->rnr_retry;
+	spin_lock(&x->ack_lock);
+	x->ack_new = false;
+	x->nak_new = false;
+	x->win_una = r->una;
+	x->win_end = r->end;
+	spin_unlock(&x->ack_lock);
+}
+
+/*
+ * Tell the receive work which PSNs an ACK or NAK may name: those sent and
+ * not acknowledged, [una, end). Before a packet leaves, so that its ACK
+ * is never taken for a stranger's.
+ */
+static void vroce_hca_rc_window(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_qp_exec *x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
+
+	spin_lock(&x->ack_lock);
+	x->win_una = qp->rcreq.una;
+	x->win_end = qp->rcreq.end;
+	spin_unlock(&x->ack_lock);
 }
 
 /* What sq_complete() needs of outstanding WQE @idx, kept when it was sent. */
@@ -964,8 +990,17 @@ static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	struct vroce_hca_op op;
 
 	if (vroce_hca_psn_diff(psn, r->una) < 0 ||
-	    vroce_hca_psn_diff(psn, r->psn) >= 0)
+	    vroce_hca_psn_diff(psn, r->end) >= 0)
 		return;
+	/*
+	 * Sent before a rewind, acknowledged after it: what is sent again
+	 * from now on is acknowledged again (the responder's duplicates).
+	 */
+	if (vroce_hca_psn_diff(psn, r->psn) >= 0) {
+		if (r->psn == r->una)
+			return;
+		psn = (r->psn - 1) & VROCE_PSN_MASK;
+	}
 	while (sq->ci != r->tx_idx &&
 	       vroce_hca_psn_diff(r->last[sq->ci % VROCE_HCA_RC_WQES],
 				  psn) <= 0) {
@@ -1022,6 +1057,11 @@ static void vroce_hca_rc_naked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			r->retry_left--;
 			vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
 			vroce_hca_rc_rewind(qp, psn);
+			/* The ack timer starts again with what is sent again. */
+			if (r->wait == VROCE_HCA_RC_WAIT_ACK) {
+				vroce_hca_rc_timer_stop(hca, qp);
+				r->wait = VROCE_HCA_RC_WAIT_NONE;
+			}
 			break;
 		case 1:
 			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_INV_REQ_ERR);
@@ -1029,10 +1069,13 @@ static void vroce_hca_rc_naked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		case 2:
 			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_ACCESS_ERR);
 			break;
-		case 3:
+		default:	/* remote operational error, and reserved codes */
 			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_OP_ERR);
 			break;
 		}
+		break;
+	default:	/* reserved AETH syndromes (0x40-0x5f, 0x80 up), as rxe */
+		vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_OP_ERR);
 		break;
 	}
 }
@@ -1066,9 +1109,10 @@ static void vroce_hca_rc_inbox(struct vroce_hca *hca, struct vroce_hca_qp *qp)
  * @f: the packet (ACKNOWLEDGE), parsed and to an address of the port
  *
  * For an RC QP of this HCA in RTS that sends as packets, from its peer's
- * address to its own: into the QP's inbox for its next visit, which it
- * queues (the requester's state is its visits'); an ACK keeps the newest
- * PSN, a NAK the last one. Otherwise dropped, in VROCE_CNT_RX_DISCARDS.
+ * address to its own, of a PSN sent and not acknowledged: into the QP's
+ * inbox for its next visit, which it queues (the requester's state is its
+ * visits'); an ACK keeps the newest PSN, a NAK the last one. Otherwise
+ * dropped, in VROCE_CNT_RX_DISCARDS.
  *
  * Context: the link's receive work, @hca->wire_lock read-held.
  */
@@ -1084,9 +1128,15 @@ void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f)
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		return;
 	}
-	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 	x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
 	spin_lock(&x->ack_lock);
+	/* Only a PSN sent and not acknowledged: no stranger hides the rest. */
+	if (vroce_hca_psn_diff(f->psn, x->win_una) < 0 ||
+	    vroce_hca_psn_diff(f->psn, x->win_end) >= 0) {
+		spin_unlock(&x->ack_lock);
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		return;
+	}
 	if ((f->syndrome & VROCE_AETH_KIND) == VROCE_AETH_KIND_ACK) {
 		if (!x->ack_new || vroce_hca_psn_diff(f->psn, x->ack_psn) > 0)
 			x->ack_psn = f->psn;
@@ -1097,6 +1147,7 @@ void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f)
 		x->nak_new = true;
 	}
 	spin_unlock(&x->ack_lock);
+	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
 	vroce_hca_qp_kick(hca, qp);
 }
 
@@ -1114,7 +1165,9 @@ static void vroce_hca_rc_packet(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)path->dgid),
 		.tclass = path->tclass,
 		.hop_limit = path->hop_limit,
-		.se = last && (op->wqe.flags & VROCE_WQE_F_SOLICITED),
+		/* Solicited: a message that completes a receive. */
+		.se = last && (op->wqe.flags & VROCE_WQE_F_SOLICITED) &&
+		      opc != VROCE_WQE_WRITE,
 		.pkey = 0xffff,
 		.dqpn = qp->dest_qpn & VROCE_PSN_MASK,
 		/* The last of a message, and one in 16, ask for an ACK. */
@@ -1170,10 +1223,31 @@ static bool vroce_hca_rc_sends(u8 opcode)
 }
 
 /*
+ * The WQE @op fetched at @r->tx_idx, checked as a new one: one whose
+ * message is in progress (@r->tx_off) must still be that message (the
+ * ring's copy may change: a process's QP).
+ */
+static u8 vroce_hca_rc_same(const struct vroce_hca_qp *qp,
+			    const struct vroce_hca_op *op)
+{
+	const struct vroce_hca_rc_sent *s;
+
+	if (!qp->rcreq.tx_off)
+		return VROCE_CQE_OK;
+	s = &qp->rcreq.sent[op->idx % VROCE_HCA_RC_WQES];
+	if (op->wqe.opcode != s->opcode || op->len != s->len ||
+	    (op->wqe.flags & VROCE_WQE_F_INLINE))
+		return VROCE_CQE_LOC_QP_OP_ERR;
+	return VROCE_CQE_OK;
+}
+
+/*
  * Send packets from @r->tx_idx, @r->tx_off while the window allows, at
  * most @budget. Work requests that send nothing (REG_MR, LOCAL_INV,
- * BIND_MW) run, and errors complete, only at the head with nothing
- * outstanding: completions stay in order.
+ * BIND_MW) run at the head with nothing outstanding; an error found
+ * before a packet leaves completes the WQE once the WQEs before it have
+ * (its own packets sent so far need no answer): completions stay in
+ * order.
  */
 static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			      u32 budget)
@@ -1183,7 +1257,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	u32 mtu = 128U << qp->path.mtu, b, slot;
 	struct vroce_hca_rc_sent *s;
 	struct vroce_hca_op op;
-	bool idle, first, last;
+	bool first, last;
 
 	while (r->tx_idx != sq->pi && READ_ONCE(qp->state) == VROCE_QPS_RTS) {
 		if (!budget--) {
@@ -1194,7 +1268,6 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		if (r->tx_idx - sq->ci >= VROCE_HCA_RC_WQES ||
 		    vroce_hca_psn_diff(r->psn, r->una) >= VROCE_HCA_RC_PSNS)
 			return;
-		idle = r->tx_idx == sq->ci && r->psn == r->una;
 		/*
 		 * The WQE is checked as a new one: @off and msg_opcode are the
 		 * in-kernel wire's resumed messages, not this window's.
@@ -1204,25 +1277,32 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			op.status = VROCE_CQE_LOC_QP_OP_ERR;
 		else
 			op.status = vroce_hca_wqe_check(hca, &op);
-		op.off = r->tx_off;
-		/* Not sent as packets: in order, at the head alone. */
-		if (op.status || !vroce_hca_rc_sends(op.wqe.opcode)) {
-			if (!idle || r->tx_off)
+		/* Sends nothing: at the head alone, this copy of it. */
+		if (!op.status && !vroce_hca_rc_sends(op.wqe.opcode) &&
+		    !r->tx_off) {
+			if (r->tx_idx != sq->ci || r->psn != r->una)
 				return;
-			if (!op.status && (op.wqe.opcode == VROCE_WQE_REG_MR ||
-					   op.wqe.opcode == VROCE_WQE_LOCAL_INV ||
-					   op.wqe.opcode == VROCE_WQE_BIND_MW)) {
-				vroce_hca_sq_exec_one(hca, qp);
-				r->tx_idx = sq->ci;
-				continue;
-			}
-			/* READ and atomics are not carried over packets yet. */
-			if (!op.status)
+			switch (op.wqe.opcode) {
+			case VROCE_WQE_REG_MR:
+			case VROCE_WQE_LOCAL_INV:
+			case VROCE_WQE_BIND_MW:
+				vroce_hca_exec(hca, &op);
+				break;
+			default:
+				/* READ and atomics: not over packets yet. */
 				op.status = VROCE_CQE_LOC_QP_OP_ERR;
+				break;
+			}
 			vroce_hca_rc_complete(hca, qp, &op);
-			return;
+			continue;
 		}
-		op.status = vroce_hca_op_len(&op);
+		if (!op.status && !vroce_hca_rc_sends(op.wqe.opcode))
+			op.status = VROCE_CQE_LOC_QP_OP_ERR;
+		if (!op.status)
+			op.status = vroce_hca_op_len(&op);
+		if (!op.status)
+			op.status = vroce_hca_rc_same(qp, &op);
+		op.off = r->tx_off;
 		if (!op.status) {
 			op.clen = min(op.len - op.off, mtu);
 			b = vroce_hca_bounce_get(hca);
@@ -1231,12 +1311,27 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			if (!op.status && !op.paged) {
 				first = !op.off;
 				last = op.off + op.clen >= op.len;
+				slot = op.idx % VROCE_HCA_RC_WQES;
+				if (first) {
+					r->first[slot] = r->psn;
+					s = &r->sent[slot];
+					s->wr_id = op.wqe.wr_id;
+					s->len = op.len;
+					s->imm_inv = op.wqe.imm_inv;
+					s->opcode = op.wqe.opcode;
+					s->flags = op.wqe.flags;
+				}
+				if (vroce_hca_psn_diff(r->psn, r->end) >= 0) {
+					r->end = (r->psn + 1) & VROCE_PSN_MASK;
+					vroce_hca_rc_window(hca, qp);
+				}
 				vroce_hca_rc_packet(hca, qp, &op, first, last);
 			}
 			vroce_hca_bounce_put(hca, b);
 		}
 		if (op.status) {
-			if (!idle || r->tx_off)
+			/* After the WQEs before it, whose ACKs are asked for. */
+			if (r->tx_idx != sq->ci)
 				return;
 			vroce_hca_rc_complete(hca, qp, &op);
 			return;
@@ -1247,18 +1342,8 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			r->wait = VROCE_HCA_RC_WAIT_RNR;
 			return;
 		}
-		slot = op.idx % VROCE_HCA_RC_WQES;
-		if (first) {
-			r->first[slot] = r->psn;
-			s = &r->sent[slot];
-			s->wr_id = op.wqe.wr_id;
-			s->len = op.len;
-			s->imm_inv = op.wqe.imm_inv;
-			s->opcode = op.wqe.opcode;
-			s->flags = op.wqe.flags;
-		}
 		if (last) {
-			r->last[slot] = r->psn;
+			r->last[op.idx % VROCE_HCA_RC_WQES] = r->psn;
 			r->tx_idx++;
 			r->tx_off = 0;
 		} else {
