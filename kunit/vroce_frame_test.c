@@ -2061,8 +2061,10 @@ static enum ib_wc_status ft_link_rc_post(struct kunit *test,
  * a SEND before any receive is posted waits through RNR NAKs and lands
  * once one is; no request comes twice. Packets injected from rxe's
  * address: one past a gap NAKed (one NAK for the gap), a duplicate
- * acknowledged again, neither carried out. A WRITE through a wrong R_Key
- * gets a remote access NAK, which rxe completes as IB_WC_REM_ACCESS_ERR.
+ * acknowledged again, neither carried out. RDMA READs of one packet and of
+ * three answered with READ RESPONSEs, the bytes compared. A READ through a
+ * wrong R_Key gets a remote access NAK, which rxe completes as
+ * IB_WC_REM_ACCESS_ERR.
  */
 static void vroce_frame_link_rc_rxe(struct kunit *test)
 {
@@ -2182,8 +2184,16 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 50), 0);
 
-	/* Another R_Key: a remote access NAK. */
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_WRITE,
+	/* RDMA READ of one packet and of three from B's page. */
+	vroce_test_fill(b->buf, PAGE_SIZE, 31);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_READ,
+					      100, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 100);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_READ,
+					      2500, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 2500);
+	/* ... and through another R_Key: a remote access NAK. */
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_READ,
 					      200, rkey ^ 0x100, 0),
 			IB_WC_REM_ACCESS_ERR);
 }
@@ -2205,7 +2215,10 @@ static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
  * gap, vroce sends from it again) and an ACK lost (vroce's ack timeout
  * sends it again, rxe acknowledges the duplicate without taking a second
  * receive): delivered once, the retries counted; 20 SENDs posted at once
- * (more than the window's 16 WQEs) complete in order; two QPs of vroce's
+ * (more than the window's 16 WQEs) complete in order; RDMA READs of one
+ * and of three packets, and one whose first response is lost (asked
+ * again from the gap); a READ and a SEND posted together complete without
+ * a retry, and a fenced SEND after a READ carries the READ's bytes; two QPs of vroce's
  * port connected to each other loop back, no packet on the cable; a path
  * MTU the link cannot carry is refused; a SEND whose second SGE has a
  * wrong key completes with IB_WC_LOC_PROT_ERR after its first packet
@@ -2349,6 +2362,81 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, wc.wr_id, 100 + n);
 		}
 	}
+
+	/*
+	 * RDMA READ from rxe's page, of one packet and of three; then of
+	 * three with the first response lost on the cable: vroce asks again
+	 * for the rest once one comes past the gap (a retry counted), rxe
+	 * reads again, every byte in place.
+	 */
+	vroce_test_fill(a->buf, PAGE_SIZE, 13);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_READ, 100,
+					      rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 100);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_READ,
+					      3000, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 3000);
+	retries = ft_counter(vdev, VROCE_CNT_RETRIES);
+	vroce_test_fill(a->buf, PAGE_SIZE, 14);
+	atomic_set(&e[0]->drop, 1);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_READ,
+					      3000, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e[0]->drop), 0);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 3000);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries + 1);
+
+	/*
+	 * A READ then a SEND posted together: rxe's responses and its ACK
+	 * of the SEND come close together; both complete, no retry. Then a
+	 * READ into B's page and a fenced SEND of those bytes: the SEND
+	 * waits for the READ's data (IB_SEND_FENCE).
+	 */
+	retries = ft_counter(vdev, VROCE_CNT_RETRIES);
+	{
+		struct ib_sge rsge = { .addr = b->dma, .length = 3000,
+				       .lkey = b->pd->local_dma_lkey };
+		struct ib_sge ssge = { .addr = b->dma, .length = 100,
+				       .lkey = b->pd->local_dma_lkey };
+		struct ib_send_wr send = {
+			.wr_id = 201, .sg_list = &ssge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+		};
+		struct ib_rdma_wr read = {
+			.wr = { .wr_id = 200, .sg_list = &rsge, .num_sge = 1,
+				.opcode = IB_WR_RDMA_READ,
+				.send_flags = IB_SEND_SIGNALED,
+				.next = &send },
+			.remote_addr = a->dma,
+			.rkey = rkey,
+		};
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			vroce_test_fill(a->buf, 2048, 50 + k);
+			vroce_test_fill(b->buf, PAGE_SIZE, 60 + k);
+			KUNIT_ASSERT_EQ(test, ft_link_rc_recv_at(a, 300 + k,
+								 2048), 0);
+			send.send_flags = IB_SEND_SIGNALED |
+					  (k ? IB_SEND_FENCE : 0);
+			KUNIT_ASSERT_EQ(test, ib_post_send(b->qp, &read.wr,
+							   NULL), 0);
+			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, b, &wc),
+					IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 200);
+			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, b, &wc),
+					IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 201);
+			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc),
+					IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 300 + k);
+			KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 2048);
+			/* Fenced: what the READ brought, not what was there. */
+			if (k)
+				KUNIT_EXPECT_MEMEQ(test, (u8 *)a->buf + 2048,
+						   a->buf, 100);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries);
 
 	/*
 	 * Two QPs of vroce's port connected to each other (its own MAC and

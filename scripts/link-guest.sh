@@ -38,7 +38,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 32
+ktap_set_plan 37
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -202,7 +202,7 @@ else
 	fail "tshark decodes the capture of va clean, $tx packets from vlink0, $rx to it"
 fi
 
-# Issue 34, RC over packets (SEND and RDMA WRITE; READ and atomics not
+# Issue 34, RC over packets (SEND, RDMA WRITE and READ; atomics not
 # yet): the programs both ways with rxe. 4 KiB messages are four packets
 # of the path MTU, 1024; rc_pingpong checks the bytes (-c).
 pair "ibv_rc_pingpong vroce (client) -> rxe" "" \
@@ -230,6 +230,21 @@ pair "ucmatose vroce (client) -> rxe" "" \
 pair "ucmatose rxe (client) -> vroce" inb \
 	"ucmatose -b 192.168.77.2 -C 20" \
 	"ucmatose -s 192.168.77.2 -b 192.168.77.1 -C 20"
+
+# RDMA READ: perftest's, and rping's SEND, READ and WRITE with the data
+# checked (-v).
+pair "ib_read_bw vroce (client) -> rxe" "" \
+	"ib_read_bw -d rxe0 -x $gr -s 16384 -n 300 -F" \
+	"ib_read_bw -d vlink0 -x $gv -s 16384 -n 300 -F 192.168.77.1"
+pair "ib_read_bw rxe (client) -> vroce" inb \
+	"ib_read_bw -d vlink0 -x $gv -s 16384 -n 300 -F" \
+	"ib_read_bw -d rxe0 -x $gr -s 16384 -n 300 -F 192.168.77.2"
+pair "rping -v vroce (client) -> rxe" "" \
+	"rping -s -a 192.168.77.1 -v -C 20" \
+	"rping -c -a 192.168.77.1 -I 192.168.77.2 -v -C 20"
+pair "rping -v rxe (client) -> vroce" inb \
+	"rping -s -a 192.168.77.2 -v -C 20" \
+	"rping -c -a 192.168.77.2 -I 192.168.77.1 -v -C 20"
 
 # Faults on the link (netem on both ends of the pair): loss, duplication,
 # reordering and corruption. RC still delivers each message once, in
@@ -286,6 +301,16 @@ pair "ibv_ud_pingpong vroce (client, vlinkd) -> vroce (vlinkc) over a veth pair"
 pair "ibv_rc_pingpong vroce (client, vlinkd) -> vroce (vlinkc) over a veth pair" inc \
 	"ibv_rc_pingpong -d vlinkc -g ${gc:-99} -s 4096 -n 100 -c" \
 	"ibv_rc_pingpong -d vlinkd -g ${gd:-99} -s 4096 -n 100 -c 192.168.79.1" ind
+# RDMA READ both ways between two vroce ports, 4000-byte messages (four
+# packets), under netem: responses lost are asked for again.
+inc tc qdisc add dev vc root netem loss 3% duplicate 3% corrupt 1% delay 1ms reorder 90% 50%
+ind tc qdisc add dev vd root netem loss 3% duplicate 3% corrupt 1% delay 1ms reorder 90% 50%
+pair "rping -v -S 4000 vroce (client, vlinkd) -> vroce (vlinkc) under netem" inc \
+	"rping -s -a 192.168.79.1 -v -S 4000 -C 50" \
+	"rping -c -a 192.168.79.1 -I 192.168.79.2 -v -S 4000 -C 50" ind
+echo "# netem between vlinkc and vlinkd: vlinkc transport_retries $(hwc vlinkc transport_retries), vlinkd $(hwc vlinkd transport_retries)"
+inc tc qdisc del dev vc root
+ind tc qdisc del dev vd root
 pair "udaddy vroce (client, vlinkd) -> vroce (vlinkc)" inc \
 	"udaddy -b 192.168.79.1 -C 20" \
 	"udaddy -s 192.168.79.1 -b 192.168.79.2 -C 20" ind

@@ -10,8 +10,8 @@
 # 127.0.0.1 (A listens, B connects; nothing else is on that link, no tap,
 # no bridge). In each guest: 'rdma link add vlink0 type vroce netdev
 # eth0', 192.168.78.1 (A) and .2 (B); ibv_ud_pingpong, udaddy, and (issue
-# 34, RC over packets) ibv_rc_pingpong and ucmatose with A as the server
-# and B as the client, the port's packet counters, a clean dmesg.
+# 34, RC over packets) ibv_rc_pingpong, ucmatose and rping -v with A as the
+# server and B as the client, the port's packet counters, a clean dmesg.
 #
 # Usage: scripts/qemu-link-test.sh <vroce.ko[.xz]> <kernel release>
 # KTAP (scripts/ktap.sh): one test per guest, its own KTAP nested.
@@ -57,7 +57,7 @@ role=$(cat /role)
 me=192.168.78.1 peer=192.168.78.2
 [ "$role" = b ] && me=192.168.78.2 peer=192.168.78.1
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 loaded=1
 for m in $(cat /modules/order); do
 	args=
@@ -96,11 +96,12 @@ for f in /sys/class/infiniband/vlink0/ports/1/gids/*; do
 done
 [ -n "$g" ] || ktap_print_msg "guest $role: vlink0 has no RoCE v2 GID of $me"
 if [ -z "$g" ]; then
-	ud=1 cm=1 rc=1 rcm=1
+	ud=1 cm=1 rc=1 rcm=1 rp=1
 	: >/tmp/ud
 	: >/tmp/cm
 	: >/tmp/rc
 	: >/tmp/rcm
+	: >/tmp/rp
 elif [ "$role" = a ]; then
 	timeout 120 ibv_ud_pingpong -d vlink0 -g $g -s 1024 -n 50 -c >/tmp/ud 2>&1
 	ud=$?
@@ -111,6 +112,9 @@ elif [ "$role" = a ]; then
 	rc=$?
 	timeout 60 ucmatose -b $me -C 10 >/tmp/rcm 2>&1
 	rcm=$?
+	# SEND, RDMA READ and WRITE, the data checked.
+	timeout 60 rping -s -a $me -v -C 10 >/tmp/rp 2>&1
+	rp=$?
 else
 	sleep 3		# A's server listens
 	timeout 60 ibv_ud_pingpong -d vlink0 -g $g -s 1024 -n 50 -c $peer >/tmp/ud 2>&1
@@ -124,6 +128,9 @@ else
 	sleep 3
 	timeout 60 ucmatose -s $peer -b $me -C 10 >/tmp/rcm 2>&1
 	rcm=$?
+	sleep 3
+	timeout 60 rping -c -a $peer -I $me -v -C 10 >/tmp/rp 2>&1
+	rp=$?
 fi
 [ $ud -eq 0 ] || sed 's/^/# /' /tmp/ud
 ktap_test_result "guest $role: ibv_ud_pingpong ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/ud)" [ $ud -eq 0 ]
@@ -133,6 +140,8 @@ ktap_test_result "guest $role: udaddy ($( [ "$role" = a ] && echo server || echo
 ktap_test_result "guest $role: ibv_rc_pingpong ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rc)" [ $rc -eq 0 ]
 [ $rcm -eq 0 ] || sed 's/^/# /' /tmp/rcm
 ktap_test_result "guest $role: ucmatose ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rcm)" [ $rcm -eq 0 ]
+[ $rp -eq 0 ] || sed 's/^/# /' /tmp/rp
+ktap_test_result "guest $role: rping -v ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rp)" [ $rp -eq 0 ]
 hw=/sys/class/infiniband/vlink0/ports/1/hw_counters
 tx=$(cat $hw/link_tx_frames 2>/dev/null) rx=$(cat $hw/link_rx_frames 2>/dev/null)
 ie=$(cat $hw/link_rx_icrc_err 2>/dev/null)

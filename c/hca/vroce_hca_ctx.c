@@ -467,8 +467,11 @@ static void vroce_hca_path_set(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	/* The responder over packets starts afresh at the new PSN. */
 	if (cmd->flags & VROCE_MODIFY_F_RQ_PSN) {
 		path->rq_psn = le32_to_cpu(cmd->rq_psn);
-		qp->rc = (struct vroce_hca_rc_resp){ .psn = path->rq_psn,
-						     .msn = qp->rc.msn };
+		qp->rc = (struct vroce_hca_rc_resp){
+			.psn = path->rq_psn,
+			.ack_psn = (path->rq_psn - 1) & VROCE_PSN_MASK,
+			.msn = qp->rc.msn,
+		};
 	}
 	if (cmd->flags & VROCE_MODIFY_F_RD_ATOMIC) {
 		path->max_rd_atomic = cmd->max_rd_atomic;
@@ -550,6 +553,7 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 		memset(&qp->path, 0, sizeof(qp->path));
 		memset(&qp->rc, 0, sizeof(qp->rc));
 		memset(&qp->rcreq, 0, sizeof(qp->rcreq));
+		skb_queue_purge(&hca->qpx[vroce_hca_qp_slot(hca, qp)].resp_q);
 		hca->qpx[vroce_hca_qp_slot(hca, qp)].gen++;
 		vroce_hca_qp_db_clear(hca, vroce_hca_qp_slot(hca, qp));
 		return VROCE_CMD_OK;
@@ -738,6 +742,8 @@ u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 	memset(qp, 0, sizeof(*qp));
 	vroce_hca_qp_db_clear(hca, slot);
 	vroce_hca_rnr_wake(hca, slot);
+	/* Issue 34: READ responses for it go with it. */
+	skb_queue_purge(&hca->qpx[slot].resp_q);
 	return VROCE_CMD_OK;
 }
 

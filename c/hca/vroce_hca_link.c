@@ -118,8 +118,9 @@ static void vroce_hca_link_recv_ud(struct vroce_hca *hca,
  * VROCE_CNT_RX_ICRC_ERR, and in VROCE_CNT_RX_DISCARDS a packet that does
  * not parse otherwise, one to an address not in the port's GID table,
  * with another P_Key, or an opcode not carried over packets yet.
+ * Return: true when a QP keeps @skb (a READ response, for its visit).
  */
-static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
+static bool vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 				const u8 *data, u32 len)
 {
 	struct vroce_frame f;
@@ -130,12 +131,12 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 		vroce_hca_count(hca, err == -EBADMSG ?
 				VROCE_CNT_RX_ICRC_ERR : VROCE_CNT_RX_DISCARDS,
 				1);
-		return;
+		return false;
 	}
 	if (!vroce_hca_sgid_ok(hca, f.dip) ||
 	    (f.pkey & 0x7fff) != 0x7fff) {
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
-		return;
+		return false;
 	}
 	switch (f.opcode) {
 	case VROCE_OP_UD | VROCE_OP_SEND_ONLY:
@@ -156,10 +157,14 @@ static void vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 	case VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE:
 		vroce_hca_rc_ack_in(hca, &f);
 		break;
+	case VROCE_OP_RC | VROCE_OP_READ_RESPONSE_FIRST ...
+	     VROCE_OP_RC | VROCE_OP_READ_RESPONSE_ONLY:
+		return vroce_hca_rc_resp_in(hca, &f, skb);
 	default:
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		break;
 	}
+	return false;
 }
 
 /*
@@ -186,8 +191,8 @@ static void vroce_hca_link_rx_work(struct work_struct *work)
 		}
 		if (!vroce_hca_enabled(hca) || !data)
 			vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
-		else
-			vroce_hca_link_recv(hca, skb, data, skb->len);
+		else if (vroce_hca_link_recv(hca, skb, data, skb->len))
+			continue;	/* a QP's now (a READ response) */
 		consume_skb(skb);
 	}
 	vroce_hca_timer_arm(hca);
@@ -420,6 +425,7 @@ EXPORT_SYMBOL_IF_KUNIT(vroce_hca_port_mac);
 void vroce_hca_link_detach(struct vroce_hca *hca)
 {
 	struct net_device *ndev = hca->link;
+	u32 i;
 
 	ASSERT_RTNL();
 	if (!ndev)
@@ -430,6 +436,9 @@ void vroce_hca_link_detach(struct vroce_hca *hca)
 	netdev_rx_handler_unregister(ndev);
 	cancel_work_sync(&hca->rx_work);
 	skb_queue_purge(&hca->rx_queue);
+	/* The netdev's packets the QPs had not taken yet go with it. */
+	for (i = 0; i < VROCE_MAX_QP; i++)
+		skb_queue_purge(&hca->qpx[i].resp_q);
 	netdev_put(ndev, &hca->link_tracker);
 }
 

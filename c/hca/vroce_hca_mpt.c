@@ -448,6 +448,36 @@ fail:
 }
 
 /**
+ * vroce_hca_mr_check_locked() - whether an access would pass the key checks
+ * @hca: the HCA
+ * @key: as for vroce_hca_mr_access_locked()
+ * @pdn: ...
+ * @qpn: ...
+ * @iova: ...
+ * @len: ...
+ * @access: ...
+ *
+ * The key, PD, QP, range and rights of the whole access, before any of it
+ * is made (issue 34: a READ's responses leave only for a range that is
+ * the MR's). Page faults are found when the memory is reached.
+ *
+ * Context: as for vroce_hca_mr_access_locked().
+ * Return: 0, or as vroce_hca_mr_access().
+ */
+int vroce_hca_mr_check_locked(struct vroce_hca *hca, u32 key, u32 pdn,
+			      u32 qpn, u64 iova, u64 len, u32 access)
+{
+	struct vroce_hca_hold h;
+	int err;
+
+	if (!vroce_hca_hold_mr(hca, key, pdn, qpn, iova, len, access, &h,
+			       &err))
+		return err;
+	vroce_hca_unhold(&h);
+	return 0;
+}
+
+/**
  * vroce_hca_mr_access_locked() - vroce_hca_mr_access() for the HCA itself
  * @hca: the HCA
  * @key: the MR's lkey or rkey, or a memory window's rkey

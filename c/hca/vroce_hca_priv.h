@@ -251,6 +251,7 @@ struct vroce_hca_wq {
 /* Issue 34: an RC requester's window over packets (rxe's is 128 PSNs). */
 #define VROCE_HCA_RC_WQES	16	/* send WQEs outstanding */
 #define VROCE_HCA_RC_PSNS	128	/* PSNs not acknowledged */
+#define VROCE_HCA_RC_RESP_QUEUE	512	/* READ responses waiting for a visit */
 
 /* What the QP's timer waits for (struct vroce_hca_rc_req's @wait). */
 enum vroce_hca_rc_wait {
@@ -294,6 +295,7 @@ struct vroce_hca_rc_sent {
  *	rnr_deadline) stands for; the timer ended it when rnr_wait is clear
  * @retry_left: retries left after the ack timeout or a sequence NAK
  * @rnr_left: retries left after RNR NAKs (rnr_retry 7: forever)
+ * @gap: READ responses were found lost at @una, and asked for again
  *
  * Touched by the QP's visits only (qpx[].run held, @hca->wire_lock
  * read-held) and by MODIFY_QP (write-held); acknowledgements come
@@ -311,11 +313,23 @@ struct vroce_hca_rc_req {
 	u8 wait;
 	u8 retry_left;
 	u8 rnr_left;
+	bool gap;
+};
+
+/* A READ request the responder carried out (struct vroce_hca_rc_resp). */
+struct vroce_hca_rc_read {
+	u32 psn;
+	u32 n;
+	u64 va;
+	u32 len;
+	u32 rkey;
 };
 
 /**
  * struct vroce_hca_rc_resp - an RC QP's responder over packets (issue 34)
  * @psn: the PSN expected next
+ * @ack_psn: the last PSN of a SEND or WRITE carried out: what a duplicate
+ *	is acknowledged with (never a READ's, which only its responses end)
  * @msn: messages completed (24 bits), for the AETH
  * @nak_sent: a sequence-error NAK told the requester of this gap already
  * @busy: a message is in progress (its FIRST packet taken)
@@ -326,12 +340,17 @@ struct vroce_hca_rc_req {
  * @resid: RDMA WRITE: bytes of the RETH's length still to come
  * @recv_ci: SEND: the consumer index of the receive its first packet
  *	took (the receive queue's, or the SRQ's)
+ * @reads: the last READ requests carried out, VROCE_MAX_RD_ATOMIC of
+ *	them (a requester has no more outstanding): their first PSN, PSNs,
+ *	address, length and R_Key, which a duplicate must match
+ * @read_next: where the next goes in @reads
  *
  * Touched by the link's receive work only (@hca->wire_lock read-held;
  * one work per HCA) and by MODIFY_QP (write-held).
  */
 struct vroce_hca_rc_resp {
 	u32 psn;
+	u32 ack_psn;
 	u32 msn;
 	bool nak_sent;
 	bool busy;
@@ -341,6 +360,8 @@ struct vroce_hca_rc_resp {
 	u32 rkey;
 	u32 resid;
 	u32 recv_ci;
+	struct vroce_hca_rc_read reads[VROCE_MAX_RD_ATOMIC];
+	u8 read_next;
 };
 
 /**
@@ -535,6 +556,8 @@ struct vroce_hca_irq {
  * @win_una: the PSNs an ACK or NAK may name, [@win_una, @win_end): sent
  *	and not acknowledged, as the visits last said
  * @win_end: ... the end
+ * @resp_q: READ responses the receive work found for the QP, for its
+ *	next visit (vroce_hca_rc_resp_in()); its own lock
  */
 struct vroce_hca_qp_exec {
 	struct vroce_hca *hca;
@@ -551,6 +574,7 @@ struct vroce_hca_qp_exec {
 	u8 nak_syndrome;
 	u32 win_una;
 	u32 win_end;
+	struct sk_buff_head resp_q;
 };
 
 /**
@@ -897,6 +921,8 @@ void vroce_hca_link_send_ud(struct vroce_hca *hca, struct vroce_hca_op *op,
 			    u32 qkey);
 /* issue 34: c/hca/vroce_hca_req.c, the RC requester over packets */
 void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f);
+bool vroce_hca_rc_resp_in(struct vroce_hca *hca, const struct vroce_frame *f,
+			  struct sk_buff *skb);
 void vroce_hca_rc_req_reset(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 /* issue 34: c/hca/vroce_hca_rc.c, the RC responder over packets */
 void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f);
@@ -1052,6 +1078,8 @@ u16 vroce_hca_rereg_mr(struct vroce_hca *hca,
 int vroce_hca_mr_access_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u32 qpn, u64 iova, void *buf, u64 len,
 			       u32 access, bool write);
+int vroce_hca_mr_check_locked(struct vroce_hca *hca, u32 key, u32 pdn,
+			      u32 qpn, u64 iova, u64 len, u32 access);
 int vroce_hca_mr_atomic_locked(struct vroce_hca *hca, u32 key, u32 pdn,
 			       u32 qpn, u64 iova, u32 access, u8 opcode,
 			       u64 cmp_add, u64 swap, u64 *orig);

@@ -24,6 +24,8 @@
  */
 
 #include <linux/ipv6.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
@@ -49,31 +51,42 @@ static s32 vroce_psn_diff(u32 a, u32 b)
 }
 
 /* An ACK, RNR NAK or NAK (@syndrome) of @psn back to the requester. */
-static void vroce_hca_rc_ack(struct vroce_hca *hca,
-			     const struct vroce_hca_qp *qp, u32 psn,
-			     u8 syndrome)
+static void vroce_hca_rc_reply(struct vroce_hca *hca,
+			       const struct vroce_hca_qp *qp, u8 opcode,
+			       u32 psn, u8 syndrome, const u8 *payload,
+			       u32 len)
 {
 	const struct vroce_hca_qp_path *path = &qp->path;
 	struct vroce_frame f = {
 		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)path->dgid),
 		.tclass = path->tclass,
 		.hop_limit = path->hop_limit,
-		.opcode = VROCE_OP_RC | VROCE_OP_ACKNOWLEDGE,
+		.opcode = VROCE_OP_RC | opcode,
 		.pkey = 0xffff,
 		.dqpn = qp->dest_qpn & GENMASK(VROCE_PSN_BITS - 1, 0),
 		.psn = psn & VROCE_PSN_MASK,
 		.syndrome = syndrome,
 		.msn = qp->rc.msn & VROCE_PSN_MASK,
 		.sport = vroce_hca_link_sport(qp->qpn, qp->dest_qpn),
+		.payload = payload,
+		.payload_len = len,
 	};
 
 	memcpy(f.sip, path->sgid, sizeof(f.sip));
 	memcpy(f.dip, path->dgid, sizeof(f.dip));
 	if (f.ipv6)
 		f.flow_label = path->flow_label;
+	vroce_hca_link_xmit(hca, &f, qp->dmac);
+}
+
+static void vroce_hca_rc_ack(struct vroce_hca *hca,
+			     const struct vroce_hca_qp *qp, u32 psn,
+			     u8 syndrome)
+{
 	if (syndrome >= VROCE_AETH_RNR && syndrome < VROCE_AETH_NAK_SEQ)
 		vroce_hca_count(hca, VROCE_CNT_RNR_NAK_SENT, 1);
-	vroce_hca_link_xmit(hca, &f, qp->dmac);
+	vroce_hca_rc_reply(hca, qp, VROCE_OP_ACKNOWLEDGE, psn, syndrome, NULL,
+			   0);
 }
 
 /* The NAK that tells the requester of @op->status, its error. */
@@ -121,6 +134,128 @@ static u8 vroce_hca_rc_recv_head(struct vroce_hca *hca,
 		return VROCE_RC_SILENT;
 	rq = vroce_hca_recv_wq(hca, qp);
 	return rq->ci != rq->pi ? 0 : vroce_hca_rc_rnr(qp);
+}
+
+/* READ responses one request gets at most, at once. */
+#define VROCE_HCA_RC_READ_BURST	1024
+/* PSNs a READ may take: far below half the PSN space. */
+#define VROCE_HCA_RC_READ_PSNS	BIT(22)
+
+/* The PSNs a READ of @len bytes takes: one per response packet. */
+static u32 vroce_hca_rc_read_psns(const struct vroce_hca_qp *qp, u32 len)
+{
+	u32 mtu = 128U << qp->path.mtu;
+
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/*
+ * The READ RESPONSE packets of @rd from its PSN @first on (the rest of it,
+ * when the requester asks again), at most VROCE_HCA_RC_READ_BURST at once:
+ * one request must not hold the receive work (and the wire's lock) for
+ * millions of packets; the requester asks again for the rest. Numbered
+ * FIRST/MIDDLE/LAST or ONLY from @first, as a requester that asks again
+ * expects (rxe moves its first PSN there). The memory is read as it is
+ * now, the key checked again; a page fault of an ODP MR or a key gone
+ * meanwhile stops them (the requester asks again, or times out).
+ */
+static void vroce_hca_rc_read_send(struct vroce_hca *hca,
+				   struct vroce_hca_qp *qp,
+				   const struct vroce_hca_rc_read *rd, u32 first)
+{
+	u32 acc = vroce_hca_qp_acc(qp, VROCE_ACC_REMOTE_READ);
+	u32 mtu = 128U << qp->path.mtu, skip, n, i, off, len;
+	u8 code;
+
+	skip = vroce_psn_diff(first, rd->psn);
+	n = rd->n - skip;
+	for (i = 0; i < min(n, VROCE_HCA_RC_READ_BURST); i++) {
+		if (i && !(i % 64))
+			cond_resched();
+		off = (skip + i) * mtu;
+		len = min(rd->len - off, mtu);
+		if (len && vroce_hca_mr_access_locked(hca, rd->rkey, qp->pdn,
+						      qp->qpn, rd->va + off,
+						      hca->rx_buf, len, acc,
+						      false))
+			break;
+		code = n == 1 ? VROCE_OP_READ_RESPONSE_ONLY :
+		       !i ? VROCE_OP_READ_RESPONSE_FIRST :
+		       i == n - 1 ? VROCE_OP_READ_RESPONSE_LAST :
+		       VROCE_OP_READ_RESPONSE_MIDDLE;
+		vroce_hca_rc_reply(hca, qp, code, first + i, VROCE_AETH_ACK,
+				   hca->rx_buf, len);
+		vroce_hca_count(hca, VROCE_CNT_TX_PACKETS, 1);
+		vroce_hca_count(hca, VROCE_CNT_TX_BYTES, len);
+	}
+}
+
+/*
+ * A READ request at the expected PSN: the remote read right, and the key,
+ * PD and range of the whole READ checked before any response leaves (a
+ * remote access NAK, the QP to ERR, as rxe checks at the request); kept
+ * among the QP's last READs for its duplicates, then answered. Return: 0,
+ * or the syndrome of the NAK to send.
+ */
+static u8 vroce_hca_rc_read(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			    const struct vroce_frame *f)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+	struct vroce_hca_rc_read *rd;
+	u64 end;
+
+	if (!(qp->access & VROCE_ACC_REMOTE_READ) || f->dma_len > SZ_2G ||
+	    vroce_hca_rc_read_psns(qp, f->dma_len) > VROCE_HCA_RC_READ_PSNS)
+		return vroce_hca_rc_invalid(hca, qp);
+	if (f->dma_len &&
+	    (check_add_overflow(f->va, (u64)f->dma_len, &end) ||
+	     vroce_hca_mr_check_locked(hca, f->rkey, qp->pdn, qp->qpn, f->va,
+				       f->dma_len,
+				       vroce_hca_qp_acc(qp,
+							VROCE_ACC_REMOTE_READ)))) {
+		vroce_hca_qp_fatal(hca, qp);
+		return VROCE_AETH_NAK_ACCESS;
+	}
+	rd = &r->reads[r->read_next++ % VROCE_MAX_RD_ATOMIC];
+	*rd = (struct vroce_hca_rc_read){
+		.psn = f->psn,
+		.n = vroce_hca_rc_read_psns(qp, f->dma_len),
+		.va = f->va,
+		.len = f->dma_len,
+		.rkey = f->rkey,
+	};
+	/* The MSN the responses carry counts this READ. */
+	r->msn++;
+	vroce_hca_rc_read_send(hca, qp, rd, rd->psn);
+	return 0;
+}
+
+/*
+ * A duplicate READ request: the requester lost responses and asks for the
+ * rest. Only the rest of one of the QP's last READs is answered again
+ * (READ has no side effect): the same key, the address and length moved
+ * by whole packets; anything else is dropped, and never fails the QP.
+ */
+static void vroce_hca_rc_read_again(struct vroce_hca *hca,
+				    struct vroce_hca_qp *qp,
+				    const struct vroce_frame *f)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+	u32 mtu = 128U << qp->path.mtu, k;
+	const struct vroce_hca_rc_read *rd;
+	s32 skip;
+
+	for (k = 0; k < VROCE_MAX_RD_ATOMIC; k++) {
+		rd = &r->reads[k];
+		skip = vroce_psn_diff(f->psn, rd->psn);
+		if (!rd->n || skip < 0 || skip >= rd->n ||
+		    f->rkey != rd->rkey ||
+		    f->va != rd->va + (u64)skip * mtu ||
+		    f->dma_len != rd->len - (u64)skip * mtu)
+			continue;
+		vroce_hca_rc_read_send(hca, qp, rd, f->psn);
+		return;
+	}
 }
 
 /*
@@ -287,7 +422,7 @@ static u8 vroce_hca_rc_write(struct vroce_hca *hca, struct vroce_hca_qp *qp,
  * (LAST, ONLY), then carried out. Return: as vroce_hca_rc_send().
  */
 static u8 vroce_hca_rc_exec(struct vroce_hca *hca, struct vroce_hca_qp *qp,
-			    const struct vroce_frame *f)
+			    const struct vroce_frame *f, u32 *psns)
 {
 	struct vroce_hca_rc_resp *r = &qp->rc;
 	u32 mtu = 128U << qp->path.mtu;
@@ -324,8 +459,13 @@ static u8 vroce_hca_rc_exec(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	case VROCE_OP_WRITE_ONLY_IMM:
 		first = true, last = true, send = false;
 		break;
+	case VROCE_OP_READ_REQUEST:
+		if (r->busy)
+			return vroce_hca_rc_invalid(hca, qp);
+		*psns = vroce_hca_rc_read_psns(qp, f->dma_len);
+		return vroce_hca_rc_read(hca, qp, f);
 	default:
-		/* READ and atomics are not carried over packets yet. */
+		/* Atomics are not carried over packets yet. */
 		return vroce_hca_rc_invalid(hca, qp);
 	}
 	/* A FIRST or ONLY while a message is in progress, or none before. */
@@ -356,6 +496,7 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 {
 	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, f->dqpn);
 	struct vroce_hca_rc_resp *r;
+	u32 psns = 1;
 	u8 syndrome;
 	s32 diff;
 
@@ -378,16 +519,20 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 	}
 	if (diff < 0) {
 		/*
-		 * Carried out before: acknowledged again up to the last, asked
-		 * or not (C9-105: the requester may be retrying).
+		 * Carried out before: a READ is read again; anything else
+		 * acknowledged again up to the last, asked or not (C9-105:
+		 * the requester may be retrying).
 		 */
-		vroce_hca_rc_ack(hca, qp, r->psn - 1, VROCE_AETH_ACK);
+		if ((f->opcode & 0x1f) == VROCE_OP_READ_REQUEST)
+			vroce_hca_rc_read_again(hca, qp, f);
+		else
+			vroce_hca_rc_ack(hca, qp, r->ack_psn, VROCE_AETH_ACK);
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		return;
 	}
 	r->nak_sent = false;
 	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
-	syndrome = vroce_hca_rc_exec(hca, qp, f);
+	syndrome = vroce_hca_rc_exec(hca, qp, f, &psns);
 	if (syndrome == VROCE_RC_SILENT)
 		return;
 	if (syndrome) {
@@ -397,7 +542,11 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 	}
 	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
 	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, f->payload_len);
-	r->psn = (r->psn + 1) & VROCE_PSN_MASK;
+	r->psn = (r->psn + psns) & VROCE_PSN_MASK;
+	/* A READ's responses are its answer. */
+	if ((f->opcode & 0x1f) == VROCE_OP_READ_REQUEST)
+		return;
+	r->ack_psn = f->psn;
 	if (f->ackreq)
 		vroce_hca_rc_ack(hca, qp, f->psn, VROCE_AETH_ACK);
 }

@@ -9,6 +9,7 @@
 #include <linux/sched.h>
 #include <linux/overflow.h>
 #include <linux/semaphore.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
 
@@ -881,6 +882,7 @@ void vroce_hca_rc_req_reset(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 	x->win_una = r->una;
 	x->win_end = r->end;
 	spin_unlock(&x->ack_lock);
+	skb_queue_purge(&x->resp_q);
 }
 
 /*
@@ -978,6 +980,32 @@ static void vroce_hca_rc_rewind(struct vroce_hca_qp *qp, u32 psn)
 }
 
 /*
+ * READ responses were lost (one came past a gap, or an ACK past the
+ * READ): ask again from the first missing, once per gap, counted as a
+ * retry; out of retries, RETRY_EXC_ERR.
+ */
+static void vroce_hca_rc_read_gap(struct vroce_hca *hca,
+				  struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+
+	if (r->gap)
+		return;
+	if (!r->retry_left) {
+		vroce_hca_rc_fail(hca, qp, VROCE_CQE_RETRY_EXC_ERR);
+		return;
+	}
+	r->retry_left--;
+	r->gap = true;
+	vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
+	vroce_hca_rc_rewind(qp, r->una);
+	if (r->wait == VROCE_HCA_RC_WAIT_ACK) {
+		vroce_hca_rc_timer_stop(hca, qp);
+		r->wait = VROCE_HCA_RC_WAIT_NONE;
+	}
+}
+
+/*
  * An ACK of @psn: every WQE whose last packet it covers completes, in
  * order; a retry count starts afresh. A PSN not sent, or acknowledged
  * already, changes nothing.
@@ -988,6 +1016,8 @@ static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_rc_req *r = &qp->rcreq;
 	struct vroce_hca_op op;
+	bool lost = false;
+	u32 slot, una;
 
 	if (vroce_hca_psn_diff(psn, r->una) < 0 ||
 	    vroce_hca_psn_diff(psn, r->end) >= 0)
@@ -1001,18 +1031,38 @@ static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			return;
 		psn = (r->psn - 1) & VROCE_PSN_MASK;
 	}
-	while (sq->ci != r->tx_idx &&
-	       vroce_hca_psn_diff(r->last[sq->ci % VROCE_HCA_RC_WQES],
-				  psn) <= 0) {
+	una = (psn + 1) & VROCE_PSN_MASK;
+	while (sq->ci != r->tx_idx) {
+		slot = sq->ci % VROCE_HCA_RC_WQES;
+		/*
+		 * A READ completes by its responses alone, and the oldest
+		 * PSN not acknowledged stays at the first not come; an ACK
+		 * past its last says they were lost.
+		 */
+		if (r->sent[slot].opcode == VROCE_WQE_READ) {
+			lost = vroce_hca_psn_diff(psn, r->last[slot]) >= 0;
+			if (vroce_hca_psn_diff(r->una, r->first[slot]) < 0)
+				una = r->first[slot];
+			else
+				una = r->una;
+			break;
+		}
+		if (vroce_hca_psn_diff(r->last[slot], psn) > 0)
+			break;
 		vroce_hca_rc_op(qp, sq->ci, VROCE_CQE_OK, &op);
 		vroce_hca_rc_complete(hca, qp, &op);
 	}
-	r->una = (psn + 1) & VROCE_PSN_MASK;
-	r->retry_left = qp->retry_cnt;
-	r->rnr_left = qp->rnr_retry;
-	/* The ack timer runs again from now for what is left. */
-	if (r->wait == VROCE_HCA_RC_WAIT_ACK && r->una != r->psn)
-		vroce_hca_rc_timer(hca, qp, vroce_hca_ack_timeout(qp));
+	if (una != r->una) {
+		r->una = una;
+		r->retry_left = qp->retry_cnt;
+		r->rnr_left = qp->rnr_retry;
+		r->gap = false;
+		/* The ack timer runs again from now for what is left. */
+		if (r->wait == VROCE_HCA_RC_WAIT_ACK && r->una != r->psn)
+			vroce_hca_rc_timer(hca, qp, vroce_hca_ack_timeout(qp));
+	}
+	if (lost)
+		vroce_hca_rc_read_gap(hca, qp);
 }
 
 /* An RNR NAK or NAK (@syndrome) of @psn. */
@@ -1103,6 +1153,185 @@ static void vroce_hca_rc_inbox(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 		vroce_hca_rc_naked(hca, qp, npsn, syndrome);
 }
 
+/*
+ * The RC QP of this HCA in RTS sending as packets that @f, from its
+ * peer's address to its own, is for; NULL (and a discard counted) if none.
+ */
+static struct vroce_hca_qp *vroce_hca_rc_for(struct vroce_hca *hca,
+					     const struct vroce_frame *f)
+{
+	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, f->dqpn);
+
+	if (!qp || !vroce_hca_rc_packets(hca, qp) ||
+	    READ_ONCE(qp->state) != VROCE_QPS_RTS ||
+	    memcmp(f->sip, qp->path.dgid, sizeof(f->sip)) ||
+	    memcmp(f->dip, qp->path.sgid, sizeof(f->dip))) {
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		return NULL;
+	}
+	return qp;
+}
+
+/* Whether @psn is one the QP sent and has no answer to yet. */
+static bool vroce_hca_rc_in_window(struct vroce_hca_qp_exec *x, u32 psn)
+{
+	lockdep_assert_held(&x->ack_lock);
+	return vroce_hca_psn_diff(psn, x->win_una) >= 0 &&
+	       vroce_hca_psn_diff(psn, x->win_end) < 0;
+}
+
+/**
+ * vroce_hca_rc_resp_in() - a READ response off the link
+ * @hca: the HCA, cabled to a netdev
+ * @f: the packet (READ RESPONSE FIRST, MIDDLE, LAST or ONLY), parsed
+ * @skb: the packet's buffer
+ *
+ * For an RC QP as vroce_hca_rc_ack_in() takes ACKs, of a PSN in its
+ * window: @skb is queued for the QP's visit (at most
+ * VROCE_HCA_RC_RESP_QUEUE), which places the payload. Otherwise dropped
+ * and counted in VROCE_CNT_RX_DISCARDS.
+ *
+ * Context: the link's receive work, @hca->wire_lock read-held.
+ * Return: true when @skb is kept (the caller no longer owns it).
+ */
+bool vroce_hca_rc_resp_in(struct vroce_hca *hca, const struct vroce_frame *f,
+			  struct sk_buff *skb)
+{
+	struct vroce_hca_qp *qp = vroce_hca_rc_for(hca, f);
+	struct vroce_hca_qp_exec *x;
+	bool ok;
+
+	if (!qp)
+		return false;
+	x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
+	spin_lock(&x->ack_lock);
+	ok = vroce_hca_rc_in_window(x, f->psn);
+	spin_unlock(&x->ack_lock);
+	/* In one piece for the visit, which reads it again. */
+	if (!ok || skb_queue_len(&x->resp_q) >= VROCE_HCA_RC_RESP_QUEUE ||
+	    skb_linearize(skb)) {
+		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+		return false;
+	}
+	skb_queue_tail(&x->resp_q, skb);
+	vroce_hca_count(hca, VROCE_CNT_RX_FRAMES, 1);
+	vroce_hca_qp_kick(hca, qp);
+	return true;
+}
+
+/*
+ * A READ response of @psn, at the visit: in order (the oldest PSN not
+ * acknowledged; it acknowledges every packet before it), its opcode and
+ * length the READ's at that PSN, placed through the WQE's SGEs with the
+ * local write right; the last completes the READ. One past a gap asks
+ * again from the gap (vroce_hca_rc_read_gap()); anything else is
+ * dropped.
+ */
+static void vroce_hca_rc_read_in(struct vroce_hca *hca,
+				 struct vroce_hca_qp *qp,
+				 const struct vroce_frame *f)
+{
+	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+	u32 mtu = 128U << qp->path.mtu, slot, n, len;
+	struct vroce_hca_op op;
+	bool ok;
+	u8 code;
+	s32 i;
+
+	if (vroce_hca_psn_diff(f->psn, r->una) < 0 ||
+	    vroce_hca_psn_diff(f->psn, r->end) >= 0)
+		return;
+	if (f->psn != r->una)
+		vroce_hca_rc_acked(hca, qp, (f->psn - 1) & VROCE_PSN_MASK);
+	if (READ_ONCE(qp->state) != VROCE_QPS_RTS || sq->ci == r->tx_idx)
+		return;
+	slot = sq->ci % VROCE_HCA_RC_WQES;
+	if (f->psn != r->una) {
+		/* Responses before it were lost. */
+		if (r->sent[slot].opcode == VROCE_WQE_READ)
+			vroce_hca_rc_read_gap(hca, qp);
+		return;
+	}
+	if (r->sent[slot].opcode != VROCE_WQE_READ)
+		return;
+	i = vroce_hca_psn_diff(f->psn, r->first[slot]);
+	n = vroce_hca_psn_diff(r->last[slot], r->first[slot]) + 1;
+	len = r->sent[slot].len;
+	if (i < 0 || i >= n)
+		return;
+	/*
+	 * The last response is a LAST or an ONLY, the others a FIRST or a
+	 * MIDDLE: a responder asked again for the rest numbers it from there
+	 * (vroce, or rxe which replays MIDDLE and LAST). The PSN places it.
+	 */
+	code = f->opcode & 0x1f;
+	if (i == n - 1)
+		ok = code == VROCE_OP_READ_RESPONSE_LAST ||
+		     code == VROCE_OP_READ_RESPONSE_ONLY;
+	else
+		ok = code == VROCE_OP_READ_RESPONSE_FIRST ||
+		     code == VROCE_OP_READ_RESPONSE_MIDDLE;
+	if (!ok)
+		return;
+	if (f->payload_len != (i == n - 1 ? len - i * mtu : mtu))
+		return;
+
+	/* The READ as it was sent: a process's QP may have changed it. */
+	op = (struct vroce_hca_op){ .qp = qp, .idx = sq->ci };
+	if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
+		op.status = VROCE_CQE_LOC_QP_OP_ERR;
+	else
+		op.status = vroce_hca_wqe_check(hca, &op);
+	if (!op.status)
+		op.status = vroce_hca_op_len(&op);
+	if (!op.status && (op.wqe.opcode != VROCE_WQE_READ || op.len != len))
+		op.status = VROCE_CQE_LOC_QP_OP_ERR;
+	if (!op.status) {
+		op.off = i * mtu;
+		op.clen = f->payload_len;
+		op.buf = (u8 *)f->payload;
+		op.status = vroce_hca_op_local(hca, &op, true);
+	}
+	if (op.status) {
+		vroce_hca_rc_complete(hca, qp, &op);
+		return;
+	}
+	/* A page fault: asked again from here once it is resumed. */
+	if (op.paged) {
+		vroce_hca_rc_rewind(qp, r->una);
+		vroce_hca_odp_wait(hca, qp);
+		r->wait = VROCE_HCA_RC_WAIT_RNR;
+		return;
+	}
+	r->una = (f->psn + 1) & VROCE_PSN_MASK;
+	r->retry_left = qp->retry_cnt;
+	r->gap = false;
+	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
+	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, f->payload_len);
+	if (i == n - 1) {
+		vroce_hca_rc_op(qp, sq->ci, VROCE_CQE_OK, &op);
+		vroce_hca_rc_complete(hca, qp, &op);
+	}
+	if (r->wait == VROCE_HCA_RC_WAIT_ACK && r->una != r->psn)
+		vroce_hca_rc_timer(hca, qp, vroce_hca_ack_timeout(qp));
+}
+
+/* The READ responses the receive work queued, in order. */
+static void vroce_hca_rc_resps(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+{
+	struct vroce_hca_qp_exec *x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
+	struct vroce_frame f;
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&x->resp_q))) {
+		if (!vroce_frame_parse(skb->data, skb->len, &f) &&
+		    READ_ONCE(qp->state) == VROCE_QPS_RTS)
+			vroce_hca_rc_read_in(hca, qp, &f);
+		consume_skb(skb);
+	}
+}
+
 /**
  * vroce_hca_rc_ack_in() - an ACK, RNR NAK or NAK off the link
  * @hca: the HCA, cabled to a netdev
@@ -1118,21 +1347,15 @@ static void vroce_hca_rc_inbox(struct vroce_hca *hca, struct vroce_hca_qp *qp)
  */
 void vroce_hca_rc_ack_in(struct vroce_hca *hca, const struct vroce_frame *f)
 {
-	struct vroce_hca_qp *qp = vroce_hca_qp_of(hca, f->dqpn);
+	struct vroce_hca_qp *qp = vroce_hca_rc_for(hca, f);
 	struct vroce_hca_qp_exec *x;
 
-	if (!qp || !vroce_hca_rc_packets(hca, qp) ||
-	    READ_ONCE(qp->state) != VROCE_QPS_RTS ||
-	    memcmp(f->sip, qp->path.dgid, sizeof(f->sip)) ||
-	    memcmp(f->dip, qp->path.sgid, sizeof(f->dip))) {
-		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
+	if (!qp)
 		return;
-	}
 	x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
 	spin_lock(&x->ack_lock);
 	/* Only a PSN sent and not acknowledged: no stranger hides the rest. */
-	if (vroce_hca_psn_diff(f->psn, x->win_una) < 0 ||
-	    vroce_hca_psn_diff(f->psn, x->win_end) >= 0) {
+	if (!vroce_hca_rc_in_window(x, f->psn)) {
 		spin_unlock(&x->ack_lock);
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
 		return;
@@ -1183,14 +1406,21 @@ static void vroce_hca_rc_packet(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		.sport = vroce_hca_link_sport(qp->qpn, qp->dest_qpn),
 	};
 
-	if (opc == VROCE_WQE_WRITE || opc == VROCE_WQE_WRITE_IMM)
+	if (opc == VROCE_WQE_READ) {
+		/* The rest of the READ, from its offset on. */
+		code = VROCE_OP_READ_REQUEST;
+		f.va += op->off;
+		f.dma_len = op->len - op->off;
+		f.ackreq = true;
+		f.se = false;
+	} else if (opc == VROCE_WQE_WRITE || opc == VROCE_WQE_WRITE_IMM) {
 		code = first && last ? (imm ? VROCE_OP_WRITE_ONLY_IMM :
 					VROCE_OP_WRITE_ONLY) :
 		       first ? VROCE_OP_WRITE_FIRST :
 		       last ? (imm ? VROCE_OP_WRITE_LAST_IMM :
 			       VROCE_OP_WRITE_LAST) :
 		       VROCE_OP_WRITE_MIDDLE;
-	else
+	} else {
 		code = first && last ? (imm ? VROCE_OP_SEND_ONLY_IMM :
 					inv ? VROCE_OP_SEND_ONLY_INV :
 					VROCE_OP_SEND_ONLY) :
@@ -1199,6 +1429,7 @@ static void vroce_hca_rc_packet(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			       inv ? VROCE_OP_SEND_LAST_INV :
 			       VROCE_OP_SEND_LAST) :
 		       VROCE_OP_SEND_MIDDLE;
+	}
 	f.opcode = VROCE_OP_RC | code;
 	memcpy(f.sip, path->sgid, sizeof(f.sip));
 	memcpy(f.dip, path->dgid, sizeof(f.dip));
@@ -1217,9 +1448,38 @@ static bool vroce_hca_rc_sends(u8 opcode)
 	case VROCE_WQE_SEND_INV:
 	case VROCE_WQE_WRITE:
 	case VROCE_WQE_WRITE_IMM:
+	case VROCE_WQE_READ:
 		return true;
 	}
 	return false;
+}
+
+/* PSNs a READ may take: far below half the PSN space. */
+#define VROCE_HCA_RC_READ_PSNS	BIT(22)
+
+/* The PSNs a READ of @len bytes takes: one per response packet. */
+static u32 vroce_hca_rc_read_psns(const struct vroce_hca_qp *qp, u32 len)
+{
+	u32 mtu = 128U << qp->path.mtu;
+
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/* READs outstanding (sent, their responses not all in). */
+static u32 vroce_hca_rc_reads(const struct vroce_hca_qp *qp)
+{
+	const struct vroce_hca_rc_req *r = &qp->rcreq;
+	u32 k, n = 0;
+
+	for (k = qp->wq[VROCE_HCA_SQ].ci; k != r->tx_idx; k++)
+		n += r->sent[k % VROCE_HCA_RC_WQES].opcode == VROCE_WQE_READ;
+	return n;
+}
+
+/* Whether @qp has as many READs outstanding as its max_rd_atomic allows. */
+static bool vroce_hca_rc_reads_full(const struct vroce_hca_qp *qp)
+{
+	return vroce_hca_rc_reads(qp) >= max_t(u32, qp->path.max_rd_atomic, 1);
 }
 
 /*
@@ -1254,7 +1514,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_rc_req *r = &qp->rcreq;
-	u32 mtu = 128U << qp->path.mtu, b, slot;
+	u32 mtu = 128U << qp->path.mtu, b, slot, next;
 	struct vroce_hca_rc_sent *s;
 	struct vroce_hca_op op;
 	bool first, last;
@@ -1303,6 +1563,42 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		if (!op.status)
 			op.status = vroce_hca_rc_same(qp, &op);
 		op.off = r->tx_off;
+		/* A fenced WQE waits for the READs before it (their data). */
+		if (!op.status && !op.off &&
+		    (op.wqe.flags & VROCE_WQE_F_FENCE) && vroce_hca_rc_reads(qp))
+			return;
+		if (!op.status && op.wqe.opcode == VROCE_WQE_READ &&
+		    vroce_hca_rc_read_psns(qp, op.len) > VROCE_HCA_RC_READ_PSNS)
+			op.status = VROCE_CQE_LOC_LEN_ERR;
+		/* A READ: one request for the rest of it, a PSN per response. */
+		if (!op.status && op.wqe.opcode == VROCE_WQE_READ) {
+			if (!op.off && vroce_hca_rc_reads_full(qp))
+				return;
+			slot = op.idx % VROCE_HCA_RC_WQES;
+			if (!op.off) {
+				r->first[slot] = r->psn;
+				r->last[slot] = (r->psn +
+						 vroce_hca_rc_read_psns(qp, op.len) -
+						 1) & VROCE_PSN_MASK;
+				s = &r->sent[slot];
+				s->wr_id = op.wqe.wr_id;
+				s->len = op.len;
+				s->imm_inv = 0;
+				s->opcode = op.wqe.opcode;
+				s->flags = op.wqe.flags;
+			}
+			op.clen = 0;
+			next = (r->last[slot] + 1) & VROCE_PSN_MASK;
+			if (vroce_hca_psn_diff(next, r->end) > 0) {
+				r->end = next;
+				vroce_hca_rc_window(hca, qp);
+			}
+			vroce_hca_rc_packet(hca, qp, &op, true, true);
+			r->psn = next;
+			r->tx_idx++;
+			r->tx_off = 0;
+			continue;
+		}
 		if (!op.status) {
 			op.clen = min(op.len - op.off, mtu);
 			b = vroce_hca_bounce_get(hca);
@@ -1368,6 +1664,11 @@ static void vroce_hca_rc_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 
 	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
 		return;
+	/*
+	 * READ responses first: they acknowledge what is before them, and an
+	 * ACK that came after them must not find their READ unanswered.
+	 */
+	vroce_hca_rc_resps(hca, qp);
 	vroce_hca_rc_inbox(hca, qp);
 	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
 		return;
@@ -1470,6 +1771,9 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	}
 	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 		return;
+	/* Issue 34: READ responses no one takes any more. */
+	if (packets)
+		skb_queue_purge(&hca->qpx[vroce_hca_qp_slot(hca, qp)].resp_q);
 	/*
 	 * A process posts receives by its record alone, without a doorbell:
 	 * while its QP is in ERR the timer work watches the record and

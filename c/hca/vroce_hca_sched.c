@@ -521,6 +521,7 @@ int vroce_hca_engine_alloc(struct vroce_hca *hca)
 		mutex_init(&hca->qpx[i].lock);
 		mutex_init(&hca->qpx[i].run);
 		spin_lock_init(&hca->qpx[i].ack_lock);
+		skb_queue_head_init(&hca->qpx[i].resp_q);
 	}
 	for (i = 0; i < VROCE_MAX_CQ; i++)
 		spin_lock_init(&hca->cq_lock[i]);
@@ -605,6 +606,9 @@ void vroce_hca_engine_stop(struct vroce_hca *hca)
 			cancel_work_sync(&hca->qpx[i].work);
 		cancel_delayed_work_sync(&hca->timer_work);
 	}
+	/* READ responses no visit will take (issue 34). */
+	for (i = 0; i < VROCE_MAX_QP; i++)
+		skb_queue_purge(&hca->qpx[i].resp_q);
 	for (i = 0; i < VROCE_MAX_QP; i++) {
 		mutex_destroy(&hca->qpx[i].lock);
 		mutex_destroy(&hca->qpx[i].run);
