@@ -2053,6 +2053,59 @@ static enum ib_wc_status ft_link_rc_post(struct kunit *test,
 	return wc.status;
 }
 
+/* @q's completion within 3 s: its status, the bytes checked by the caller. */
+static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
+				       struct ib_wc *wc)
+{
+	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, wc, 1, 3000), 1);
+	return wc->status;
+}
+
+/*
+ * @from sends @to, whose page @rkey reaches, a SEND of one packet and one
+ * of three with immediate data (@imm + 1), an RDMA WRITE of three packets
+ * and one of two with immediate data (@imm + 2): each completes at both
+ * ends as it should, every byte in place.
+ */
+static void ft_link_rc_messages(struct kunit *test, struct ft_qp *from,
+				struct ft_qp *to, u32 rkey, u32 imm)
+{
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(to, 1), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, from, to, IB_WR_SEND, 100,
+					      0, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, to, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+	KUNIT_EXPECT_MEMEQ(test, to->buf, from->buf, 100);
+
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(to, 2), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, from, to,
+					      IB_WR_SEND_WITH_IMM, 3000, 0,
+					      imm + 1), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, to, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), imm + 1);
+	KUNIT_EXPECT_MEMEQ(test, to->buf, from->buf, 3000);
+
+	memset(to->buf, 0, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, from, to, IB_WR_RDMA_WRITE,
+					      2500, rkey, 0), IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, to->buf, from->buf, 2500);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(to, 3), 0);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, from, to,
+					      IB_WR_RDMA_WRITE_WITH_IMM, 1500,
+					      rkey, imm + 2), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, to, &wc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 1500);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), imm + 2);
+	KUNIT_EXPECT_MEMEQ(test, to->buf, from->buf, 1500);
+}
+
 /*
  * Issue 34, RC over packets, rxe the requester and vroce the responder
  * over the cable: SENDs of one packet and of three (path MTU 1024) with
@@ -2091,43 +2144,8 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 	tx = ft_counter(vdev, VROCE_CNT_TX_FRAMES);
 	disc = ft_counter(vdev, VROCE_CNT_RX_DISCARDS);
 
-	/* SEND ONLY; SEND FIRST, MIDDLE, LAST with immediate data. */
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 1), 0);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_SEND, 100, 0,
-					      0), IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
-	KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
-	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 100);
-
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 2), 0);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_SEND_WITH_IMM,
-					      3000, 0, 0xfeed0001),
-			IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
-	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
-	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xfeed0001);
-	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 3000);
-
-	/* RDMA WRITE of three packets; of two with immediate data. */
-	memset(b->buf, 0, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_WRITE,
-					      2500, rkey, 0), IB_WC_SUCCESS);
-	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 2500);
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(b, 3), 0);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b,
-					      IB_WR_RDMA_WRITE_WITH_IMM, 1500,
-					      rkey, 0xfeed0002), IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(b->cq, &wc, 1, 2000), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 1500);
-	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xfeed0002);
-	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 1500);
+	/* SENDs and WRITEs of one packet and more, with immediate data. */
+	ft_link_rc_messages(test, a, b, rkey, 0xfeed0000);
 	/* Acknowledged: one ACK per message at least. */
 	KUNIT_EXPECT_GE(test, ft_counter(vdev, VROCE_CNT_TX_FRAMES), tx + 4);
 
@@ -2198,14 +2216,6 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 			IB_WC_REM_ACCESS_ERR);
 }
 
-/* @q's completion within 3 s: its status, the bytes checked by the caller. */
-static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
-				       struct ib_wc *wc)
-{
-	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, wc, 1, 3000), 1);
-	return wc->status;
-}
-
 /*
  * Issue 34, RC over packets, vroce the requester and rxe the responder:
  * SENDs of one packet and of three with immediate data, RDMA WRITEs of
@@ -2244,36 +2254,8 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 	ft_link_rc_connect(test, l, a, 0, b->qp->qp_num, 0xfffffd);
 	ft_link_rc_connect(test, l, b, 1, a->qp->qp_num, 0xfffffd + 7);
 
-	/* SEND ONLY; FIRST, MIDDLE, LAST with immediate data (PSN wraps). */
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 1), 0);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND, 100, 0,
-					      0), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
-	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 100);
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 2), 0);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_SEND_WITH_IMM,
-					      3000, 0, 0xbeef0001),
-			IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
-	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
-	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xbeef0001);
-	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 3000);
-
-	/* RDMA WRITE of three packets; of two with immediate data. */
-	memset(a->buf, 0, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_WRITE,
-					      2500, rkey, 0), IB_WC_SUCCESS);
-	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 2500);
-	KUNIT_ASSERT_EQ(test, ft_link_rc_recv(a, 3), 0);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a,
-					      IB_WR_RDMA_WRITE_WITH_IMM, 1500,
-					      rkey, 0xbeef0002), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
-	KUNIT_EXPECT_EQ(test, wc.byte_len, 1500);
-	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 1500);
+	/* SENDs (the second across the PSN wrap) and WRITEs. */
+	ft_link_rc_messages(test, b, a, rkey, 0xbeef0000);
 
 	/* No receive at rxe: RNR NAKs, then it lands. */
 	rnr = ft_counter(vdev, VROCE_CNT_RNR_NAK_RCVD);

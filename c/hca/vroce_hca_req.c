@@ -1220,6 +1220,21 @@ bool vroce_hca_rc_resp_in(struct vroce_hca *hca, const struct vroce_frame *f,
 }
 
 /*
+ * Send WQE @idx of @qp into @op, with its status: checked as a new one
+ * (@off and msg_opcode are the in-kernel wire's resumed messages, not the
+ * packet window's).
+ */
+static void vroce_hca_rc_fetch(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			       u32 idx, struct vroce_hca_op *op)
+{
+	*op = (struct vroce_hca_op){ .qp = qp, .idx = idx };
+	if (!vroce_hca_wq_fetch(hca, &qp->wq[VROCE_HCA_SQ], idx, &op->wqe))
+		op->status = VROCE_CQE_LOC_QP_OP_ERR;
+	else
+		op->status = vroce_hca_wqe_check(hca, op);
+}
+
+/*
  * A READ response of @psn, at the visit: in order (the oldest PSN not
  * acknowledged; it acknowledges every packet before it), its opcode and
  * length the READ's at that PSN, placed through the WQE's SGEs with the
@@ -1278,11 +1293,7 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 		return;
 
 	/* The READ as it was sent: a process's QP may have changed it. */
-	op = (struct vroce_hca_op){ .qp = qp, .idx = sq->ci };
-	if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
-		op.status = VROCE_CQE_LOC_QP_OP_ERR;
-	else
-		op.status = vroce_hca_wqe_check(hca, &op);
+	vroce_hca_rc_fetch(hca, qp, sq->ci, &op);
 	if (!op.status)
 		op.status = vroce_hca_op_len(&op);
 	if (!op.status && (op.wqe.opcode != VROCE_WQE_READ || op.len != len))
@@ -1528,15 +1539,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		if (r->tx_idx - sq->ci >= VROCE_HCA_RC_WQES ||
 		    vroce_hca_psn_diff(r->psn, r->una) >= VROCE_HCA_RC_PSNS)
 			return;
-		/*
-		 * The WQE is checked as a new one: @off and msg_opcode are the
-		 * in-kernel wire's resumed messages, not this window's.
-		 */
-		op = (struct vroce_hca_op){ .qp = qp, .idx = r->tx_idx };
-		if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
-			op.status = VROCE_CQE_LOC_QP_OP_ERR;
-		else
-			op.status = vroce_hca_wqe_check(hca, &op);
+		vroce_hca_rc_fetch(hca, qp, r->tx_idx, &op);
 		/* Sends nothing: at the head alone, this copy of it. */
 		if (!op.status && !vroce_hca_rc_sends(op.wqe.opcode) &&
 		    !r->tx_off) {
