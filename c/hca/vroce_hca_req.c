@@ -980,6 +980,30 @@ static void vroce_hca_rc_rewind(struct vroce_hca_qp *qp, u32 psn)
 }
 
 /*
+ * Send again from @psn (go-back-N), counted as one of retry_cnt retries,
+ * the ack timer started again with it; out of retries the head WQE
+ * completes with RETRY_EXC_ERR. Return: false when it did.
+ */
+static bool vroce_hca_rc_retry(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			       u32 psn)
+{
+	struct vroce_hca_rc_req *r = &qp->rcreq;
+
+	if (!r->retry_left) {
+		vroce_hca_rc_fail(hca, qp, VROCE_CQE_RETRY_EXC_ERR);
+		return false;
+	}
+	r->retry_left--;
+	vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
+	vroce_hca_rc_rewind(qp, psn);
+	if (r->wait == VROCE_HCA_RC_WAIT_ACK) {
+		vroce_hca_rc_timer_stop(hca, qp);
+		r->wait = VROCE_HCA_RC_WAIT_NONE;
+	}
+	return true;
+}
+
+/*
  * READ responses were lost (one came past a gap, or an ACK past the
  * READ): ask again from the first missing, once per gap, counted as a
  * retry; out of retries, RETRY_EXC_ERR.
@@ -989,20 +1013,8 @@ static void vroce_hca_rc_read_gap(struct vroce_hca *hca,
 {
 	struct vroce_hca_rc_req *r = &qp->rcreq;
 
-	if (r->gap)
-		return;
-	if (!r->retry_left) {
-		vroce_hca_rc_fail(hca, qp, VROCE_CQE_RETRY_EXC_ERR);
-		return;
-	}
-	r->retry_left--;
-	r->gap = true;
-	vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
-	vroce_hca_rc_rewind(qp, r->una);
-	if (r->wait == VROCE_HCA_RC_WAIT_ACK) {
-		vroce_hca_rc_timer_stop(hca, qp);
-		r->wait = VROCE_HCA_RC_WAIT_NONE;
-	}
+	if (!r->gap && vroce_hca_rc_retry(hca, qp, r->una))
+		r->gap = true;
 }
 
 /*
@@ -1099,19 +1111,7 @@ static void vroce_hca_rc_naked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	case VROCE_AETH_KIND_NAK:
 		switch (code) {
 		case 0:		/* PSN sequence error: from its PSN again */
-			if (!r->retry_left) {
-				vroce_hca_rc_fail(hca, qp,
-						  VROCE_CQE_RETRY_EXC_ERR);
-				return;
-			}
-			r->retry_left--;
-			vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
-			vroce_hca_rc_rewind(qp, psn);
-			/* The ack timer starts again with what is sent again. */
-			if (r->wait == VROCE_HCA_RC_WAIT_ACK) {
-				vroce_hca_rc_timer_stop(hca, qp);
-				r->wait = VROCE_HCA_RC_WAIT_NONE;
-			}
+			vroce_hca_rc_retry(hca, qp, psn);
 			break;
 		case 1:
 			vroce_hca_rc_fail(hca, qp, VROCE_CQE_REM_INV_REQ_ERR);
@@ -1678,16 +1678,9 @@ static void vroce_hca_rc_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (r->wait && !READ_ONCE(qp->rnr_wait)) {
 		wait = r->wait;
 		r->wait = VROCE_HCA_RC_WAIT_NONE;
-		if (wait == VROCE_HCA_RC_WAIT_ACK && r->psn != r->una) {
-			if (!r->retry_left) {
-				vroce_hca_rc_fail(hca, qp,
-						  VROCE_CQE_RETRY_EXC_ERR);
-				return;
-			}
-			r->retry_left--;
-			vroce_hca_count(hca, VROCE_CNT_RETRIES, 1);
-			vroce_hca_rc_rewind(qp, r->una);
-		}
+		if (wait == VROCE_HCA_RC_WAIT_ACK && r->psn != r->una &&
+		    !vroce_hca_rc_retry(hca, qp, r->una))
+			return;
 	}
 	if (r->wait == VROCE_HCA_RC_WAIT_RNR)
 		return;
