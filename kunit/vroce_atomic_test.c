@@ -227,7 +227,7 @@ static void vroce_atomic_caps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->device_cap_flags & VROCE_IB_DEVICE_ATOMIC_WRITE,
 			(u64)VROCE_IB_DEVICE_ATOMIC_WRITE);
 	KUNIT_EXPECT_EQ(test, a->max_qp_rd_atom, 16);
-	KUNIT_EXPECT_EQ(test, a->max_qp_init_rd_atom, 16);
+	KUNIT_EXPECT_EQ(test, a->max_qp_init_rd_atom, 128);
 }
 
 /* COMPARE_AND_SWAP that matches, then one that does not. */
@@ -540,7 +540,10 @@ static int at_rtr_rts(struct ib_qp *qp, struct vroce_dev *vdev, u32 dest,
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* max_rd_atomic and max_dest_rd_atomic above the device's: -EINVAL. */
+/*
+ * max_rd_atomic above max_qp_init_rd_atom (128) and max_dest_rd_atomic
+ * above max_qp_rd_atom (16): -EINVAL.
+ */
 static void vroce_atomic_rd_atomic_bounds(struct kunit *test)
 {
 	struct vroce_dev *vdev = vroce_test_dev(test);
@@ -548,7 +551,8 @@ static void vroce_atomic_rd_atomic_bounds(struct kunit *test)
 	struct ib_cq *cq = ib_alloc_cq(&vdev->ibdev, NULL, 8, 0,
 				       IB_POLL_DIRECT);
 	u32 max = vdev->ibdev.attrs.max_qp_rd_atom;
-	struct ib_qp_init_attr init;
+	u32 init = vdev->ibdev.attrs.max_qp_init_rd_atom;
+	struct ib_qp_init_attr qinit;
 	struct ib_qp_attr attr;
 	struct ib_qp *qp;
 
@@ -567,12 +571,14 @@ static void vroce_atomic_rd_atomic_bounds(struct kunit *test)
 					 false), -EINVAL);
 	KUNIT_ASSERT_EQ(test, at_rtr_rts(qp, vdev, qp->qp_num, max, 0, false),
 			0);
-	KUNIT_EXPECT_EQ(test, at_rtr_rts(qp, vdev, 0, 0, max + 1, true),
+	/* As initiator up to rxe's 128 (a peer's max_dest_rd_atomic). */
+	KUNIT_EXPECT_EQ(test, init, 128);
+	KUNIT_EXPECT_EQ(test, at_rtr_rts(qp, vdev, 0, 0, init + 1, true),
 			-EINVAL);
-	KUNIT_ASSERT_EQ(test, at_rtr_rts(qp, vdev, 0, 0, max, true), 0);
+	KUNIT_ASSERT_EQ(test, at_rtr_rts(qp, vdev, 0, 0, init, true), 0);
 	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &attr, IB_QP_MAX_QP_RD_ATOMIC |
-					  IB_QP_MAX_DEST_RD_ATOMIC, &init), 0);
-	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, max);
+					  IB_QP_MAX_DEST_RD_ATOMIC, &qinit), 0);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, init);
 	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, max);
 }
 

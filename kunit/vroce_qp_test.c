@@ -1253,7 +1253,7 @@ static void vroce_qp_bad_inputs(struct kunit *test)
 		attr.timeout = 14;
 		attr.retry_cnt = i == 0 ? 8 : 7;
 		attr.rnr_retry = i == 1 ? 8 : 7;
-		attr.max_rd_atomic = i == 2 ? 17 : 1;
+		attr.max_rd_atomic = i == 2 ? VROCE_MAX_INIT_RD_ATOMIC + 1 : 1;
 		KUNIT_EXPECT_EQ_MSG(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
 						       IB_QP_TIMEOUT |
 						       IB_QP_RETRY_CNT |

@@ -117,6 +117,8 @@
 #define VROCE_NUM_PORTS		1
 #define VROCE_GID_TBL_LEN	16
 #define VROCE_MAX_AH		65536	/* advertised; AHs are software objects */
+/* max_rd_atomic a QP takes (rxe's); the HCA keeps VROCE_MAX_RD_ATOMIC. */
+#define VROCE_MAX_INIT_RD_ATOMIC	128
 
 /**
  * struct vroce_mem_stats - accounting of the memory the MR/MTR code takes

@@ -466,7 +466,7 @@ static int vroce_qp_check_attr(const struct ib_qp_attr *attr, int mask,
 	    ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > VROCE_MAX_RD_ATOMIC)
+	    attr->max_rd_atomic > VROCE_MAX_INIT_RD_ATOMIC)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > VROCE_MAX_RD_ATOMIC)
@@ -577,7 +577,8 @@ static void vroce_qp_path_desc(struct vroce_dev *vdev,
 	if (qp->type == VROCE_QPT_RC &&
 	    (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC))) {
 		desc->flags |= VROCE_MODIFY_F_RD_ATOMIC;
-		desc->max_rd_atomic = a->max_rd_atomic;
+		desc->max_rd_atomic = min_t(u8, a->max_rd_atomic,
+					    VROCE_MAX_RD_ATOMIC);
 		desc->max_dest_rd_atomic = a->max_dest_rd_atomic;
 	}
 	/* The AV and the MTU come together at RTR (ib_modify_qp_is_ok()). */

@@ -46,9 +46,15 @@ static int vroce_query_device(struct ib_device *ibdev,
 	props->max_send_sge = VROCE_MAX_SEND_SGE;
 	props->max_recv_sge = VROCE_MAX_RECV_SGE;
 	props->max_sge_rd = VROCE_MAX_SEND_SGE;
-	props->max_qp_rd_atom = 16;
-	props->max_qp_init_rd_atom = 16;
-	props->max_res_rd_atom = 16 * vdev->attr.max_qp;
+	/*
+	 * READs and atomics a QP answers at once; those it may have
+	 * outstanding as the initiator may be set as high as rxe's (a peer's
+	 * max_dest_rd_atomic, which perftest gives it): the HCA keeps at most
+	 * VROCE_MAX_RD_ATOMIC outstanding all the same (issue 34).
+	 */
+	props->max_qp_rd_atom = VROCE_MAX_RD_ATOMIC;
+	props->max_qp_init_rd_atom = VROCE_MAX_INIT_RD_ATOMIC;
+	props->max_res_rd_atom = VROCE_MAX_RD_ATOMIC * vdev->attr.max_qp;
 	/*
 	 * The HCA executes an atomic as one CPU atomic instruction on the
 	 * target (c/hca/vroce_hca_mpt.c): atomic against every HCA and the
