@@ -248,6 +248,15 @@ struct vroce_hca_wq {
  */
 #define VROCE_HCA_ROCE_HDRS	(40 + 8 + 12 + 4 + 28 + 4)
 
+/* Issue 34: @a - @b in PSN space (24 bits): negative when @a is older. */
+static inline s32 vroce_hca_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+/* PSNs a READ may take: far below half the PSN space. */
+#define VROCE_HCA_RC_READ_PSNS	BIT(22)
+
 /* Issue 34: an RC requester's window over packets (rxe's is 128 PSNs). */
 #define VROCE_HCA_RC_WQES	16	/* send WQEs outstanding */
 #define VROCE_HCA_RC_PSNS	128	/* PSNs not acknowledged */
@@ -452,6 +461,15 @@ struct vroce_hca_qp {
 	struct vroce_hca_rc_resp rc;
 	struct vroce_hca_rc_req rcreq;
 };
+
+/* Issue 34: the PSNs a READ of @len bytes takes: one per response packet. */
+static inline u32 vroce_hca_rc_read_psns(const struct vroce_hca_qp *qp,
+					 u32 len)
+{
+	u32 mtu = 128U << qp->path.mtu;
+
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
 
 /**
  * struct vroce_hca_srq - a shared receive queue context

@@ -43,13 +43,6 @@
 #define VROCE_AETH_NAK_ACCESS	0x62
 #define VROCE_AETH_NAK_OP	0x63
 
-/* @a - @b in PSN space: negative when @a is older. */
-static s32 vroce_psn_diff(u32 a, u32 b)
-{
-	return (s32)((a - b) << (32 - VROCE_PSN_BITS)) >>
-	       (32 - VROCE_PSN_BITS);
-}
-
 /* An ACK, RNR NAK or NAK (@syndrome) of @psn back to the requester. */
 static void vroce_hca_rc_reply(struct vroce_hca *hca,
 			       const struct vroce_hca_qp *qp, u8 opcode,
@@ -138,16 +131,6 @@ static u8 vroce_hca_rc_recv_head(struct vroce_hca *hca,
 
 /* READ responses one request gets at most, at once. */
 #define VROCE_HCA_RC_READ_BURST	1024
-/* PSNs a READ may take: far below half the PSN space. */
-#define VROCE_HCA_RC_READ_PSNS	BIT(22)
-
-/* The PSNs a READ of @len bytes takes: one per response packet. */
-static u32 vroce_hca_rc_read_psns(const struct vroce_hca_qp *qp, u32 len)
-{
-	u32 mtu = 128U << qp->path.mtu;
-
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
-}
 
 /*
  * The READ RESPONSE packets of @rd from its PSN @first on (the rest of it,
@@ -167,7 +150,7 @@ static void vroce_hca_rc_read_send(struct vroce_hca *hca,
 	u32 mtu = 128U << qp->path.mtu, skip, n, i, off, len;
 	u8 code;
 
-	skip = vroce_psn_diff(first, rd->psn);
+	skip = vroce_hca_psn_diff(first, rd->psn);
 	n = rd->n - skip;
 	for (i = 0; i < min(n, VROCE_HCA_RC_READ_BURST); i++) {
 		if (i && !(i % 64))
@@ -247,7 +230,7 @@ static void vroce_hca_rc_read_again(struct vroce_hca *hca,
 
 	for (k = 0; k < VROCE_MAX_RD_ATOMIC; k++) {
 		rd = &r->reads[k];
-		skip = vroce_psn_diff(f->psn, rd->psn);
+		skip = vroce_hca_psn_diff(f->psn, rd->psn);
 		if (!rd->n || skip < 0 || skip >= rd->n ||
 		    f->rkey != rd->rkey ||
 		    f->va != rd->va + (u64)skip * mtu ||
@@ -508,7 +491,7 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 		return;
 	}
 	r = &qp->rc;
-	diff = vroce_psn_diff(f->psn, r->psn);
+	diff = vroce_hca_psn_diff(f->psn, r->psn);
 	if (diff > 0) {
 		/* A gap: told once, until the expected PSN comes. */
 		if (!r->nak_sent)

@@ -838,12 +838,6 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 #define VROCE_AETH_KIND_RNR	0x20
 #define VROCE_AETH_KIND_NAK	0x60
 
-/* @a - @b in PSN space (24 bits): negative when @a is older. */
-static s32 vroce_hca_psn_diff(u32 a, u32 b)
-{
-	return (s32)((a - b) << 8) >> 8;
-}
-
 /*
  * An RC QP of a port on a netdev whose path MODIFY_QP set: its send queue
  * goes out as packets (a linked port reaches no peer on the wire), but to
@@ -1463,17 +1457,6 @@ static bool vroce_hca_rc_sends(u8 opcode)
 		return true;
 	}
 	return false;
-}
-
-/* PSNs a READ may take: far below half the PSN space. */
-#define VROCE_HCA_RC_READ_PSNS	BIT(22)
-
-/* The PSNs a READ of @len bytes takes: one per response packet. */
-static u32 vroce_hca_rc_read_psns(const struct vroce_hca_qp *qp, u32 len)
-{
-	u32 mtu = 128U << qp->path.mtu;
-
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
 }
 
 /* READs outstanding (sent, their responses not all in). */
