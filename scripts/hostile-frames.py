@@ -11,7 +11,7 @@ whose IPv4 packets go from SIP to DIP, UDP port 4791:
   qkey      the same, to QPN with another Q_Key (ud_dropped)
   trunc     cut inside the BTH, IP and UDP lengths made to agree
             (link_rx_discards)
-  opcode    an RC SEND ONLY (no RC over packets yet) to QPN (discards)
+  opcode    an RC SEND ONLY to QPN, a UD QP (discards)
   local     to 127.0.0.1, an address of the host but not of the port's
             netdev: the IP stack's (counted nowhere)
   route     to an address of the subnet that is not the host's: routed
@@ -31,7 +31,34 @@ link_rx_frames, link_rx_icrc_err or link_rx_discards.
 
 Prints one line per kind: 'hostile: KIND N'.
 
+With 'rc' (RC over packets): RC QPs of DEV (the port behind DMAC, its
+RoCE v2 GID of DIP at GID_INDEX) made here through pyverbs, each in RTR
+and connected to a QP at SIP that does not exist: the frames are the
+peer's, forged. Their MRs (4 KiB each, remote read and write, the second
+in another PD) start filled with a known byte; each step sends one frame
+and reads the port's answers off IFACE:
+
+  write     an RDMA WRITE ONLY at the expected PSN (the control: ACK,
+            the bytes land)
+  ahead     one at a PSN past the expected one, then another: one
+            sequence NAK in all (of the expected PSN), nothing written
+  behind    one at an older PSN (a duplicate): ACKed again, not carried
+            out (nothing written)
+  pd        the next PSN through another PD's R_Key: remote access NAK,
+            the QP in error, nothing written; a WRITE after it: silence
+  past      (a second QP) a WRITE whose last bytes fall past the MR:
+            remote access NAK, nothing written
+  read      (a third) an RDMA READ past the MR: a remote access NAK and
+            not one READ RESPONSE
+  length    (a fourth) a WRITE ONLY whose RETH says more than it carries:
+            invalid request NAK, nothing written
+
+then every byte of both MRs is compared and the QPs' states queried.
+Prints 'hostile-rc: STEP ok|FAIL: ...' per step and exits 1 when one
+failed.
+
 Usage: hostile-frames.py IFACE DMAC SIP DIP QPN QKEY SEED fixed|fuzz N
+       hostile-frames.py rc IFACE DMAC SIP DIP DEV GID_INDEX
 """
 
 import os
@@ -52,12 +79,14 @@ def csum(b):
     return ~s & 0xffff
 
 
-def packet(sip, dip, opcode, qpn, qkey, payload, sqpn=0x4242, pkey=0xffff):
-    """An IPv4 RoCE v2 packet, ICRC included."""
+def packet(sip, dip, opcode, qpn, qkey, payload, sqpn=0x4242, pkey=0xffff,
+           psn=7, ext=b''):
+    """An IPv4 RoCE v2 packet, ICRC included; RC's PSN word (AckReq in its
+    top bit) and extended headers (RETH) as given."""
     pad = -len(payload) % 4
-    bth = struct.pack('>BBHII', opcode, pad << 4, pkey, qpn & 0xffffff, 7)
+    bth = struct.pack('>BBHII', opcode, pad << 4, pkey, qpn & 0xffffff, psn)
     deth = struct.pack('>II', qkey, sqpn) if opcode >> 5 == 3 else b''
-    body = bth + deth + payload + bytes(pad)
+    body = bth + deth + ext + payload + bytes(pad)
     udp = struct.pack('>HHHH', 0xc123, 4791, 8 + len(body) + 4, 0)
     ip = bytearray(struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp) +
                                len(body) + 4, 0, 0x4000, 64, 17, 0,
@@ -83,7 +112,142 @@ def fix_ip(pkt):
 KEEP = {0, 6, 7, 9, 16, 17, 18, 19, 22, 23}
 
 
+RC_WRITE_ONLY, RC_READ_REQUEST, RC_ACK = 0x0a, 0x0c, 0x11
+RC_PSN, RC_PEER = 100, 0x4242
+ACKREQ = 1 << 31
+FILL = 0x5a
+
+
+def answers(r, timeout=0.5):
+    """The RoCE v2 packets IFACE received within TIMEOUT: (opcode, PSN,
+    AETH syndrome or None)."""
+    got = []
+    end = time.monotonic() + timeout
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return got
+        r.settimeout(left)
+        try:
+            data, addr = r.recvfrom(4096)
+        except socket.timeout:
+            return got
+        # Not what IFACE sent (PACKET_OUTGOING); IPv4, UDP to 4791.
+        if addr[2] == 4 or len(data) < 14 + 20 + 8 + 12:
+            continue
+        ip = data[14:]
+        if ip[9] != 17 or struct.unpack('>H', ip[22:24])[0] != 4791:
+            continue
+        bth = ip[28:40]
+        psn = struct.unpack('>I', bth[8:12])[0] & 0xffffff
+        syn = ip[40] if bth[0] in (0x0d, 0x0f, 0x10, RC_ACK, 0x12) else None
+        got.append((bth[0], psn, syn))
+
+
+def rc(iface, dmac, sip, dip, dev, gidx):
+    """The RC steps of the docstring; 0 when each went as it should."""
+    import pyverbs.enums as e
+    from pyverbs.addr import AHAttr, GID, GlobalRoute
+    from pyverbs.cq import CQ
+    from pyverbs.device import Context
+    from pyverbs.mr import MR
+    from pyverbs.pd import PD
+    from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+
+    acc = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+           e.IBV_ACCESS_REMOTE_READ)
+    ctx = Context(name=dev)
+    pd, pd2 = PD(ctx), PD(ctx)
+    mrs = [MR(pd, 4096, acc), MR(pd2, 4096, acc)]
+    for mr in mrs:
+        mr.write(bytes([FILL]) * 4096, 4096)
+    cq = CQ(ctx, 16)
+    peer = GID('0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' %
+               tuple(socket.inet_aton(sip)))
+    qps = []
+    for k in range(4):
+        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                          cap=QPCap(max_send_wr=4, max_recv_wr=4))
+        qp = QP(pd, init)
+        attr = QPAttr()
+        attr.qp_access_flags = acc
+        qp.to_init(attr)
+        attr.ah_attr = AHAttr(is_global=1, port_num=1,
+                              gr=GlobalRoute(dgid=peer, sgid_index=gidx))
+        attr.path_mtu = e.IBV_MTU_1024
+        attr.dest_qp_num = RC_PEER + k
+        attr.rq_psn = RC_PSN
+        attr.max_dest_rd_atomic = 1
+        attr.min_rnr_timer = 1
+        qp.to_rtr(attr)
+        qps.append(qp)
+
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    r = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                      socket.htons(0x0800))
+    r.bind((iface, 0x0800))
+    eth = bytes.fromhex(dmac.replace(':', '')) + s.getsockname()[4] + \
+        b'\x08\x00'
+    failed = []
+
+    def send(qp, opcode, psn, va, rkey, length, payload):
+        answers(r, 0)   # what came before
+        reth = struct.pack('>QII', va, rkey, length)
+        s.send(eth + packet(sip, dip, opcode, qp.qp_num, 0, payload,
+                            psn=ACKREQ | psn, ext=reth))
+        return answers(r)
+
+    def step(name, got, want, note=''):
+        ok = got == want
+        print('hostile-rc: %s %s: answers %s%s%s' %
+              (name, 'ok' if ok else 'FAIL', got,
+               '' if ok else ', expected %s' % (want,), note))
+        if not ok:
+            failed.append(name)
+
+    a, b, c, d = qps
+    mr, mr2 = mrs
+    data = bytes(range(64))
+    nak = {'seq': 0x60, 'inv': 0x61, 'acc': 0x62}
+    step('write', send(a, RC_WRITE_ONLY, RC_PSN, mr.buf, mr.rkey, 64, data),
+         [(RC_ACK, RC_PSN, 0x1f)])
+    got = send(a, RC_WRITE_ONLY, RC_PSN + 5, mr.buf + 64, mr.rkey, 64, data)
+    got += send(a, RC_WRITE_ONLY, RC_PSN + 3000, mr.buf + 128, mr.rkey, 64,
+                data)
+    step('ahead', got, [(RC_ACK, RC_PSN + 1, nak['seq'])])
+    step('behind', send(a, RC_WRITE_ONLY, RC_PSN - 3, mr.buf + 192, mr.rkey,
+                        64, data), [(RC_ACK, RC_PSN, 0x1f)])
+    got = send(a, RC_WRITE_ONLY, RC_PSN + 1, mr2.buf, mr2.rkey, 64, data)
+    got += send(a, RC_WRITE_ONLY, RC_PSN + 2, mr.buf + 256, mr.rkey, 64, data)
+    step('pd', got, [(RC_ACK, RC_PSN + 1, nak['acc'])])
+    step('past', send(b, RC_WRITE_ONLY, RC_PSN, mr.buf + 4096 - 32, mr.rkey,
+                      64, data), [(RC_ACK, RC_PSN, nak['acc'])])
+    step('read', send(c, RC_READ_REQUEST, RC_PSN, mr.buf + 4000, mr.rkey,
+                      200, b''), [(RC_ACK, RC_PSN, nak['acc'])])
+    step('length', send(d, RC_WRITE_ONLY, RC_PSN, mr.buf + 512, mr.rkey,
+                        4096, data), [(RC_ACK, RC_PSN, nak['inv'])])
+
+    want = data + bytes([FILL]) * (4096 - 64)
+    got = mr.read(4096, 0)
+    bad = [i for i in range(4096) if got[i] != want[i]]
+    step('memory', bad, [], ' (bytes of the first MR not as written)')
+    got = mr2.read(4096, 0)
+    step('memory2', [i for i in range(4096) if got[i] != FILL], [],
+         ' (bytes of the other PD\'s MR changed)')
+    states = []
+    for qp in qps:
+        attr, _ = qp.query(e.IBV_QP_STATE)
+        states.append(attr.qp_state)
+    step('states', states, [e.IBV_QPS_ERR] * 4, ' (each QP in error)')
+    for obj in qps + [cq] + mrs + [pd, pd2, ctx]:
+        obj.close()
+    return 1 if failed else 0
+
+
 def main():
+    if len(sys.argv) == 8 and sys.argv[1] == 'rc':
+        return rc(*sys.argv[2:7], int(sys.argv[7]))
     if len(sys.argv) != 10 or sys.argv[8] not in ('fixed', 'fuzz'):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2

@@ -12,6 +12,14 @@
 # eth0', 192.168.78.1 (A) and .2 (B); ibv_ud_pingpong, udaddy, and (issue
 # 34, RC over packets) ibv_rc_pingpong, ucmatose and rping -v with A as the
 # server and B as the client, the port's packet counters, a clean dmesg.
+# A second link joins a second NIC of each (192.168.79.1 and .2): vroce
+# in A ('rdma link add vlink2 type vroce'), rxe in B ('rxe2'), and NVMe
+# over RDMA across it both ways with the kernel's own target and host: A
+# exports a memory-backed null_blk through nvmet-rdma on vlink2, B
+# connects through rxe2 ('nvme connect -t rdma'), writes 1 MiB, reads it
+# back and compares; then B exports on rxe2 and A connects through vlink2.
+# The guests meet at each step over a TCP connection on the first link
+# (busybox nc).
 #
 # Usage: scripts/qemu-link-test.sh <vroce.ko[.xz]> <kernel release>
 # KTAP (scripts/ktap.sh): one test per guest, its own KTAP nested.
@@ -43,10 +51,11 @@ qemu_root_init "$root" "$repo"
 ln -s busybox "$root/bin/ping"
 # (virtio_pci where the kernel has it as a module: 6.1.)
 qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
-	virtio_pci virtio_net
+	virtio_pci virtio_net udp_tunnel ip6_udp_tunnel crc32_generic rdma_rxe \
+	null_blk nvme_rdma nvmet_rdma
 qemu_root_vroce "$root" "$rel" "$ko"
 qemu_root_verbs "$root" "$repo" /usr/bin/ibv_ud_pingpong /usr/bin/udaddy \
-	/usr/bin/ucmatose
+	/usr/bin/ucmatose /usr/sbin/nvme
 qemu_root_initscript "$root" "poweroff -f"
 cat >"$root/tests.sh" <<'TESTS'
 #!/bin/sh
@@ -57,11 +66,13 @@ role=$(cat /role)
 me=192.168.78.1 peer=192.168.78.2
 [ "$role" = b ] && me=192.168.78.2 peer=192.168.78.1
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 15
 loaded=1
 for m in $(cat /modules/order); do
 	args=
 	[ "$m" = vroce ] && args="num_hcas=0"
+	# A namespace that keeps what is written to it.
+	[ "$m" = null_blk ] && args="memory_backed=1 nr_devices=1"
 	# Guest b probes vroce asynchronously where it may (as a
 	# distribution may load modules): 'rdma link add' binds all the same.
 	[ "$m" = vroce ] && [ "$role" = b ] && args="$args async_probe=1"
@@ -69,15 +80,36 @@ for m in $(cat /modules/order); do
 	insmod /modules/$m.ko $args || { ktap_print_msg "insmod $m failed"; loaded=0; }
 done
 ktap_test_result "insmod $(wc -l </modules/order) modules" [ $loaded -eq 1 ]
+# nic L: the NIC of link L (MAC 52:54:00:78:0L:0R, R 1 in A and 2 in B).
+nic() {
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address")" = "52:54:00:78:0$1:0$r" ] && echo "${d##*/}"
+	done
+}
+r=1
+[ "$role" = b ] && r=2
 ip link set lo up
-ip link set eth0 up
-ip addr add $me/24 dev eth0
-if rdma link add vlink0 type vroce netdev eth0 >/tmp/link 2>&1; then
-	ktap_test_pass "guest $role: rdma link add vlink0 type vroce netdev eth0"
+eth=$(nic 0)
+ip link set "$eth" up
+ip addr add $me/24 dev "$eth"
+if rdma link add vlink0 type vroce netdev "$eth" >/tmp/link 2>&1; then
+	ktap_test_pass "guest $role: rdma link add vlink0 type vroce netdev $eth"
 else
 	sed 's/^/# /' /tmp/link
 	ip link | sed 's/^/# /'
-	ktap_test_fail "guest $role: rdma link add vlink0 type vroce netdev eth0"
+	ktap_test_fail "guest $role: rdma link add vlink0 type vroce netdev $eth"
+fi
+# The second link: vroce in A, rxe in B.
+eth2=$(nic 1)
+kind2=vroce dev2=vlink2
+[ "$role" = b ] && kind2=rxe dev2=rxe2
+ip link set "$eth2" up
+ip addr add 192.168.79.$r/24 dev "$eth2"
+if rdma link add $dev2 type $kind2 netdev "$eth2" >/tmp/link 2>&1; then
+	ktap_test_pass "guest $role: rdma link add $dev2 type $kind2 netdev $eth2"
+else
+	sed 's/^/# /' /tmp/link
+	ktap_test_fail "guest $role: rdma link add $dev2 type $kind2 netdev $eth2"
 fi
 # The peer's address answers over the link (ARP, ICMP: the stack's).
 up=0
@@ -142,6 +174,49 @@ ktap_test_result "guest $role: ibv_rc_pingpong ($( [ "$role" = a ] && echo serve
 ktap_test_result "guest $role: ucmatose ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rcm)" [ $rcm -eq 0 ]
 [ $rp -eq 0 ] || sed 's/^/# /' /tmp/rp
 ktap_test_result "guest $role: rping -v ($( [ "$role" = a ] && echo server || echo client)): $(tail -n 1 /tmp/rp)" [ $rp -eq 0 ]
+
+# barrier N: returns once the other guest reached its barrier N too: a
+# TCP connection over the first link (A listens on port 6000 + N, B
+# connects until it may).
+barrier() {
+	if [ "$role" = a ]; then
+		timeout 300 nc -l -p $((6000 + $1)) </dev/null >/dev/null
+		return
+	fi
+	for i in $(seq 300); do
+		nc $peer $((6000 + $1)) </dev/null >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	return 1
+}
+# NVMe over RDMA on the second link both ways: A's target on vlink2 and
+# B's host on rxe2, then B's target on rxe2 and A's host on vlink2.
+nqn=nqn.2026-12.org.vroce:link-$role
+target=0
+if guest_nvmet_add $nqn 192.168.79.$r 1; then
+	target=1
+else
+	ktap_print_msg "guest $role: no nvmet configfs or no /dev/nullb0"
+fi
+if [ "$role" = a ]; then
+	ktap_test_result "guest a: nvmet-rdma exports null_blk on 192.168.79.1 (vroce, vlink2)" \
+		[ $target -eq 1 ]
+	barrier 1		# B connects to it
+	barrier 2		# B is done
+	guest_nvme_io 192.168.79.2 nqn.2026-12.org.vroce:link-b \
+		"guest a: NVMe over RDMA, host on vroce (vlink2), target on rxe (guest b)"
+	barrier 3
+else
+	ktap_test_result "guest b: nvmet-rdma exports null_blk on 192.168.79.2 (rxe, rxe2)" \
+		[ $target -eq 1 ]
+	barrier 1
+	guest_nvme_io 192.168.79.1 nqn.2026-12.org.vroce:link-a \
+		"guest b: NVMe over RDMA, host on rxe (rxe2), target on vroce (guest a)"
+	barrier 2
+	barrier 3		# A is done with B's target
+fi
+[ $target -eq 0 ] || guest_nvmet_del $nqn 1
+
 hw=/sys/class/infiniband/vlink0/ports/1/hw_counters
 tx=$(cat $hw/link_tx_frames 2>/dev/null) rx=$(cat $hw/link_rx_frames 2>/dev/null)
 ie=$(cat $hw/link_rx_icrc_err 2>/dev/null)
@@ -156,11 +231,17 @@ for r in a b; do
 	qemu_root_pack "$root" "$work/initrd.$r"
 done
 
-# A free port on 127.0.0.1 for the two QEMU processes, and only them.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Free ports on 127.0.0.1 for the two QEMU processes, and only them.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
+port2=$(free_port)
 link() {
 	echo -netdev "socket,id=l0,$1=127.0.0.1:$port" \
-	     -device "virtio-net-pci,netdev=l0,mac=52:54:00:78:00:$2"
+	     -device "virtio-net-pci,netdev=l0,mac=52:54:00:78:00:$2" \
+	     -netdev "socket,id=l1,$1=127.0.0.1:$port2" \
+	     -device "virtio-net-pci,netdev=l1,mac=52:54:00:78:01:$2"
 }
 # shellcheck disable=SC2046 # link's words split
 qemu_root_boot "$kernel" "$work/initrd.a" "$work/ktap.a" -m 1024 $(link listen 01) &

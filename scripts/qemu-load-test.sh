@@ -64,10 +64,6 @@ cat >"$root/tests.sh" <<'TESTS'
 . /splat.sh
 . /guest-verbs.sh
 nqn=nqn.2026-12.org.vroce:load
-# The host's identity: its NQN carries its ID, as nvme-cli's own do.
-hostid=6e0f1c4a-3b2d-4c8e-9a71-5d2f0b8e7c13
-hostnqn=nqn.2014-08.org.nvmexpress:uuid:$hostid
-cfg=/sys/kernel/config/nvmet
 ktap_print_header
 ktap_set_plan 12
 ip link set lo up
@@ -102,72 +98,14 @@ guest_rping
 
 # NVMe over RDMA on vroce0's address, where this kernel has it: nvmet-rdma
 # exports the memory-backed /dev/nullb0, nvme-rdma connects to it.
-nvme_skip() {
-	for t in "nvme connect -t rdma" "NVMe over RDMA: 1 MiB written and read back" \
-		 "nvme disconnect"; do
-		ktap_test_skip "$t" "$1"
-	done
-}
-blk=
 if [ ! -e /modules/nvme_rdma.ko ] || [ ! -e /modules/nvmet_rdma.ko ]; then
-	nvme_skip "this kernel has no nvme-rdma or nvmet-rdma module"
-elif ! mount -t configfs configfs /sys/kernel/config || [ ! -d $cfg ] ||
-     [ ! -b /dev/nullb0 ]; then
+	guest_nvme_skip "NVMe over RDMA" "this kernel has no nvme-rdma or nvmet-rdma module"
+elif ! guest_nvmet_add $nqn 192.0.2.1 1; then
 	ktap_print_msg "no nvmet configfs or no /dev/nullb0"
-	nvme_skip "no target"
+	guest_nvme_skip "NVMe over RDMA" "no target"
 else
-	mkdir $cfg/subsystems/$nqn
-	echo 1 >$cfg/subsystems/$nqn/attr_allow_any_host
-	mkdir $cfg/subsystems/$nqn/namespaces/1
-	echo -n /dev/nullb0 >$cfg/subsystems/$nqn/namespaces/1/device_path
-	echo 1 >$cfg/subsystems/$nqn/namespaces/1/enable
-	mkdir $cfg/ports/1
-	echo rdma >$cfg/ports/1/addr_trtype
-	echo ipv4 >$cfg/ports/1/addr_adrfam
-	echo 192.0.2.1 >$cfg/ports/1/addr_traddr
-	echo 4420 >$cfg/ports/1/addr_trsvcid
-	ln -s $cfg/subsystems/$nqn $cfg/ports/1/subsystems/$nqn
-	if timeout 60 nvme connect -t rdma -a 192.0.2.1 -s 4420 -n $nqn \
-		-q $hostnqn -I $hostid >/tmp/connect 2>&1; then
-		for i in $(seq 10); do
-			# The namespace's block device (with native multipath,
-			# the head: not under the controller).
-			for n in /sys/block/nvme*n1; do
-				[ -e "$n" ] && [ -b "/dev/${n##*/}" ] && blk=/dev/${n##*/}
-			done
-			[ -n "$blk" ] && break
-			sleep 1
-		done
-	fi
-	if [ -n "$blk" ]; then
-		ktap_test_pass "nvme connect -t rdma -a 192.0.2.1: $blk"
-		head -c 1048576 /dev/urandom >/tmp/pattern
-		if dd if=/tmp/pattern of="$blk" bs=64k oflag=direct 2>/dev/null &&
-		   dd if="$blk" of=/tmp/back bs=64k count=16 iflag=direct 2>/dev/null &&
-		   cmp /tmp/pattern /tmp/back; then
-			ktap_test_pass "NVMe over RDMA: 1 MiB written and read back through $blk, identical"
-		else
-			ktap_test_fail "NVMe over RDMA: 1 MiB written and read back through $blk"
-		fi
-		if timeout 60 nvme disconnect -n $nqn >/tmp/disc 2>&1 &&
-		   grep -q "disconnected 1 controller" /tmp/disc; then
-			ktap_test_pass "nvme disconnect"
-		else
-			sed 's/^/# /' /tmp/disc
-			ktap_test_fail "nvme disconnect"
-		fi
-	else
-		sed 's/^/# /' /tmp/connect
-		ktap_test_fail "nvme connect -t rdma -a 192.0.2.1"
-		ktap_test_skip "NVMe over RDMA: 1 MiB written and read back" "no connection"
-		ktap_test_skip "nvme disconnect" "no connection"
-	fi
-	# The target goes before its modules do.
-	rm -f $cfg/ports/1/subsystems/$nqn
-	rmdir $cfg/ports/1
-	echo 0 >$cfg/subsystems/$nqn/namespaces/1/enable
-	rmdir $cfg/subsystems/$nqn/namespaces/1
-	rmdir $cfg/subsystems/$nqn
+	guest_nvme_io 192.0.2.1 $nqn "NVMe over RDMA"
+	guest_nvmet_del $nqn 1
 	umount /sys/kernel/config
 fi
 
