@@ -12,8 +12,10 @@
 # with A as the server: perftest's ib_send_bw over UD with 64-byte
 # messages for 3 s (the message rate: a datagram the receiver had no
 # receive for is lost, so a run of a count of them may never end) and
-# ib_send_lat over UD, 500 round trips (typical latency). RC over packets
-# is not built yet (no 64 KiB bandwidth: a UD message is one MTU).
+# ib_send_lat over UD, 500 round trips (typical latency); over RC,
+# ib_write_bw with 64-byte messages (the message rate) and with 64 KiB
+# ones (the bandwidth), 3 s each, and ib_write_lat, 200 round trips (B
+# writes, A writes back).
 #
 # Usage: scripts/qemu-link-bench.sh <vroce.ko> <kernel release>
 # Prints the table (one 'linkbench:' row per link and program, then the
@@ -36,7 +38,8 @@ qemu_root_init "$root" "$repo"
 qemu_root_modules "$root" "$rel" ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm \
 	udp_tunnel ip6_udp_tunnel crc32_generic rdma_rxe virtio_pci virtio_net
 qemu_root_vroce "$root" "$rel" "$ko"
-qemu_root_verbs "$root" "$repo" /usr/bin/ib_send_bw /usr/bin/ib_send_lat
+qemu_root_verbs "$root" "$repo" /usr/bin/ib_send_bw /usr/bin/ib_send_lat \
+	/usr/bin/ib_write_bw /usr/bin/ib_write_lat
 # rxe's provider, where libibverbs looks for it.
 prov=/usr/lib/x86_64-linux-gnu/libibverbs
 mkdir -p "$root/etc/libibverbs.d" "$root$prov"
@@ -89,17 +92,23 @@ peer=2
 for l in 1 2 3; do
 	dev=$(ls /sys/class/infiniband | grep "^l$l")
 	g=$(gid "$dev" "$l")
-	for p in ib_send_bw ib_send_lat; do
-		port=$((18500 + l * 2 + $( [ $p = ib_send_lat ] && echo 1 || echo 0)))
-		how="-D 3"
-		[ $p = ib_send_lat ] && how="-n 500"
-		# shellcheck disable=SC2086 # $how splits
+	k=0
+	# A row's name, the program and how it runs.
+	for run in "ud_send_bw:ib_send_bw -c UD -s 64 -D 3" \
+		   "ud_send_lat:ib_send_lat -c UD -s 64 -n 500" \
+		   "rc_write_bw_64:ib_write_bw -s 64 -D 3" \
+		   "rc_write_bw_64k:ib_write_bw -s 65536 -D 3" \
+		   "rc_write_lat:ib_write_lat -s 64 -n 200"; do
+		p=${run%%:*}
+		k=$((k + 1))
+		port=$((18500 + l * 10 + k))
+		# shellcheck disable=SC2086 # the command splits
 		if [ "$role" = a ]; then
-			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 $how -F -p $port \
+			timeout 120 ${run#*:} -d "$dev" -x "$g" -F -p $port \
 				>/tmp/out 2>&1
 		else
 			sleep 3
-			timeout 120 $p -c UD -d "$dev" -x "$g" -s 64 $how -F -p $port \
+			timeout 120 ${run#*:} -d "$dev" -x "$g" -F -p $port \
 				"192.168.8$l.$peer" >/tmp/out 2>&1
 		fi
 		rc=$?
@@ -142,7 +151,7 @@ pids=()
 for role in a b; do
 	tr -d '\r' <"$work/out.$role.console" | grep -o 'linkbench:.*' >"$work/rows.$role" || true
 done
-if ! grep -q 'link3 .* ib_send_lat rc=' "$work/rows.b"; then
+if ! grep -q 'link3 .* rc_write_lat rc=' "$work/rows.b"; then
 	echo "qemu-link-bench: guest B did not print its rows; its console, last lines:" >&2
 	tr -d '\r' <"$work/out.b.console" | tail -n 30 >&2
 	cat "$work/rows.a" >&2
@@ -153,9 +162,14 @@ cat "$work/rows.a" "$work/rows.b"
 # client (B) sent and as the server (A) received (a datagram without a
 # receive posted is lost), and typical latency (t_typical, usec,
 # ib_send_lat's fifth) at the client; a row's first six words name it.
+# RC: the client's message rate and bandwidth (BW average, MB/s, the
+# fourth), and its typical latency.
 awk '
-	/ib_send_bw rc=0/ { if ($2 == "b") sent[$3] = $11; else got[$3] = $11 }
-	/ib_send_lat rc=0/ && $2 == "b" { lat[$3] = $11 }
+	/ud_send_bw rc=0/ { if ($2 == "b") sent[$3] = $11; else got[$3] = $11 }
+	/ud_send_lat rc=0/ && $2 == "b" { lat[$3] = $11 }
+	/rc_write_bw_64 rc=0/ && $2 == "b" { rrate[$3] = $11 }
+	/rc_write_bw_64k rc=0/ && $2 == "b" { rbw[$3] = $10 }
+	/rc_write_lat rc=0/ && $2 == "b" { rlat[$3] = $11 }
 	END {
 		name["link1"] = "rxe to rxe"
 		name["link2"] = "vroce to vroce"
@@ -169,4 +183,15 @@ awk '
 			printf "linkbench: received rate vroce-vroce/rxe-rxe %.2fx, vroce-rxe/rxe-rxe %.2fx; latency rxe-rxe/vroce-vroce %.2fx, rxe-rxe/vroce-rxe %.2fx\n",
 			       got["link2"] / got["link1"], got["link3"] / got["link1"],
 			       lat["link1"] / lat["link2"], lat["link1"] / lat["link3"]
+		for (l = 1; l <= 3; l++) {
+			k = "link" l
+			printf "linkbench: RC WRITE %-15s 64 B %8.0f msg/s 64 KiB %8.2f MB/s latency %8s us\n",
+			       name[k], rrate[k] * 1e6, rbw[k], rlat[k]
+		}
+		if (rrate["link1"] > 0 && rbw["link1"] > 0 && rlat["link2"] > 0 && rlat["link3"] > 0)
+			printf "linkbench: RC vroce-vroce/rxe-rxe: rate %.2fx, bandwidth %.2fx, latency %.2fx; vroce-rxe/rxe-rxe: rate %.2fx, bandwidth %.2fx, latency %.2fx\n",
+			       rrate["link2"] / rrate["link1"], rbw["link2"] / rbw["link1"],
+			       rlat["link1"] / rlat["link2"],
+			       rrate["link3"] / rrate["link1"], rbw["link3"] / rbw["link1"],
+			       rlat["link1"] / rlat["link3"]
 	}' "$work/rows.a" "$work/rows.b"
