@@ -1129,35 +1129,20 @@ static void ft_ask(struct kunit *test, struct ft_qp *q, struct ft_tap *tap,
 }
 
 /*
- * vroce as the requester, rxe as the responder, packet by packet: RDMA
- * READ, FETCH_ADD, COMPARE_SWAP and RDMA WRITE requests built here reach
- * rxe's RC QP through dummy0; rxe carries them out on its memory and
- * answers with READ RESPONSE, ATOMIC ACKNOWLEDGE and ACKNOWLEDGE packets,
- * read back here: their AETH, AtomicAckETH and payload against what rxe's
- * memory held. A READ with another R_Key gets rxe's NAK (remote access
- * error).
+ * @q's page registered by a REG_MR work request on @q (in RTS), with the
+ * local write and every remote right: the MR, deregistered at the end.
  */
-static void vroce_frame_rxe_responds(struct kunit *test)
+static struct ib_mr *ft_reg_page(struct kunit *test, struct ft_qp *q)
 {
 	struct ib_reg_wr reg = {
 		.wr = { .opcode = IB_WR_REG_MR, .send_flags = IB_SEND_SIGNALED },
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			  IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC,
 	};
-	struct vroce_frame f, g;
 	struct scatterlist sg;
-	u8 payload[29], *mem;
-	struct ft_tap *tap;
 	struct ib_wc wc;
-	struct ft_qp *q;
 	struct ib_mr *mr;
-	u64 *word;
 
-	q = ft_qp(test, IB_QPT_RC, 0);
-	tap = ft_tap_on(test, q);
-	ft_connect(test, q, 0x100);
-
-	/* rxe's page, registered by a REG_MR work request. */
 	mr = ib_alloc_mr(q->pd, IB_MR_TYPE_MEM_REG, 1);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_dereg_mr, mr),
@@ -1171,6 +1156,33 @@ static void vroce_frame_rxe_responds(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_post_send(q->qp, &reg.wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, vroce_test_poll(q->cq, &wc, 1, 1000), 1);
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	return mr;
+}
+
+/*
+ * vroce as the requester, rxe as the responder, packet by packet: RDMA
+ * READ, FETCH_ADD, COMPARE_SWAP and RDMA WRITE requests built here reach
+ * rxe's RC QP through dummy0; rxe carries them out on its memory and
+ * answers with READ RESPONSE, ATOMIC ACKNOWLEDGE and ACKNOWLEDGE packets,
+ * read back here: their AETH, AtomicAckETH and payload against what rxe's
+ * memory held. A READ with another R_Key gets rxe's NAK (remote access
+ * error).
+ */
+static void vroce_frame_rxe_responds(struct kunit *test)
+{
+	struct vroce_frame f, g;
+	u8 payload[29], *mem;
+	struct ft_tap *tap;
+	struct ft_qp *q;
+	struct ib_mr *mr;
+	u64 *word;
+
+	q = ft_qp(test, IB_QPT_RC, 0);
+	tap = ft_tap_on(test, q);
+	ft_connect(test, q, 0x100);
+
+	/* rxe's page, registered by a REG_MR work request. */
+	mr = ft_reg_page(test, q);
 	mem = q->buf;
 	vroce_test_fill(mem + 2048, 100, 13);
 	word = (u64 *)(mem + 3072);
@@ -2062,6 +2074,87 @@ static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
 }
 
 /*
+ * @from's atomic @opcode on the 8 bytes at @to's page + @off through
+ * @rkey (IB_WR_ATOMIC_CMP_AND_SWP: @cmp and @swap; IB_WR_ATOMIC_FETCH_AND_ADD
+ * adds @cmp), the original value landing at @from's page + 2048: @from's
+ * completion status, that value in @orig.
+ */
+static enum ib_wc_status ft_link_rc_atomic(struct kunit *test,
+					   struct ft_qp *from,
+					   struct ft_qp *to,
+					   enum ib_wr_opcode opcode, u32 rkey,
+					   u32 off, u64 cmp, u64 swap,
+					   u64 *orig)
+{
+	struct ib_sge sge = { .addr = from->dma + 2048, .length = 8,
+			      .lkey = from->pd->local_dma_lkey };
+	struct ib_atomic_wr wr = {
+		.wr = { .wr_id = opcode, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = to->dma + off,
+		.compare_add = cmp,
+		.swap = swap,
+		.rkey = rkey,
+	};
+	u64 *res = (u64 *)((u8 *)from->buf + 2048);
+	struct ib_wc wc;
+
+	WRITE_ONCE(*res, 0xeeeeeeeeeeeeeeeeULL);
+	KUNIT_ASSERT_EQ(test, ib_post_send(from->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ_MSG(test, vroce_test_poll(from->cq, &wc, 1, 3000), 1,
+			    "atomic %u", opcode);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, opcode);
+	*orig = READ_ONCE(*res);
+	return wc.status;
+}
+
+/*
+ * @from, which has @mr on @to's page, carries out atomics on a word of
+ * @to's page: FETCH_ADD, a COMPARE_SWAP that swaps and one that does
+ * not, each original value back at @from and the word as it should be;
+ * then a FETCH_ADD whose answer @drop loses on the cable (the requester
+ * sends it again after its ack timeout; the responder answers from its
+ * replay cache: the same original value, the word added to once).
+ */
+static void ft_link_rc_atomics(struct kunit *test, struct ft_qp *from,
+			       struct ft_qp *to, struct ib_mr *mr,
+			       atomic_t *drop)
+{
+	u64 *word = (u64 *)((u8 *)to->buf + 3072), orig;
+
+	WRITE_ONCE(*word, 0x1000);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_atomic(test, from, to,
+						IB_WR_ATOMIC_FETCH_AND_ADD,
+						mr->rkey, 3072, 5, 0, &orig),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, orig, 0x1000);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 0x1005);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_atomic(test, from, to,
+						IB_WR_ATOMIC_CMP_AND_SWP,
+						mr->rkey, 3072, 0x1005,
+						0x7700000000000077ULL, &orig),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, orig, 0x1005);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 0x7700000000000077ULL);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_atomic(test, from, to,
+						IB_WR_ATOMIC_CMP_AND_SWP,
+						mr->rkey, 3072, 1, 2, &orig),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, orig, 0x7700000000000077ULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 0x7700000000000077ULL);
+
+	WRITE_ONCE(*word, 40);
+	atomic_set(drop, 1);
+	KUNIT_EXPECT_EQ(test, ft_link_rc_atomic(test, from, to,
+						IB_WR_ATOMIC_FETCH_AND_ADD,
+						mr->rkey, 3072, 2, 0, &orig),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, atomic_read(drop), 0);
+	KUNIT_EXPECT_EQ(test, orig, 40);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 42);
+}
+
+/*
  * @from sends @to, whose page @rkey reaches, a SEND of one packet and one
  * of three with immediate data (@imm + 1), an RDMA WRITE of three packets
  * and one of two with immediate data (@imm + 2): each completes at both
@@ -2115,14 +2208,18 @@ static void ft_link_rc_messages(struct kunit *test, struct ft_qp *from,
  * once one is; no request comes twice. Packets injected from rxe's
  * address: one past a gap NAKed (one NAK for the gap), a duplicate
  * acknowledged again, neither carried out. RDMA READs of one packet and of
- * three answered with READ RESPONSEs, the bytes compared. A READ through a
- * wrong R_Key gets a remote access NAK, which rxe completes as
- * IB_WC_REM_ACCESS_ERR.
+ * three answered with READ RESPONSEs, the bytes compared. Atomics on B's
+ * page (FETCH_ADD, a COMPARE_SWAP that swaps and one that does not): the
+ * original values at rxe, the word as it should be; one whose ATOMIC
+ * ACKNOWLEDGE the cable loses is asked again by rxe and answered from
+ * vroce's replay cache, carried out once. A READ through a wrong R_Key
+ * gets a remote access NAK, which rxe completes as IB_WC_REM_ACCESS_ERR.
  */
 static void vroce_frame_link_rc_rxe(struct kunit *test)
 {
 	struct ft_link *l = ft_link_up(test);
 	struct ib_device *vdev = l->vroce, *rdev = l->rxe;
+	struct ft_end *e1 = netdev_priv(l->end[1]);
 	u64 tx, rnr, disc;
 	struct vroce_frame f;
 	struct ft_qp *a, *b;
@@ -2210,7 +2307,17 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_READ,
 					      2500, rkey, 0), IB_WC_SUCCESS);
 	KUNIT_EXPECT_MEMEQ(test, a->buf, b->buf, 2500);
-	/* ... and through another R_Key: a remote access NAK. */
+
+	/*
+	 * Atomics on B's page through an MR with the atomic right; vroce's
+	 * ATOMIC ACKNOWLEDGE of one lost: rxe asks again, vroce answers
+	 * from its replay cache (a duplicate, discarded) and adds once.
+	 */
+	disc = ft_counter(vdev, VROCE_CNT_RX_DISCARDS);
+	ft_link_rc_atomics(test, a, b, ft_reg_page(test, b), &e1->drop);
+	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RX_DISCARDS), disc + 1);
+
+	/* ... and a READ through another R_Key: a remote access NAK. */
 	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, a, b, IB_WR_RDMA_READ,
 					      200, rkey ^ 0x100, 0),
 			IB_WC_REM_ACCESS_ERR);
@@ -2228,7 +2335,11 @@ static void vroce_frame_link_rc_rxe(struct kunit *test)
  * (more than the window's 16 WQEs) complete in order; RDMA READs of one
  * and of three packets, and one whose first response is lost (asked
  * again from the gap); a READ and a SEND posted together complete without
- * a retry, and a fenced SEND after a READ carries the READ's bytes; two QPs of vroce's
+ * a retry, and a fenced SEND after a READ carries the READ's bytes;
+ * atomics on rxe's page (FETCH_ADD, COMPARE_SWAP swapping and not), one
+ * whose ATOMIC ACKNOWLEDGE is lost asked again after the ack timeout (rxe
+ * answers from its resources: carried out once), three FETCH_ADDs posted
+ * at once one at a time (max_rd_atomic 1); two QPs of vroce's
  * port connected to each other loop back, no packet on the cable; a path
  * MTU the link cannot carry is refused; a SEND whose second SGE has a
  * wrong key completes with IB_WC_LOC_PROT_ERR after its first packet
@@ -2422,6 +2533,52 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES), retries);
+
+	/*
+	 * Atomics on rxe's page through an MR with the atomic right; rxe's
+	 * ATOMIC ACKNOWLEDGE of one lost: vroce's ack timeout asks again,
+	 * rxe answers from its resources (one retry). Then three FETCH_ADDs
+	 * posted at once with max_rd_atomic 1: one outstanding at a time,
+	 * each original value in turn, the word added to three times.
+	 */
+	{
+		struct ib_mr *mr = ft_reg_page(test, a);
+		u64 *word = (u64 *)((u8 *)a->buf + 3072);
+		struct ib_sge sge[3];
+		struct ib_atomic_wr wr[3];
+		u64 *res = (u64 *)((u8 *)b->buf + 2048);
+		int n;
+
+		retries = ft_counter(vdev, VROCE_CNT_RETRIES);
+		ft_link_rc_atomics(test, b, a, mr, &e[0]->drop);
+		KUNIT_EXPECT_EQ(test, ft_counter(vdev, VROCE_CNT_RETRIES),
+				retries + 1);
+		WRITE_ONCE(*word, 7);
+		for (n = 0; n < 3; n++) {
+			sge[n] = (struct ib_sge){ .addr = b->dma + 2048 + 8 * n,
+						  .length = 8,
+						  .lkey = b->pd->local_dma_lkey };
+			wr[n] = (struct ib_atomic_wr){
+				.wr = { .wr_id = 400 + n, .sg_list = &sge[n],
+					.num_sge = 1,
+					.opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
+					.send_flags = IB_SEND_SIGNALED,
+					.next = n < 2 ? &wr[n + 1].wr : NULL },
+				.remote_addr = a->dma + 3072,
+				.compare_add = 100,
+				.rkey = mr->rkey,
+			};
+		}
+		KUNIT_ASSERT_EQ(test, ib_post_send(b->qp, &wr[0].wr, NULL), 0);
+		for (n = 0; n < 3; n++) {
+			KUNIT_ASSERT_EQ(test, ft_link_rc_wc(test, b, &wc),
+					IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 400 + n);
+			KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_FETCH_ADD);
+			KUNIT_EXPECT_EQ(test, READ_ONCE(res[n]), 7 + 100 * n);
+		}
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 307);
+	}
 
 	/*
 	 * Two QPs of vroce's port connected to each other (its own MAC and

@@ -52,6 +52,12 @@ and reads the port's answers off IFACE:
             not one READ RESPONSE
   length    (a fourth) a WRITE ONLY whose RETH says more than it carries:
             invalid request NAK, nothing written
+  atomic    (a fifth) a FETCH_ADD: an ATOMIC ACKNOWLEDGE with the
+            original value
+  again     the same FETCH_ADD again (its answer lost, say): the same
+            original value, not added twice
+  align     a COMPARE_SWAP at an address not 8-byte aligned: invalid
+            request NAK
 
 then every byte of both MRs is compared and the QPs' states queried.
 Prints 'hostile-rc: STEP ok|FAIL: ...' per step and exits 1 when one
@@ -113,6 +119,7 @@ KEEP = {0, 6, 7, 9, 16, 17, 18, 19, 22, 23}
 
 
 RC_WRITE_ONLY, RC_READ_REQUEST, RC_ACK = 0x0a, 0x0c, 0x11
+RC_ATOMIC_ACK, RC_CMP_SWAP, RC_FETCH_ADD = 0x12, 0x13, 0x14
 RC_PSN, RC_PEER = 100, 0x4242
 ACKREQ = 1 << 31
 FILL = 0x5a
@@ -120,7 +127,7 @@ FILL = 0x5a
 
 def answers(r, timeout=0.5):
     """The RoCE v2 packets IFACE received within TIMEOUT: (opcode, PSN,
-    AETH syndrome or None)."""
+    AETH syndrome or None[, an ATOMIC ACKNOWLEDGE's original value])."""
     got = []
     end = time.monotonic() + timeout
     while True:
@@ -141,7 +148,11 @@ def answers(r, timeout=0.5):
         bth = ip[28:40]
         psn = struct.unpack('>I', bth[8:12])[0] & 0xffffff
         syn = ip[40] if bth[0] in (0x0d, 0x0f, 0x10, RC_ACK, 0x12) else None
-        got.append((bth[0], psn, syn))
+        if bth[0] == RC_ATOMIC_ACK:
+            got.append((bth[0], psn, syn,
+                        struct.unpack('>Q', ip[44:52])[0]))
+        else:
+            got.append((bth[0], psn, syn))
 
 
 def rc(iface, dmac, sip, dip, dev, gidx):
@@ -155,7 +166,7 @@ def rc(iface, dmac, sip, dip, dev, gidx):
     from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 
     acc = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-           e.IBV_ACCESS_REMOTE_READ)
+           e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
     ctx = Context(name=dev)
     pd, pd2 = PD(ctx), PD(ctx)
     mrs = [MR(pd, 4096, acc), MR(pd2, 4096, acc)]
@@ -165,7 +176,7 @@ def rc(iface, dmac, sip, dip, dev, gidx):
     peer = GID('0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' %
                tuple(socket.inet_aton(sip)))
     qps = []
-    for k in range(4):
+    for k in range(5):
         init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
                           cap=QPCap(max_send_wr=4, max_recv_wr=4))
         qp = QP(pd, init)
@@ -191,12 +202,17 @@ def rc(iface, dmac, sip, dip, dev, gidx):
         b'\x08\x00'
     failed = []
 
-    def send(qp, opcode, psn, va, rkey, length, payload):
+    def send(qp, opcode, psn, va, rkey, length, payload, ext=None):
         answers(r, 0)   # what came before
-        reth = struct.pack('>QII', va, rkey, length)
+        if ext is None:
+            ext = struct.pack('>QII', va, rkey, length)
         s.send(eth + packet(sip, dip, opcode, qp.qp_num, 0, payload,
-                            psn=ACKREQ | psn, ext=reth))
+                            psn=ACKREQ | psn, ext=ext))
         return answers(r)
+
+    def atomic(qp, opcode, psn, va, swap_add, compare=0):
+        return send(qp, opcode, psn, 0, 0, 0, b'',
+                    struct.pack('>QIQQ', va, mr.rkey, swap_add, compare))
 
     def step(name, got, want, note=''):
         ok = got == want
@@ -206,7 +222,7 @@ def rc(iface, dmac, sip, dip, dev, gidx):
         if not ok:
             failed.append(name)
 
-    a, b, c, d = qps
+    a, b, c, d, x = qps
     mr, mr2 = mrs
     data = bytes(range(64))
     nak = {'seq': 0x60, 'inv': 0x61, 'acc': 0x62}
@@ -227,8 +243,15 @@ def rc(iface, dmac, sip, dip, dev, gidx):
                       200, b''), [(RC_ACK, RC_PSN, nak['acc'])])
     step('length', send(d, RC_WRITE_ONLY, RC_PSN, mr.buf + 512, mr.rkey,
                         4096, data), [(RC_ACK, RC_PSN, nak['inv'])])
+    fill = int.from_bytes(bytes([FILL]) * 8, 'little')
+    ack = [(RC_ATOMIC_ACK, RC_PSN, 0x1f, fill)]
+    step('atomic', atomic(x, RC_FETCH_ADD, RC_PSN, mr.buf + 1024, 5), ack)
+    step('again', atomic(x, RC_FETCH_ADD, RC_PSN, mr.buf + 1024, 5), ack)
+    step('align', atomic(x, RC_CMP_SWAP, RC_PSN + 1, mr.buf + 1028, 1,
+                         fill), [(RC_ACK, RC_PSN + 1, nak['inv'])])
 
-    want = data + bytes([FILL]) * (4096 - 64)
+    want = bytearray(data + bytes([FILL]) * (4096 - 64))
+    want[1024:1032] = (fill + 5).to_bytes(8, 'little')
     got = mr.read(4096, 0)
     bad = [i for i in range(4096) if got[i] != want[i]]
     step('memory', bad, [], ' (bytes of the first MR not as written)')
@@ -239,7 +262,7 @@ def rc(iface, dmac, sip, dip, dev, gidx):
     for qp in qps:
         attr, _ = qp.query(e.IBV_QP_STATE)
         states.append(attr.qp_state)
-    step('states', states, [e.IBV_QPS_ERR] * 4, ' (each QP in error)')
+    step('states', states, [e.IBV_QPS_ERR] * 5, ' (each QP in error)')
     for obj in qps + [cq] + mrs + [pd, pd2, ctx]:
         obj.close()
     return 1 if failed else 0

@@ -38,7 +38,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 43
+ktap_set_plan 45
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -239,6 +239,14 @@ pair "ib_read_bw vroce (client) -> rxe" "" \
 pair "ib_read_bw rxe (client) -> vroce" inb \
 	"ib_read_bw -d vlink0 -x $gv -s 16384 -n 300 -F" \
 	"ib_read_bw -d rxe0 -x $gr -s 16384 -n 300 -F 192.168.77.2"
+# Atomics (FETCH_ADD, perftest's default) over packets: ATOMIC
+# ACKNOWLEDGEs both ways.
+pair "ib_atomic_bw vroce (client) -> rxe" "" \
+	"ib_atomic_bw -d rxe0 -x $gr -n 300 -F" \
+	"ib_atomic_bw -d vlink0 -x $gv -n 300 -F 192.168.77.1"
+pair "ib_atomic_bw rxe (client) -> vroce" inb \
+	"ib_atomic_bw -d vlink0 -x $gv -n 300 -F" \
+	"ib_atomic_bw -d rxe0 -x $gr -n 300 -F 192.168.77.2"
 # RDMA WRITE latency, each end polling for the other's WRITE.
 pair "ib_write_lat vroce (client) -> rxe" "" \
 	"ib_write_lat -d rxe0 -x $gr -s 64 -n 200 -F" \
@@ -389,17 +397,19 @@ else
 	ktap_test_skip "fuzzed frames" "the sender failed"
 fi
 
-# Forged RC frames (scripts/hostile-frames.py rc): four RC QPs of vlink0
+# Forged RC frames (scripts/hostile-frames.py rc): five RC QPs of vlink0
 # made in RTR towards a QP of 192.168.77.1 that is not there; from va,
 # a WRITE at the expected PSN, others ahead of and behind it, through
 # another PD's R_Key, past the MR, a READ past the MR, a RETH longer than
-# the payload: each answered as IBTA says (ACK, one sequence NAK, the
-# duplicate ACKed again, remote access and invalid request NAKs, no READ
-# RESPONSE), only the first written, every QP in error after its NAK.
+# the payload, a FETCH_ADD twice at one PSN, a misaligned COMPARE_SWAP:
+# each answered as IBTA says (ACK, one sequence NAK, the duplicate ACKed
+# again, remote access and invalid request NAKs, no READ RESPONSE, the
+# atomic's original value twice), only the first WRITE and one add in
+# memory, every QP in error after its NAK.
 if /usr/bin/python3 "$here/hostile-frames.py" rc va "$mac_b" 192.168.77.1 \
 	192.168.77.2 vlink0 "$gv" >"$log/hostile-rc" 2>&1; then
 	sed 's/^/# /' "$log/hostile-rc"
-	ok "forged RC frames: ACK, one sequence NAK, duplicate ACKed, remote access and invalid request NAKs, no READ response, only the first WRITE in memory, every QP in error"
+	ok "forged RC frames: ACK, one sequence NAK, duplicate ACKed, remote access and invalid request NAKs, no READ response, a duplicate atomic answered from the replay cache, only the first WRITE and one add in memory, every QP in error"
 else
 	sed 's/^/# /' "$log/hostile-rc" | tail -n 20
 	fail "forged RC frames to RC QPs of vlink0"

@@ -118,7 +118,8 @@ static void vroce_hca_link_recv_ud(struct vroce_hca *hca,
  * VROCE_CNT_RX_ICRC_ERR, and in VROCE_CNT_RX_DISCARDS a packet that does
  * not parse otherwise, one to an address not in the port's GID table,
  * with another P_Key, or an opcode not carried over packets yet.
- * Return: true when a QP keeps @skb (a READ response, for its visit).
+ * Return: true when a QP keeps @skb (a READ response or ATOMIC ACKNOWLEDGE,
+ * for its visit).
  */
 static bool vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 				const u8 *data, u32 len)
@@ -159,6 +160,7 @@ static bool vroce_hca_link_recv(struct vroce_hca *hca, struct sk_buff *skb,
 		break;
 	case VROCE_OP_RC | VROCE_OP_READ_RESPONSE_FIRST ...
 	     VROCE_OP_RC | VROCE_OP_READ_RESPONSE_ONLY:
+	case VROCE_OP_RC | VROCE_OP_ATOMIC_ACKNOWLEDGE:
 		return vroce_hca_rc_resp_in(hca, &f, skb);
 	default:
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);

@@ -325,13 +325,20 @@ struct vroce_hca_rc_req {
 	bool gap;
 };
 
-/* A READ request the responder carried out (struct vroce_hca_rc_resp). */
+/*
+ * A READ or atomic request the responder carried out (struct
+ * vroce_hca_rc_resp): @op5 its opcode (VROCE_OP_READ_REQUEST,
+ * VROCE_OP_COMPARE_SWAP or VROCE_OP_FETCH_ADD), @orig an atomic's
+ * original value, which its duplicates are answered with.
+ */
 struct vroce_hca_rc_read {
+	u8 op5;
 	u32 psn;
 	u32 n;
 	u64 va;
 	u32 len;
 	u32 rkey;
+	u64 orig;
 };
 
 /**
@@ -349,9 +356,10 @@ struct vroce_hca_rc_read {
  * @resid: RDMA WRITE: bytes of the RETH's length still to come
  * @recv_ci: SEND: the consumer index of the receive its first packet
  *	took (the receive queue's, or the SRQ's)
- * @reads: the last READ requests carried out, VROCE_MAX_RD_ATOMIC of
- *	them (a requester has no more outstanding): their first PSN, PSNs,
- *	address, length and R_Key, which a duplicate must match
+ * @reads: the last READ and atomic requests carried out,
+ *	VROCE_MAX_RD_ATOMIC of them (a requester has no more outstanding):
+ *	their first PSN, PSNs, address, length and R_Key, which a duplicate
+ *	must match, and an atomic's original value
  * @read_next: where the next goes in @reads
  *
  * Touched by the link's receive work only (@hca->wire_lock read-held;

@@ -15,9 +15,14 @@
  * the timer); a bad R_Key or range a remote access NAK, a malformed
  * request an invalid request NAK, a bad receive WQE a remote operational
  * NAK, each moving the QP to the error state as the in-kernel wire does.
+ * An RDMA READ is answered with READ RESPONSEs, an atomic (COMPARE_SWAP,
+ * FETCH_ADD) with an ATOMIC ACKNOWLEDGE of the original value; the last
+ * of them are kept, so that a duplicate READ is read again and a
+ * duplicate atomic answered with the value it had, never carried out
+ * twice.
  * Placement is the wire's (c/hca/vroce_hca_resp.c): the same key, PD,
  * range and access checks. Documentation/wire.rst has what is carried
- * over packets and what is not yet (the requester, READ and atomics).
+ * over packets and what is not yet.
  *
  * Calls: the responder's placement, the link's transmit, the engine's
  * primitives.
@@ -43,11 +48,14 @@
 #define VROCE_AETH_NAK_ACCESS	0x62
 #define VROCE_AETH_NAK_OP	0x63
 
-/* An ACK, RNR NAK or NAK (@syndrome) of @psn back to the requester. */
+/*
+ * An ACK, RNR NAK or NAK (@syndrome) of @psn back to the requester, or a
+ * READ RESPONSE (@payload), or an ATOMIC ACKNOWLEDGE (@orig).
+ */
 static void vroce_hca_rc_reply(struct vroce_hca *hca,
 			       const struct vroce_hca_qp *qp, u8 opcode,
 			       u32 psn, u8 syndrome, const u8 *payload,
-			       u32 len)
+			       u32 len, u64 orig)
 {
 	const struct vroce_hca_qp_path *path = &qp->path;
 	struct vroce_frame f = {
@@ -60,6 +68,7 @@ static void vroce_hca_rc_reply(struct vroce_hca *hca,
 		.psn = psn & VROCE_PSN_MASK,
 		.syndrome = syndrome,
 		.msn = qp->rc.msn & VROCE_PSN_MASK,
+		.orig = orig,
 		.sport = vroce_hca_link_sport(qp->qpn, qp->dest_qpn),
 		.payload = payload,
 		.payload_len = len,
@@ -79,7 +88,7 @@ static void vroce_hca_rc_ack(struct vroce_hca *hca,
 	if (syndrome >= VROCE_AETH_RNR && syndrome < VROCE_AETH_NAK_SEQ)
 		vroce_hca_count(hca, VROCE_CNT_RNR_NAK_SENT, 1);
 	vroce_hca_rc_reply(hca, qp, VROCE_OP_ACKNOWLEDGE, psn, syndrome, NULL,
-			   0);
+			   0, 0);
 }
 
 /* The NAK that tells the requester of @op->status, its error. */
@@ -167,7 +176,7 @@ static void vroce_hca_rc_read_send(struct vroce_hca *hca,
 		       i == n - 1 ? VROCE_OP_READ_RESPONSE_LAST :
 		       VROCE_OP_READ_RESPONSE_MIDDLE;
 		vroce_hca_rc_reply(hca, qp, code, first + i, VROCE_AETH_ACK,
-				   hca->rx_buf, len);
+				   hca->rx_buf, len, 0);
 		vroce_hca_count(hca, VROCE_CNT_TX_PACKETS, 1);
 		vroce_hca_count(hca, VROCE_CNT_TX_BYTES, len);
 	}
@@ -201,6 +210,7 @@ static u8 vroce_hca_rc_read(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	}
 	rd = &r->reads[r->read_next++ % VROCE_MAX_RD_ATOMIC];
 	*rd = (struct vroce_hca_rc_read){
+		.op5 = VROCE_OP_READ_REQUEST,
 		.psn = f->psn,
 		.n = vroce_hca_rc_read_psns(qp, f->dma_len),
 		.va = f->va,
@@ -231,7 +241,8 @@ static void vroce_hca_rc_read_again(struct vroce_hca *hca,
 	for (k = 0; k < VROCE_MAX_RD_ATOMIC; k++) {
 		rd = &r->reads[k];
 		skip = vroce_hca_psn_diff(f->psn, rd->psn);
-		if (!rd->n || skip < 0 || skip >= rd->n ||
+		if (rd->op5 != VROCE_OP_READ_REQUEST || skip < 0 ||
+		    skip >= rd->n ||
 		    f->rkey != rd->rkey ||
 		    f->va != rd->va + (u64)skip * mtu ||
 		    f->dma_len != rd->len - (u64)skip * mtu)
@@ -239,6 +250,88 @@ static void vroce_hca_rc_read_again(struct vroce_hca *hca,
 		vroce_hca_rc_read_send(hca, qp, rd, f->psn);
 		return;
 	}
+}
+
+/*
+ * An atomic request at the expected PSN (IBTA 9.4.5): the QP's remote
+ * atomic right and an 8-byte aligned address, else an invalid request
+ * NAK; the key, PD, range and MR right checked as the in-kernel wire
+ * checks them (a remote access NAK, the QP to ERR); a page fault of an
+ * ODP MR an RNR NAK (nothing happened: the requester sends it again).
+ * Carried out once: its original value kept among the QP's last READs
+ * and atomics and sent in an ATOMIC ACKNOWLEDGE. Return: 0, or the
+ * syndrome of the NAK to send.
+ */
+static u8 vroce_hca_rc_atomic(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			      const struct vroce_frame *f)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+	bool cas = (f->opcode & 0x1f) == VROCE_OP_COMPARE_SWAP;
+	struct vroce_hca_rc_read *rd;
+	u64 orig;
+	int err;
+
+	if (!(qp->access & VROCE_ACC_REMOTE_ATOMIC) ||
+	    !IS_ALIGNED(f->va, sizeof(u64)))
+		return vroce_hca_rc_invalid(hca, qp);
+	err = vroce_hca_mr_atomic_locked(hca, f->rkey, qp->pdn, qp->qpn, f->va,
+					 vroce_hca_qp_acc(qp,
+							  VROCE_ACC_REMOTE_ATOMIC),
+					 cas ? VROCE_WQE_ATOMIC_CMP_SWP :
+					 VROCE_WQE_ATOMIC_FETCH_ADD,
+					 cas ? f->compare : f->swap_add,
+					 f->swap_add, &orig);
+	if (err == -VROCE_HCA_EPAGE)
+		return vroce_hca_rc_rnr(qp);
+	if (err) {
+		vroce_hca_qp_fatal(hca, qp);
+		return VROCE_AETH_NAK_ACCESS;
+	}
+	rd = &r->reads[r->read_next++ % VROCE_MAX_RD_ATOMIC];
+	*rd = (struct vroce_hca_rc_read){
+		.op5 = f->opcode & 0x1f,
+		.psn = f->psn,
+		.n = 1,
+		.va = f->va,
+		.len = sizeof(u64),
+		.rkey = f->rkey,
+		.orig = orig,
+	};
+	r->msn++;
+	vroce_hca_rc_reply(hca, qp, VROCE_OP_ATOMIC_ACKNOWLEDGE, f->psn,
+			   VROCE_AETH_ACK, NULL, 0, orig);
+	return 0;
+}
+
+/*
+ * A duplicate atomic request: its ATOMIC ACKNOWLEDGE was lost. Answered
+ * again with the original value it had when one of the QP's last atomics
+ * has its PSN, opcode, address and R_Key; anything else is dropped (the
+ * atomic never runs twice), and never fails the QP.
+ */
+static void vroce_hca_rc_atomic_again(struct vroce_hca *hca,
+				      struct vroce_hca_qp *qp,
+				      const struct vroce_frame *f)
+{
+	const struct vroce_hca_rc_read *rd;
+	u32 k;
+
+	for (k = 0; k < VROCE_MAX_RD_ATOMIC; k++) {
+		rd = &qp->rc.reads[k];
+		if (rd->op5 != (f->opcode & 0x1f) || rd->psn != f->psn ||
+		    rd->va != f->va || rd->rkey != f->rkey)
+			continue;
+		vroce_hca_rc_reply(hca, qp, VROCE_OP_ATOMIC_ACKNOWLEDGE,
+				   f->psn, VROCE_AETH_ACK, NULL, 0, rd->orig);
+		return;
+	}
+}
+
+/* A READ or atomic: answered by its responses, never by an ACK. */
+static bool vroce_hca_rc_answered(u8 op5)
+{
+	return op5 == VROCE_OP_READ_REQUEST || op5 == VROCE_OP_COMPARE_SWAP ||
+	       op5 == VROCE_OP_FETCH_ADD;
 }
 
 /*
@@ -447,8 +540,12 @@ static u8 vroce_hca_rc_exec(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			return vroce_hca_rc_invalid(hca, qp);
 		*psns = vroce_hca_rc_read_psns(qp, f->dma_len);
 		return vroce_hca_rc_read(hca, qp, f);
+	case VROCE_OP_COMPARE_SWAP:
+	case VROCE_OP_FETCH_ADD:
+		if (r->busy)
+			return vroce_hca_rc_invalid(hca, qp);
+		return vroce_hca_rc_atomic(hca, qp, f);
 	default:
-		/* Atomics are not carried over packets yet. */
 		return vroce_hca_rc_invalid(hca, qp);
 	}
 	/* A FIRST or ONLY while a message is in progress, or none before. */
@@ -502,12 +599,15 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 	}
 	if (diff < 0) {
 		/*
-		 * Carried out before: a READ is read again; anything else
-		 * acknowledged again up to the last, asked or not (C9-105:
-		 * the requester may be retrying).
+		 * Carried out before: a READ is read again, an atomic
+		 * answered with the value it had; anything else acknowledged
+		 * again up to the last, asked or not (C9-105: the requester
+		 * may be retrying).
 		 */
 		if ((f->opcode & 0x1f) == VROCE_OP_READ_REQUEST)
 			vroce_hca_rc_read_again(hca, qp, f);
+		else if (vroce_hca_rc_answered(f->opcode & 0x1f))
+			vroce_hca_rc_atomic_again(hca, qp, f);
 		else
 			vroce_hca_rc_ack(hca, qp, r->ack_psn, VROCE_AETH_ACK);
 		vroce_hca_count(hca, VROCE_CNT_RX_DISCARDS, 1);
@@ -526,8 +626,8 @@ void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f)
 	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
 	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, f->payload_len);
 	r->psn = (r->psn + psns) & VROCE_PSN_MASK;
-	/* A READ's responses are its answer. */
-	if ((f->opcode & 0x1f) == VROCE_OP_READ_REQUEST)
+	/* A READ's responses are its answer, an atomic's its ACKNOWLEDGE. */
+	if (vroce_hca_rc_answered(f->opcode & 0x1f))
 		return;
 	r->ack_psn = f->psn;
 	if (f->ackreq)

@@ -832,6 +832,19 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 
 /* ---- issue 34: RC over packets, the requester and its completer ---- */
 
+/* COMPARE_SWAP or FETCH_ADD: over packets (ATOMIC_WRITE is not). */
+static bool vroce_hca_rc_atomic(u8 opcode)
+{
+	return opcode == VROCE_WQE_ATOMIC_CMP_SWP ||
+	       opcode == VROCE_WQE_ATOMIC_FETCH_ADD;
+}
+
+/* A READ or an atomic: completed by its responses, never by an ACK. */
+static bool vroce_hca_rc_answered(u8 opcode)
+{
+	return opcode == VROCE_WQE_READ || vroce_hca_rc_atomic(opcode);
+}
+
 /* AETH syndromes' kinds (IBTA 9.7.5.1.1). */
 #define VROCE_AETH_KIND		0xe0
 #define VROCE_AETH_KIND_ACK	0x00
@@ -1041,11 +1054,11 @@ static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	while (sq->ci != r->tx_idx) {
 		slot = sq->ci % VROCE_HCA_RC_WQES;
 		/*
-		 * A READ completes by its responses alone, and the oldest
-		 * PSN not acknowledged stays at the first not come; an ACK
-		 * past its last says they were lost.
+		 * A READ or atomic completes by its responses alone, and the
+		 * oldest PSN not acknowledged stays at the first not come;
+		 * an ACK past its last says they were lost.
 		 */
-		if (r->sent[slot].opcode == VROCE_WQE_READ) {
+		if (vroce_hca_rc_answered(r->sent[slot].opcode)) {
 			lost = vroce_hca_psn_diff(psn, r->last[slot]) >= 0;
 			if (vroce_hca_psn_diff(r->una, r->first[slot]) < 0)
 				una = r->first[slot];
@@ -1175,9 +1188,10 @@ static bool vroce_hca_rc_in_window(struct vroce_hca_qp_exec *x, u32 psn)
 }
 
 /**
- * vroce_hca_rc_resp_in() - a READ response off the link
+ * vroce_hca_rc_resp_in() - a READ response or ATOMIC ACKNOWLEDGE off the link
  * @hca: the HCA, cabled to a netdev
- * @f: the packet (READ RESPONSE FIRST, MIDDLE, LAST or ONLY), parsed
+ * @f: the packet (READ RESPONSE FIRST, MIDDLE, LAST or ONLY, or ATOMIC
+ *	ACKNOWLEDGE), parsed
  * @skb: the packet's buffer
  *
  * For an RC QP as vroce_hca_rc_ack_in() takes ACKs, of a PSN in its
@@ -1229,12 +1243,14 @@ static void vroce_hca_rc_fetch(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 }
 
 /*
- * A READ response of @psn, at the visit: in order (the oldest PSN not
- * acknowledged; it acknowledges every packet before it), its opcode and
- * length the READ's at that PSN, placed through the WQE's SGEs with the
- * local write right; the last completes the READ. One past a gap asks
- * again from the gap (vroce_hca_rc_read_gap()); anything else is
- * dropped.
+ * A READ response or ATOMIC ACKNOWLEDGE of @psn, at the visit: in order
+ * (the oldest PSN not acknowledged; it acknowledges every packet before
+ * it), its opcode and length the READ's at that PSN, or the atomic's
+ * there, placed through the WQE's SGEs with the local write right (an
+ * atomic's original value, 8 bytes in the host's order, as the in-kernel
+ * wire stores it); the last completes the READ, the one the atomic. One
+ * past a gap asks again from the gap (vroce_hca_rc_read_gap()); anything
+ * else is dropped.
  */
 static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 				 struct vroce_hca_qp *qp,
@@ -1242,10 +1258,12 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_rc_req *r = &qp->rcreq;
-	u32 mtu = 128U << qp->path.mtu, slot, n, len;
+	u32 mtu = 128U << qp->path.mtu, slot, n, len, plen;
+	u8 code = f->opcode & 0x1f, sent;
+	const u8 *payload = f->payload;
 	struct vroce_hca_op op;
+	u64 orig = f->orig;
 	bool ok;
-	u8 code;
 	s32 i;
 
 	if (vroce_hca_psn_diff(f->psn, r->una) < 0 ||
@@ -1256,46 +1274,53 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	if (READ_ONCE(qp->state) != VROCE_QPS_RTS || sq->ci == r->tx_idx)
 		return;
 	slot = sq->ci % VROCE_HCA_RC_WQES;
+	sent = r->sent[slot].opcode;
 	if (f->psn != r->una) {
 		/* Responses before it were lost. */
-		if (r->sent[slot].opcode == VROCE_WQE_READ)
+		if (vroce_hca_rc_answered(sent))
 			vroce_hca_rc_read_gap(hca, qp);
 		return;
 	}
-	if (r->sent[slot].opcode != VROCE_WQE_READ)
+	if (!vroce_hca_rc_answered(sent))
 		return;
 	i = vroce_hca_psn_diff(f->psn, r->first[slot]);
 	n = vroce_hca_psn_diff(r->last[slot], r->first[slot]) + 1;
 	len = r->sent[slot].len;
 	if (i < 0 || i >= n)
 		return;
-	/*
-	 * The last response is a LAST or an ONLY, the others a FIRST or a
-	 * MIDDLE: a responder asked again for the rest numbers it from there
-	 * (vroce, or rxe which replays MIDDLE and LAST). The PSN places it.
-	 */
-	code = f->opcode & 0x1f;
-	if (i == n - 1)
-		ok = code == VROCE_OP_READ_RESPONSE_LAST ||
-		     code == VROCE_OP_READ_RESPONSE_ONLY;
-	else
-		ok = code == VROCE_OP_READ_RESPONSE_FIRST ||
-		     code == VROCE_OP_READ_RESPONSE_MIDDLE;
+	if (vroce_hca_rc_atomic(sent)) {
+		ok = code == VROCE_OP_ATOMIC_ACKNOWLEDGE;
+		payload = (const u8 *)&orig;
+		plen = sizeof(orig);
+	} else {
+		/*
+		 * The last response is a LAST or an ONLY, the others a
+		 * FIRST or a MIDDLE: a responder asked again for the rest
+		 * numbers it from there (vroce, or rxe which replays MIDDLE
+		 * and LAST). The PSN places it.
+		 */
+		if (i == n - 1)
+			ok = code == VROCE_OP_READ_RESPONSE_LAST ||
+			     code == VROCE_OP_READ_RESPONSE_ONLY;
+		else
+			ok = code == VROCE_OP_READ_RESPONSE_FIRST ||
+			     code == VROCE_OP_READ_RESPONSE_MIDDLE;
+		plen = f->payload_len;
+		ok = ok && plen == (i == n - 1 ? len - i * mtu : mtu);
+	}
 	if (!ok)
 		return;
-	if (f->payload_len != (i == n - 1 ? len - i * mtu : mtu))
-		return;
 
-	/* The READ as it was sent: a process's QP may have changed it. */
+	/* The WQE as it was sent: a process's QP may have changed it. */
 	vroce_hca_rc_fetch(hca, qp, sq->ci, &op);
 	if (!op.status)
 		op.status = vroce_hca_op_len(&op);
-	if (!op.status && (op.wqe.opcode != VROCE_WQE_READ || op.len != len))
+	if (!op.status && (op.wqe.opcode != sent || op.len != len))
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;
 	if (!op.status) {
 		op.off = i * mtu;
-		op.clen = f->payload_len;
-		op.buf = (u8 *)f->payload;
+		op.clen = plen;
+		op.buf = (u8 *)payload;
 		op.status = vroce_hca_op_local(hca, &op, true);
 	}
 	if (op.status) {
@@ -1313,7 +1338,7 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	r->retry_left = qp->retry_cnt;
 	r->gap = false;
 	vroce_hca_count(hca, VROCE_CNT_RX_PACKETS, 1);
-	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, f->payload_len);
+	vroce_hca_count(hca, VROCE_CNT_RX_BYTES, plen);
 	if (i == n - 1) {
 		vroce_hca_rc_op(qp, sq->ci, VROCE_CQE_OK, &op);
 		vroce_hca_rc_complete(hca, qp, &op);
@@ -1322,7 +1347,7 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 		vroce_hca_rc_timer(hca, qp, vroce_hca_ack_timeout(qp));
 }
 
-/* The READ responses the receive work queued, in order. */
+/* The READ responses and ATOMIC ACKs the receive work queued, in order. */
 static void vroce_hca_rc_resps(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
 	struct vroce_hca_qp_exec *x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
@@ -1418,6 +1443,18 @@ static void vroce_hca_rc_packet(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		f.dma_len = op->len - op->off;
 		f.ackreq = true;
 		f.se = false;
+	} else if (vroce_hca_rc_atomic(opc)) {
+		/* AtomicETH: the swap (or add) value, the compare value. */
+		if (opc == VROCE_WQE_ATOMIC_CMP_SWP) {
+			code = VROCE_OP_COMPARE_SWAP;
+			f.swap_add = le64_to_cpu(op->wqe.atomic_swap);
+			f.compare = le64_to_cpu(op->wqe.atomic_cmp_add);
+		} else {
+			code = VROCE_OP_FETCH_ADD;
+			f.swap_add = le64_to_cpu(op->wqe.atomic_cmp_add);
+		}
+		f.ackreq = true;
+		f.se = false;
 	} else if (opc == VROCE_WQE_WRITE || opc == VROCE_WQE_WRITE_IMM) {
 		code = first && last ? (imm ? VROCE_OP_WRITE_ONLY_IMM :
 					VROCE_OP_WRITE_ONLY) :
@@ -1454,23 +1491,28 @@ static bool vroce_hca_rc_sends(u8 opcode)
 	case VROCE_WQE_WRITE:
 	case VROCE_WQE_WRITE_IMM:
 	case VROCE_WQE_READ:
+	case VROCE_WQE_ATOMIC_CMP_SWP:
+	case VROCE_WQE_ATOMIC_FETCH_ADD:
 		return true;
 	}
 	return false;
 }
 
-/* READs outstanding (sent, their responses not all in). */
+/* READs and atomics outstanding (sent, their responses not all in). */
 static u32 vroce_hca_rc_reads(const struct vroce_hca_qp *qp)
 {
 	const struct vroce_hca_rc_req *r = &qp->rcreq;
 	u32 k, n = 0;
 
 	for (k = qp->wq[VROCE_HCA_SQ].ci; k != r->tx_idx; k++)
-		n += r->sent[k % VROCE_HCA_RC_WQES].opcode == VROCE_WQE_READ;
+		n += vroce_hca_rc_answered(r->sent[k % VROCE_HCA_RC_WQES].opcode);
 	return n;
 }
 
-/* Whether @qp has as many READs outstanding as its max_rd_atomic allows. */
+/*
+ * Whether @qp has as many READs and atomics outstanding as its
+ * max_rd_atomic allows.
+ */
 static bool vroce_hca_rc_reads_full(const struct vroce_hca_qp *qp)
 {
 	return vroce_hca_rc_reads(qp) >= max_t(u32, qp->path.max_rd_atomic, 1);
@@ -1508,7 +1550,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_rc_req *r = &qp->rcreq;
-	u32 mtu = 128U << qp->path.mtu, b, slot, next;
+	u32 mtu = 128U << qp->path.mtu, b, slot, next, n;
 	struct vroce_hca_rc_sent *s;
 	struct vroce_hca_op op;
 	bool first, last;
@@ -1535,7 +1577,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 				vroce_hca_exec(hca, &op);
 				break;
 			default:
-				/* READ and atomics: not over packets yet. */
+				/* ATOMIC_WRITE: not over packets yet. */
 				op.status = VROCE_CQE_LOC_QP_OP_ERR;
 				break;
 			}
@@ -1549,23 +1591,36 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		if (!op.status)
 			op.status = vroce_hca_rc_same(qp, &op);
 		op.off = r->tx_off;
-		/* A fenced WQE waits for the READs before it (their data). */
+		/*
+		 * A fenced WQE waits for the READs and atomics before it
+		 * (their data).
+		 */
 		if (!op.status && !op.off &&
 		    (op.wqe.flags & VROCE_WQE_F_FENCE) && vroce_hca_rc_reads(qp))
 			return;
 		if (!op.status && op.wqe.opcode == VROCE_WQE_READ &&
 		    vroce_hca_rc_read_psns(qp, op.len) > VROCE_HCA_RC_READ_PSNS)
 			op.status = VROCE_CQE_LOC_LEN_ERR;
-		/* A READ: one request for the rest of it, a PSN per response. */
-		if (!op.status && op.wqe.opcode == VROCE_WQE_READ) {
+		/* An atomic's 8 bytes, landing in memory (not inline data). */
+		if (!op.status && vroce_hca_rc_atomic(op.wqe.opcode)) {
+			if (op.wqe.flags & VROCE_WQE_F_INLINE)
+				op.status = VROCE_CQE_LOC_QP_OP_ERR;
+			else if (op.len != sizeof(u64))
+				op.status = VROCE_CQE_LOC_LEN_ERR;
+		}
+		/*
+		 * A READ: one request for the rest of it, a PSN per response;
+		 * an atomic: one request, one PSN.
+		 */
+		if (!op.status && vroce_hca_rc_answered(op.wqe.opcode)) {
 			if (!op.off && vroce_hca_rc_reads_full(qp))
 				return;
 			slot = op.idx % VROCE_HCA_RC_WQES;
 			if (!op.off) {
+				n = op.wqe.opcode == VROCE_WQE_READ ?
+				    vroce_hca_rc_read_psns(qp, op.len) : 1;
 				r->first[slot] = r->psn;
-				r->last[slot] = (r->psn +
-						 vroce_hca_rc_read_psns(qp, op.len) -
-						 1) & VROCE_PSN_MASK;
+				r->last[slot] = (r->psn + n - 1) & VROCE_PSN_MASK;
 				s = &r->sent[slot];
 				s->wr_id = op.wqe.wr_id;
 				s->len = op.len;
