@@ -136,7 +136,9 @@ make -s -C "$repo" KDIR="$("$repo/scripts/kernel-release.sh" --headers)" modules
 "$repo/scripts/qemu-bench.sh" "$repo/vroce.ko" "$rel"
 # Issue 34: RoCE v2 packets over a link between two kernels: rxe to rxe,
 # vroce to vroce and vroce to rxe, each over its own socket link between
-# two QEMU guests of that kernel (UD: RC over packets is not built yet).
+# two QEMU guests of that kernel, UD and RC (not over a veth pair in one
+# kernel: rxe's socket and routes are the initial namespace's, so two rxe
+# ends would share one stack, which loops their packets locally).
 echo "== RoCE v2 over a link between two QEMU guests (scripts/qemu-link-bench.sh)"
 "$repo/scripts/qemu-link-bench.sh" "$repo/vroce.ko" "$rel"
 # issue 31, lend: one round trip's latency on UML's one CPU, polling as a

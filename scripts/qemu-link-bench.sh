@@ -15,7 +15,9 @@
 # ib_send_lat over UD, 500 round trips (typical latency); over RC,
 # ib_write_bw with 64-byte messages (the message rate) and with 64 KiB
 # ones (the bandwidth), 3 s each, and ib_write_lat, 200 round trips (B
-# writes, A writes back).
+# writes, A writes back). Two kernels rather than a veth pair in one:
+# rxe's UDP socket and routes are the initial namespace's (6.12's
+# rxe_net.c), so rxe to rxe over a veth pair would loop inside one stack.
 #
 # Usage: scripts/qemu-link-bench.sh <vroce.ko> <kernel release>
 # Prints the table (one 'linkbench:' row per link and program, then the
