@@ -2676,6 +2676,58 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 		}
 	}
 
+	/*
+	 * Review of the atomics: a FETCH_ADD and then a WRITE through a wrong
+	 * R_Key, rxe's ATOMIC ACKNOWLEDGE lost on the cable. rxe's NAK of the
+	 * WRITE says the atomic's answer was lost, not that the atomic
+	 * failed: vroce asks for it again (rxe, in error after its NAK,
+	 * answers no more), and the atomic completes with
+	 * IB_WC_RETRY_EXC_ERR, never with the WRITE's error; it ran once.
+	 */
+	{
+		struct ft_qp *c = ft_qp_on(test, ft_link_dev(test, "vroce_link"),
+					   IB_QPT_RC, 0);
+		struct ft_qp *d = ft_qp_on(test, ft_link_dev(test, "rxe_link"),
+					   IB_QPT_RC, 0);
+		u64 *word = (u64 *)((u8 *)d->buf + 3072);
+		struct ib_sge asge = { .addr = c->dma + 2048, .length = 8,
+				       .lkey = c->pd->local_dma_lkey };
+		struct ib_sge wsge = { .addr = c->dma, .length = 64,
+				       .lkey = c->pd->local_dma_lkey };
+		struct ib_rdma_wr write = {
+			.wr = { .wr_id = 501, .sg_list = &wsge, .num_sge = 1,
+				.opcode = IB_WR_RDMA_WRITE,
+				.send_flags = IB_SEND_SIGNALED },
+			.remote_addr = d->dma,
+		};
+		struct ib_atomic_wr fa = {
+			.wr = { .wr_id = 500, .sg_list = &asge, .num_sge = 1,
+				.opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
+				.send_flags = IB_SEND_SIGNALED,
+				.next = &write.wr },
+			.remote_addr = d->dma + 3072,
+			.compare_add = 1,
+		};
+		struct ib_mr *mr;
+
+		ft_link_rc_connect(test, l, d, 0, c->qp->qp_num, 0x500);
+		ft_link_rc_connect(test, l, c, 1, d->qp->qp_num, 0x507);
+		mr = ft_reg_page(test, d);
+		fa.rkey = mr->rkey;
+		write.rkey = mr->rkey ^ 0x100;
+		WRITE_ONCE(*word, 9);
+		atomic_set(&e[0]->drop, 1);
+		KUNIT_ASSERT_EQ(test, ib_post_send(c->qp, &fa.wr, NULL), 0);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, c, &wc),
+				IB_WC_RETRY_EXC_ERR);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 500);
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, c, &wc),
+				IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 501);
+		KUNIT_EXPECT_EQ(test, atomic_read(&e[0]->drop), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 10);
+	}
+
 	/* Another R_Key: rxe's remote access NAK. */
 	KUNIT_EXPECT_EQ(test, ft_link_rc_post(test, b, a, IB_WR_RDMA_WRITE,
 					      200, rkey ^ 0x100, 0),

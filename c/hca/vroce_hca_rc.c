@@ -224,6 +224,17 @@ static u8 vroce_hca_rc_read(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 }
 
 /*
+ * The @k-th newest of the QP's last READs and atomics (1: the newest): a
+ * duplicate matches the newest that fits, never an older one of the same
+ * PSN from before a wrap of the PSNs.
+ */
+static const struct vroce_hca_rc_read *
+vroce_hca_rc_last(const struct vroce_hca_rc_resp *r, u32 k)
+{
+	return &r->reads[(u8)(r->read_next - k) % VROCE_MAX_RD_ATOMIC];
+}
+
+/*
  * A duplicate READ request: the requester lost responses and asks for the
  * rest. Only the rest of one of the QP's last READs is answered again
  * (READ has no side effect): the same key, the address and length moved
@@ -238,8 +249,8 @@ static void vroce_hca_rc_read_again(struct vroce_hca *hca,
 	const struct vroce_hca_rc_read *rd;
 	s32 skip;
 
-	for (k = 0; k < VROCE_MAX_RD_ATOMIC; k++) {
-		rd = &r->reads[k];
+	for (k = 1; k <= VROCE_MAX_RD_ATOMIC; k++) {
+		rd = vroce_hca_rc_last(r, k);
 		skip = vroce_hca_psn_diff(f->psn, rd->psn);
 		if (rd->op5 != VROCE_OP_READ_REQUEST || skip < 0 ||
 		    skip >= rd->n ||
@@ -300,6 +311,8 @@ static u8 vroce_hca_rc_atomic(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	r->msn++;
 	vroce_hca_rc_reply(hca, qp, VROCE_OP_ATOMIC_ACKNOWLEDGE, f->psn,
 			   VROCE_AETH_ACK, NULL, 0, orig);
+	vroce_hca_count(hca, VROCE_CNT_TX_PACKETS, 1);
+	vroce_hca_count(hca, VROCE_CNT_TX_BYTES, sizeof(orig));
 	return 0;
 }
 
@@ -316,8 +329,8 @@ static void vroce_hca_rc_atomic_again(struct vroce_hca *hca,
 	const struct vroce_hca_rc_read *rd;
 	u32 k;
 
-	for (k = 0; k < VROCE_MAX_RD_ATOMIC; k++) {
-		rd = &qp->rc.reads[k];
+	for (k = 1; k <= VROCE_MAX_RD_ATOMIC; k++) {
+		rd = vroce_hca_rc_last(&qp->rc, k);
 		if (rd->op5 != (f->opcode & 0x1f) || rd->psn != f->psn ||
 		    rd->va != f->va || rd->rkey != f->rkey)
 			continue;

@@ -1027,9 +1027,10 @@ static void vroce_hca_rc_read_gap(struct vroce_hca *hca,
 /*
  * An ACK of @psn: every WQE whose last packet it covers completes, in
  * order; a retry count starts afresh. A PSN not sent, or acknowledged
- * already, changes nothing.
+ * already, changes nothing. Return: true when it says the responses of
+ * the READ or atomic at the head were lost (asked again).
  */
-static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+static bool vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			       u32 psn)
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
@@ -1040,14 +1041,14 @@ static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 
 	if (vroce_hca_psn_diff(psn, r->una) < 0 ||
 	    vroce_hca_psn_diff(psn, r->end) >= 0)
-		return;
+		return false;
 	/*
 	 * Sent before a rewind, acknowledged after it: what is sent again
 	 * from now on is acknowledged again (the responder's duplicates).
 	 */
 	if (vroce_hca_psn_diff(psn, r->psn) >= 0) {
 		if (r->psn == r->una)
-			return;
+			return false;
 		psn = (r->psn - 1) & VROCE_PSN_MASK;
 	}
 	una = (psn + 1) & VROCE_PSN_MASK;
@@ -1082,6 +1083,7 @@ static void vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	}
 	if (lost)
 		vroce_hca_rc_read_gap(hca, qp);
+	return lost;
 }
 
 /* An RNR NAK or NAK (@syndrome) of @psn. */
@@ -1094,9 +1096,16 @@ static void vroce_hca_rc_naked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (vroce_hca_psn_diff(psn, r->una) < 0 ||
 	    vroce_hca_psn_diff(psn, r->psn) >= 0)
 		return;
-	/* It acknowledges every packet before its own. */
-	if (psn != r->una)
-		vroce_hca_rc_acked(hca, qp, (psn - 1) & VROCE_PSN_MASK);
+	/*
+	 * It acknowledges every packet before its own; when that says a
+	 * READ's or atomic's responses were lost, they are asked for again
+	 * and the NAK is not acted on (as rxe's completer): it comes again
+	 * after them if it still holds. Else an atomic that ran would fail
+	 * with a later WQE's error.
+	 */
+	if (psn != r->una &&
+	    vroce_hca_rc_acked(hca, qp, (psn - 1) & VROCE_PSN_MASK))
+		return;
 	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
 		return;
 	switch (syndrome & VROCE_AETH_KIND) {
@@ -1137,27 +1146,29 @@ static void vroce_hca_rc_naked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	}
 }
 
-/* What the link's receive work left in the QP's inbox, in order. */
-static void vroce_hca_rc_inbox(struct vroce_hca *hca, struct vroce_hca_qp *qp)
+/* What the link's receive work left in a QP's inbox, taken out at once. */
+struct vroce_hca_rc_mail {
+	bool ack;
+	bool nak;
+	u32 apsn;
+	u32 npsn;
+	u8 syndrome;
+};
+
+static void vroce_hca_rc_inbox(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			       struct vroce_hca_rc_mail *m)
 {
 	struct vroce_hca_qp_exec *x = &hca->qpx[vroce_hca_qp_slot(hca, qp)];
-	bool ack, nak;
-	u32 apsn, npsn;
-	u8 syndrome;
 
 	spin_lock(&x->ack_lock);
-	ack = x->ack_new;
-	apsn = x->ack_psn;
-	nak = x->nak_new;
-	npsn = x->nak_psn;
-	syndrome = x->nak_syndrome;
+	m->ack = x->ack_new;
+	m->apsn = x->ack_psn;
+	m->nak = x->nak_new;
+	m->npsn = x->nak_psn;
+	m->syndrome = x->nak_syndrome;
 	x->ack_new = false;
 	x->nak_new = false;
 	spin_unlock(&x->ack_lock);
-	if (ack)
-		vroce_hca_rc_acked(hca, qp, apsn);
-	if (nak)
-		vroce_hca_rc_naked(hca, qp, npsn, syndrome);
 }
 
 /*
@@ -1286,7 +1297,9 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	i = vroce_hca_psn_diff(f->psn, r->first[slot]);
 	n = vroce_hca_psn_diff(r->last[slot], r->first[slot]) + 1;
 	len = r->sent[slot].len;
-	if (i < 0 || i >= n)
+	/* An AETH (all but a MIDDLE carry one) that is not an ACK: dropped. */
+	if (i < 0 || i >= n ||
+	    (f->syndrome & VROCE_AETH_KIND) != VROCE_AETH_KIND_ACK)
 		return;
 	if (vroce_hca_rc_atomic(sent)) {
 		ok = code == VROCE_OP_ATOMIC_ACKNOWLEDGE;
@@ -1315,7 +1328,9 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	vroce_hca_rc_fetch(hca, qp, sq->ci, &op);
 	if (!op.status)
 		op.status = vroce_hca_op_len(&op);
-	if (!op.status && (op.wqe.opcode != sent || op.len != len))
+	if (!op.status && (op.wqe.opcode != sent || op.len != len ||
+			   (vroce_hca_rc_atomic(sent) &&
+			    (op.wqe.flags & VROCE_WQE_F_INLINE))))
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;
 	if (!op.status) {
 		op.off = i * mtu;
@@ -1701,16 +1716,23 @@ static void vroce_hca_rc_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			     u32 budget)
 {
 	struct vroce_hca_rc_req *r = &qp->rcreq;
+	struct vroce_hca_rc_mail m;
 	u8 wait;
 
 	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
 		return;
 	/*
-	 * READ responses first: they acknowledge what is before them, and an
-	 * ACK that came after them must not find their READ unanswered.
+	 * The inbox as it is now, then the READ responses and ATOMIC ACKs
+	 * (every one the receive work queued before those ACKs and NAKs),
+	 * then the ACKs and NAKs: one that came after a response must not
+	 * find its READ or atomic unanswered.
 	 */
+	vroce_hca_rc_inbox(hca, qp, &m);
 	vroce_hca_rc_resps(hca, qp);
-	vroce_hca_rc_inbox(hca, qp);
+	if (m.ack)
+		vroce_hca_rc_acked(hca, qp, m.apsn);
+	if (m.nak)
+		vroce_hca_rc_naked(hca, qp, m.npsn, m.syndrome);
 	if (READ_ONCE(qp->state) != VROCE_QPS_RTS)
 		return;
 	if (r->wait && !READ_ONCE(qp->rnr_wait)) {
