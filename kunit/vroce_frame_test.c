@@ -2733,6 +2733,199 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 					      200, rkey ^ 0x100, 0),
 			IB_WC_REM_ACCESS_ERR);
 }
+
+/* Two RC QPs of vroce's linked port on one SRQ, one PD, one CQ. */
+struct ft_srq_pair {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_srq *srq;
+	struct ft_qp q[2];	/* each with the set's PD, CQ and buffer */
+	void *buf;		/* 4 pages: receive k at page k */
+	u64 dma;
+};
+
+static void ft_srq_pair_free(void *data)
+{
+	struct ft_srq_pair *p = data;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (p->q[i].qp)
+			ib_destroy_qp(p->q[i].qp);
+	if (p->srq)
+		ib_destroy_srq(p->srq);
+	if (p->cq)
+		ib_free_cq(p->cq);
+	if (p->dma)
+		ib_dma_unmap_single(p->dev, p->dma, 4 * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	if (p->pd)
+		ib_dealloc_pd(p->pd);
+	kfree(p->buf);
+	ib_device_put(p->dev);
+}
+
+static struct ft_srq_pair *ft_srq_pair(struct kunit *test,
+				       struct ib_device *dev)
+{
+	struct ib_srq_init_attr sattr = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ft_srq_pair *p;
+	int i;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	if (!p)
+		ib_device_put(dev);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->dev = dev;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ft_srq_pair_free,
+							p), 0);
+	p->buf = kzalloc(4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p->buf);
+	p->dma = ib_dma_map_single(dev, p->buf, 4 * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(dev, p->dma));
+	p->pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->pd));
+	p->cq = ib_alloc_cq(dev, NULL, 64, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->cq));
+	p->srq = ib_create_srq(p->pd, &sattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->srq));
+	init.send_cq = p->cq;
+	init.recv_cq = p->cq;
+	init.srq = p->srq;
+	for (i = 0; i < 2; i++) {
+		struct ib_qp *qp = ib_create_qp(p->pd, &init);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+		p->q[i] = (struct ft_qp){ .pd = p->pd, .cq = p->cq, .qp = qp,
+					  .buf = p->buf, .dma = p->dma };
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE |
+						   IB_QP_PORT |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_ACCESS_FLAGS), 0);
+	}
+	return p;
+}
+
+/* A receive of page @k of the pair's buffer on its SRQ, wr_id @k. */
+static int ft_srq_recv(struct ft_srq_pair *p, int k)
+{
+	struct ib_sge sge = { .addr = p->dma + k * PAGE_SIZE,
+			      .length = PAGE_SIZE,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1 };
+
+	memset((u8 *)p->buf + k * PAGE_SIZE, 0, PAGE_SIZE);
+	return ib_post_srq_recv(p->srq, &wr, NULL);
+}
+
+/*
+ * Issue 34, RC over packets to QPs on an SRQ: two rxe QPs send SENDs of
+ * three packets at once to two vroce QPs on one SRQ; each message takes
+ * the SRQ's receive at its first packet and keeps it to its last while
+ * the other QP takes the next (rxe's srq_wqe): each lands whole in one
+ * receive, the bytes the sender's. A message whose first packet came and
+ * whose rest never does: the QP moved to ERR completes its receive with
+ * IB_WC_WR_FLUSH_ERR, and the SRQ's slot is the driver's again (the SRQ,
+ * of four, takes four receives after). Before, the QP failed with a
+ * remote operational NAK at the first packet.
+ */
+static void vroce_frame_link_rc_srq(struct kunit *test)
+{
+	struct ft_link *l = ft_link_up(test);
+	struct ib_device *vdev = l->vroce, *rdev = l->rxe;
+	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
+	struct ft_qp *a[2], *b[2];
+	struct ft_srq_pair *p;
+	struct vroce_frame f;
+	struct ib_wc wc;
+	int i, k, seen = 0;
+	size_t len;
+	u8 *pkt;
+
+	l->rxe = NULL;
+	l->vroce = NULL;
+	a[0] = ft_qp_on(test, rdev, IB_QPT_RC, 0);
+	a[1] = ft_qp_on(test, ft_link_dev(test, "rxe_link"), IB_QPT_RC, 0);
+	p = ft_srq_pair(test, vdev);
+	for (i = 0; i < 2; i++) {
+		b[i] = &p->q[i];
+		ft_link_rc_connect(test, l, a[i], 0, b[i]->qp->qp_num,
+				   0x40 + 0x100 * i);
+		ft_link_rc_connect(test, l, b[i], 1, a[i]->qp->qp_num,
+				   0x40 + 0x100 * i + 7);
+	}
+	for (k = 0; k < 4; k++)
+		KUNIT_ASSERT_EQ(test, ft_srq_recv(p, k), 0);
+
+	/* Both SENDs at once: their packets meet at the SRQ. */
+	for (i = 0; i < 2; i++) {
+		struct ib_sge sge = { .addr = a[i]->dma, .length = 3000,
+				      .lkey = a[i]->pd->local_dma_lkey };
+		struct ib_send_wr wr = { .wr_id = i, .sg_list = &sge,
+					 .num_sge = 1, .opcode = IB_WR_SEND,
+					 .send_flags = IB_SEND_SIGNALED };
+
+		vroce_test_fill(a[i]->buf, 3000, 70 + i);
+		KUNIT_ASSERT_EQ(test, ib_post_send(a[i]->qp, &wr, NULL), 0);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a[i], &wc),
+				IB_WC_SUCCESS);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, ft_link_rc_wc(test, b[0], &wc),
+				IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 3000);
+		KUNIT_ASSERT_LT(test, wc.wr_id, 4);
+		k = wc.qp == b[1]->qp;
+		KUNIT_EXPECT_EQ(test, wc.src_qp, a[k]->qp->qp_num);
+		KUNIT_EXPECT_MEMEQ(test, (u8 *)p->buf + wc.wr_id * PAGE_SIZE,
+				   a[k]->buf, 3000);
+		seen |= BIT(wc.wr_id);
+	}
+	/* Two receives, each whole in one. */
+	KUNIT_EXPECT_EQ(test, hweight32(seen), 2);
+
+	/*
+	 * The first of three packets from rxe's address to B0 (its next
+	 * PSN), the rest never: B0 to ERR gives its receive back flushed.
+	 */
+	ft_frame(&f, VROCE_OP_RC | VROCE_OP_SEND_FIRST, false, a[0]->buf,
+		 1024);
+	memcpy(f.sip, ft_link_ip[0], 16);
+	memcpy(f.dip, ft_link_ip[1], 16);
+	f.dqpn = b[0]->qp->qp_num;
+	f.psn = 0x40 + 7 + 3;
+	pkt = ft_build(test, &f, &len);
+	ft_inject(test, l->end[1], pkt, len);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->cq, 1, &wc), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(b[0]->qp, &err, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, ft_link_rc_wc(test, b[0], &wc),
+			IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.qp, b[0]->qp);
+	KUNIT_EXPECT_FALSE(test, seen & BIT(wc.wr_id));
+	seen |= BIT(wc.wr_id);
+	/* Its slot and the two before are the driver's again. */
+	for (k = 0; k < 4; k++) {
+		if (!(seen & BIT(k)))
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, ft_srq_recv(p, k), 0, "receive %d",
+				    k);
+	}
+}
 #else
 static void vroce_frame_link_ud_rxe(struct kunit *test)
 {
@@ -2745,6 +2938,11 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 }
 
 static void vroce_frame_link_rc_rxe(struct kunit *test)
+{
+	kunit_skip(test, "rxe is not built in");
+}
+
+static void vroce_frame_link_rc_srq(struct kunit *test)
 {
 	kunit_skip(test, "rxe is not built in");
 }
@@ -2768,6 +2966,7 @@ static struct kunit_case vroce_frame_cases[] = {
 	KUNIT_CASE(vroce_frame_link_events),
 	KUNIT_CASE(vroce_frame_link_rc_rxe),
 	KUNIT_CASE(vroce_frame_link_rc_vroce),
+	KUNIT_CASE(vroce_frame_link_rc_srq),
 	{}
 };
 

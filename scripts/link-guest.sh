@@ -38,7 +38,7 @@ check() {
 }
 
 ktap_print_header
-ktap_set_plan 45
+ktap_set_plan 47
 { cat /proc/cpuinfo; printf 'cpu MHz\t\t: %s\n' "$mhz"; } >"$log/cpuinfo"
 mount --bind "$log/cpuinfo" /proc/cpuinfo
 
@@ -247,6 +247,14 @@ pair "ib_atomic_bw vroce (client) -> rxe" "" \
 pair "ib_atomic_bw rxe (client) -> vroce" inb \
 	"ib_atomic_bw -d vlink0 -x $gv -n 300 -F" \
 	"ib_atomic_bw -d rxe0 -x $gr -n 300 -F 192.168.77.2"
+# SRQs: 16 QPs on one SRQ each side, 4 KiB SENDs (four packets, each
+# message keeps the receive its first packet took), the bytes checked.
+pair "ibv_srq_pingpong vroce (client) -> rxe" "" \
+	"ibv_srq_pingpong -d rxe0 -g $gr -n 20 -c" \
+	"ibv_srq_pingpong -d vlink0 -g $gv -n 20 -c 192.168.77.1"
+pair "ibv_srq_pingpong rxe (client) -> vroce" inb \
+	"ibv_srq_pingpong -d vlink0 -g $gv -n 20 -c" \
+	"ibv_srq_pingpong -d rxe0 -g $gr -n 20 -c 192.168.77.2"
 # RDMA WRITE latency, each end polling for the other's WRITE.
 pair "ib_write_lat vroce (client) -> rxe" "" \
 	"ib_write_lat -d rxe0 -x $gr -s 64 -n 200 -F" \

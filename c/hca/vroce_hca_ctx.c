@@ -467,6 +467,7 @@ static void vroce_hca_path_set(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	/* The responder over packets starts afresh at the new PSN. */
 	if (cmd->flags & VROCE_MODIFY_F_RQ_PSN) {
 		path->rq_psn = le32_to_cpu(cmd->rq_psn);
+		vroce_hca_rc_resp_end(hca, qp, false);
 		qp->rc = (struct vroce_hca_rc_resp){
 			.psn = path->rq_psn,
 			.ack_psn = (path->rq_psn - 1) & VROCE_PSN_MASK,
@@ -537,6 +538,9 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 	qp->qkey = le32_to_cpu(cmd->qkey);
 	memcpy(qp->dmac, cmd->dmac, ETH_ALEN);
 	vroce_hca_path_set(hca, qp, cmd);
+	/* A message in progress at the responder over packets ends. */
+	if (state == VROCE_QPS_RESET || state == VROCE_QPS_ERR)
+		vroce_hca_rc_resp_end(hca, qp, state == VROCE_QPS_ERR);
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	qp->rnr_wait = false;
@@ -737,6 +741,7 @@ u16 vroce_hca_destroy_qp(struct vroce_hca *hca,
 	vroce_hca_mw_qp_gone(hca, qp->qpn);	/* issue 30 */
 	hca->cqs[qp->scqn].users--;
 	hca->cqs[qp->rcqn].users--;
+	vroce_hca_rc_resp_end(hca, qp, false);
 	if (qp->srqn)
 		vroce_hca_srq_of(hca, qp->srqn)->users--;
 	memset(qp, 0, sizeof(*qp));

@@ -952,6 +952,8 @@ bool vroce_hca_rc_resp_in(struct vroce_hca *hca, const struct vroce_frame *f,
 void vroce_hca_rc_req_reset(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 /* issue 34: c/hca/vroce_hca_rc.c, the RC responder over packets */
 void vroce_hca_rc_recv(struct vroce_hca *hca, const struct vroce_frame *f);
+void vroce_hca_rc_resp_end(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			   bool flush);
 
 /* c/hca/vroce_hca_cmd.c */
 void vroce_hca_cmd_init(struct vroce_hca *hca);
@@ -1017,8 +1019,17 @@ void vroce_hca_ud_drop(struct vroce_hca *hca);
 void vroce_hca_ud_deliver(struct vroce_hca *hca, struct vroce_hca_op *op,
 			  struct vroce_hca_qp *dst, u32 qkey);
 void vroce_hca_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op);
+/* Which receive a SEND packet over a link goes in (vroce_hca_link_recv_place()). */
+enum vroce_hca_recv_how {
+	VROCE_HCA_RECV_HEAD,
+	VROCE_HCA_RECV_HOLD,
+	VROCE_HCA_RECV_HELD,
+};
+
 u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
-			     bool last);
+			     bool last, u32 idx, enum vroce_hca_recv_how how);
+void vroce_hca_link_recv_drop(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			      u32 idx, bool flush);
 u8 vroce_hca_link_recv_imm(struct vroce_hca *hca, struct vroce_hca_op *op);
 void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 				 struct vroce_hca_op *op);
@@ -1057,6 +1068,9 @@ struct vroce_hca_wq *vroce_hca_recv_wq(struct vroce_hca *hca,
 				       struct vroce_hca_qp *qp);
 u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
 void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_recv_hold(struct vroce_hca *hca, struct vroce_hca_qp *qp);
+void vroce_hca_srq_give_back(struct vroce_hca *hca, struct vroce_hca_srq *srq,
+			     u32 idx);
 void vroce_hca_last_wqe(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       u32 cqn, struct vroce_cqe *cqe);

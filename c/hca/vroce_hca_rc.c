@@ -381,17 +381,18 @@ static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (f->se)
 		op.wqe.flags |= VROCE_WQE_F_SOLICITED;
 
-	/*
-	 * Between two packets another QP on the SRQ could take its head:
-	 * a message of one packet only (Documentation/wire.rst).
-	 */
-	if (qp->srqn && !(first && last)) {
-		vroce_hca_qp_fatal(hca, qp);
-		return VROCE_AETH_NAK_OP;
-	}
 	/* IBTA's largest message is 2^31 bytes. */
 	if ((u64)op.off + op.clen > SZ_2G)
 		return vroce_hca_rc_invalid(hca, qp);
+	/*
+	 * On an SRQ, the receive the first packet took out of it: other QPs
+	 * take the next ones meanwhile (as rxe's srq_wqe).
+	 */
+	if (qp->srqn && !first) {
+		rstatus = vroce_hca_link_recv_place(hca, &op, last, r->recv_ci,
+						    VROCE_HCA_RECV_HELD);
+		goto placed;
+	}
 	vroce_hca_rq_enter(hca, qp);
 	rstatus = vroce_hca_rc_recv_head(hca, qp);
 	if (rstatus) {
@@ -410,8 +411,12 @@ static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		return VROCE_AETH_NAK_OP;
 	}
 	r->recv_ci = vroce_hca_recv_wq(hca, qp)->ci;
-	rstatus = vroce_hca_link_recv_place(hca, &op, last);
+	rstatus = vroce_hca_link_recv_place(hca, &op, last, r->recv_ci,
+					    qp->srqn && !last ?
+					    VROCE_HCA_RECV_HOLD :
+					    VROCE_HCA_RECV_HEAD);
 	vroce_hca_rq_leave(hca, qp);
+placed:
 	if (op.paged)
 		return vroce_hca_rc_rnr(qp);
 	if (rstatus) {
@@ -424,6 +429,28 @@ static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	if (last)
 		r->msn++;
 	return 0;
+}
+
+/**
+ * vroce_hca_rc_resp_end() - the responder's message in progress is given up
+ * @hca: the HCA
+ * @qp: the QP, leaving RTR/RTS (RESET, ERR), going, or taking a new RQ PSN
+ * @flush: the QP goes to ERR
+ *
+ * A SEND of several packets to a QP on an SRQ holds the receive its first
+ * packet took out of the SRQ: with @flush it completes with a flush error
+ * (as the QP's own receives would), else it is given back uncompleted.
+ *
+ * Context: MODIFY_QP or DESTROY_QP, @hca->wire_lock held for writing.
+ */
+void vroce_hca_rc_resp_end(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			   bool flush)
+{
+	struct vroce_hca_rc_resp *r = &qp->rc;
+
+	if (qp->srqn && r->busy && r->send)
+		vroce_hca_link_recv_drop(hca, qp, r->recv_ci, flush);
+	r->busy = false;
 }
 
 /*

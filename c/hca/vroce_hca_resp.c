@@ -94,15 +94,23 @@ static void vroce_hca_rnr(struct vroce_hca *hca, struct vroce_hca_op *op)
 	vroce_hca_wq_sync(op->phca, op->peer, VROCE_HCA_RQ);
 }
 
-/* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
+/* Receive WQE @idx into @rwqe; an unreadable one fails as malformed. */
+static void vroce_hca_recv_fetch_at(struct vroce_hca *phca,
+				    const struct vroce_hca_wq *rq, u32 idx,
+				    struct vroce_recv_wqe *rwqe)
+{
+	if (!vroce_hca_wq_fetch(phca, rq, idx, rwqe)) {
+		memset(rwqe, 0, sizeof(*rwqe));
+		rwqe->num_sge = U8_MAX;
+	}
+}
+
+/* The head receive WQE into @rwqe. */
 static void vroce_hca_recv_fetch(struct vroce_hca *phca,
 				 const struct vroce_hca_wq *rq,
 				 struct vroce_recv_wqe *rwqe)
 {
-	if (!vroce_hca_wq_fetch(phca, rq, rq->ci, rwqe)) {
-		memset(rwqe, 0, sizeof(*rwqe));
-		rwqe->num_sge = U8_MAX;
-	}
+	vroce_hca_recv_fetch_at(phca, rq, rq->ci, rwqe);
 }
 
 /*
@@ -208,11 +216,14 @@ static bool vroce_hca_last_chunk(const struct vroce_hca_op *op)
 	return op->off + op->clen >= op->len;
 }
 
-/* Complete the peer's receive WQE; an error fails the peer. */
-static void vroce_hca_recv_complete(struct vroce_hca *hca,
-				    struct vroce_hca_op *op,
-				    const struct vroce_recv_wqe *rwqe,
-				    u8 status)
+/*
+ * Complete the peer's receive WQE @idx of its queue, the head unless an
+ * SRQ's WQE was held (vroce_hca_recv_hold()); an error fails the peer.
+ */
+static void vroce_hca_recv_complete_at(struct vroce_hca *hca,
+				       struct vroce_hca_op *op,
+				       const struct vroce_recv_wqe *rwqe,
+				       u8 status, u32 idx, bool held)
 {
 	struct vroce_hca_qp *peer = op->peer;
 	struct vroce_hca_wq *rq = vroce_hca_recv_wq(op->phca, peer);
@@ -222,7 +233,7 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 		.qpn = cpu_to_le32(peer->qpn),
 		.byte_len = cpu_to_le32(op->rlen),
 		.src_qp = cpu_to_le32(op->qp ? op->qp->qpn : op->sqpn),
-		.wqe_idx = cpu_to_le16((u16)rq->ci),
+		.wqe_idx = cpu_to_le16((u16)idx),
 		.opcode = opcode == VROCE_WQE_WRITE_IMM ?
 			  VROCE_CQE_RECV_WRITE_IMM : VROCE_CQE_RECV,
 		.status = status,
@@ -243,10 +254,26 @@ static void vroce_hca_recv_complete(struct vroce_hca *hca,
 		cqe.flags |= VROCE_CQE_F_INV;
 		cqe.imm_inv = op->wqe.imm_inv;
 	}
-	vroce_hca_recv_taken(op->phca, peer);
+	if (held)
+		vroce_hca_srq_give_back(op->phca,
+					container_of(rq, struct vroce_hca_srq,
+						     wq), idx);
+	else
+		vroce_hca_recv_taken(op->phca, peer);
 	vroce_hca_cq_post(op->phca, peer, peer->rcqn, &cqe);
 	if (status != VROCE_CQE_OK)
 		vroce_hca_qp_error(op->phca, peer);
+}
+
+/* Complete the peer's head receive WQE; an error fails the peer. */
+static void vroce_hca_recv_complete(struct vroce_hca *hca,
+				    struct vroce_hca_op *op,
+				    const struct vroce_recv_wqe *rwqe,
+				    u8 status)
+{
+	vroce_hca_recv_complete_at(hca, op, rwqe, status,
+				   vroce_hca_recv_wq(op->phca, op->peer)->ci,
+				   false);
 }
 
 /* ---- datagrams (UD and GSI QPs) ---- */
@@ -435,45 +462,93 @@ void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 /* ---- issue 34: RC over packets, at the responder ---- */
 
 /**
- * vroce_hca_link_recv_place() - place a SEND packet in the head receive
- * @hca: the responder's HCA, cabled to a netdev; the QP's RQ lock held and
- *	a receive posted (rung or in the record)
+ * vroce_hca_link_recv_place() - place a SEND packet in a receive
+ * @hca: the responder's HCA, cabled to a netdev
  * @op: the packet: @op->peer the QP, @op->phca @hca, @op->sqpn its peer;
  *	@op->buf and @op->clen the payload, at @op->off of the message;
  *	@op->wqe's opcode (SEND, SEND_IMM, SEND_INV), imm_inv and flags the
  *	message's
  * @last: the message's last packet: the receive completes
+ * @idx: the receive WQE's index in its queue (the QP's or its SRQ's)
+ * @how: VROCE_HCA_RECV_HEAD: @idx is the head, the QP's RQ lock held and
+ *	a receive posted (rung or in the record); VROCE_HCA_RECV_HOLD: so,
+ *	and the QP is on an SRQ: placed without completing, the receive is
+ *	taken out of the SRQ and held for the message's next packets
+ *	(vroce_hca_recv_hold()); VROCE_HCA_RECV_HELD: @idx was held so, no
+ *	lock needed: completing gives it back
  *
  * The same placement as a SEND from the wire (the receive's SGEs, their
  * keys and room, the invalidation of SEND_INV), one packet at a time.
  *
  * Context: the link's receive work, @hca->wire_lock read-held.
  * Return: VROCE_CQE_OK when placed (the receive completed with @last) or
- * when a page fault stopped it (@op->paged: nothing completed); else the
- * receive's error status, with which it completed, the QP failed and
- * @op->status the requester's (the NAK's).
+ * when a page fault stopped it (@op->paged: nothing completed, nothing
+ * held anew); else the receive's error status, with which it completed,
+ * the QP failed and @op->status the requester's (the NAK's).
  */
 u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
-			     bool last)
+			     bool last, u32 idx, enum vroce_hca_recv_how how)
 {
+	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, op->peer);
+	bool held = how == VROCE_HCA_RECV_HELD;
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 
-	vroce_hca_recv_fetch(hca, vroce_hca_recv_wq(hca, op->peer), &rwqe);
+	vroce_hca_recv_fetch_at(hca, wq, idx, &rwqe);
 	op->rlen = op->off + op->clen;
 	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
-	if (!rstatus && (op->paged || !last))
+	if (!rstatus && (op->paged || !last)) {
+		if (!op->paged && how == VROCE_HCA_RECV_HOLD)
+			vroce_hca_recv_hold(hca, op->peer);
 		return VROCE_CQE_OK;
+	}
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
 	    vroce_hca_key_invalidate_locked(hca, le32_to_cpu(op->wqe.imm_inv),
 					    op->peer, true)) {
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		rstatus = VROCE_CQE_LOC_PROT_ERR;
 	}
-	vroce_hca_recv_complete(hca, op, &rwqe, rstatus);
+	vroce_hca_recv_complete_at(hca, op, &rwqe, rstatus, idx, held);
 	return rstatus;
+}
+
+/**
+ * vroce_hca_link_recv_drop() - a receive held for a message that will not
+ *	come (issue 34)
+ * @hca: the HCA
+ * @qp: the QP, on an SRQ, whose responder held WQE @idx of it
+ *	(VROCE_HCA_RECV_HOLD)
+ * @idx: that WQE
+ * @flush: complete it with a flush error (the QP goes to ERR); else give
+ *	it back uncompleted (RESET, DESTROY_QP), as the QP's own receives
+ *	are dropped then
+ *
+ * Context: MODIFY_QP or DESTROY_QP, @hca->wire_lock held for writing.
+ */
+void vroce_hca_link_recv_drop(struct vroce_hca *hca, struct vroce_hca_qp *qp,
+			      u32 idx, bool flush)
+{
+	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, qp);
+	struct vroce_recv_wqe rwqe = {};
+	struct vroce_cqe cqe = {
+		.qpn = cpu_to_le32(qp->qpn),
+		.wqe_idx = cpu_to_le16((u16)idx),
+		.status = VROCE_CQE_WR_FLUSH_ERR,
+		.flags = VROCE_CQE_F_RQ,
+	};
+
+	if (wq == &qp->wq[VROCE_HCA_RQ])
+		return;
+	if (flush) {
+		/* An unreadable one completes as 0, as the flush does. */
+		if (vroce_hca_wq_fetch(hca, wq, idx, &rwqe))
+			cqe.wr_id = rwqe.wr_id;
+		vroce_hca_cq_post(hca, qp, qp->rcqn, &cqe);
+	}
+	vroce_hca_srq_give_back(hca, container_of(wq, struct vroce_hca_srq, wq),
+				idx);
 }
 
 /**
