@@ -2073,6 +2073,16 @@ static enum ib_wc_status ft_link_rc_wc(struct kunit *test, struct ft_qp *q,
 	return wc->status;
 }
 
+/* @q's next completion within 3 s is @wr_id's, with @status. */
+static void ft_link_rc_wc_is(struct kunit *test, struct ft_qp *q,
+			     enum ib_wc_status status, u64 wr_id)
+{
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, q, &wc), status);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id);
+}
+
 /*
  * @from's atomic @opcode on the 8 bytes at @to's page + @off through
  * @rkey (IB_WR_ATOMIC_CMP_AND_SWP: @cmp and @swap; IB_WR_ATOMIC_FETCH_AND_ADD
@@ -2516,15 +2526,9 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 					  (k ? IB_SEND_FENCE : 0);
 			KUNIT_ASSERT_EQ(test, ib_post_send(b->qp, &read.wr,
 							   NULL), 0);
-			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, b, &wc),
-					IB_WC_SUCCESS);
-			KUNIT_EXPECT_EQ(test, wc.wr_id, 200);
-			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, b, &wc),
-					IB_WC_SUCCESS);
-			KUNIT_EXPECT_EQ(test, wc.wr_id, 201);
-			KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, a, &wc),
-					IB_WC_SUCCESS);
-			KUNIT_EXPECT_EQ(test, wc.wr_id, 300 + k);
+			ft_link_rc_wc_is(test, b, IB_WC_SUCCESS, 200);
+			ft_link_rc_wc_is(test, b, IB_WC_SUCCESS, 201);
+			ft_link_rc_wc_is(test, a, IB_WC_SUCCESS, 300 + k);
 			KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, 2048);
 			/* Fenced: what the READ brought, not what was there. */
 			if (k)
@@ -2718,12 +2722,8 @@ static void vroce_frame_link_rc_vroce(struct kunit *test)
 		WRITE_ONCE(*word, 9);
 		atomic_set(&e[0]->drop, 1);
 		KUNIT_ASSERT_EQ(test, ib_post_send(c->qp, &fa.wr, NULL), 0);
-		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, c, &wc),
-				IB_WC_RETRY_EXC_ERR);
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 500);
-		KUNIT_EXPECT_EQ(test, ft_link_rc_wc(test, c, &wc),
-				IB_WC_WR_FLUSH_ERR);
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 501);
+		ft_link_rc_wc_is(test, c, IB_WC_RETRY_EXC_ERR, 500);
+		ft_link_rc_wc_is(test, c, IB_WC_WR_FLUSH_ERR, 501);
 		KUNIT_EXPECT_EQ(test, atomic_read(&e[0]->drop), 0);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(*word), 10);
 	}
