@@ -295,11 +295,7 @@ int vroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		/*
-		 * Taken in order: a slot still posted means all after it
-		 * are (one a SEND over a link holds until its last packet,
-		 * issue 34, is given back then: the SRQ is full meanwhile).
-		 */
+		/* Taken in order: a slot still posted means all are. */
 		wqe = vroce_ring_slot(&srq->ring, srq->pi);
 		if (!READ_ONCE(wqe->srq_done)) {
 			err = -ENOMEM;

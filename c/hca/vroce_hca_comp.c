@@ -264,73 +264,38 @@ u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp)
 }
 
 /**
- * vroce_hca_recv_hold() - the head receive WQE of an SRQ's QP is taken out
- *	of the SRQ, not yet completed
- * @hca: the HCA
- * @qp: the QP, on an SRQ, whose receive queue the caller entered
- *
- * Issue 34: a SEND of several packets over a link keeps the receive its
- * first packet took until its last completes it, while other QPs of the
- * SRQ take the next ones. The consumer count moves on (a take that leaves
- * fewer WQEs posted than the armed limit writes the limit event, once);
- * the WQE's slot stays the HCA's until vroce_hca_srq_give_back().
- */
-void vroce_hca_recv_hold(struct vroce_hca *hca, struct vroce_hca_qp *qp)
-{
-	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, qp);
-	struct vroce_hca_srq *srq = container_of(wq, struct vroce_hca_srq, wq);
-
-	wq->ci++;
-	if (srq->limit && wq->pi - wq->ci < srq->limit) {
-		srq->limit = 0;
-		vroce_hca_eq_post(hca, VROCE_EQE_SRQ_LIMIT, srq->srqn);
-	}
-}
-
-/**
- * vroce_hca_srq_give_back() - an SRQ's WQE is the driver's again
- * @hca: the HCA
- * @srq: the SRQ
- * @idx: the WQE's index, taken before
- *
- * The WQE is marked taken (srq_done): the driver may reuse its slot, the
- * HCA having copied what it needed.
- */
-void vroce_hca_srq_give_back(struct vroce_hca *hca, struct vroce_hca_srq *srq,
-			     u32 idx)
-{
-	struct vroce_recv_wqe *wqe = vroce_hca_ring_entry(hca, &srq->wq.ring,
-							  idx);
-
-	if (wqe) {
-		/* The copy was read before the slot is handed back. */
-		smp_mb();
-		WRITE_ONCE(wqe->srq_done, 1);
-	}
-}
-
-/**
  * vroce_hca_recv_taken() - the head receive WQE of @qp completes
  * @hca: the HCA
  * @qp: the QP, whose receive queue the caller entered
  *
- * The consumer count moves on. An SRQ's WQE is given back at once
- * (vroce_hca_recv_hold(), vroce_hca_srq_give_back()). The producer count
- * was taken from DB_SRQ or the SRQ's record as the receive was
- * (vroce_hca_wq_sync()).
+ * The consumer count moves on. An SRQ's WQE is marked taken (the driver
+ * may reuse its slot: the HCA copied it when it looked at it), and a take
+ * that leaves fewer WQEs posted than the armed limit writes the limit
+ * event, once: the limit is disarmed. The producer count was taken from
+ * DB_SRQ or the SRQ's record as the receive was (vroce_hca_wq_sync()).
  */
 void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp)
 {
 	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, qp);
-	u32 idx = wq->ci;
+	struct vroce_recv_wqe *wqe;
+	struct vroce_hca_srq *srq;
 
 	if (wq == &qp->wq[VROCE_HCA_RQ]) {
 		wq->ci++;
 		return;
 	}
-	vroce_hca_recv_hold(hca, qp);
-	vroce_hca_srq_give_back(hca, container_of(wq, struct vroce_hca_srq, wq),
-				idx);
+	srq = container_of(wq, struct vroce_hca_srq, wq);
+	wqe = vroce_hca_ring_entry(hca, &wq->ring, wq->ci);
+	wq->ci++;
+	if (wqe) {
+		/* The copy was read before the slot is handed back. */
+		smp_mb();
+		WRITE_ONCE(wqe->srq_done, 1);
+	}
+	if (srq->limit && wq->pi - wq->ci < srq->limit) {
+		srq->limit = 0;
+		vroce_hca_eq_post(hca, VROCE_EQE_SRQ_LIMIT, srq->srqn);
+	}
 }
 
 /**

@@ -356,6 +356,12 @@ struct vroce_hca_rc_read {
  * @resid: RDMA WRITE: bytes of the RETH's length still to come
  * @recv_ci: SEND: the consumer index of the receive its first packet
  *	took (the receive queue's, or the SRQ's)
+ * @srq_held: a SEND of several packets to a QP on an SRQ holds @srq_wqe,
+ *	the copy of the receive its first packet took out of the SRQ (whose
+ *	slot went back to the driver at once, as rxe's srq_wqe), until its
+ *	last packet completes it; under the QP's receive queue lock
+ *	(vroce_hca_rq_enter()), which the QP's flush in ERR takes too
+ * @srq_wqe: that copy
  * @reads: the last READ and atomic requests carried out,
  *	VROCE_MAX_RD_ATOMIC of them (a requester has no more outstanding):
  *	their first PSN, PSNs, address, length and R_Key, which a duplicate
@@ -377,6 +383,8 @@ struct vroce_hca_rc_resp {
 	u32 rkey;
 	u32 resid;
 	u32 recv_ci;
+	bool srq_held;
+	struct vroce_recv_wqe srq_wqe;
 	struct vroce_hca_rc_read reads[VROCE_MAX_RD_ATOMIC];
 	u8 read_next;
 };
@@ -1019,17 +1027,10 @@ void vroce_hca_ud_drop(struct vroce_hca *hca);
 void vroce_hca_ud_deliver(struct vroce_hca *hca, struct vroce_hca_op *op,
 			  struct vroce_hca_qp *dst, u32 qkey);
 void vroce_hca_send_deliver(struct vroce_hca *hca, struct vroce_hca_op *op);
-/* Which receive a SEND packet over a link goes in (vroce_hca_link_recv_place()). */
-enum vroce_hca_recv_how {
-	VROCE_HCA_RECV_HEAD,
-	VROCE_HCA_RECV_HOLD,
-	VROCE_HCA_RECV_HELD,
-};
-
 u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
-			     bool last, u32 idx, enum vroce_hca_recv_how how);
+			     bool last);
 void vroce_hca_link_recv_drop(struct vroce_hca *hca, struct vroce_hca_qp *qp,
-			      u32 idx, bool flush);
+			      bool flush);
 u8 vroce_hca_link_recv_imm(struct vroce_hca *hca, struct vroce_hca_op *op);
 void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 				 struct vroce_hca_op *op);
@@ -1068,9 +1069,6 @@ struct vroce_hca_wq *vroce_hca_recv_wq(struct vroce_hca *hca,
 				       struct vroce_hca_qp *qp);
 u32 vroce_hca_recv_pdn(struct vroce_hca *hca, const struct vroce_hca_qp *qp);
 void vroce_hca_recv_taken(struct vroce_hca *hca, struct vroce_hca_qp *qp);
-void vroce_hca_recv_hold(struct vroce_hca *hca, struct vroce_hca_qp *qp);
-void vroce_hca_srq_give_back(struct vroce_hca *hca, struct vroce_hca_srq *srq,
-			     u32 idx);
 void vroce_hca_last_wqe(struct vroce_hca *hca, struct vroce_hca_qp *qp);
 void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		       u32 cqn, struct vroce_cqe *cqe);

@@ -384,16 +384,19 @@ static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	/* IBTA's largest message is 2^31 bytes. */
 	if ((u64)op.off + op.clen > SZ_2G)
 		return vroce_hca_rc_invalid(hca, qp);
+	vroce_hca_rq_enter(hca, qp);
 	/*
-	 * On an SRQ, the receive the first packet took out of it: other QPs
-	 * take the next ones meanwhile (as rxe's srq_wqe).
+	 * On an SRQ, the rest of a message goes into the copy of the receive
+	 * its first packet took out of it (other QPs take the next ones
+	 * meanwhile); gone when the QP's flush in ERR took it.
 	 */
 	if (qp->srqn && !first) {
-		rstatus = vroce_hca_link_recv_place(hca, &op, last, r->recv_ci,
-						    VROCE_HCA_RECV_HELD);
-		goto placed;
+		if (!r->srq_held || !vroce_hca_qp_receives(qp)) {
+			vroce_hca_rq_leave(hca, qp);
+			return VROCE_RC_SILENT;
+		}
+		goto place;
 	}
-	vroce_hca_rq_enter(hca, qp);
 	rstatus = vroce_hca_rc_recv_head(hca, qp);
 	if (rstatus) {
 		vroce_hca_rq_leave(hca, qp);
@@ -411,12 +414,9 @@ static u8 vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		return VROCE_AETH_NAK_OP;
 	}
 	r->recv_ci = vroce_hca_recv_wq(hca, qp)->ci;
-	rstatus = vroce_hca_link_recv_place(hca, &op, last, r->recv_ci,
-					    qp->srqn && !last ?
-					    VROCE_HCA_RECV_HOLD :
-					    VROCE_HCA_RECV_HEAD);
+place:
+	rstatus = vroce_hca_link_recv_place(hca, &op, last);
 	vroce_hca_rq_leave(hca, qp);
-placed:
 	if (op.paged)
 		return vroce_hca_rc_rnr(qp);
 	if (rstatus) {
@@ -439,18 +439,16 @@ placed:
  *
  * A SEND of several packets to a QP on an SRQ holds the receive its first
  * packet took out of the SRQ: with @flush it completes with a flush error
- * (as the QP's own receives would), else it is given back uncompleted.
+ * (as the QP's own receives do), else it is dropped uncompleted
+ * (vroce_hca_link_recv_drop()).
  *
  * Context: MODIFY_QP or DESTROY_QP, @hca->wire_lock held for writing.
  */
 void vroce_hca_rc_resp_end(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			   bool flush)
 {
-	struct vroce_hca_rc_resp *r = &qp->rc;
-
-	if (qp->srqn && r->busy && r->send)
-		vroce_hca_link_recv_drop(hca, qp, r->recv_ci, flush);
-	r->busy = false;
+	vroce_hca_link_recv_drop(hca, qp, flush);
+	qp->rc.busy = false;
 }
 
 /*

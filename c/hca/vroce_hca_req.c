@@ -1841,7 +1841,11 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		spin_unlock(&hca->timer_lock);
 	}
 	vroce_hca_rq_enter(hca, qp);
-	/* An SRQ's WQEs are others' too: an attached QP flushes none. */
+	/*
+	 * An SRQ's WQEs are others' too: an attached QP flushes none, but
+	 * the one a message over a link took out of it (issue 34).
+	 */
+	vroce_hca_link_recv_drop(hca, qp, true);
 	while (rq->ci != rq->pi) {
 		vroce_hca_flush_one(hca, qp, VROCE_HCA_RQ);
 		cond_resched();

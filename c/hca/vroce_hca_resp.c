@@ -94,23 +94,15 @@ static void vroce_hca_rnr(struct vroce_hca *hca, struct vroce_hca_op *op)
 	vroce_hca_wq_sync(op->phca, op->peer, VROCE_HCA_RQ);
 }
 
-/* Receive WQE @idx into @rwqe; an unreadable one fails as malformed. */
-static void vroce_hca_recv_fetch_at(struct vroce_hca *phca,
-				    const struct vroce_hca_wq *rq, u32 idx,
-				    struct vroce_recv_wqe *rwqe)
-{
-	if (!vroce_hca_wq_fetch(phca, rq, idx, rwqe)) {
-		memset(rwqe, 0, sizeof(*rwqe));
-		rwqe->num_sge = U8_MAX;
-	}
-}
-
-/* The head receive WQE into @rwqe. */
+/* Receive WQE @rq->ci into @rwqe; an unreadable one fails as malformed. */
 static void vroce_hca_recv_fetch(struct vroce_hca *phca,
 				 const struct vroce_hca_wq *rq,
 				 struct vroce_recv_wqe *rwqe)
 {
-	vroce_hca_recv_fetch_at(phca, rq, rq->ci, rwqe);
+	if (!vroce_hca_wq_fetch(phca, rq, rq->ci, rwqe)) {
+		memset(rwqe, 0, sizeof(*rwqe));
+		rwqe->num_sge = U8_MAX;
+	}
 }
 
 /*
@@ -217,8 +209,9 @@ static bool vroce_hca_last_chunk(const struct vroce_hca_op *op)
 }
 
 /*
- * Complete the peer's receive WQE @idx of its queue, the head unless an
- * SRQ's WQE was held (vroce_hca_recv_hold()); an error fails the peer.
+ * Complete the peer's receive WQE @idx of its queue: the head, taken now,
+ * or (@held) one taken out of an SRQ before (struct vroce_hca_rc_resp's
+ * srq_wqe); an error fails the peer.
  */
 static void vroce_hca_recv_complete_at(struct vroce_hca *hca,
 				       struct vroce_hca_op *op,
@@ -226,7 +219,6 @@ static void vroce_hca_recv_complete_at(struct vroce_hca *hca,
 				       u8 status, u32 idx, bool held)
 {
 	struct vroce_hca_qp *peer = op->peer;
-	struct vroce_hca_wq *rq = vroce_hca_recv_wq(op->phca, peer);
 	u8 opcode = op->wqe.opcode;
 	struct vroce_cqe cqe = {
 		.wr_id = rwqe->wr_id,
@@ -254,11 +246,7 @@ static void vroce_hca_recv_complete_at(struct vroce_hca *hca,
 		cqe.flags |= VROCE_CQE_F_INV;
 		cqe.imm_inv = op->wqe.imm_inv;
 	}
-	if (held)
-		vroce_hca_srq_give_back(op->phca,
-					container_of(rq, struct vroce_hca_srq,
-						     wq), idx);
-	else
+	if (!held)
 		vroce_hca_recv_taken(op->phca, peer);
 	vroce_hca_cq_post(op->phca, peer, peer->rcqn, &cqe);
 	if (status != VROCE_CQE_OK)
@@ -463,45 +451,50 @@ void vroce_hca_write_imm_deliver(struct vroce_hca *hca,
 
 /**
  * vroce_hca_link_recv_place() - place a SEND packet in a receive
- * @hca: the responder's HCA, cabled to a netdev
+ * @hca: the responder's HCA, cabled to a netdev; the QP's RQ lock held
  * @op: the packet: @op->peer the QP, @op->phca @hca, @op->sqpn its peer;
  *	@op->buf and @op->clen the payload, at @op->off of the message;
  *	@op->wqe's opcode (SEND, SEND_IMM, SEND_INV), imm_inv and flags the
  *	message's
  * @last: the message's last packet: the receive completes
- * @idx: the receive WQE's index in its queue (the QP's or its SRQ's)
- * @how: VROCE_HCA_RECV_HEAD: @idx is the head, the QP's RQ lock held and
- *	a receive posted (rung or in the record); VROCE_HCA_RECV_HOLD: so,
- *	and the QP is on an SRQ: placed without completing, the receive is
- *	taken out of the SRQ and held for the message's next packets
- *	(vroce_hca_recv_hold()); VROCE_HCA_RECV_HELD: @idx was held so, no
- *	lock needed: completing gives it back
  *
  * The same placement as a SEND from the wire (the receive's SGEs, their
- * keys and room, the invalidation of SEND_INV), one packet at a time.
+ * keys and room, the invalidation of SEND_INV), one packet at a time, in
+ * the head receive, posted (rung or in the record); on a QP on an SRQ,
+ * a message's first packet that is not its last takes that receive out
+ * of the SRQ (its slot the driver's again at once) and the QP holds a
+ * copy of it (@op->peer->rc.srq_wqe) for the message's next packets,
+ * which go into the copy.
  *
  * Context: the link's receive work, @hca->wire_lock read-held.
  * Return: VROCE_CQE_OK when placed (the receive completed with @last) or
  * when a page fault stopped it (@op->paged: nothing completed, nothing
- * held anew); else the receive's error status, with which it completed,
- * the QP failed and @op->status the requester's (the NAK's).
+ * taken); else the receive's error status, with which it completed, the
+ * QP failed and @op->status the requester's (the NAK's).
  */
 u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
-			     bool last, u32 idx, enum vroce_hca_recv_how how)
+			     bool last)
 {
-	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, op->peer);
-	bool held = how == VROCE_HCA_RECV_HELD;
+	struct vroce_hca_rc_resp *r = &op->peer->rc;
+	bool held = r->srq_held;
 	struct vroce_recv_wqe rwqe;
 	u8 rstatus;
 
-	vroce_hca_recv_fetch_at(hca, wq, idx, &rwqe);
+	if (held)
+		rwqe = r->srq_wqe;
+	else
+		vroce_hca_recv_fetch(hca, vroce_hca_recv_wq(hca, op->peer),
+				     &rwqe);
 	op->rlen = op->off + op->clen;
 	rstatus = vroce_hca_recv_check(op, &rwqe);
 	if (!rstatus)
 		rstatus = vroce_hca_recv_scatter(hca, op, &rwqe);
 	if (!rstatus && (op->paged || !last)) {
-		if (!op->paged && how == VROCE_HCA_RECV_HOLD)
-			vroce_hca_recv_hold(hca, op->peer);
+		if (!op->paged && !held && op->peer->srqn) {
+			r->srq_wqe = rwqe;
+			r->srq_held = true;
+			vroce_hca_recv_taken(hca, op->peer);
+		}
 		return VROCE_CQE_OK;
 	}
 	if (!rstatus && op->wqe.opcode == VROCE_WQE_SEND_INV &&
@@ -510,45 +503,41 @@ u8 vroce_hca_link_recv_place(struct vroce_hca *hca, struct vroce_hca_op *op,
 		op->status = VROCE_CQE_REM_INV_REQ_ERR;
 		rstatus = VROCE_CQE_LOC_PROT_ERR;
 	}
-	vroce_hca_recv_complete_at(hca, op, &rwqe, rstatus, idx, held);
+	r->srq_held = false;
+	vroce_hca_recv_complete_at(hca, op, &rwqe, rstatus,
+				   held ? r->recv_ci :
+				   vroce_hca_recv_wq(hca, op->peer)->ci, held);
 	return rstatus;
 }
 
 /**
- * vroce_hca_link_recv_drop() - a receive held for a message that will not
- *	come (issue 34)
+ * vroce_hca_link_recv_drop() - the receive a QP on an SRQ holds for a
+ *	message that will not come to its end (issue 34)
  * @hca: the HCA
- * @qp: the QP, on an SRQ, whose responder held WQE @idx of it
- *	(VROCE_HCA_RECV_HOLD)
- * @idx: that WQE
- * @flush: complete it with a flush error (the QP goes to ERR); else give
- *	it back uncompleted (RESET, DESTROY_QP), as the QP's own receives
- *	are dropped then
+ * @qp: the QP (struct vroce_hca_rc_resp's srq_held; none: nothing)
+ * @flush: complete it with a flush error (the QP is in ERR); else drop it
+ *	uncompleted (RESET, DESTROY_QP, a new RQ PSN), as the QP's own
+ *	receives are then
  *
- * Context: MODIFY_QP or DESTROY_QP, @hca->wire_lock held for writing.
+ * Context: the QP's RQ lock held, or @hca->wire_lock held for writing.
  */
 void vroce_hca_link_recv_drop(struct vroce_hca *hca, struct vroce_hca_qp *qp,
-			      u32 idx, bool flush)
+			      bool flush)
 {
-	struct vroce_hca_wq *wq = vroce_hca_recv_wq(hca, qp);
-	struct vroce_recv_wqe rwqe = {};
+	struct vroce_hca_rc_resp *r = &qp->rc;
 	struct vroce_cqe cqe = {
+		.wr_id = r->srq_wqe.wr_id,
 		.qpn = cpu_to_le32(qp->qpn),
-		.wqe_idx = cpu_to_le16((u16)idx),
+		.wqe_idx = cpu_to_le16((u16)r->recv_ci),
 		.status = VROCE_CQE_WR_FLUSH_ERR,
 		.flags = VROCE_CQE_F_RQ,
 	};
 
-	if (wq == &qp->wq[VROCE_HCA_RQ])
+	if (!r->srq_held)
 		return;
-	if (flush) {
-		/* An unreadable one completes as 0, as the flush does. */
-		if (vroce_hca_wq_fetch(hca, wq, idx, &rwqe))
-			cqe.wr_id = rwqe.wr_id;
+	r->srq_held = false;
+	if (flush)
 		vroce_hca_cq_post(hca, qp, qp->rcqn, &cqe);
-	}
-	vroce_hca_srq_give_back(hca, container_of(wq, struct vroce_hca_srq, wq),
-				idx);
 }
 
 /**
