@@ -537,10 +537,13 @@ u16 vroce_hca_modify_qp(struct vroce_hca *hca,
 	qp->timeout = cmd->timeout;
 	qp->qkey = le32_to_cpu(cmd->qkey);
 	memcpy(qp->dmac, cmd->dmac, ETH_ALEN);
-	vroce_hca_path_set(hca, qp, cmd);
-	/* A message in progress at the responder over packets ends. */
+	/*
+	 * A message in progress at the responder over packets ends (before
+	 * a new RQ PSN, which would drop it unflushed).
+	 */
 	if (state == VROCE_QPS_RESET || state == VROCE_QPS_ERR)
 		vroce_hca_rc_resp_end(hca, qp, state == VROCE_QPS_ERR);
+	vroce_hca_path_set(hca, qp, cmd);
 	qp->rnr_active = false;
 	qp->retry_active = false;
 	qp->rnr_wait = false;
