@@ -138,6 +138,23 @@ static u8 vroce_hca_rc_recv_head(struct vroce_hca *hca,
 	return rq->ci != rq->pi ? 0 : vroce_hca_rc_rnr(qp);
 }
 
+/* Where the next READ or atomic carried out is kept, over the oldest. */
+static struct vroce_hca_rc_read *vroce_hca_rc_keep(struct vroce_hca_rc_resp *r)
+{
+	return &r->reads[r->read_next++ % VROCE_MAX_RD_ATOMIC];
+}
+
+/*
+ * The @k-th newest of the QP's last READs and atomics (1: the newest): a
+ * duplicate matches the newest that fits, never an older one of the same
+ * PSN from before a wrap of the PSNs.
+ */
+static const struct vroce_hca_rc_read *
+vroce_hca_rc_last(const struct vroce_hca_rc_resp *r, u32 k)
+{
+	return &r->reads[(u8)(r->read_next - k) % VROCE_MAX_RD_ATOMIC];
+}
+
 /* READ responses one request gets at most, at once. */
 #define VROCE_HCA_RC_READ_BURST	1024
 
@@ -208,7 +225,7 @@ static u8 vroce_hca_rc_read(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		vroce_hca_qp_fatal(hca, qp);
 		return VROCE_AETH_NAK_ACCESS;
 	}
-	rd = &r->reads[r->read_next++ % VROCE_MAX_RD_ATOMIC];
+	rd = vroce_hca_rc_keep(r);
 	*rd = (struct vroce_hca_rc_read){
 		.op5 = VROCE_OP_READ_REQUEST,
 		.psn = f->psn,
@@ -221,17 +238,6 @@ static u8 vroce_hca_rc_read(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	r->msn++;
 	vroce_hca_rc_read_send(hca, qp, rd, rd->psn);
 	return 0;
-}
-
-/*
- * The @k-th newest of the QP's last READs and atomics (1: the newest): a
- * duplicate matches the newest that fits, never an older one of the same
- * PSN from before a wrap of the PSNs.
- */
-static const struct vroce_hca_rc_read *
-vroce_hca_rc_last(const struct vroce_hca_rc_resp *r, u32 k)
-{
-	return &r->reads[(u8)(r->read_next - k) % VROCE_MAX_RD_ATOMIC];
 }
 
 /*
@@ -298,7 +304,7 @@ static u8 vroce_hca_rc_atomic(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		vroce_hca_qp_fatal(hca, qp);
 		return VROCE_AETH_NAK_ACCESS;
 	}
-	rd = &r->reads[r->read_next++ % VROCE_MAX_RD_ATOMIC];
+	rd = vroce_hca_rc_keep(r);
 	*rd = (struct vroce_hca_rc_read){
 		.op5 = f->opcode & 0x1f,
 		.psn = f->psn,

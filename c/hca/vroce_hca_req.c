@@ -833,16 +833,16 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 /* ---- issue 34: RC over packets, the requester and its completer ---- */
 
 /* COMPARE_SWAP or FETCH_ADD: over packets (ATOMIC_WRITE is not). */
-static bool vroce_hca_rc_atomic(u8 opcode)
+static bool vroce_hca_rc_wqe_atomic(u8 opcode)
 {
 	return opcode == VROCE_WQE_ATOMIC_CMP_SWP ||
 	       opcode == VROCE_WQE_ATOMIC_FETCH_ADD;
 }
 
 /* A READ or an atomic: completed by its responses, never by an ACK. */
-static bool vroce_hca_rc_answered(u8 opcode)
+static bool vroce_hca_rc_wqe_answered(u8 opcode)
 {
-	return opcode == VROCE_WQE_READ || vroce_hca_rc_atomic(opcode);
+	return opcode == VROCE_WQE_READ || vroce_hca_rc_wqe_atomic(opcode);
 }
 
 /* AETH syndromes' kinds (IBTA 9.7.5.1.1). */
@@ -1059,7 +1059,7 @@ static bool vroce_hca_rc_acked(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		 * oldest PSN not acknowledged stays at the first not come;
 		 * an ACK past its last says they were lost.
 		 */
-		if (vroce_hca_rc_answered(r->sent[slot].opcode)) {
+		if (vroce_hca_rc_wqe_answered(r->sent[slot].opcode)) {
 			lost = vroce_hca_psn_diff(psn, r->last[slot]) >= 0;
 			if (vroce_hca_psn_diff(r->una, r->first[slot]) < 0)
 				una = r->first[slot];
@@ -1288,11 +1288,11 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	sent = r->sent[slot].opcode;
 	if (f->psn != r->una) {
 		/* Responses before it were lost. */
-		if (vroce_hca_rc_answered(sent))
+		if (vroce_hca_rc_wqe_answered(sent))
 			vroce_hca_rc_read_gap(hca, qp);
 		return;
 	}
-	if (!vroce_hca_rc_answered(sent))
+	if (!vroce_hca_rc_wqe_answered(sent))
 		return;
 	i = vroce_hca_psn_diff(f->psn, r->first[slot]);
 	n = vroce_hca_psn_diff(r->last[slot], r->first[slot]) + 1;
@@ -1301,7 +1301,7 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	if (i < 0 || i >= n ||
 	    (f->syndrome & VROCE_AETH_KIND) != VROCE_AETH_KIND_ACK)
 		return;
-	if (vroce_hca_rc_atomic(sent)) {
+	if (vroce_hca_rc_wqe_atomic(sent)) {
 		ok = code == VROCE_OP_ATOMIC_ACKNOWLEDGE;
 		payload = (const u8 *)&orig;
 		plen = sizeof(orig);
@@ -1329,7 +1329,7 @@ static void vroce_hca_rc_read_in(struct vroce_hca *hca,
 	if (!op.status)
 		op.status = vroce_hca_op_len(&op);
 	if (!op.status && (op.wqe.opcode != sent || op.len != len ||
-			   (vroce_hca_rc_atomic(sent) &&
+			   (vroce_hca_rc_wqe_atomic(sent) &&
 			    (op.wqe.flags & VROCE_WQE_F_INLINE))))
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;
 	if (!op.status) {
@@ -1458,7 +1458,7 @@ static void vroce_hca_rc_packet(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		f.dma_len = op->len - op->off;
 		f.ackreq = true;
 		f.se = false;
-	} else if (vroce_hca_rc_atomic(opc)) {
+	} else if (vroce_hca_rc_wqe_atomic(opc)) {
 		/* AtomicETH: the swap (or add) value, the compare value. */
 		if (opc == VROCE_WQE_ATOMIC_CMP_SWP) {
 			code = VROCE_OP_COMPARE_SWAP;
@@ -1520,7 +1520,7 @@ static u32 vroce_hca_rc_reads(const struct vroce_hca_qp *qp)
 	u32 k, n = 0;
 
 	for (k = qp->wq[VROCE_HCA_SQ].ci; k != r->tx_idx; k++)
-		n += vroce_hca_rc_answered(r->sent[k % VROCE_HCA_RC_WQES].opcode);
+		n += vroce_hca_rc_wqe_answered(r->sent[k % VROCE_HCA_RC_WQES].opcode);
 	return n;
 }
 
@@ -1617,7 +1617,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		    vroce_hca_rc_read_psns(qp, op.len) > VROCE_HCA_RC_READ_PSNS)
 			op.status = VROCE_CQE_LOC_LEN_ERR;
 		/* An atomic's 8 bytes, landing in memory (not inline data). */
-		if (!op.status && vroce_hca_rc_atomic(op.wqe.opcode)) {
+		if (!op.status && vroce_hca_rc_wqe_atomic(op.wqe.opcode)) {
 			if (op.wqe.flags & VROCE_WQE_F_INLINE)
 				op.status = VROCE_CQE_LOC_QP_OP_ERR;
 			else if (op.len != sizeof(u64))
@@ -1627,7 +1627,7 @@ static void vroce_hca_rc_send(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		 * A READ: one request for the rest of it, a PSN per response;
 		 * an atomic: one request, one PSN.
 		 */
-		if (!op.status && vroce_hca_rc_answered(op.wqe.opcode)) {
+		if (!op.status && vroce_hca_rc_wqe_answered(op.wqe.opcode)) {
 			if (!op.off && vroce_hca_rc_reads_full(qp))
 				return;
 			slot = op.idx % VROCE_HCA_RC_WQES;
