@@ -496,35 +496,40 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 /* ---- completion queues ---- */
 
 /*
- * An armed CQ got @cqe: disarm it and send (or lose, or delay) the event.
- * Context: the CQ's lock held.
+ * Whether @cqe fires the CQ's event: disarm it if so; *@drop when the knob
+ * loses that event. Context: the CQ's lock and @hca->reg_lock held.
  */
-static void vroce_hca_cq_event(struct vroce_hca *hca, u32 cqn,
-			       const struct vroce_cqe *cqe)
+static bool vroce_hca_cq_fires(struct vroce_hca *hca, u32 cqn,
+			       const struct vroce_cqe *cqe, bool *drop)
 {
-	struct vroce_hca_cq *cq = &hca->cqs[cqn];
-	unsigned long flags;
-	bool fire, drop = false;
-	u32 delay;
-	u8 arm;
+	u8 arm = hca->cq_db[cqn].arm;
+	bool fire;
 
-	spin_lock_irqsave(&hca->reg_lock, flags);
-	arm = hca->cq_db[cqn].arm;
+	lockdep_assert_held(&hca->reg_lock);
 	fire = arm == VROCE_DB_CQ_CMD_ARM_NEXT ||
 	       (arm == VROCE_DB_CQ_CMD_ARM_SOL &&
 		((cqe->flags & VROCE_CQE_F_SOLICITED) ||
 		 cqe->status != VROCE_CQE_OK));
+	*drop = false;
 	if (fire)
 		hca->cq_db[cqn].arm = 0;
 	/* The knob counts events of every CQ. */
 	if (fire && hca->drop_events) {
 		hca->drop_events--;
-		drop = true;
+		*drop = true;
 	}
-	spin_unlock_irqrestore(&hca->reg_lock, flags);
+	return fire && !*drop;
+}
 
-	if (!fire || drop)
-		return;
+/*
+ * Send the event of a CQ that fired, now or (the delay knob) later.
+ * Context: the CQ's lock held.
+ */
+static void vroce_hca_cq_event(struct vroce_hca *hca, u32 cqn)
+{
+	struct vroce_hca_cq *cq = &hca->cqs[cqn];
+	u32 delay;
+
 	delay = READ_ONCE(hca->event_delay_ms);
 	if (!delay) {
 		vroce_hca_eq_post(hca, VROCE_EQE_COMP, cqn);
@@ -571,6 +576,7 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 {
 	struct vroce_hca_cq *cq = &hca->cqs[cqn];
 	struct vroce_cqe *slot = NULL;
+	bool fire, drop;
 	unsigned long flags;
 	u32 ci32, used;
 	u16 ci;
@@ -590,14 +596,19 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			vroce_hca_count(hca, VROCE_CNT_DBREC_ERR, 1);
 		else if (used < BIT(cq->ring.depth_log2))
 			slot = vroce_hca_ring_entry(hca, &cq->ring, cq->pi);
+		spin_lock_irqsave(&hca->reg_lock, flags);
 	} else {
+		/*
+		 * The consumer index and the arm under one hold of the
+		 * register lock, the CQE written between (issue 33).
+		 */
 		spin_lock_irqsave(&hca->reg_lock, flags);
 		ci = hca->cq_db[cqn].ci;
-		spin_unlock_irqrestore(&hca->reg_lock, flags);
 		if ((u16)((u16)cq->pi - ci) < BIT(cq->ring.depth_log2))
 			slot = vroce_hca_ring_entry(hca, &cq->ring, cq->pi);
 	}
 	if (!slot) {
+		spin_unlock_irqrestore(&hca->reg_lock, flags);
 		if (!cq->overflowed) {
 			cq->overflowed = true;
 			vroce_hca_eq_post(hca, VROCE_EQE_CQ_ERR, cqn);
@@ -610,6 +621,8 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	dma_wmb();
 	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
 	cq->pi++;
+	fire = vroce_hca_cq_fires(hca, cqn, cqe, &drop);
+	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	if (cqe->status)
 		vroce_hca_count_error(hca, cqe->status);
 	/* issue 31, hca: a process's WQE refused (datapath.rst's table). */
@@ -617,7 +630,8 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			   cqe->status == VROCE_CQE_LOC_QP_OP_ERR ||
 			   cqe->status == VROCE_CQE_LOC_PROT_ERR))
 		vroce_hca_count(hca, VROCE_CNT_UNPRIV_REFUSED, 1);
-	vroce_hca_cq_event(hca, cqn, cqe);
+	if (fire)
+		vroce_hca_cq_event(hca, cqn);
 out:
 	spin_unlock(&hca->cq_lock[cqn]);
 }

@@ -762,16 +762,22 @@ static void vroce_hca_msg_save(struct vroce_hca_qp *qp,
 	qp->msg_off = op->off;
 }
 
-/* Execute the WQE at the head of the SQ; false when it must wait. */
+/*
+ * Execute the WQE at the head of the SQ; false when it must wait. *@b is
+ * the bounce buffer the visit holds, VROCE_HCA_BOUNCES while it holds
+ * none: taken for the first WQE and kept for the next ones (issue 33: one
+ * semaphore round trip per visit, not per message).
+ */
 static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
-				  struct vroce_hca_qp *qp)
+				  struct vroce_hca_qp *qp, u32 *b)
 {
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_op op = { .qp = qp, .idx = sq->ci, .off = qp->msg_off };
 	u64 t = vroce_hca_stage_now(hca);
-	u32 b = vroce_hca_bounce_get(hca);
 
-	op.buf = hca->bounce[b];
+	if (*b == VROCE_HCA_BOUNCES)
+		*b = vroce_hca_bounce_get(hca);
+	op.buf = hca->bounce[*b];
 	/* One copy of the WQE: the ring may change under it from now on. */
 	if (!vroce_hca_wq_fetch(hca, sq, op.idx, &op.wqe))
 		op.status = VROCE_CQE_LOC_QP_OP_ERR;	/* no wr_id to tell */
@@ -780,7 +786,6 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_FETCH, &t);
 	if (!op.status)
 		vroce_hca_exec(hca, &op);
-	vroce_hca_bounce_put(hca, b);
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_EXEC, &t);
 	/* The peer's HCA learns of what was delivered there at once. */
 	if (op.phca && op.phca != hca) {
@@ -1795,6 +1800,7 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	struct vroce_hca_wq *sq = &qp->wq[VROCE_HCA_SQ];
 	struct vroce_hca_wq *rq = &qp->wq[VROCE_HCA_RQ];
 	u64 t = vroce_hca_stage_now(hca);
+	u32 b = VROCE_HCA_BOUNCES;
 	bool packets;
 	u32 state;
 
@@ -1820,11 +1826,18 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			vroce_hca_qp_kick(hca, qp);
 			break;
 		} else if (state != VROCE_QPS_RTS || READ_ONCE(qp->rnr_wait) ||
-			   !vroce_hca_sq_exec_one(hca, qp)) {
+			   !vroce_hca_sq_exec_one(hca, qp, &b)) {
 			break;
+		}
+		/* Another engine may want the buffer while this one waits. */
+		if (need_resched() && b != VROCE_HCA_BOUNCES) {
+			vroce_hca_bounce_put(hca, b);
+			b = VROCE_HCA_BOUNCES;
 		}
 		cond_resched();
 	}
+	if (b != VROCE_HCA_BOUNCES)
+		vroce_hca_bounce_put(hca, b);
 	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 		return;
 	/* Issue 34: READ responses no one takes any more. */

@@ -38,10 +38,11 @@
  * sleeps or allocates. Each QP's work item, on the HCA's unbound qp_wq,
  * holds the wire's lock for reading: QPs run side by side, never beside a
  * command, each QP's WQEs in order. A visit executes at most
- * VROCE_HCA_QP_BUDGET send WQEs (c/hca/vroce_hca_req.c), each through one
- * of VROCE_HCA_BOUNCES bounce buffers, then queues the QP again behind the
- * others, and raises the event interrupt once if it wrote events. The
- * timer work ends RNR and ack timeout waits and writes delayed events.
+ * VROCE_HCA_QP_BUDGET send WQEs (c/hca/vroce_hca_req.c) through one of
+ * VROCE_HCA_BOUNCES bounce buffers (given back when the visit ends or would
+ * yield the CPU), then queues the QP again behind the others, and raises
+ * the event interrupt once if it wrote events. The timer work ends RNR and
+ * ack timeout waits and writes delayed events.
  *
  * issue 31, lend: a DB_LEND write after a user QP's SQ doorbell lends the
  * writer's context (uverbs POST_SEND: process context) to the QP: the
