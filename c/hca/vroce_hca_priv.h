@@ -171,8 +171,13 @@ struct dentry;
 #define VROCE_HCA_PAGE_SIZE_CAP		GENMASK_ULL(30, 12)
 #define VROCE_HCA_MAX_FRMR_PAGES	4096
 
-/* Send WQEs of different QPs in execution at once, each with its buffer. */
+/*
+ * QP visits executing send WQEs at once, each with its buffer: a visit
+ * keeps it from one message to the next while they are at most
+ * VROCE_HCA_BOUNCE_KEEP bytes (some microseconds each).
+ */
 #define VROCE_HCA_BOUNCES		4
+#define VROCE_HCA_BOUNCE_KEEP		SZ_64K
 /*
  * A bounce buffer's bytes: a message moves through it a chunk at a time,
  * and at most VROCE_HCA_VISIT_CHUNKS chunks in one visit of its QP.

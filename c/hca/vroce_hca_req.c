@@ -766,7 +766,9 @@ static void vroce_hca_msg_save(struct vroce_hca_qp *qp,
  * Execute the WQE at the head of the SQ; false when it must wait. *@b is
  * the bounce buffer the visit holds, VROCE_HCA_BOUNCES while it holds
  * none: taken for the first WQE and kept for the next ones (issue 33: one
- * semaphore round trip per visit, not per message).
+ * semaphore round trip per visit, not per message), but given back after
+ * a message above VROCE_HCA_BOUNCE_KEEP bytes, so that other QPs' visits
+ * waiting for one get it between big messages as before.
  */
 static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 				  struct vroce_hca_qp *qp, u32 *b)
@@ -786,6 +788,10 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_FETCH, &t);
 	if (!op.status)
 		vroce_hca_exec(hca, &op);
+	if (op.len > VROCE_HCA_BOUNCE_KEEP) {
+		vroce_hca_bounce_put(hca, *b);
+		*b = VROCE_HCA_BOUNCES;
+	}
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_EXEC, &t);
 	/* The peer's HCA learns of what was delivered there at once. */
 	if (op.phca && op.phca != hca) {
@@ -1819,6 +1825,11 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		/* Another engine may fail this QP at any time. */
 		state = READ_ONCE(qp->state);
 		if (state == VROCE_QPS_ERR) {
+			/* Flushing moves no bytes: the buffer goes back. */
+			if (b != VROCE_HCA_BOUNCES) {
+				vroce_hca_bounce_put(hca, b);
+				b = VROCE_HCA_BOUNCES;
+			}
 			vroce_hca_flush_one(hca, qp, VROCE_HCA_SQ);
 		} else if (packets) {
 			break;
