@@ -3,8 +3,9 @@
 #
 # 'make bench': run the vroce_bench KUnit suites (MTR, MR registration and
 # its floor, registrations per second with 1 and 16 threads beside rxe,
-# the command ring's rate and doorbells per command, the data path with 1
-# and 16 QP pairs beside rxe) in the bench flavour of the UML test kernel
+# a registration step by step beside rxe, the command ring's rate and
+# doorbells per command, the data path with 1 and 16 QP pairs beside rxe)
+# in the bench flavour of the UML test kernel
 # (and the data path again in an x86_64 one on two CPUs): the same sources
 # and Kconfig as 'make check' without KASAN, lockdep, kmemleak and debugfs
 # (VROCE_KERNEL=nodebug: kunit/configs/nodebug.config and
