@@ -28,6 +28,7 @@
 #include "../c/driver/vroce.h"
 #include "../c/driver/vroce_cmdq.h"
 #include "../c/hca/vroce_hca.h"
+#include "../bindings/vroce_abi.h"
 #include "../c/ifc/vroce_cmds.h"
 #include "../c/ifc/vroce_wqe.h"
 #include "demo/vroce_lb.h"
@@ -2652,8 +2653,164 @@ static void vroce_odp_qp_chunks(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, BUF_LEN);
 }
 
+/* Anonymous memory nobody touched yet: no page present. */
+static unsigned long odp_untouched(struct kunit *test, size_t len)
+{
+	unsigned long uaddr = kunit_vm_mmap(test, NULL, 0, len,
+					    PROT_READ | PROT_WRITE,
+					    MAP_ANONYMOUS | MAP_PRIVATE, 0);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(uaddr));
+	return uaddr;
+}
+
+/* ib_advise_mr() of one range, synchronous with @flush. */
+static int odp_advise(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		      bool flush, u32 lkey, u64 addr, u32 len)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+
+	return ib_advise_mr(pd, advice,
+			    flush ? IB_UVERBS_ADVISE_MR_FLAG_FLUSH : 0, &sge, 1);
+}
+
+/*
+ * A 4 KiB WRITE of pattern @seed (zeroes for 0) at @at through @mr; the
+ * faults it took.
+ */
+static u64 odp_write_faults(struct kunit *test, struct qp_pair *p,
+			    struct ib_mr *mr, u64 at, u8 seed)
+{
+	struct ib_sge src = qp_sge(p, 0, 0, SZ_4K);
+	u8 *got = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	u64 before = odp_faults(test, p->vdev);
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	if (seed)
+		qp_fill(p, 0, seed);
+	else
+		memset(p->buf[0]->va, 0, SZ_4K);
+	KUNIT_EXPECT_EQ(test, odp_one(test, p, IB_WR_RDMA_WRITE, &src, at,
+				      mr->rkey), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)at, SZ_4K), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, p->buf[0]->va, SZ_4K);
+	return odp_faults(test, p->vdev) - before;
+}
+
+/* Pages of one fault window: a fault maps the window around the access. */
+#define ODP_WINDOW	(VROCE_MR_ODP_FAULT_PAGES * SZ_4K)
+
+/*
+ * Issue 33, prefetch (ib_advise_mr(), ibv_advise_mr()): a range
+ * prefetched takes no fault at the HCA's first access; one prefetched
+ * without faulting maps only the pages present, and of a writable MR not
+ * a page the CPU maps read-only (the shared zero page here: the HCA would
+ * write it for every process; the test writes zeroes there, so that a
+ * regression shows as a missing fault, not as a corrupted zero page);
+ * bad keys, another PD's MR, a read-only MR for PREFETCH_WRITE and a
+ * range outside the MR fail as mlx5's do. Pages compared lie in fault
+ * windows of their own.
+ */
+static void vroce_odp_qp_prefetch(struct kunit *test)
+{
+	struct qp_pair *p = qp_pair(test, 16, 64, 7);
+	unsigned long a = odp_untouched(test, 2 * ODP_WINDOW);
+	unsigned long b = odp_untouched(test, 4 * SZ_4K);
+	unsigned long c = odp_untouched(test, 3 * ODP_WINDOW);
+	u8 *got = kunit_kzalloc(test, SZ_4K, GFP_KERNEL);
+	struct ib_mr *ma, *mb, *mc, *ro;
+	struct ib_pd *other;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	ma = odp_mr(test, p, a, 2 * ODP_WINDOW, a);
+	mb = odp_mr(test, p, b, 4 * SZ_4K, b);
+	mc = odp_mr(test, p, c, 3 * ODP_WINDOW, c);
+
+	/*
+	 * Prefetched for writing: WRITEs into either window take no fault.
+	 * The control: the same WRITE into a window nobody prefetched faults.
+	 */
+	KUNIT_EXPECT_GT(test, odp_write_faults(test, p, mc, c, 50), 0);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					 true, ma->lkey, a, 2 * ODP_WINDOW), 0);
+	KUNIT_EXPECT_EQ(test, odp_write_faults(test, p, ma, a + ODP_WINDOW, 51),
+			0);
+	KUNIT_EXPECT_EQ(test, odp_write_faults(test, p, ma, a, 52), 0);
+	/* PREFETCH (read) of a writable MR maps writable too. */
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 false, mb->lkey, b + SZ_4K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, odp_write_faults(test, p, mb, b + SZ_4K, 53), 0);
+
+	/*
+	 * Without faulting, over windows 1 and 2 of c: a page of window 1
+	 * only read by the CPU (the zero page, read-only), a page of window
+	 * 2 written by the CPU (present, writable). Only the latter gets an
+	 * entry.
+	 */
+	KUNIT_ASSERT_EQ(test, copy_from_user(got,
+					     (void __user *)c + ODP_WINDOW +
+					     SZ_4K, SZ_4K), 0);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(got, 0, SZ_4K));
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)c + 2 * ODP_WINDOW +
+					   SZ_4K, p->buf[1]->va, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+					 true, mc->lkey, c + ODP_WINDOW,
+					 2 * ODP_WINDOW), 0);
+	KUNIT_EXPECT_EQ(test, odp_write_faults(test, p, mc,
+					       c + 2 * ODP_WINDOW + SZ_4K, 54),
+			0);
+	KUNIT_EXPECT_GT(test, odp_write_faults(test, p, mc,
+					       c + ODP_WINDOW + SZ_4K, 0), 0);
+
+	/* Bad advice, bad keys, another PD, a read-only MR, out of range. */
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd, 7, true, ma->lkey, a, 8),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 true, ma->lkey + 1, a, 8), -ENOENT);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 false, qp_sge(p, 0, 0, 8).lkey, a, 8),
+			-ENOENT);
+	other = ib_alloc_pd(&p->vdev->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	KUNIT_EXPECT_EQ(test, odp_advise(other,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 true, ma->lkey, a, 8), -EPERM);
+	ib_dealloc_pd(other);
+	ro = ib_reg_user_mr(p->pd, b, 4 * SZ_4K, b,
+			    IB_ACCESS_ON_DEMAND | IB_ACCESS_REMOTE_READ);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ro);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_dereg_mr, ro),
+			0);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					 true, ro->lkey, b, 8), -EPERM);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 true, ro->lkey, b, 4 * SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 true, ma->lkey, a + 2 * ODP_WINDOW - SZ_4K,
+					 SZ_4K + 1), -EFAULT);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+					 false, ma->lkey, a + 2 * ODP_WINDOW - SZ_4K,
+					 SZ_4K + 1), 0);
+	/* Memory no longer mapped: reported when asked to. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(b + 3 * SZ_4K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, odp_advise(p->pd,
+					 IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					 true, mb->lkey, b + 3 * SZ_4K, SZ_4K),
+			-EFAULT);
+}
+
 static struct kunit_case vroce_odp_qp_cases[] = {
 	KUNIT_CASE(vroce_odp_qp_moves_bytes),
+	KUNIT_CASE(vroce_odp_qp_prefetch),
 	KUNIT_CASE(vroce_odp_qp_remap),
 	KUNIT_CASE(vroce_odp_qp_local_unmapped),
 	KUNIT_CASE(vroce_odp_qp_no_pinning),

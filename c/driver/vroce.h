@@ -838,6 +838,9 @@ void vroce_odp_event(struct vroce_dev *vdev, u32 slot);
 struct ib_mr *vroce_odp_reg_user_mr(struct ib_pd *ibpd,
 				    const struct vroce_mr_user_attr *attr);
 bool vroce_odp_dereg(struct vroce_dev *vdev, struct vroce_mr *mr);
+int vroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
 void vroce_odp_init(struct vroce_dev *vdev);
 void vroce_odp_stop(struct vroce_dev *vdev, bool quiet);
 

@@ -27,13 +27,17 @@
  *   mutex every fault's resolution holds; the umem (and with it the
  *   notifier) goes before the object, once the HCA let go of the MR.
  *
- * Explicit ODP only: no implicit (whole address space) MRs, no prefetch
- * (advise_mr). Documentation/mr.rst, "On-demand paging".
+ * - A prefetch (advise_mr) maps a range's pages as a fault would, before
+ *   the HCA meets them; without faulting, only the pages present.
+ *
+ * Explicit ODP only: no implicit (whole address space) MRs.
+ * Documentation/mr.rst, "On-demand paging".
  */
 
 #include <kunit/visibility.h>
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/delay.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_umem_odp.h>
@@ -93,26 +97,37 @@ void vroce_odp_caps(const struct vroce_dev *vdev, struct ib_device_attr *props)
 
 /*
  * Write the entries of @r, pages of @odp (a chunk's umem) from its page
- * @index on, from the umem's DMA list, in batches; the umem's mutex is
- * held (the list is stable, no invalidation of the chunk runs), and the
- * MR's odp_mutex (no other call on its object runs).
+ * @index on, from the umem's DMA list, in runs of at most a batch; the
+ * umem's mutex is held (the list is stable, no invalidation of the chunk
+ * runs), and the MR's odp_mutex (no other call on its object runs). Only
+ * pages mapped with the rights the MR needs get an entry: after a fault
+ * all of them; after a prefetch that does not fault, those present, and
+ * of a writable MR only those writable now (an entry lets the HCA write,
+ * and a page the CPU maps read-only, a copy-on-write or the zero page,
+ * must not be written through it).
  */
 static int vroce_odp_map_locked(struct vroce_dev *vdev, struct vroce_mr *mr,
 				struct ib_umem_odp *odp,
 				const struct vroce_mr_odp_range *r, u64 index)
 {
+	u64 need = ODP_READ_ALLOWED_BIT |
+		   (mr->odp->umem.writable ? ODP_WRITE_ALLOWED_BIT : 0);
 	dma_addr_t pages[VROCE_ODP_BATCH];
 	struct vroce_mr_odp_range part;
-	u64 done, i, n;
+	u64 done, n, e;
 	int err;
 
 	lockdep_assert_held(&odp->umem_mutex);
 	lockdep_assert_held(&mr->odp_mutex);
-	for (done = 0; done < r->count; done += n) {
-		n = min_t(u64, r->count - done, VROCE_ODP_BATCH);
-		for (i = 0; i < n; i++)
-			pages[i] = odp->dma_list[index + done + i] &
-				   ODP_DMA_ADDR_MASK;
+	for (done = 0; done < r->count; done += n ?: 1) {
+		for (n = 0; n < VROCE_ODP_BATCH && done + n < r->count; n++) {
+			e = odp->dma_list[index + done + n];
+			if ((e & need) != need)
+				break;
+			pages[n] = e & ODP_DMA_ADDR_MASK;
+		}
+		if (!n)
+			continue;
 		part = *r;
 		part.first = r->first + done;
 		part.count = n;
@@ -165,11 +180,12 @@ static struct ib_umem_odp *vroce_odp_chunk(struct vroce_dev *vdev,
 
 /*
  * Map the pages of @r in @mr (@pages pages), chunk by chunk: fault them
- * in and DMA-map them through the chunk's umem, and write their entries
- * with its mutex held.
+ * in (or, without @fault, take those present) and DMA-map them through
+ * the chunk's umem, and write their entries with its mutex held.
  */
 static int vroce_odp_map_range(struct vroce_dev *vdev, struct vroce_mr *mr,
-			       const struct vroce_mr_odp_range *r, u64 pages)
+			       const struct vroce_mr_odp_range *r, u64 pages,
+			       bool fault)
 {
 	u64 base = r->user_addr - (r->first << PAGE_SHIFT), end, next, c;
 	u64 mask = ODP_READ_ALLOWED_BIT;
@@ -194,7 +210,7 @@ static int vroce_odp_map_range(struct vroce_dev *vdev, struct vroce_mr *mr,
 		piece.user_addr = base + (piece.first << PAGE_SHIFT);
 		piece.user_len = piece.count << PAGE_SHIFT;
 		n = ib_umem_odp_map_dma_and_lock(child, piece.user_addr,
-						 piece.user_len, mask, true);
+						 piece.user_len, mask, fault);
 		if (n < 0)
 			return n;
 		/*
@@ -246,11 +262,11 @@ static int vroce_odp_resolve(struct vroce_dev *vdev, struct vroce_mr *mr,
 
 	err = vroce_odp_range(mr, f, true, &r, &pages);
 	if (!err)
-		err = vroce_odp_map_range(vdev, mr, &r, pages);
+		err = vroce_odp_map_range(vdev, mr, &r, pages, true);
 	if (!err || err == -ENOMEM || err == -EBUSY)
 		return err;
 	err = vroce_odp_range(mr, f, false, &r, &pages);
-	return err ?: vroce_odp_map_range(vdev, mr, &r, pages);
+	return err ?: vroce_odp_map_range(vdev, mr, &r, pages, true);
 }
 
 static void vroce_odp_fault_work(struct work_struct *work)
@@ -301,6 +317,122 @@ static void vroce_odp_fault_work(struct work_struct *work)
 		ibdev_warn_ratelimited(&vdev->ibdev,
 				       "RESUME_PAGE_FAULT %u failed (%d): the QP retries\n",
 				       w->slot, err);
+}
+
+/*
+ * The on-demand paging MR of @pd whose lkey is @lkey, with a reference
+ * that deregistration waits for (vroce_odp_put()); ERR_PTR(-ENOENT) when
+ * there is none (no such key, not an ODP MR of this device, deregistered),
+ * -EPERM for another PD's, or, for @write, one not writable.
+ */
+static struct vroce_mr *vroce_odp_get(struct vroce_dev *vdev,
+				      struct ib_pd *pd, u32 lkey, bool write)
+{
+	struct vroce_mr *mr, *found = ERR_PTR(-ENOENT);
+	unsigned long handle;
+
+	mutex_lock(&vdev->odp_lock);
+	xa_for_each(&vdev->odp_mrs, handle, mr) {
+		if (mr->ibmr.lkey != lkey)
+			continue;
+		if (mr->ibmr.pd != pd || (write && !mr->odp->umem.writable)) {
+			found = ERR_PTR(-EPERM);
+		} else {
+			atomic_inc(&mr->odp_users);
+			found = mr;
+		}
+		break;
+	}
+	mutex_unlock(&vdev->odp_lock);
+	return found;
+}
+
+static void vroce_odp_put(struct vroce_mr *mr)
+{
+	if (atomic_dec_and_test(&mr->odp_users))
+		wake_up_var(&mr->odp_users);
+}
+
+/**
+ * vroce_advise_mr() - prefetch pages of on-demand paging MRs
+ * @pd: the protection domain of the MRs
+ * @advice: IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH, _PREFETCH_WRITE (the MR
+ *	must be writable) or _PREFETCH_NO_FAULT (only pages the process has
+ *	mapped already, and of a writable MR only those it may write now)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH: report a range that could not
+ *	be mapped; without it the advice is carried out all the same (here,
+ *	before returning), but only a bad key is reported
+ * @sg_list: the ranges: an ODP MR's lkey, an address in it, a length
+ * @num_sge: how many
+ * @attrs: the uverbs call's attributes (unused; NULL from ib_advise_mr())
+ *
+ * Each range's pages get their entries as a fault's would, so that the
+ * HCA's first access to them does not fault (Documentation/mr.rst,
+ * "On-demand paging"). A writable MR's pages are faulted in writable for
+ * either advice, as its faults fault them: the HCA's table has no
+ * per-page write right, so a page mapped read-only could get no entry
+ * (mlx5 faults them in read-only for _PREFETCH). Every key is checked
+ * before any range is mapped; the ranges are mapped before the call
+ * returns, with or without IB_UVERBS_ADVISE_MR_FLAG_FLUSH.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EOPNOTSUPP for another advice or a device without ODP;
+ * -ENOENT for a key that is no ODP MR of the device, -EPERM for one of
+ * another PD or, for _PREFETCH_WRITE, not writable; -EINTR for a fatal
+ * signal; with IB_UVERBS_ADVISE_MR_FLAG_FLUSH also -EFAULT for a range
+ * not inside its MR, or an error of mapping it (-EFAULT for memory the
+ * process has not mapped, -EPERM for a writable MR over memory mapped
+ * read-only, -ENOMEM, -EBUSY), ranges before it staying mapped.
+ */
+int vroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs)
+{
+	struct vroce_dev *vdev = to_vroce_dev(pd->device);
+	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	bool flush = flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH;
+	struct vroce_mr_odp_range r;
+	struct vroce_page_fault f;
+	struct vroce_mr *mr;
+	u64 pages;
+	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	int err;
+	u32 i;
+
+	if ((advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH &&
+	     advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	     advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) ||
+	    !vroce_odp_supported(vdev))
+		return -EOPNOTSUPP;
+	/* Every key first: a bad one fails the call before any work. */
+	for (i = 0; i < num_sge; i++) {
+		mr = vroce_odp_get(vdev, pd, sg_list[i].lkey, write);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		vroce_odp_put(mr);
+	}
+	for (i = 0; i < num_sge; i++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (!sg_list[i].length)
+			continue;
+		/* Deregistered since: nothing left to advise. */
+		mr = vroce_odp_get(vdev, pd, sg_list[i].lkey, write);
+		if (IS_ERR(mr)) {
+			if (flush)
+				return PTR_ERR(mr);
+			continue;
+		}
+		f = (struct vroce_page_fault){ .iova = sg_list[i].addr,
+					       .len = sg_list[i].length };
+		err = vroce_odp_range(mr, &f, false, &r, &pages) ? -EFAULT : 0;
+		if (!err)
+			err = vroce_odp_map_range(vdev, mr, &r, pages, fault);
+		vroce_odp_put(mr);
+		if (err && flush)
+			return err;
+	}
+	return 0;
 }
 
 /**

@@ -276,6 +276,8 @@ const struct ib_device_ops vroce_dev_ops = {
 	.alloc_mr = vroce_alloc_mr,
 	.map_mr_sg = vroce_map_mr_sg,
 	.dereg_mr = vroce_dereg_mr,
+	/* issue 33: prefetch of on-demand paging MRs */
+	.advise_mr = vroce_advise_mr,
 	.alloc_mw = vroce_alloc_mw,
 	.dealloc_mw = vroce_dealloc_mw,
 	/* issue 30, rereg_mr */

@@ -394,6 +394,17 @@ static int vroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 				sizeof(resp));
 }
 
+/*
+ * issue 33: ibv_advise_mr(): the kernel maps the ranges' pages of on-demand
+ * paging MRs before the HCA meets them.
+ */
+static int vroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			   uint32_t flags, struct ibv_sge *sg_list,
+			   uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 static int vroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -2285,6 +2296,7 @@ static const struct verbs_context_ops vroce_ctx_ops = {
 	.dealloc_pd = vroce_dealloc_pd,
 	.reg_mr = vroce_reg_mr,
 	.dereg_mr = vroce_dereg_mr,
+	.advise_mr = vroce_advise_mr,
 	/* issue 30, rereg_mr */
 	.rereg_mr = vroce_rereg_mr,
 	.create_cq = vroce_create_cq,
