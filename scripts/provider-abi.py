@@ -46,7 +46,10 @@ def set_ops_copies(lib):
     cur = None
     for line in body:
         ld = re.search(r'mov\s+(0x[0-9a-f]+)?\(%(r\w+)\),%(r\w+)$', line)
-        if ld and ld.group(2) == 'rax':
+        # An op is loaded through %rax at its offset (the first, at 0,
+        # through %rsi below); a load through %rax with no offset is
+        # stderr for the warnings' fprintf, not an op.
+        if ld and ld.group(2) == 'rax' and ld.group(1):
             cur = int(ld.group(1) or '0', 16)
             ops[cur] = []
             continue
@@ -150,7 +153,9 @@ def main():
             print('provider-abi: %s at %#x: no such member' % (op, off))
             bad += 1
             continue
-        pub = [o for r, o in copies[off] if r == 'rcx']
+        # Into the context through its copy in %rcx, or (the first
+        # member, stored before the copy is made) through %rdi itself.
+        pub = [o for r, o in copies[off] if r in ('rcx', 'rdi')]
         names = {slots.get(o) for o in pub}
         if op in PRIVATE_ONLY:
             ok = not pub
