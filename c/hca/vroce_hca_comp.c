@@ -496,29 +496,28 @@ bool vroce_hca_wq_sync(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 /* ---- completion queues ---- */
 
 /*
- * Whether @cqe fires the CQ's event: disarm it if so; *@drop when the knob
- * loses that event. Context: the CQ's lock and @hca->reg_lock held.
+ * Whether @cqe fires the CQ's event: if so it is disarmed, and the event
+ * is sent unless the knob loses it (false then too).
+ * Context: the CQ's lock and @hca->reg_lock held.
  */
 static bool vroce_hca_cq_fires(struct vroce_hca *hca, u32 cqn,
-			       const struct vroce_cqe *cqe, bool *drop)
+			       const struct vroce_cqe *cqe)
 {
 	u8 arm = hca->cq_db[cqn].arm;
-	bool fire;
 
 	lockdep_assert_held(&hca->reg_lock);
-	fire = arm == VROCE_DB_CQ_CMD_ARM_NEXT ||
-	       (arm == VROCE_DB_CQ_CMD_ARM_SOL &&
-		((cqe->flags & VROCE_CQE_F_SOLICITED) ||
-		 cqe->status != VROCE_CQE_OK));
-	*drop = false;
-	if (fire)
-		hca->cq_db[cqn].arm = 0;
+	if (arm != VROCE_DB_CQ_CMD_ARM_NEXT &&
+	    (arm != VROCE_DB_CQ_CMD_ARM_SOL ||
+	     (!(cqe->flags & VROCE_CQE_F_SOLICITED) &&
+	      cqe->status == VROCE_CQE_OK)))
+		return false;
+	hca->cq_db[cqn].arm = 0;
 	/* The knob counts events of every CQ. */
-	if (fire && hca->drop_events) {
+	if (hca->drop_events) {
 		hca->drop_events--;
-		*drop = true;
+		return false;
 	}
-	return fire && !*drop;
+	return true;
 }
 
 /*
@@ -576,8 +575,8 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 {
 	struct vroce_hca_cq *cq = &hca->cqs[cqn];
 	struct vroce_cqe *slot = NULL;
-	bool fire, drop;
 	unsigned long flags;
+	bool fire;
 	u32 ci32, used;
 	u16 ci;
 
@@ -621,7 +620,7 @@ void vroce_hca_cq_post(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 	dma_wmb();
 	WRITE_ONCE(slot->owner, ((cq->pi >> cq->ring.depth_log2) & 1) ^ 1);
 	cq->pi++;
-	fire = vroce_hca_cq_fires(hca, cqn, cqe, &drop);
+	fire = vroce_hca_cq_fires(hca, cqn, cqe);
 	spin_unlock_irqrestore(&hca->reg_lock, flags);
 	if (cqe->status)
 		vroce_hca_count_error(hca, cqe->status);

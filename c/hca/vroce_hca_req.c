@@ -744,6 +744,18 @@ static void vroce_hca_bounce_put(struct vroce_hca *hca, u32 i)
 	up(&hca->bounce_sem);
 }
 
+/*
+ * A visit's buffer *@b back, if it holds one (VROCE_HCA_BOUNCES: none);
+ * it holds none after.
+ */
+static void vroce_hca_bounce_drop(struct vroce_hca *hca, u32 *b)
+{
+	if (*b == VROCE_HCA_BOUNCES)
+		return;
+	vroce_hca_bounce_put(hca, *b);
+	*b = VROCE_HCA_BOUNCES;
+}
+
 /* ---- a QP's visit: the send queue, flushing ---- */
 
 /*
@@ -788,10 +800,8 @@ static bool vroce_hca_sq_exec_one(struct vroce_hca *hca,
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_FETCH, &t);
 	if (!op.status)
 		vroce_hca_exec(hca, &op);
-	if (op.len > VROCE_HCA_BOUNCE_KEEP) {
-		vroce_hca_bounce_put(hca, *b);
-		*b = VROCE_HCA_BOUNCES;
-	}
+	if (op.len > VROCE_HCA_BOUNCE_KEEP)
+		vroce_hca_bounce_drop(hca, b);
 	vroce_hca_stage_add(hca, VROCE_HCA_STAGE_EXEC, &t);
 	/* The peer's HCA learns of what was delivered there at once. */
 	if (op.phca && op.phca != hca) {
@@ -1826,10 +1836,7 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 		state = READ_ONCE(qp->state);
 		if (state == VROCE_QPS_ERR) {
 			/* Flushing moves no bytes: the buffer goes back. */
-			if (b != VROCE_HCA_BOUNCES) {
-				vroce_hca_bounce_put(hca, b);
-				b = VROCE_HCA_BOUNCES;
-			}
+			vroce_hca_bounce_drop(hca, &b);
 			vroce_hca_flush_one(hca, qp, VROCE_HCA_SQ);
 		} else if (packets) {
 			break;
@@ -1841,14 +1848,11 @@ void vroce_hca_qp_run(struct vroce_hca *hca, struct vroce_hca_qp *qp,
 			break;
 		}
 		/* Another engine may want the buffer while this one waits. */
-		if (need_resched() && b != VROCE_HCA_BOUNCES) {
-			vroce_hca_bounce_put(hca, b);
-			b = VROCE_HCA_BOUNCES;
-		}
+		if (need_resched())
+			vroce_hca_bounce_drop(hca, &b);
 		cond_resched();
 	}
-	if (b != VROCE_HCA_BOUNCES)
-		vroce_hca_bounce_put(hca, b);
+	vroce_hca_bounce_drop(hca, &b);
 	if (READ_ONCE(qp->state) != VROCE_QPS_ERR)
 		return;
 	/* Issue 34: READ responses no one takes any more. */
