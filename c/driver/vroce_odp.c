@@ -269,6 +269,13 @@ static int vroce_odp_resolve(struct vroce_dev *vdev, struct vroce_mr *mr,
 	return err ?: vroce_odp_map_range(vdev, mr, &r, pages, true);
 }
 
+/* Drop a reference vroce_odp_get() or a fault took on @mr. */
+static void vroce_odp_put(struct vroce_mr *mr)
+{
+	if (atomic_dec_and_test(&mr->odp_users))
+		wake_up_var(&mr->odp_users);
+}
+
 static void vroce_odp_fault_work(struct work_struct *work)
 {
 	struct vroce_odp_work *w = container_of(work, struct vroce_odp_work,
@@ -309,8 +316,7 @@ static void vroce_odp_fault_work(struct work_struct *work)
 			ibdev_dbg(&vdev->ibdev,
 				  "page fault of MR %#x at %#llx+%llu: %d\n",
 				  f.handle, f.iova, f.len, err);
-		if (atomic_dec_and_test(&mr->odp_users))
-			wake_up_var(&mr->odp_users);
+		vroce_odp_put(mr);
 	}
 	err = vroce_cmd_resume_page_fault(vdev, w->slot, f.handle, status);
 	if (err && err != -ENOENT)
@@ -345,12 +351,6 @@ static struct vroce_mr *vroce_odp_get(struct vroce_dev *vdev,
 	}
 	mutex_unlock(&vdev->odp_lock);
 	return found;
-}
-
-static void vroce_odp_put(struct vroce_mr *mr)
-{
-	if (atomic_dec_and_test(&mr->odp_users))
-		wake_up_var(&mr->odp_users);
 }
 
 /**
@@ -390,12 +390,12 @@ int vroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 {
 	struct vroce_dev *vdev = to_vroce_dev(pd->device);
 	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
 	bool flush = flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH;
 	struct vroce_mr_odp_range r;
 	struct vroce_page_fault f;
 	struct vroce_mr *mr;
 	u64 pages;
-	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
 	int err;
 	u32 i;
 
